@@ -1,0 +1,33 @@
+//! `chatty convert`.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use chatty_graph::write_graph;
+
+use super::{load_graph, mb_per_s};
+use crate::args::ConvertArgs;
+use crate::progress::Bar;
+
+pub fn run(a: &ConvertArgs, quiet: bool) -> Result<i32> {
+    let bar = Bar::new(quiet);
+    let start = Instant::now();
+    let mut g = load_graph(&a.input, &a.load, &bar)?;
+    let loaded = start.elapsed().as_secs_f64();
+    if a.transpose {
+        g = g.with_in_edges();
+    }
+    write_graph(&g, &a.output, &bar)?;
+    drop(bar);
+    let bytes = std::fs::metadata(&a.input).map(|m| m.len()).unwrap_or(0);
+    eprintln!(
+        "read {} ({} vertices, {} edges) in {loaded:.2} s ({:.0} MB/s of input); wrote {} in {:.2} s",
+        a.input.display(),
+        g.num_vertices(),
+        g.num_edges(),
+        mb_per_s(bytes, loaded),
+        a.output.display(),
+        start.elapsed().as_secs_f64() - loaded
+    );
+    Ok(0)
+}

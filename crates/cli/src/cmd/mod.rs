@@ -1,0 +1,42 @@
+//! One function per subcommand.
+
+mod convert;
+mod demo;
+mod generate;
+mod info;
+
+use std::path::Path;
+
+use anyhow::{bail, Result};
+use chatty_graph::{BuildOptions, Format, Graph, Progress, ReadOptions};
+
+use crate::args::{Cli, Command, LoadArgs};
+
+/// Runs the parsed command; the value is the process exit code.
+pub fn run(cli: Cli) -> Result<i32> {
+    let quiet = cli.quiet;
+    match cli.command {
+        Command::Demo { dir } => demo::run(dir.as_deref(), quiet),
+        Command::Generate(a) => generate::run(&a, quiet),
+        Command::Convert(a) => convert::run(&a, quiet),
+        Command::Info(a) => info::run(&a, quiet),
+    }
+}
+
+/// Reads a graph as `--format` and the transform flags say.
+pub fn load_graph(path: &Path, load: &LoadArgs, progress: &dyn Progress) -> Result<Graph> {
+    let format = match load.format.as_str() {
+        "auto" => None,
+        name => match Format::from_name(name) {
+            Some(f) => Some(f),
+            None => bail!("unknown format `{name}`: expected auto or one of {}", Format::NAMES),
+        },
+    };
+    let build = BuildOptions { symmetrize: load.symmetrize, dedup: load.dedup, drop_self_loops: load.drop_self_loops };
+    Ok(chatty_graph::read_graph(path, ReadOptions { format, build }, progress)?)
+}
+
+/// Bytes as MB/s over `seconds`.
+pub fn mb_per_s(bytes: u64, seconds: f64) -> f64 {
+    bytes as f64 / 1e6 / seconds.max(1e-9)
+}

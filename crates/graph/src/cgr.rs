@@ -1,0 +1,275 @@
+//! The `.cgr` binary graph (design.md 3.3): versioned, little-endian, page-aligned,
+//! loaded with `mmap` and no parsing.
+//!
+//! Layout: a 4096-byte header, then page-aligned sections.
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8 | magic `CHATTYGR` |
+//! | 8..12 | version (u32, currently 1) |
+//! | 12..16 | flags: bit 0 directed, bit 1 has transpose, bits 8..16 weight type (0 none, 1 u32, 2 f32) |
+//! | 16..24 | n (u64) |
+//! | 24..32 | m (u64), stored directed edges |
+//! | 32..36 | section count (u32), at most 8 |
+//! | 40.. | section table: {kind u32, pad u32, offset u64, length u64, xxh3-64 checksum u64} × count |
+//! | 4088..4096 | xxh3-64 of bytes 0..4088 |
+//!
+//! Section kinds: 1 out-offsets (u64 × (n+1)), 2 out-targets (u32 × m), 3 out-weights
+//! (u32 words × m), 4..6 the same for the transpose. Loading checks the header, its
+//! checksum and every section's size and bounds against the file length; `check`
+//! also verifies the section checksums and the structure (offsets monotone from 0 to
+//! m, targets < n).
+
+use std::io::{Seek, SeekFrom, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::buf::Buf;
+use crate::csr::{Adjacency, Graph, WeightType};
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::write::AtomicFile;
+
+/// The first eight bytes of every `.cgr` file.
+pub const MAGIC: &[u8; 8] = b"CHATTYGR";
+/// The format version this build reads and writes.
+pub const VERSION: u32 = 1;
+const PAGE: u64 = 4096;
+const MAX_SECTIONS: usize = 8;
+const TABLE_AT: usize = 40;
+const ENTRY_BYTES: usize = 32;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    Offsets = 1,
+    Targets = 2,
+    Weights = 3,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Section {
+    kind: u32,
+    offset: u64,
+    len: u64,
+    checksum: u64,
+}
+
+fn le_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+fn le_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// Writes `g` to `path` as `.cgr`, through a temporary file renamed on success.
+pub fn write(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()> {
+    let mut arrays: Vec<(u32, &[u8])> = Vec::new();
+    for (base, adj) in [(0, Some(&g.out)), (3, g.inc.as_ref())] {
+        let Some(adj) = adj else { continue };
+        arrays.push((base + Kind::Offsets as u32, bytemuck::cast_slice(adj.offsets())));
+        arrays.push((base + Kind::Targets as u32, bytemuck::cast_slice(adj.targets())));
+        if let Some(w) = adj.raw_weights() {
+            arrays.push((base + Kind::Weights as u32, bytemuck::cast_slice(w)));
+        }
+    }
+    let total: u64 = arrays.iter().map(|a| a.1.len() as u64).sum();
+    progress.start("writing .cgr", total);
+
+    let mut file = AtomicFile::create(path)?;
+    let io = |e| Error::io(path, "cannot write", e);
+    let mut header = vec![0u8; PAGE as usize];
+    header[..8].copy_from_slice(MAGIC);
+    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    let weight_code = match g.weight_type() {
+        WeightType::None => 0u32,
+        WeightType::Int => 1,
+        WeightType::Float => 2,
+    };
+    let flags = g.directed as u32 | (g.inc.is_some() as u32) << 1 | weight_code << 8;
+    header[12..16].copy_from_slice(&flags.to_le_bytes());
+    header[16..24].copy_from_slice(&(g.num_vertices() as u64).to_le_bytes());
+    header[24..32].copy_from_slice(&g.num_edges().to_le_bytes());
+    header[32..36].copy_from_slice(&(arrays.len() as u32).to_le_bytes());
+    file.write_all(&header).map_err(io)?;
+
+    let mut offset = PAGE;
+    for (i, (kind, bytes)) in arrays.iter().enumerate() {
+        let checksum = checksum(bytes);
+        for piece in bytes.chunks(64 << 20) {
+            file.write_all(piece).map_err(io)?;
+            progress.advance(piece.len() as u64);
+        }
+        let padded = (bytes.len() as u64).div_ceil(PAGE) * PAGE;
+        file.write_all(&vec![0u8; (padded - bytes.len() as u64) as usize]).map_err(io)?;
+        let e = TABLE_AT + i * ENTRY_BYTES;
+        header[e..e + 4].copy_from_slice(&kind.to_le_bytes());
+        header[e + 8..e + 16].copy_from_slice(&offset.to_le_bytes());
+        header[e + 16..e + 24].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+        header[e + 24..e + 32].copy_from_slice(&checksum.to_le_bytes());
+        offset += padded;
+    }
+    let header_sum = xxhash_rust::xxh3::xxh3_64(&header[..PAGE as usize - 8]);
+    header[PAGE as usize - 8..].copy_from_slice(&header_sum.to_le_bytes());
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    file.write_all(&header).map_err(io)?;
+    file.commit()
+}
+
+/// xxh3-64 of `bytes`, hashed in parallel pieces and combined, so checking a
+/// multi-gigabyte section uses every core.
+fn checksum(bytes: &[u8]) -> u64 {
+    const PIECE: usize = 16 << 20;
+    let sums: Vec<u64> = bytes.par_chunks(PIECE).map(xxhash_rust::xxh3::xxh3_64).collect();
+    let mut h = Xxh3::new();
+    h.update(&(bytes.len() as u64).to_le_bytes());
+    for s in sums {
+        h.update(&s.to_le_bytes());
+    }
+    h.digest()
+}
+
+/// A validated header and its map.
+struct Mapped {
+    map: Arc<memmap2::Mmap>,
+    directed: bool,
+    has_transpose: bool,
+    weight_type: WeightType,
+    n: u64,
+    m: u64,
+    sections: Vec<Section>,
+}
+
+fn open(path: &Path) -> Result<Mapped> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, "cannot stat", e))?.len();
+    let bad = |msg: String| Err(Error::invalid(path, msg));
+    if len < PAGE {
+        return bad(format!("{len} bytes is shorter than a .cgr header ({PAGE} bytes): truncated"));
+    }
+    // SAFETY: read-only map; see `read::Input::open` for the shared-file caveat.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, "cannot map", e))?;
+    let h = &map[..PAGE as usize];
+    if &h[..8] != MAGIC {
+        return bad("not a .cgr file (wrong magic)".into());
+    }
+    let version = le_u32(h, 8);
+    if version != VERSION {
+        return bad(format!(".cgr version {version} is not supported (this build reads version {VERSION})"));
+    }
+    if xxhash_rust::xxh3::xxh3_64(&h[..PAGE as usize - 8]) != le_u64(h, PAGE as usize - 8) {
+        return bad("header checksum mismatch: the header is corrupt".into());
+    }
+    let flags = le_u32(h, 12);
+    let weight_type = match (flags >> 8) & 0xff {
+        0 => WeightType::None,
+        1 => WeightType::Int,
+        2 => WeightType::Float,
+        w => return bad(format!("unknown weight type {w}")),
+    };
+    let (n, m, count) = (le_u64(h, 16), le_u64(h, 24), le_u32(h, 32) as usize);
+    if n > u32::MAX as u64 {
+        return bad(format!("{n} vertices: at most {} are supported", u32::MAX));
+    }
+    if count > MAX_SECTIONS {
+        return bad(format!("{count} sections; at most {MAX_SECTIONS} are allowed"));
+    }
+    let sections: Vec<Section> = (0..count)
+        .map(|i| {
+            let e = TABLE_AT + i * ENTRY_BYTES;
+            Section { kind: le_u32(h, e), offset: le_u64(h, e + 8), len: le_u64(h, e + 16), checksum: le_u64(h, e + 24) }
+        })
+        .collect();
+    for s in &sections {
+        if s.offset % PAGE != 0 || s.offset < PAGE {
+            return bad(format!("section {} starts at {}, not a page boundary after the header", s.kind, s.offset));
+        }
+        if s.offset.checked_add(s.len).is_none_or(|end| end > len) {
+            return bad(format!("section {} ({} bytes at {}) runs past the end of the {len}-byte file: truncated", s.kind, s.len, s.offset));
+        }
+    }
+    Ok(Mapped { map: Arc::new(map), directed: flags & 1 != 0, has_transpose: flags & 2 != 0, weight_type, n, m, sections })
+}
+
+impl Mapped {
+    fn section(&self, path: &Path, kind: u32, elem: u64, count: u64) -> Result<Section> {
+        let s = self.sections.iter().find(|s| s.kind == kind).copied().ok_or_else(|| Error::invalid(path, format!("missing section {kind}")))?;
+        if s.len != elem * count {
+            return Err(Error::invalid(path, format!("section {kind} holds {} bytes, expected {}", s.len, elem * count)));
+        }
+        Ok(s)
+    }
+
+    fn adjacency(&self, path: &Path, base: u32) -> Result<Adjacency> {
+        let (n, m) = (self.n, self.m);
+        let o = self.section(path, base + Kind::Offsets as u32, 8, n + 1)?;
+        let t = self.section(path, base + Kind::Targets as u32, 4, m)?;
+        let w = match self.weight_type {
+            WeightType::None => None,
+            _ => Some(self.section(path, base + Kind::Weights as u32, 4, m)?),
+        };
+        let offsets: Buf<u64> = Buf::mapped(self.map.clone(), o.offset as usize, n as usize + 1);
+        if offsets[0] != 0 || offsets[n as usize] != m {
+            return Err(Error::invalid(path, format!("offsets run from {} to {}, expected 0 to {m}", offsets[0], offsets[n as usize])));
+        }
+        Ok(Adjacency {
+            offsets,
+            targets: Buf::mapped(self.map.clone(), t.offset as usize, m as usize),
+            weight_type: self.weight_type,
+            weights: w.map(|w| Buf::mapped(self.map.clone(), w.offset as usize, m as usize)),
+        })
+    }
+}
+
+/// Maps a `.cgr` file, validating its header and section sizes against the file.
+pub fn load(path: &Path) -> Result<Graph> {
+    let mapped = open(path)?;
+    let out = mapped.adjacency(path, 0)?;
+    let inc = if mapped.has_transpose { Some(mapped.adjacency(path, 3)?) } else { None };
+    Ok(Graph { directed: mapped.directed, out, inc })
+}
+
+/// Verifies every checksum of a `.cgr` file and the structure of the graph in it:
+/// offsets monotone from 0 to m, every target below n. Returns the loaded graph.
+pub fn check(path: &Path, progress: &dyn Progress) -> Result<Graph> {
+    let mapped = open(path)?;
+    let total: u64 = mapped.sections.iter().map(|s| s.len).sum();
+    progress.start("verifying checksums", total);
+    for s in &mapped.sections {
+        let bytes = &mapped.map[s.offset as usize..(s.offset + s.len) as usize];
+        if checksum(bytes) != s.checksum {
+            return Err(Error::invalid(path, format!("section {} checksum mismatch: the file is corrupt", s.kind)));
+        }
+        progress.advance(s.len);
+    }
+    let g = load(path)?;
+    for (name, adj) in [("out", Some(&g.out)), ("transpose", g.inc.as_ref())] {
+        let Some(adj) = adj else { continue };
+        check_structure(adj).map_err(|m| Error::invalid(path, format!("{name}-edges: {m}")))?;
+    }
+    Ok(g)
+}
+
+/// Offsets monotone, targets below n.
+pub(crate) fn check_structure(adj: &Adjacency) -> std::result::Result<(), String> {
+    let o = adj.offsets();
+    if let Some(v) = (0..o.len() - 1).into_par_iter().find_first(|&v| o[v] > o[v + 1]) {
+        return Err(format!("offsets decrease at vertex {v} ({} > {})", o[v], o[v + 1]));
+    }
+    let n = adj.num_vertices() as u32;
+    if let Some(e) = adj.targets().par_iter().position_first(|&t| t >= n) {
+        return Err(format!("edge {e} targets vertex {} but there are only {n} vertices", adj.targets()[e]));
+    }
+    Ok(())
+}
+
+/// Whether `path` starts with the `.cgr` magic.
+pub fn is_cgr(path: &Path) -> Result<bool> {
+    use std::io::Read;
+    let mut magic = [0u8; 8];
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+    let got = file.read(&mut magic).map_err(|e| Error::io(path, "cannot read", e))?;
+    Ok(got == 8 && &magic == MAGIC)
+}

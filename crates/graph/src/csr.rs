@@ -1,0 +1,196 @@
+//! Compressed sparse rows: the in-memory graph every engine reads.
+
+use crate::buf::Buf;
+
+/// Vertex id. Graphs hold at most `u32::MAX` vertices.
+pub type VertexId = u32;
+
+/// What the per-edge weights are, if there are any.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum WeightType {
+    /// No weights: every edge weighs 1.
+    None,
+    /// Non-negative integers (`u32`).
+    Int,
+    /// IEEE single-precision floats (`f32`), any sign.
+    Float,
+}
+
+impl WeightType {
+    /// A short lowercase name: `none`, `int` or `float`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WeightType::None => "none",
+            WeightType::Int => "int",
+            WeightType::Float => "float",
+        }
+    }
+}
+
+/// Weights of one adjacency, borrowed with their type.
+#[derive(Copy, Clone, Debug)]
+pub enum WeightSlice<'a> {
+    /// Integer weights.
+    Int(&'a [u32]),
+    /// Float weights.
+    Float(&'a [f32]),
+}
+
+/// One direction of a graph's edges in CSR form: for vertex `v`, its neighbours are
+/// `targets[offsets[v]..offsets[v + 1]]`, sorted ascending, with weights alongside.
+///
+/// Weights are stored as raw 32-bit words (the value for `Int`, the bit pattern for
+/// `Float`) so that building, sorting and the `.cgr` format need one code path.
+#[derive(Debug)]
+pub struct Adjacency {
+    pub(crate) offsets: Buf<u64>,
+    pub(crate) targets: Buf<u32>,
+    pub(crate) weight_type: WeightType,
+    pub(crate) weights: Option<Buf<u32>>,
+}
+
+impl Adjacency {
+    /// Number of vertices (`offsets.len() - 1`).
+    pub fn num_vertices(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Number of stored edges.
+    pub fn num_edges(&self) -> u64 {
+        self.targets.len() as u64
+    }
+
+    /// The offsets array, `n + 1` entries.
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// The targets array, `m` entries.
+    pub fn targets(&self) -> &[u32] {
+        &self.targets
+    }
+
+    /// Out-degree of `v` in this direction.
+    #[inline]
+    pub fn degree(&self, v: VertexId) -> usize {
+        (self.offsets[v as usize + 1] - self.offsets[v as usize]) as usize
+    }
+
+    /// The edge index range of `v`.
+    #[inline]
+    pub fn range(&self, v: VertexId) -> std::ops::Range<usize> {
+        self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize
+    }
+
+    /// Neighbours of `v`, sorted ascending.
+    #[inline]
+    pub fn neighbors(&self, v: VertexId) -> &[u32] {
+        &self.targets[self.range(v)]
+    }
+
+    /// The weight type.
+    pub fn weight_type(&self) -> WeightType {
+        self.weight_type
+    }
+
+    /// The weights with their type, or `None` for an unweighted graph.
+    pub fn weights(&self) -> Option<WeightSlice<'_>> {
+        let raw = self.weights.as_deref()?;
+        Some(match self.weight_type {
+            WeightType::Int => WeightSlice::Int(raw),
+            WeightType::Float => WeightSlice::Float(bytemuck::cast_slice(raw)),
+            WeightType::None => return None,
+        })
+    }
+
+    /// The raw 32-bit weight words (value or float bits), if weighted.
+    pub fn raw_weights(&self) -> Option<&[u32]> {
+        self.weights.as_deref()
+    }
+
+    /// Weight of edge index `e` as `f64` (1 for an unweighted graph).
+    #[inline]
+    pub fn weight_f64(&self, e: usize) -> f64 {
+        match (&self.weights, self.weight_type) {
+            (Some(w), WeightType::Int) => w[e] as f64,
+            (Some(w), WeightType::Float) => f32::from_bits(w[e]) as f64,
+            _ => 1.0,
+        }
+    }
+}
+
+/// A graph: `n` vertices, out-edges in CSR, and in-edges (the transpose) when built.
+///
+/// An undirected graph stores each edge in both directions (a self-loop once), so
+/// its out-edges are also its in-edges.
+#[derive(Debug)]
+pub struct Graph {
+    pub(crate) directed: bool,
+    pub(crate) out: Adjacency,
+    pub(crate) inc: Option<Adjacency>,
+}
+
+impl Graph {
+    /// A graph from its out-edges.
+    pub fn from_adjacency(out: Adjacency, directed: bool) -> Graph {
+        Graph { directed, out, inc: None }
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> usize {
+        self.out.num_vertices()
+    }
+
+    /// Number of stored directed edges (an undirected edge counts twice, a self-loop once).
+    pub fn num_edges(&self) -> u64 {
+        self.out.num_edges()
+    }
+
+    /// Whether the graph is directed.
+    pub fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    /// The weight type.
+    pub fn weight_type(&self) -> WeightType {
+        self.out.weight_type
+    }
+
+    /// Out-edges.
+    pub fn out_edges(&self) -> &Adjacency {
+        &self.out
+    }
+
+    /// Whether in-edges are available without building them.
+    pub fn has_in_edges(&self) -> bool {
+        !self.directed || self.inc.is_some()
+    }
+
+    /// In-edges: the out-edges for an undirected graph, the stored transpose otherwise.
+    ///
+    /// # Panics
+    /// If the graph is directed and [`Graph::with_in_edges`] was not called: engines
+    /// that pull call it when they load the graph.
+    pub fn in_edges(&self) -> &Adjacency {
+        if !self.directed {
+            return &self.out;
+        }
+        self.inc.as_ref().expect("in-edges not built: call Graph::with_in_edges first")
+    }
+
+    /// The graph with its in-edges built (a no-op if they exist or it is undirected).
+    pub fn with_in_edges(mut self) -> Graph {
+        if self.directed && self.inc.is_none() {
+            self.inc = Some(crate::transform::transpose(&self.out));
+        }
+        self
+    }
+
+    /// Bytes held by the arrays of this graph (offsets, targets, weights, transpose).
+    pub fn size_bytes(&self) -> u64 {
+        let adj = |a: &Adjacency| {
+            a.offsets.len() as u64 * 8 + a.targets.len() as u64 * 4 + a.weights.as_ref().map_or(0, |w| w.len() as u64 * 4)
+        };
+        adj(&self.out) + self.inc.as_ref().map_or(0, adj)
+    }
+}

@@ -1,0 +1,120 @@
+//! The graph layer's error type: what went wrong, and where (file, line, text).
+
+use std::path::{Path, PathBuf};
+
+/// Result alias for the graph layer.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error from reading, writing, checking or building a graph.
+///
+/// The `Display` form is meant for users: it names the file, the line and the
+/// offending text where they are known.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The operating system refused an operation on a file.
+    #[error("{path}: {what}: {source}")]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// What we were doing ("cannot open", "cannot read", ...).
+        what: &'static str,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A text input is malformed at a specific line.
+    #[error("{path}:{line}: {message}: `{text}`")]
+    Parse {
+        /// The input file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// What is wrong.
+        message: String,
+        /// The offending line, shortened.
+        text: String,
+    },
+    /// The input is malformed in a way that no single line shows (header sizes, counts).
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The input file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The format could not be determined or is not supported.
+    #[error("{path}: {message}")]
+    Format {
+        /// The input file.
+        path: PathBuf,
+        /// What is wrong, and what the user can do.
+        message: String,
+    },
+    /// The graph would need more memory than the machine has available.
+    #[error("{what} needs {needed} bytes ({needed_gib:.2} GiB) but only {available_gib:.2} GiB is available")]
+    TooLarge {
+        /// What would be allocated.
+        what: String,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes needed, in GiB.
+        needed_gib: f64,
+        /// Bytes available, in GiB.
+        available_gib: f64,
+    },
+    /// A request that makes no sense for this graph (bad parameter, unsupported combination).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl Error {
+    pub(crate) fn io(path: &Path, what: &'static str, source: std::io::Error) -> Error {
+        Error::Io { path: path.to_path_buf(), what, source }
+    }
+
+    pub(crate) fn invalid(path: &Path, message: impl Into<String>) -> Error {
+        Error::Invalid { path: path.to_path_buf(), message: message.into() }
+    }
+
+    pub(crate) fn format(path: &Path, message: impl Into<String>) -> Error {
+        Error::Format { path: path.to_path_buf(), message: message.into() }
+    }
+
+    pub(crate) fn parse(path: &Path, line: u64, message: impl Into<String>, text: &[u8]) -> Error {
+        const MAX: usize = 80;
+        let shown = &text[..text.len().min(MAX)];
+        let mut text = String::from_utf8_lossy(shown).trim_end().to_string();
+        if shown.len() < text.len() || text.len() >= MAX {
+            text.push_str("...");
+        }
+        Error::Parse { path: path.to_path_buf(), line, message: message.into(), text }
+    }
+}
+
+/// Refuses an allocation of `needed` bytes that the machine cannot hold, before it is made.
+///
+/// Hostile headers ("p sp 4000000000 1") must fail here with a clear message rather
+/// than abort in the allocator.
+pub fn check_memory(what: &str, needed: u64) -> Result<()> {
+    let available = available_memory();
+    if needed > available {
+        const GIB: f64 = (1u64 << 30) as f64;
+        return Err(Error::TooLarge {
+            what: what.to_string(),
+            needed,
+            needed_gib: needed as f64 / GIB,
+            available_gib: available as f64 / GIB,
+        });
+    }
+    Ok(())
+}
+
+/// Bytes of memory available to this process: `MemAvailable` from `/proc/meminfo`,
+/// or unlimited where that cannot be read.
+pub fn available_memory() -> u64 {
+    let Ok(info) = std::fs::read_to_string("/proc/meminfo") else { return u64::MAX };
+    info.lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(u64::MAX, |kb| kb * 1024)
+}

@@ -1,0 +1,605 @@
+//! Readers for the text inputs of design.md 3.2, plain or gzip-compressed, parsed in
+//! parallel, plus format detection.
+//!
+//! A file is read whole (memory-mapped when plain, inflated into memory when gzip),
+//! its header is parsed sequentially, and the body is cut at line boundaries into
+//! chunks that rayon parses in parallel into (src, dst, weight) arrays. The chunks are
+//! then an [`EdgeSource`] for the CSR builder. Errors carry the file, the line number
+//! (counted only when an error occurs) and the offending text.
+
+use std::fs::File;
+use std::io::Read;
+use std::ops::Deref;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::build::{build, BuildOptions, EdgeSource};
+use crate::csr::{Graph, WeightType};
+use crate::error::{check_memory, Error, Result};
+use crate::progress::Progress;
+
+/// An input format.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// SNAP / plain edge list: `u v` per line, 0-based, `#` or `%` comments.
+    EdgeList,
+    /// Weighted edge list (`.wel`): `u v w` per line, 0-based.
+    WeightedEdgeList,
+    /// DIMACS-9 shortest path: `p sp N M`, `a u v w`, 1-based.
+    Dimacs,
+    /// PACE 2016 treewidth: `p tw N M`, `u v`, undirected, 1-based.
+    Pace,
+    /// Matrix Market coordinate: entry (i, j) is the edge i→j, 1-based.
+    MatrixMarket,
+    /// ChattyGraph's binary `.cgr`.
+    Cgr,
+}
+
+impl Format {
+    /// The names accepted by `--format`.
+    pub const NAMES: &'static str = "el, snap, wel, gr, pace, mtx, cgr";
+
+    /// Parses a `--format` name.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Some(match name {
+            "el" | "snap" | "txt" => Format::EdgeList,
+            "wel" => Format::WeightedEdgeList,
+            "gr" | "dimacs" => Format::Dimacs,
+            "pace" => Format::Pace,
+            "mtx" | "mm" => Format::MatrixMarket,
+            "cgr" => Format::Cgr,
+            _ => return None,
+        })
+    }
+
+    /// The canonical short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::EdgeList => "el",
+            Format::WeightedEdgeList => "wel",
+            Format::Dimacs => "gr",
+            Format::Pace => "pace",
+            Format::MatrixMarket => "mtx",
+            Format::Cgr => "cgr",
+        }
+    }
+}
+
+/// Options for [`read_graph`].
+#[derive(Copy, Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// The format, or `None` to detect it from the name and content.
+    pub format: Option<Format>,
+    /// Transforms applied while building.
+    pub build: BuildOptions,
+}
+
+/// Reads any supported input (text, gzip text or `.cgr`) into a graph.
+pub fn read_graph(path: &Path, opts: ReadOptions, progress: &dyn Progress) -> Result<Graph> {
+    let bytes = Input::open(path, progress)?;
+    let format = resolve_format(path, opts.format, &bytes)?;
+    if format == Format::Cgr {
+        let g = crate::cgr::load(path)?;
+        let b = opts.build;
+        return if b.symmetrize || b.dedup || b.drop_self_loops { crate::transform::rebuild(&g, b) } else { Ok(g) };
+    }
+    let parsed = parse_text(path, format, &bytes, progress)?;
+    drop(bytes);
+    let mut build_opts = opts.build;
+    build_opts.symmetrize |= !parsed.directed;
+    build(&parsed, parsed.directed, build_opts, progress)
+}
+
+/// The bytes of an input file: mapped if plain, inflated if gzip.
+pub enum Input {
+    /// A memory map of a plain file.
+    Mapped(memmap2::Mmap),
+    /// The inflated content of a gzip file (or a small plain one).
+    Owned(Vec<u8>),
+}
+
+impl Input {
+    /// Opens `path`, inflating it if it starts with the gzip magic.
+    pub fn open(path: &Path, progress: &dyn Progress) -> Result<Input> {
+        let mut file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+        let len = file.metadata().map_err(|e| Error::io(path, "cannot stat", e))?.len();
+        let mut magic = [0u8; 2];
+        let got = file.read(&mut magic).map_err(|e| Error::io(path, "cannot read", e))?;
+        if got == 2 && magic == [0x1f, 0x8b] {
+            return inflate(path, len, progress).map(Input::Owned);
+        }
+        if len < 4096 {
+            return std::fs::read(path).map(Input::Owned).map_err(|e| Error::io(path, "cannot read", e));
+        }
+        // SAFETY: the map is read-only; a file truncated by another process while we
+        // read it would fault, a risk every mmap-based reader (ripgrep included) takes.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, "cannot map", e))?;
+        Ok(Input::Mapped(map))
+    }
+}
+
+impl Deref for Input {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Input::Mapped(m) => m,
+            Input::Owned(v) => v,
+        }
+    }
+}
+
+struct CountingReader<'a, R> {
+    inner: R,
+    progress: &'a dyn Progress,
+}
+
+impl<R: Read> Read for CountingReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.advance(n as u64);
+        Ok(n)
+    }
+}
+
+fn inflate(path: &Path, compressed: u64, progress: &dyn Progress) -> Result<Vec<u8>> {
+    let file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+    progress.start("decompressing", compressed);
+    let counted = CountingReader { inner: std::io::BufReader::with_capacity(1 << 20, file), progress };
+    let mut out = Vec::with_capacity((compressed as usize).saturating_mul(4).min(1 << 32));
+    flate2::read::MultiGzDecoder::new(counted).read_to_end(&mut out).map_err(|e| {
+        let what = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            "gzip stream is truncated"
+        } else {
+            "gzip stream is corrupt"
+        };
+        Error::io(path, what, e)
+    })?;
+    Ok(out)
+}
+
+/// Picks the format from `--format`, the file name and the content, and checks that
+/// they agree.
+pub fn resolve_format(path: &Path, forced: Option<Format>, bytes: &[u8]) -> Result<Format> {
+    let is_cgr = bytes.starts_with(crate::cgr::MAGIC);
+    let by_name = format_from_name(path);
+    let format = match (forced, by_name) {
+        (Some(f), _) => f,
+        (None, Some(f)) => f,
+        (None, None) if is_cgr => Format::Cgr,
+        (None, None) => {
+            return Err(Error::format(
+                path,
+                format!("cannot tell the format from the file name; name it .el/.wel/.gr/.mtx/.cgr (optionally .gz) or pass --format ({})", Format::NAMES),
+            ))
+        }
+    };
+    let mismatch = |what: &str| Err(Error::format(path, format!("named or forced as {} but {what}", format.name())));
+    match format {
+        Format::Cgr if !is_cgr => mismatch("it does not start with the .cgr magic"),
+        _ if is_cgr && format != Format::Cgr => mismatch("it is a .cgr binary graph"),
+        Format::Dimacs | Format::Pace => match problem_line(bytes) {
+            Some(p) if p.starts_with(b"p sp") && format == Format::Dimacs => Ok(format),
+            Some(p) if p.starts_with(b"p tw") && format == Format::Dimacs && forced.is_none() => Ok(Format::Pace),
+            Some(p) if p.starts_with(b"p tw") && format == Format::Pace => Ok(format),
+            Some(p) if p.starts_with(b"p sp") && format == Format::Pace && forced.is_none() => Ok(Format::Dimacs),
+            Some(p) => mismatch(&format!("its problem line is `{}`", String::from_utf8_lossy(&p[..p.len().min(40)]))),
+            None => mismatch("it has no `p sp N M` or `p tw N M` problem line before its first edge"),
+        },
+        Format::MatrixMarket if !bytes.starts_with(b"%%MatrixMarket") => mismatch("it does not start with `%%MatrixMarket`"),
+        _ => Ok(format),
+    }
+}
+
+/// The format a file name implies, ignoring a `.gz` suffix; `.gr` means DIMACS or PACE
+/// (the content decides).
+pub fn format_from_name(path: &Path) -> Option<Format> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    Format::from_name(name.rsplit_once('.')?.1).or_else(|| {
+        let ext = name.rsplit_once('.')?.1;
+        matches!(ext, "edges" | "tsv").then_some(Format::EdgeList)
+    })
+}
+
+/// The first `p ...` line of a DIMACS/PACE file, skipping `c` comments and blank lines.
+fn problem_line(bytes: &[u8]) -> Option<&[u8]> {
+    bytes.split(|&b| b == b'\n').map(trim).find(|l| !l.is_empty() && l[0] != b'c').filter(|l| l.starts_with(b"p "))
+}
+
+fn trim(line: &[u8]) -> &[u8] {
+    let end = line.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |p| p + 1);
+    let start = line[..end].iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(end);
+    &line[start..end]
+}
+
+/// How the body lines of a text format look.
+#[derive(Copy, Clone, Debug)]
+enum Syntax {
+    EdgeList { weighted: bool },
+    Dimacs,
+    Pace,
+    Mtx { field: MtxField },
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum MtxField {
+    Pattern,
+    Integer,
+    Real,
+}
+
+/// What the header said.
+struct Header {
+    syntax: Syntax,
+    body_start: usize,
+    body_first_line: u64,
+    declared_n: Option<u64>,
+    declared_m: Option<u64>,
+    /// Cols, where the format has them (Matrix Market): the bound on targets.
+    declared_cols: Option<u64>,
+    directed: bool,
+}
+
+impl Header {
+    fn one_based(&self) -> bool {
+        !matches!(self.syntax, Syntax::EdgeList { .. })
+    }
+    /// Shortest possible body line, for refusing headers that declare more lines than fit.
+    fn min_line_bytes(&self) -> u64 {
+        match self.syntax {
+            Syntax::Dimacs => 8,
+            Syntax::Mtx { field: MtxField::Pattern } | Syntax::Pace | Syntax::EdgeList { weighted: false } => 4,
+            _ => 6,
+        }
+    }
+}
+
+/// Lines before the body: iterator over (line, byte offset after it).
+fn lines_with_end(bytes: &[u8]) -> impl Iterator<Item = (&[u8], usize)> {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        if pos >= bytes.len() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i + 1);
+        let line = &bytes[pos..end];
+        pos = end;
+        Some((line, end))
+    })
+}
+
+fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
+    let mut h = Header {
+        syntax: Syntax::Pace,
+        body_start: 0,
+        body_first_line: 1,
+        declared_n: None,
+        declared_m: None,
+        declared_cols: None,
+        directed: true,
+    };
+    let mut line_no = 0u64;
+    match format {
+        Format::EdgeList | Format::WeightedEdgeList => {
+            h.syntax = Syntax::EdgeList { weighted: format == Format::WeightedEdgeList };
+            for (line, end) in lines_with_end(bytes) {
+                let t = trim(line);
+                if !(t.is_empty() || t[0] == b'#' || t[0] == b'%') {
+                    break;
+                }
+                if t.to_ascii_lowercase().windows(10).any(|w| w == b"undirected") {
+                    h.directed = false;
+                }
+                line_no += 1;
+                h.body_start = end;
+            }
+        }
+        Format::Dimacs | Format::Pace => {
+            let (tag, syntax) = if format == Format::Dimacs { ("sp", Syntax::Dimacs) } else { ("tw", Syntax::Pace) };
+            h.syntax = syntax;
+            h.directed = format == Format::Dimacs;
+            for (line, end) in lines_with_end(bytes) {
+                line_no += 1;
+                let t = trim(line);
+                if t.is_empty() || t[0] == b'c' {
+                    continue;
+                }
+                let f: Vec<&[u8]> = t.split(|b| b.is_ascii_whitespace()).filter(|f| !f.is_empty()).collect();
+                let (n, m) = match f.as_slice() {
+                    [b"p", kind, n, m] if *kind == tag.as_bytes() => (parse_u64(n), parse_u64(m)),
+                    _ => return Err(Error::parse(path, line_no, format!("expected the problem line `p {tag} N M`"), t)),
+                };
+                let (Some(n), Some(m)) = (n, m) else {
+                    return Err(Error::parse(path, line_no, "the problem line's sizes are not integers", t));
+                };
+                (h.declared_n, h.declared_m, h.body_start) = (Some(n), Some(m), end);
+                break;
+            }
+        }
+        Format::MatrixMarket => {
+            let mut lines = lines_with_end(bytes);
+            let (banner, _) = lines.next().unwrap_or((b"", 0));
+            line_no += 1;
+            let words: Vec<String> = String::from_utf8_lossy(trim(banner)).split_whitespace().map(|w| w.to_ascii_lowercase()).collect();
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            let field = match words.as_slice() {
+                ["%%matrixmarket", "matrix", "coordinate", field, sym] => {
+                    let field = match *field {
+                        "pattern" => MtxField::Pattern,
+                        "integer" => MtxField::Integer,
+                        "real" | "double" => MtxField::Real,
+                        other => return Err(Error::parse(path, 1, format!("Matrix Market field `{other}` is not supported (pattern, integer, real are)"), banner)),
+                    };
+                    h.directed = match *sym {
+                        "general" => true,
+                        "symmetric" => false,
+                        other => return Err(Error::parse(path, 1, format!("Matrix Market symmetry `{other}` is not supported (general, symmetric are)"), banner)),
+                    };
+                    field
+                }
+                ["%%matrixmarket", "matrix", "array", ..] => {
+                    return Err(Error::parse(path, 1, "dense (array) Matrix Market files are not graphs; use coordinate format", banner))
+                }
+                _ => return Err(Error::parse(path, 1, "expected `%%MatrixMarket matrix coordinate FIELD SYMMETRY`", banner)),
+            };
+            h.syntax = Syntax::Mtx { field };
+            for (line, end) in lines {
+                line_no += 1;
+                let t = trim(line);
+                if t.is_empty() || t[0] == b'%' {
+                    continue;
+                }
+                let f: Vec<Option<u64>> = t.split(|b| b.is_ascii_whitespace()).filter(|f| !f.is_empty()).map(parse_u64).collect();
+                let [Some(rows), Some(cols), Some(nnz)] = f.as_slice() else {
+                    return Err(Error::parse(path, line_no, "expected the size line `ROWS COLS ENTRIES`", t));
+                };
+                (h.declared_n, h.declared_cols, h.declared_m, h.body_start) = (Some(*rows.max(cols)), Some(*cols), Some(*nnz), end);
+                if !h.directed && rows != cols {
+                    return Err(Error::parse(path, line_no, "a symmetric matrix must be square", t));
+                }
+                break;
+            }
+        }
+        Format::Cgr => unreachable!("binary graphs are loaded, not parsed"),
+    }
+    if h.one_based() && h.declared_m.is_none() {
+        return Err(Error::invalid(path, "the file ends before its size header"));
+    }
+    h.body_first_line = line_no + 1;
+    if let Some(n) = h.declared_n {
+        if n > u32::MAX as u64 {
+            return Err(Error::invalid(path, format!("header declares {n} vertices; at most {} are supported", u32::MAX)));
+        }
+    }
+    if let Some(m) = h.declared_m {
+        let body = (bytes.len() - h.body_start) as u64;
+        if m.saturating_mul(h.min_line_bytes()) > body + 1 {
+            return Err(Error::invalid(path, format!("header declares {m} edges but the rest of the file ({body} bytes) cannot hold that many")));
+        }
+    }
+    Ok(h)
+}
+
+#[inline]
+fn parse_u64(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 19 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &b in s {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + d as u64;
+    }
+    Some(v)
+}
+
+/// A weight as parsed: an unsigned integer or a float.
+enum Weight {
+    Int(u32),
+    Float(f32),
+}
+
+/// Parses a weight token. `allow_float`/`allow_negative` reflect the format.
+fn parse_weight(tok: &[u8], allow_float: bool, allow_negative: bool) -> Result<Weight, &'static str> {
+    if let Some(v) = parse_u64(tok) {
+        return if v <= u32::MAX as u64 { Ok(Weight::Int(v as u32)) } else if allow_float { Ok(Weight::Float(v as f32)) } else { Err("weight is too large (at most 4294967295)") };
+    }
+    let v: f64 = std::str::from_utf8(tok).ok().and_then(|s| s.parse().ok()).ok_or("weight is not a number")?;
+    if !v.is_finite() {
+        return Err("weight is not a finite number");
+    }
+    if v < 0.0 && !allow_negative {
+        return Err("negative weight");
+    }
+    if !allow_float {
+        return Err("weight must be a non-negative integer");
+    }
+    Ok(Weight::Float(v as f32))
+}
+
+/// The parsed edges of one chunk of the body.
+#[derive(Default)]
+struct Chunk {
+    src: Vec<u32>,
+    dst: Vec<u32>,
+    /// Raw weight words: integers, or f32 bits once `float` is set.
+    weights: Vec<u32>,
+    float: bool,
+    max_id: Option<u32>,
+}
+
+impl Chunk {
+    fn push_weight(&mut self, w: Weight) {
+        match w {
+            Weight::Int(i) if !self.float => self.weights.push(i),
+            Weight::Int(i) => self.weights.push((i as f32).to_bits()),
+            Weight::Float(f) => {
+                self.to_float();
+                self.weights.push(f.to_bits());
+            }
+        }
+    }
+
+    fn to_float(&mut self) {
+        if !self.float {
+            self.float = true;
+            self.weights.iter_mut().for_each(|w| *w = (*w as f32).to_bits());
+        }
+    }
+}
+
+/// A text file's edges after parsing: an [`EdgeSource`].
+struct ParsedEdges {
+    chunks: Vec<Chunk>,
+    n: usize,
+    weight_type: WeightType,
+    directed: bool,
+}
+
+impl EdgeSource for ParsedEdges {
+    fn num_vertices(&self) -> usize {
+        self.n
+    }
+    fn num_blocks(&self) -> usize {
+        self.chunks.len()
+    }
+    fn weight_type(&self) -> WeightType {
+        self.weight_type
+    }
+    fn for_each_edge<F: FnMut(u32, u32, u32)>(&self, block: usize, mut f: F) {
+        let c = &self.chunks[block];
+        for i in 0..c.src.len() {
+            f(c.src[i], c.dst[i], c.weights.get(i).copied().unwrap_or(0));
+        }
+    }
+}
+
+const CHUNK_BYTES: usize = 4 << 20;
+
+/// Parses the text `bytes` of `format` (never `Cgr`).
+fn parse_text(path: &Path, format: Format, bytes: &[u8], progress: &dyn Progress) -> Result<ParsedEdges> {
+    let h = parse_header(path, format, bytes)?;
+    let body = &bytes[h.body_start..];
+    let mut bounds = vec![0];
+    while *bounds.last().unwrap() < body.len() {
+        let from = (bounds.last().unwrap() + CHUNK_BYTES).min(body.len());
+        let end = memchr::memchr(b'\n', &body[from..]).map_or(body.len(), |i| from + i + 1);
+        bounds.push(end);
+    }
+    progress.start("parsing", body.len() as u64);
+    let chunks: Vec<Chunk> = bounds
+        .par_windows(2)
+        .map(|w| {
+            let chunk = parse_chunk(&h, &body[w[0]..w[1]]).map_err(|(at, msg)| {
+                let at = w[0] + at;
+                let line = h.body_first_line + memchr::memchr_iter(b'\n', &body[..at]).count() as u64;
+                let end = memchr::memchr(b'\n', &body[at..]).map_or(body.len(), |i| at + i);
+                Error::parse(path, line, msg, &body[at..end])
+            });
+            progress.advance((w[1] - w[0]) as u64);
+            chunk
+        })
+        .collect::<Result<_>>()?;
+
+    let edges: u64 = chunks.iter().map(|c| c.src.len() as u64).sum();
+    if let Some(m) = h.declared_m {
+        if m != edges {
+            return Err(Error::invalid(path, format!("header declares {m} edges but the file has {edges} (truncated or wrong header?)")));
+        }
+    }
+    let max_id = chunks.iter().filter_map(|c| c.max_id).max();
+    let n = match h.declared_n {
+        Some(n) => n as usize,
+        None => max_id.map_or(0, |m| m as usize + 1),
+    };
+    check_memory(&format!("{edges} parsed edges"), edges * 12)?;
+    let weight_type = match h.syntax {
+        Syntax::EdgeList { weighted: false } | Syntax::Pace | Syntax::Mtx { field: MtxField::Pattern } => WeightType::None,
+        _ if chunks.iter().any(|c| c.float) => WeightType::Float,
+        Syntax::Mtx { field: MtxField::Real } => WeightType::Float,
+        _ => WeightType::Int,
+    };
+    let mut chunks = chunks;
+    if weight_type == WeightType::Float {
+        chunks.par_iter_mut().for_each(Chunk::to_float);
+    }
+    Ok(ParsedEdges { chunks, n, weight_type, directed: h.directed })
+}
+
+/// Parses the lines of one chunk; an error is (byte offset of its line, message).
+fn parse_chunk(h: &Header, text: &[u8]) -> std::result::Result<Chunk, (usize, String)> {
+    let mut c = Chunk::default();
+    let guess = text.len() / 12;
+    c.src.reserve(guess);
+    c.dst.reserve(guess);
+    let weighted = !matches!(h.syntax, Syntax::EdgeList { weighted: false } | Syntax::Pace | Syntax::Mtx { field: MtxField::Pattern });
+    if weighted {
+        c.weights.reserve(guess);
+    }
+    let base = h.one_based() as u64;
+    let bound_src = h.declared_n.unwrap_or(u32::MAX as u64 - 1 + base);
+    let bound_dst = h.declared_cols.unwrap_or(bound_src);
+    let mut max_id = None::<u32>;
+    let mut pos = 0;
+    while pos < text.len() {
+        let end = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |i| pos + i);
+        let line = &text[pos..end];
+        let start = pos;
+        pos = end + 1;
+        let mut fields = line.split(|&b| b == b' ' || b == b'\t' || b == b'\r').filter(|f| !f.is_empty());
+        let Some(first) = fields.next() else { continue };
+        let err = |msg: &str| (start, msg.to_string());
+        match (h.syntax, first[0]) {
+            (Syntax::EdgeList { .. }, b'#' | b'%') | (Syntax::Dimacs | Syntax::Pace, b'c') | (Syntax::Mtx { .. }, b'%') => continue,
+            (Syntax::Dimacs, b'a') if first == b"a" => {}
+            (Syntax::Dimacs, b'p') | (Syntax::Pace, b'p') => return Err(err("a second problem line")),
+            (Syntax::Dimacs, _) => return Err(err("expected an arc line `a U V W`")),
+            _ => {}
+        }
+        let u_tok = if matches!(h.syntax, Syntax::Dimacs) { fields.next() } else { Some(first) };
+        let ids = (u_tok.and_then(parse_u64), fields.next().and_then(parse_u64));
+        let (Some(u), Some(v)) = ids else {
+            return Err(err("expected two non-negative integer vertex ids"));
+        };
+        if u < base || v < base {
+            return Err(err("vertex id 0 in a 1-based format"));
+        }
+        if u > bound_src || v > bound_dst {
+            let limit = if u > bound_src { bound_src } else { bound_dst };
+            return Err(err(&if h.declared_n.is_some() {
+                format!("vertex id {} is beyond the {limit} vertices the header declares", u.max(v))
+            } else {
+                format!("vertex id {} is too large (ids are u32)", u.max(v))
+            }));
+        }
+        let (u, v) = ((u - base) as u32, (v - base) as u32);
+        if weighted {
+            let tok = match (h.syntax, fields.next()) {
+                (_, Some(t)) => t,
+                (Syntax::EdgeList { .. }, None) => return Err(err("expected a weight in the third column (`u v w`)")),
+                (_, None) => return Err(err("expected a weight after the two vertex ids")),
+            };
+            let (allow_float, allow_negative) = match h.syntax {
+                Syntax::Dimacs => (false, false),
+                Syntax::Mtx { .. } => (true, true),
+                _ => (true, false),
+            };
+            c.push_weight(parse_weight(tok, allow_float, allow_negative).map_err(|m| err(m))?);
+        }
+        if fields.next().is_some() {
+            return Err(err(match h.syntax {
+                Syntax::EdgeList { weighted: false } => "extra column: a weighted edge list needs the .wel name or --format wel",
+                _ => "extra fields after the edge",
+            }));
+        }
+        max_id = max_id.max(Some(u.max(v)));
+        c.src.push(u);
+        c.dst.push(v);
+    }
+    c.max_id = max_id;
+    Ok(c)
+}

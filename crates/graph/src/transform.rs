@@ -1,0 +1,98 @@
+//! Graph transforms: transpose, symmetrize, dedup, drop self-loops, relabel.
+//!
+//! Each one streams the existing edges through the builder in [`crate::build`], so
+//! they share its parallelism and determinism.
+
+use rayon::prelude::*;
+
+use crate::build::{build_adjacency, edge_balanced_ranges, BuildOptions, EdgeSource};
+use crate::csr::{Adjacency, Graph, WeightType};
+use crate::error::{Error, Result};
+use crate::progress::NoProgress;
+
+/// The edges of an adjacency as an [`EdgeSource`], optionally reversed or relabelled.
+struct AdjacencyEdges<'a> {
+    adj: &'a Adjacency,
+    ranges: Vec<std::ops::Range<usize>>,
+    reverse: bool,
+    relabel: Option<&'a [u32]>,
+}
+
+impl<'a> AdjacencyEdges<'a> {
+    fn new(adj: &'a Adjacency, reverse: bool, relabel: Option<&'a [u32]>) -> Self {
+        AdjacencyEdges { adj, ranges: edge_balanced_ranges(adj.offsets(), 1 << 20), reverse, relabel }
+    }
+}
+
+impl EdgeSource for AdjacencyEdges<'_> {
+    fn num_vertices(&self) -> usize {
+        self.adj.num_vertices()
+    }
+    fn num_blocks(&self) -> usize {
+        self.ranges.len()
+    }
+    fn weight_type(&self) -> WeightType {
+        self.adj.weight_type()
+    }
+    fn for_each_edge<F: FnMut(u32, u32, u32)>(&self, block: usize, mut f: F) {
+        let weights = self.adj.raw_weights();
+        for u in self.ranges[block].clone() {
+            for e in self.adj.range(u as u32) {
+                let (mut s, mut d) = (u as u32, self.adj.targets[e]);
+                if let Some(map) = self.relabel {
+                    (s, d) = (map[s as usize], map[d as usize]);
+                }
+                if self.reverse {
+                    (s, d) = (d, s);
+                }
+                f(s, d, weights.map_or(0, |w| w[e]));
+            }
+        }
+    }
+}
+
+/// The in-edges of `out`: edge u→v becomes v→u, weights kept.
+pub fn transpose(out: &Adjacency) -> Adjacency {
+    build_adjacency(&AdjacencyEdges::new(out, true, None), BuildOptions::default(), &NoProgress)
+        .expect("a transpose has the size of the graph it came from")
+}
+
+/// Rebuilds `g` with `opts` applied: symmetrize (the result is undirected), dedup,
+/// drop self-loops. The transpose is rebuilt if `g` had one.
+pub fn rebuild(g: &Graph, opts: BuildOptions) -> Result<Graph> {
+    let out = build_adjacency(&AdjacencyEdges::new(&g.out, false, None), opts, &NoProgress)?;
+    let had_transpose = g.inc.is_some();
+    let g = Graph::from_adjacency(out, g.directed && !opts.symmetrize);
+    Ok(if had_transpose { g.with_in_edges() } else { g })
+}
+
+/// Renames vertex `v` to `new_id[v]`; `new_id` must be a permutation of `0..n`.
+pub fn relabel(g: &Graph, new_id: &[u32]) -> Result<Graph> {
+    let n = g.num_vertices();
+    if new_id.len() != n {
+        return Err(Error::Usage(format!("relabel: {} ids for {n} vertices", new_id.len())));
+    }
+    let mut seen = vec![false; n];
+    for &id in new_id {
+        if id as usize >= n || std::mem::replace(&mut seen[id as usize], true) {
+            return Err(Error::Usage(format!("relabel: not a permutation of 0..{n} (id {id})")));
+        }
+    }
+    let out = build_adjacency(&AdjacencyEdges::new(&g.out, false, Some(new_id)), BuildOptions::default(), &NoProgress)?;
+    let had_transpose = g.inc.is_some();
+    let g = Graph::from_adjacency(out, g.directed);
+    Ok(if had_transpose { g.with_in_edges() } else { g })
+}
+
+/// The permutation that numbers vertices by decreasing out-degree (ties by id), as
+/// used to improve locality on power-law graphs.
+pub fn degree_order(g: &Graph) -> Vec<u32> {
+    let n = g.num_vertices();
+    let mut by_degree: Vec<u32> = (0..n as u32).collect();
+    by_degree.par_sort_by_key(|&v| (std::cmp::Reverse(g.out.degree(v)), v));
+    let mut new_id = vec![0u32; n];
+    for (rank, &v) in by_degree.iter().enumerate() {
+        new_id[v as usize] = rank as u32;
+    }
+    new_id
+}

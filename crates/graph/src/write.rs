@@ -1,0 +1,122 @@
+//! Writers: `.cgr`, and text edge lists (`.el`, `.wel`) for peers such as GAPBS.
+//! Every output goes through [`AtomicFile`], so a failure never leaves a partial file.
+
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::build::edge_balanced_ranges;
+use crate::csr::{Graph, WeightType};
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::read::{format_from_name, Format};
+
+/// A file written under a temporary name in the target directory and renamed into
+/// place by [`AtomicFile::commit`]; dropped uncommitted, it is deleted.
+pub struct AtomicFile {
+    path: PathBuf,
+    out: BufWriter<tempfile::NamedTempFile>,
+}
+
+impl AtomicFile {
+    /// Starts writing `path`. Fails early if its directory does not exist.
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Err(Error::io(path, "cannot create output", std::io::Error::new(std::io::ErrorKind::NotFound, format!("directory {} does not exist", dir.display()))));
+        }
+        let tmp = tempfile::Builder::new()
+            .prefix(".chatty-")
+            .suffix(".partial")
+            .tempfile_in(dir)
+            .map_err(|e| Error::io(path, "cannot create output", e))?;
+        Ok(AtomicFile { path: path.to_path_buf(), out: BufWriter::with_capacity(8 << 20, tmp) })
+    }
+
+    /// Flushes, syncs nothing extra, and renames the file into place.
+    pub fn commit(self) -> Result<()> {
+        let path = self.path;
+        let tmp = self.out.into_inner().map_err(|e| Error::io(&path, "cannot write", e.into_error()))?;
+        tmp.persist(&path).map_err(|e| Error::io(&path, "cannot rename into place", e.error))?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Seek for AtomicFile {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.out.seek(pos)
+    }
+}
+
+/// Writes `g` in the format its name says: `.cgr`, `.el` or `.wel`.
+pub fn write_graph(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()> {
+    match format_from_name(path) {
+        Some(Format::Cgr) => crate::cgr::write(g, path, progress),
+        Some(Format::EdgeList) => write_edge_list(g, path, false, progress),
+        Some(Format::WeightedEdgeList) => write_edge_list(g, path, true, progress),
+        _ => Err(Error::format(path, "can write .cgr, .el and .wel outputs; choose one of those names")),
+    }
+}
+
+/// Writes a SNAP-style edge list; an undirected graph lists each edge once (u ≤ v)
+/// under an `# Undirected` header, so reading it back gives the same graph.
+fn write_edge_list(g: &Graph, path: &Path, weighted: bool, progress: &dyn Progress) -> Result<()> {
+    if weighted && g.weight_type() == WeightType::None {
+        return Err(Error::Usage(format!("{}: a .wel output needs a weighted graph", path.display())));
+    }
+    let adj = g.out_edges();
+    let mut file = AtomicFile::create(path)?;
+    let io = |e| Error::io(path, "cannot write", e);
+    writeln!(file, "# {} graph written by chatty", if g.is_directed() { "Directed" } else { "Undirected" }).map_err(io)?;
+    writeln!(file, "# Nodes: {} Edges: {}", g.num_vertices(), g.num_edges()).map_err(io)?;
+    let ranges = edge_balanced_ranges(adj.offsets(), 1 << 20);
+    progress.start("writing edge list", adj.num_edges());
+    let undirected = !g.is_directed();
+    for batch in ranges.chunks(32) {
+        let texts: Vec<Vec<u8>> = batch
+            .par_iter()
+            .map(|r| {
+                let mut out = Vec::with_capacity(((adj.offsets()[r.end] - adj.offsets()[r.start]) * 16) as usize);
+                let mut num = itoa::Buffer::new();
+                for u in r.clone() {
+                    for e in adj.range(u as u32) {
+                        let v = adj.targets()[e];
+                        if undirected && v < u as u32 {
+                            continue;
+                        }
+                        out.extend_from_slice(num.format(u).as_bytes());
+                        out.push(b' ');
+                        out.extend_from_slice(num.format(v).as_bytes());
+                        if weighted {
+                            out.push(b' ');
+                            match g.weight_type() {
+                                WeightType::Float => out.extend_from_slice(format!("{}", adj.weight_f64(e) as f32).as_bytes()),
+                                _ => out.extend_from_slice(num.format(adj.raw_weights().unwrap()[e]).as_bytes()),
+                            }
+                        }
+                        out.push(b'\n');
+                    }
+                }
+                progress.advance(adj.offsets()[r.end] - adj.offsets()[r.start]);
+                out
+            })
+            .collect();
+        for t in texts {
+            file.write_all(&t).map_err(io)?;
+        }
+    }
+    file.commit()
+}
