@@ -26,6 +26,7 @@
 mod buf;
 pub mod build;
 pub mod cgr;
+pub mod datasets;
 mod csr;
 mod error;
 pub mod generate;

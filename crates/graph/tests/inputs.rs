@@ -1,0 +1,227 @@
+//! One tiny graph in every input format, and every kind of bad input.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chatty_graph::{cgr, read_graph, stats, Error, Format, Graph, NoProgress, ReadOptions, WeightType};
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    if name.ends_with(".gz") {
+        let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&p).unwrap(), flate2::Compression::fast());
+        enc.write_all(text.as_bytes()).unwrap();
+        enc.finish().unwrap();
+    } else {
+        std::fs::write(&p, text).unwrap();
+    }
+    p
+}
+
+fn read(p: &Path) -> chatty_graph::Result<Graph> {
+    read_graph(p, ReadOptions::default(), &NoProgress)
+}
+
+fn edges(g: &Graph) -> Vec<(u32, u32, f64)> {
+    let a = g.out_edges();
+    (0..g.num_vertices() as u32).flat_map(|u| a.range(u).map(move |e| (u, a.targets()[e], a.weight_f64(e)))).collect()
+}
+
+/// The directed triangle 0→1 (w 5), 1→2 (w 7), 2→0 (w 9), plus isolated vertex 3.
+const TRIANGLE: [(u32, u32, f64); 3] = [(0, 1, 5.0), (1, 2, 7.0), (2, 0, 9.0)];
+
+#[test]
+fn the_same_graph_reads_the_same_in_every_format() {
+    let d = tempfile::tempdir().unwrap();
+    let cases = [
+        ("t.wel", "# comment\n0 1 5\n1\t2\t7\r\n\n2 0 9\n"),
+        ("t.gr", "c hello\np sp 4 3\na 1 2 5\nc mid-file comment\na 2 3 7\na 3 1 9\n"),
+        ("t.mtx", "%%MatrixMarket matrix coordinate integer general\n% c\n4 4 3\n1 2 5\n2 3 7\n3 1 9\n"),
+        ("t.wel.gz", "0 1 5\n1 2 7\n2 0 9\n3 3 1\n"),
+    ];
+    for (name, text) in cases {
+        let g = read(&write(d.path(), name, text)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(g.is_directed(), "{name}");
+        assert_eq!(g.weight_type(), WeightType::Int, "{name}");
+        let mut want = TRIANGLE.to_vec();
+        if name.ends_with(".gz") {
+            want.push((3, 3, 1.0));
+        }
+        assert_eq!(edges(&g), want, "{name}");
+        let n = if name == "t.wel" { 3 } else { 4 }; // edge lists have no declared n
+        assert_eq!(g.num_vertices(), n, "{name}");
+    }
+}
+
+#[test]
+fn unweighted_and_undirected_formats() {
+    let d = tempfile::tempdir().unwrap();
+    let pace = read(&write(d.path(), "p.gr", "p tw 3 2\n1 2\n2 3\n")).unwrap();
+    assert!(!pace.is_directed());
+    assert_eq!(edges(&pace), vec![(0, 1, 1.0), (1, 0, 1.0), (1, 2, 1.0), (2, 1, 1.0)]);
+    let el = read(&write(d.path(), "u.el", "# Undirected graph\n0 1\n1 1\n")).unwrap();
+    assert!(!el.is_directed());
+    assert_eq!(stats(&el).self_loops, 1);
+    assert_eq!(el.num_edges(), 3);
+    let sym = read(&write(d.path(), "s.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2.5\n2 1 -1\n3 2 0.5\n")).unwrap();
+    assert_eq!(sym.weight_type(), WeightType::Float);
+    assert_eq!(edges(&sym), vec![(0, 0, 2.5), (0, 1, -1.0), (1, 0, -1.0), (1, 2, 0.5), (2, 1, 0.5)]);
+    let pattern = read(&write(d.path(), "p.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n2 3\n")).unwrap();
+    assert_eq!(edges(&pattern), vec![(1, 2, 1.0)]);
+    let floats = read(&write(d.path(), "f.wel", "0 1 2\n1 0 0.5\n")).unwrap();
+    assert_eq!(floats.weight_type(), WeightType::Float);
+    assert_eq!(edges(&floats), vec![(0, 1, 2.0), (1, 0, 0.5)]);
+    let empty = read(&write(d.path(), "e.el", "# nothing\n")).unwrap();
+    assert_eq!((empty.num_vertices(), empty.num_edges()), (0, 0));
+}
+
+#[test]
+fn forced_formats_and_gr_sniffing() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "graph.data", "0 1\n");
+    let forced = read_graph(&p, ReadOptions { format: Some(Format::EdgeList), ..Default::default() }, &NoProgress).unwrap();
+    assert_eq!(forced.num_edges(), 1);
+    let pace_forced_as_dimacs = write(d.path(), "x.gr", "p tw 2 1\n1 2\n");
+    let err = read_graph(&pace_forced_as_dimacs, ReadOptions { format: Some(Format::Dimacs), ..Default::default() }, &NoProgress).unwrap_err();
+    assert!(err.to_string().contains("p tw"), "{err}");
+}
+
+fn expect_err(p: &Path, needles: &[&str]) -> Error {
+    let err = read(p).expect_err("bad input must fail");
+    let msg = err.to_string();
+    for n in needles {
+        assert!(msg.contains(n), "`{msg}` should mention `{n}`");
+    }
+    err
+}
+
+#[test]
+fn truncated_gzip_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "t.el.gz", &"0 1\n".repeat(100_000));
+    let bytes = std::fs::read(&p).unwrap();
+    std::fs::write(&p, &bytes[..bytes.len() / 2]).unwrap();
+    expect_err(&p, &["t.el.gz", "truncated"]);
+}
+
+#[test]
+fn a_garbage_line_names_the_file_and_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "g.el", "# header\n0 1\n1 2\nhello world\n2 3\n");
+    let err = expect_err(&p, &["g.el:4:", "hello world"]);
+    assert!(matches!(err, Error::Parse { line: 4, .. }));
+    let p = write(d.path(), "three.el", "0 1\n0 1 5\n");
+    expect_err(&p, &["three.el:2:", "--format wel"]);
+    let p = write(d.path(), "bin.gr", "p sp 3 1\na 1 \u{0}2 3\n");
+    expect_err(&p, &["bin.gr:2:"]);
+    let big = format!("{}zzz\n", "0 1\n".repeat(3_000_000));
+    let p = write(d.path(), "big.el", &big);
+    expect_err(&p, &["big.el:3000001:", "zzz"]);
+}
+
+#[test]
+fn ids_beyond_the_declared_n_are_errors() {
+    let d = tempfile::tempdir().unwrap();
+    expect_err(&write(d.path(), "n.gr", "p sp 3 2\na 1 2 1\na 2 4 1\n"), &["n.gr:3:", "beyond the 3 vertices"]);
+    expect_err(&write(d.path(), "n.gr.gz", "p tw 3 1\n0 2\n"), &["id 0"]);
+    expect_err(&write(d.path(), "n.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n3 1\n"), &["n.mtx:3:", "beyond"]);
+    expect_err(&write(d.path(), "big.el", "0 4294967295\n"), &["too large"]);
+}
+
+#[test]
+fn negative_or_non_numeric_weights_are_errors() {
+    let d = tempfile::tempdir().unwrap();
+    expect_err(&write(d.path(), "w.wel", "0 1 3\n1 2 -4\n"), &["w.wel:2:", "negative weight"]);
+    expect_err(&write(d.path(), "w.wel", "0 1 abc\n"), &["w.wel:1:", "not a number"]);
+    expect_err(&write(d.path(), "w.gr", "p sp 2 1\na 1 2 -1\n"), &["w.gr:2:", "negative"]);
+    expect_err(&write(d.path(), "w.gr", "p sp 2 1\na 1 2 1.5\n"), &["w.gr:2:", "integer"]);
+    expect_err(&write(d.path(), "w.wel", "0 1 nan\n"), &["finite"]);
+    expect_err(&write(d.path(), "w.wel", "0 1\n"), &["third column"]);
+}
+
+#[test]
+fn headers_declaring_impossible_sizes_fail_before_allocating() {
+    let d = tempfile::tempdir().unwrap();
+    expect_err(&write(d.path(), "m.gr", "p sp 10 1000000000000\na 1 2 3\n"), &["declares 1000000000000 edges", "cannot hold"]);
+    expect_err(&write(d.path(), "n.gr", "p sp 99999999999 1\na 1 2 3\n"), &["99999999999 vertices"]);
+    // 4e9 vertices fit the id type but not this machine: refused with the bytes needed.
+    let err = expect_err(&write(d.path(), "mem.gr", "p sp 4000000000 1\na 1 2 3\n"), &["needs", "GiB"]);
+    assert!(matches!(err, Error::TooLarge { .. }));
+    expect_err(&write(d.path(), "few.gr", "p sp 3 3\na 1 2 3\nc a comment long enough\na 2 3 4\n"), &["declares 3 edges but the file has 2"]);
+    expect_err(&write(d.path(), "hdr.mtx", "%%MatrixMarket matrix coordinate pattern general\n"), &["size header"]);
+    expect_err(&write(d.path(), "arr.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"), &["dense"]);
+}
+
+#[test]
+fn unknown_or_mismatched_formats_are_errors() {
+    let d = tempfile::tempdir().unwrap();
+    expect_err(&write(d.path(), "graph.xyz", "0 1\n"), &["cannot tell the format", "--format"]);
+    expect_err(&write(d.path(), "noheader.gr", "a 1 2 3\n"), &["problem line"]);
+    expect_err(&write(d.path(), "x.mtx", "1 2\n"), &["%%MatrixMarket"]);
+    expect_err(&write(d.path(), "missing.el", "0 1\n").with_extension("nope.el"), &["cannot open"]);
+}
+
+fn small_cgr(dir: &Path) -> (PathBuf, Vec<u8>) {
+    let g = chatty_graph::from_weighted_edges(5, &[(0, 1, 3), (1, 2, 4), (4, 0, 1)], true).with_in_edges();
+    let p = dir.join("g.cgr");
+    chatty_graph::write_graph(&g, &p, &NoProgress).unwrap();
+    let bytes = std::fs::read(&p).unwrap();
+    (p, bytes)
+}
+
+#[test]
+fn cgr_files_with_wrong_magic_version_or_truncation_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let (p, good) = small_cgr(d.path());
+    let g = cgr::check(&p, &NoProgress).unwrap();
+    assert_eq!(g.in_edges().neighbors(0), &[4]);
+
+    let mut bad = good.clone();
+    bad[0] = b'X';
+    std::fs::write(&p, &bad).unwrap();
+    assert!(read_graph(&p, ReadOptions { format: Some(Format::Cgr), ..Default::default() }, &NoProgress).unwrap_err().to_string().contains("magic"));
+
+    let mut bad = good.clone();
+    bad[8] = 9;
+    std::fs::write(&p, &bad).unwrap();
+    assert!(cgr::load(&p).unwrap_err().to_string().contains("version 9"));
+
+    for cut in [100, 4096, good.len() - 4096] {
+        std::fs::write(&p, &good[..cut]).unwrap();
+        let err = cgr::load(&p).unwrap_err().to_string();
+        assert!(err.contains("truncated"), "cut at {cut}: {err}");
+    }
+
+    let mut bad = good.clone();
+    bad[4096 + 8] ^= 1; // flip a bit in the offsets section
+    std::fs::write(&p, &bad).unwrap();
+    assert!(cgr::check(&p, &NoProgress).unwrap_err().to_string().contains("checksum"));
+
+    let mut bad = good.clone();
+    bad[20] ^= 1; // n, covered by the header checksum
+    std::fs::write(&p, &bad).unwrap();
+    assert!(cgr::load(&p).unwrap_err().to_string().contains("header checksum"));
+}
+
+#[test]
+fn outputs_in_missing_directories_fail_and_leave_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let g = chatty_graph::from_edges(3, &[(0, 1)], true);
+    let err = chatty_graph::write_graph(&g, &d.path().join("no/such/dir/g.cgr"), &NoProgress).unwrap_err();
+    assert!(err.to_string().contains("does not exist"), "{err}");
+    let err = chatty_graph::write_graph(&g, &d.path().join("g.txt2"), &NoProgress).unwrap_err();
+    assert!(err.to_string().contains(".cgr, .el and .wel"), "{err}");
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "no partial or temporary file may remain");
+}
+
+#[test]
+fn text_writers_round_trip() {
+    let d = tempfile::tempdir().unwrap();
+    let g = chatty_graph::from_weighted_edges(4, &[(0, 1, 3), (1, 2, 4), (3, 3, 1)], false);
+    for name in ["g.wel", "g.cgr"] {
+        let p = d.path().join(name);
+        chatty_graph::write_graph(&g, &p, &NoProgress).unwrap();
+        let back = read(&p).unwrap();
+        assert_eq!(edges(&back), edges(&g), "{name}");
+        assert!(!back.is_directed());
+    }
+}
