@@ -30,6 +30,61 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Print a graph's size, degrees, self-loops; `--check` verifies a .cgr file.
     Info(InfoArgs),
+    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv) on a graph.
+    Run(RunArgs),
+}
+
+/// `chatty run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The kernel: bfs, sssp, pr, wcc, bc or spmv.
+    pub algorithm: String,
+    /// The graph (.cgr or any input format, converted on the fly).
+    pub graph: PathBuf,
+    /// Engine: auto (the best this machine has), cpu, gpu, ssd.
+    #[arg(long, default_value = "auto")]
+    pub engine: String,
+    /// Source vertex (bfs, sssp, bc); default: a random vertex with out-edges per trial.
+    #[arg(long, short = 'r')]
+    pub source: Option<u32>,
+    /// Number of trials.
+    #[arg(long, short = 'n', default_value_t = 1)]
+    pub trials: u32,
+    /// Check every trial against the sequential reference; exit 1 if one differs.
+    #[arg(long, short = 'v')]
+    pub verify: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write `vertex value` per line (the last trial's result).
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Seed for picking random sources.
+    #[arg(long, default_value_t = 27491095)]
+    pub seed: u64,
+    /// SSSP bucket width (default: the mean edge weight).
+    #[arg(long, short = 'd')]
+    pub delta: Option<f64>,
+    /// PageRank: stop when the L1 change is below this.
+    #[arg(long, default_value_t = 1e-6)]
+    pub tolerance: f64,
+    /// PageRank: at most this many iterations.
+    #[arg(long, default_value_t = 100)]
+    pub max_iters: u32,
+    /// BC sources: a count of random sources, or `all` (default: one, as --source).
+    #[arg(long)]
+    pub sources: Option<String>,
+    /// SpMV input vector: one value per vertex, one per line (default: all ones).
+    #[arg(long)]
+    pub x: Option<PathBuf>,
+    /// BFS direction policy: auto, push or pull.
+    #[arg(long, default_value = "auto")]
+    pub direction: String,
+    /// CPU threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub load: LoadArgs,
 }
 
 /// `chatty generate`.

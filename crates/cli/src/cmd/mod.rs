@@ -4,6 +4,7 @@ mod convert;
 mod demo;
 mod generate;
 mod info;
+mod run;
 
 use std::path::Path;
 
@@ -20,6 +21,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Generate(a) => generate::run(&a, quiet),
         Command::Convert(a) => convert::run(&a, quiet),
         Command::Info(a) => info::run(&a, quiet),
+        Command::Run(a) => run::run(&a, quiet),
     }
 }
 

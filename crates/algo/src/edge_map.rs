@@ -1,0 +1,166 @@
+//! The program model's operators: [`edge_map`] and [`vertex_map`] over a [`Frontier`]
+//! (Shun and Blelloch, "Ligra: A Lightweight Graph Processing Framework for Shared
+//! Memory", PPoPP 2013), with the push/pull switch of direction-optimizing traversal
+//! (Beamer, Asanović, Patterson, SC 2012) owned by the operator, not the kernel.
+
+use rayon::prelude::*;
+
+use chatty_graph::Graph;
+
+use crate::frontier::{Bitmap, Frontier};
+
+/// What an [`edge_map`] does along each edge `src → dst`.
+///
+/// `update` and `update_atomic` return true when `dst` changed and belongs in the
+/// output frontier. Concurrent updates of one `dst` must combine through an
+/// associative reduce (min, sum, or "first wins"); `update_atomic` does it with
+/// atomics, `update` may assume the caller alone writes `dst`.
+pub trait EdgeOp: Sync {
+    /// Whether `dst` can still change; pull stops scanning `dst`'s in-edges once false.
+    #[inline]
+    fn cond(&self, _dst: u32) -> bool {
+        true
+    }
+    /// Applies the edge when the calling thread owns `dst` (pull).
+    fn update(&self, src: u32, dst: u32, weight: u32) -> bool;
+    /// Applies the edge when other threads may update `dst` at once (push).
+    fn update_atomic(&self, src: u32, dst: u32, weight: u32) -> bool;
+}
+
+/// Which way an [`edge_map`] walks edges.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Pull when the frontier's out-edges exceed `m / pull_divisor`, else push.
+    Auto,
+    /// Each frontier vertex pushes along its out-edges (sparse frontier, atomics).
+    Push,
+    /// Each vertex pulls from its in-neighbours in the frontier (dense frontier, no atomics).
+    Pull,
+}
+
+/// Hints for [`edge_map`]; flags, not forks.
+#[derive(Copy, Clone, Debug)]
+pub struct EdgeMapOptions {
+    /// Direction policy.
+    pub direction: Direction,
+    /// `Auto` pulls when frontier out-edges exceed `m / pull_divisor` (Ligra uses 20).
+    pub pull_divisor: u64,
+    /// Push may report a vertex once per successful update; set to keep one copy.
+    pub dedup: bool,
+}
+
+impl Default for EdgeMapOptions {
+    fn default() -> Self {
+        EdgeMapOptions { direction: Direction::Auto, pull_divisor: 20, dedup: false }
+    }
+}
+
+/// Out-edges leaving the frontier plus its size (Ligra's measure for the switch).
+pub fn frontier_work(g: &Graph, frontier: &Frontier) -> u64 {
+    let out = g.out_edges();
+    match frontier {
+        Frontier::Sparse { ids, .. } => ids.par_iter().map(|&v| out.degree(v) as u64 + 1).sum(),
+        Frontier::Dense { bits, .. } => (0..bits.len() as u32).into_par_iter().filter(|&v| bits.get(v)).map(|v| out.degree(v) as u64 + 1).sum(),
+    }
+}
+
+/// Applies `op` along every edge leaving `frontier`; returns the vertices it changed.
+pub fn edge_map<O: EdgeOp>(g: &Graph, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Frontier {
+    let pull = match opts.direction {
+        Direction::Push => false,
+        Direction::Pull => true,
+        Direction::Auto => g.has_in_edges() && frontier_work(g, &frontier) > g.num_edges() / opts.pull_divisor.max(1),
+    };
+    if pull {
+        pull_step(g, &frontier.into_dense(), op)
+    } else {
+        push_step(g, frontier.into_sparse(), op, opts.dedup)
+    }
+}
+
+fn push_step<O: EdgeOp>(g: &Graph, frontier: Frontier, op: &O, dedup: bool) -> Frontier {
+    let n = frontier.universe();
+    let Frontier::Sparse { ids, .. } = frontier else { unreachable!("push takes a sparse frontier") };
+    let out = g.out_edges();
+    let weights = out.raw_weights();
+    let claimed = dedup.then(|| Bitmap::new(n));
+    let next: Vec<u32> = ids
+        .par_chunks(64)
+        .flat_map_iter(|chunk| {
+            let mut local = Vec::new();
+            for &u in chunk {
+                for e in out.range(u) {
+                    let v = out.targets()[e];
+                    if op.cond(v) && op.update_atomic(u, v, weights.map_or(0, |w| w[e])) {
+                        if let Some(c) = &claimed {
+                            if c.get(v) {
+                                continue;
+                            }
+                            c.set(v);
+                        }
+                        local.push(v);
+                    }
+                }
+            }
+            local
+        })
+        .collect();
+    Frontier::Sparse { n, ids: next }
+}
+
+fn pull_step<O: EdgeOp>(g: &Graph, frontier: &Frontier, op: &O) -> Frontier {
+    let Frontier::Dense { bits: current, .. } = frontier else { unreachable!("pull takes a dense frontier") };
+    let n = current.len();
+    let inc = g.in_edges();
+    let weights = inc.raw_weights();
+    let next = Bitmap::new(n);
+    // Chunks of whole 64-bit words: each word of `next` has a single writer.
+    const CHUNK: usize = 64 * 64;
+    let count: usize = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut count = 0;
+            for w in (c * CHUNK / 64)..((c + 1) * CHUNK).min(n).div_ceil(64) {
+                let mut word = 0u64;
+                for v in (w * 64) as u32..((w + 1) * 64).min(n) as u32 {
+                    if !op.cond(v) {
+                        continue;
+                    }
+                    for e in inc.range(v) {
+                        let u = inc.targets()[e];
+                        if current.get(u) && op.update(u, v, weights.map_or(0, |w| w[e])) {
+                            word |= 1 << (v % 64);
+                        }
+                        if !op.cond(v) {
+                            break;
+                        }
+                    }
+                }
+                next.store_word(w, word);
+                count += word.count_ones() as usize;
+            }
+            count
+        })
+        .sum();
+    Frontier::Dense { bits: next, count }
+}
+
+/// Calls `f` on every member of `frontier`, in parallel.
+pub fn vertex_map<F: Fn(u32) + Sync>(frontier: &mut Frontier, f: F) {
+    frontier.ids().par_iter().for_each(|&v| f(v));
+}
+
+/// Dense pull with a sum: for every vertex `v`, `Σ f(u, weight)` over its in-edges
+/// `u → v`, written to `out[v]`. The all-vertices, no-frontier case of [`edge_map`]
+/// that PageRank and SpMV reduce to, without a per-edge frontier test or store.
+pub fn pull_sum<F: Fn(u32, u32) -> f64 + Sync>(g: &Graph, out: &mut [f64], f: F) {
+    let inc = g.in_edges();
+    let weights = inc.raw_weights();
+    out.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, slot)| {
+        let mut sum = 0.0;
+        for e in inc.range(v as u32) {
+            sum += f(inc.targets()[e], weights.map_or(0, |w| w[e]));
+        }
+        *slot = sum;
+    });
+}

@@ -1,0 +1,43 @@
+//! Kernel: SpMV. Returns y = A·x for one multiplication, where A(i, j) is the weight
+//! of edge j → i (1 if unweighted): each vertex sums weight · x over its in-edges.
+//!
+//! Pull form through [`pull_sum`]: one writer per output, no atomics.
+
+use chatty_graph::Graph;
+
+use crate::edge_map::pull_sum;
+
+/// y = A·x; `x` has one entry per vertex.
+pub fn spmv(g: &Graph, x: &[f64]) -> Vec<f64> {
+    let mut y = vec![0.0; g.num_vertices()];
+    let weight = weight_fn(g);
+    pull_sum(g, &mut y, |u, w| weight(w) * x[u as usize]);
+    y
+}
+
+fn weight_fn(g: &Graph) -> impl Fn(u32) -> f64 + Sync {
+    let t = g.weight_type();
+    move |w| match t {
+        chatty_graph::WeightType::None => 1.0,
+        chatty_graph::WeightType::Int => w as f64,
+        chatty_graph::WeightType::Float => f32::from_bits(w) as f64,
+    }
+}
+
+/// The reference: a sequential push over out-edges.
+pub fn reference(g: &Graph, x: &[f64]) -> Vec<f64> {
+    let out = g.out_edges();
+    let mut y = vec![0.0; g.num_vertices()];
+    for u in 0..g.num_vertices() as u32 {
+        for e in out.range(u) {
+            y[out.targets()[e] as usize] += out.weight_f64(e) * x[u as usize];
+        }
+    }
+    y
+}
+
+/// Checks `y` against [`reference`] within 1e-9 relative (summation order differs).
+pub fn verify(g: &Graph, x: &[f64], y: &[f64]) -> Result<(), String> {
+    let scale = y.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1.0);
+    crate::first_mismatch(&reference(g, x), y, |a, b| (a - b).abs() <= 1e-9 * scale)
+}

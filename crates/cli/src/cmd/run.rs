@@ -1,0 +1,241 @@
+//! `chatty run`: the GAPBS-style benchmark harness (load once, time each trial,
+//! `Trial Time:` / `Verification:` / `Average Time:` lines, or one JSON object).
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use chatty_algo::{Algorithm, BcSources, Direction, Output, Params, PrParams, RunResult};
+use chatty_graph::write::AtomicFile;
+use chatty_graph::WeightType;
+
+use super::load_graph;
+use crate::args::RunArgs;
+use crate::progress::Bar;
+
+/// Validates flags before any file is opened.
+fn params(a: &RunArgs, alg: Algorithm) -> Result<Params> {
+    let direction = match a.direction.as_str() {
+        "auto" => Direction::Auto,
+        "push" => Direction::Push,
+        "pull" => Direction::Pull,
+        d => bail!("unknown --direction `{d}`: expected auto, push or pull"),
+    };
+    let bc_sources = match a.sources.as_deref() {
+        None => BcSources::One,
+        Some("all") => BcSources::All,
+        Some(k) => match k.parse::<usize>() {
+            Ok(k) if k > 0 => BcSources::Random(k),
+            _ => bail!("--sources takes a positive count or `all`, not `{k}`"),
+        },
+    };
+    if a.sources.is_some() && alg != Algorithm::Bc {
+        bail!("--sources applies to bc only; use --source for {}", alg.name());
+    }
+    if a.trials == 0 {
+        bail!("--trials must be at least 1");
+    }
+    if !(a.tolerance >= 0.0) || a.max_iters == 0 {
+        bail!("--tolerance must be non-negative and --max-iters positive");
+    }
+    Ok(Params {
+        source: a.source,
+        seed: a.seed,
+        delta: a.delta,
+        pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, ..PrParams::default() },
+        bc_sources,
+        x: None,
+        direction,
+    })
+}
+
+fn read_x(path: &Path, n: usize) -> Result<Vec<f64>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read --x {}", path.display()))?;
+    let x: Vec<f64> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|(i, l)| {
+            let last = l.split_whitespace().last().unwrap_or("");
+            last.parse::<f64>().with_context(|| format!("{}:{}: not a number: `{l}`", path.display(), i + 1))
+        })
+        .collect::<Result<_>>()?;
+    if x.len() != n {
+        bail!("{}: {} values for {n} vertices", path.display(), x.len());
+    }
+    Ok(x)
+}
+
+/// Peak resident memory of this process (VmHWM), in bytes.
+fn peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap_or(0))))
+        .unwrap_or(0)
+        * 1024
+}
+
+pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
+    let Some(alg) = Algorithm::from_name(&a.algorithm) else {
+        bail!("unknown algorithm `{}`: expected one of bfs, sssp, pr, wcc, bc, spmv", a.algorithm);
+    };
+    let mut p = params(a, alg)?;
+    let engine = match a.engine.as_str() {
+        "cpu" => "cpu",
+        "auto" => {
+            if !a.json {
+                eprintln!("engine: cpu (auto: this build has no GPU or SSD engine yet)");
+            }
+            "cpu"
+        }
+        "gpu" | "ssd" => bail!("the {} engine is not in this build yet; use --engine cpu", a.engine),
+        e => bail!("unknown engine `{e}`: expected auto, cpu, gpu or ssd"),
+    };
+    if let Some(t) = a.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().context("cannot size the thread pool")?;
+    }
+    if let Some(out) = &a.output {
+        // Fail on a bad output path before the (possibly long) load and run.
+        drop(AtomicFile::create(out)?);
+    }
+
+    let bar = Bar::new(quiet);
+    let load_start = Instant::now();
+    let mut g = load_graph(&a.graph, &a.load, &bar)?;
+    if alg.wants_in_edges() {
+        g = g.with_in_edges();
+    }
+    drop(bar);
+    let load_seconds = load_start.elapsed().as_secs_f64();
+    if let Some(x) = &a.x {
+        p.x = Some(read_x(x, g.num_vertices())?);
+    }
+    if !a.json {
+        println!(
+            "Graph: {} ({} vertices, {} edges, {}, {} weights), loaded in {load_seconds:.3} s",
+            a.graph.display(),
+            g.num_vertices(),
+            g.num_edges(),
+            if g.is_directed() { "directed" } else { "undirected" },
+            g.weight_type().name()
+        );
+    }
+
+    let mut trial_seconds = Vec::new();
+    let mut verification = None;
+    let mut last: Option<RunResult> = None;
+    for trial in 0..a.trials as u64 {
+        let start = Instant::now();
+        let r = chatty_algo::run(alg, &g, &p, trial).map_err(anyhow::Error::msg)?;
+        let t = start.elapsed().as_secs_f64();
+        trial_seconds.push(t);
+        if !a.json {
+            println!("Trial Time:          {t:.5}");
+        }
+        if a.verify {
+            let outcome = chatty_algo::verify(alg, &g, &p, &r);
+            if !a.json {
+                match &outcome {
+                    Ok(()) => println!("Verification:        PASS"),
+                    Err(e) => println!("Verification:        FAIL ({e})"),
+                }
+            }
+            verification = Some(verification.unwrap_or(Ok(())).and(outcome));
+        }
+        last = Some(r);
+    }
+    let r = last.expect("at least one trial");
+    let average = trial_seconds.iter().sum::<f64>() / trial_seconds.len() as f64;
+    if let Some(out) = &a.output {
+        write_output(out, &r.output)?;
+    }
+    let gteps = r.edges_traversed as f64 / average / 1e9;
+    if a.json {
+        let json = serde_json::json!({
+            "algorithm": alg.name(),
+            "engine": engine,
+            "devices": [format!("cpu ({} threads)", rayon::current_num_threads())],
+            "graph": {
+                "path": a.graph.display().to_string(),
+                "n": g.num_vertices(),
+                "m": g.num_edges(),
+                "directed": g.is_directed(),
+                "weighted": g.weight_type() != WeightType::None,
+            },
+            "parameters": {
+                "sources": r.sources.iter().take(64).collect::<Vec<_>>(),
+                "source_count": r.sources.len(),
+                "delta": (alg == Algorithm::Sssp).then(|| p.delta.unwrap_or_else(|| chatty_algo::sssp::default_delta(&g))),
+                "tolerance": p.pr.tolerance,
+                "max_iters": p.pr.max_iters,
+                "damping": p.pr.damping,
+                "seed": p.seed,
+            },
+            "load_seconds": load_seconds,
+            "trial_seconds": trial_seconds,
+            "average_seconds": average,
+            "iterations": r.iterations,
+            "edges_traversed": r.edges_traversed,
+            "edges_counting": "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per iteration (pr), m (wcc, spmv)",
+            "gteps": gteps,
+            "transports": [],
+            "bytes_between_devices": 0,
+            "verification": verification.as_ref().map(|v| match v { Ok(()) => "PASS".to_string(), Err(e) => format!("FAIL: {e}") }),
+            "peak_memory_bytes": peak_rss(),
+            "graph_bytes": g.size_bytes(),
+            "version": env!("CARGO_PKG_VERSION"),
+            "commit": env!("CHATTY_COMMIT"),
+        });
+        println!("{json}");
+    } else {
+        println!("Average Time:        {average:.5}");
+        println!("Iterations:          {}", r.iterations);
+        println!("GTEPS:               {gteps:.3} ({} edges examined)", r.edges_traversed);
+        println!("{}", summary(&r.output));
+    }
+    Ok(match verification {
+        Some(Err(_)) => 1,
+        _ => 0,
+    })
+}
+
+/// One line about the result, as a human reads it.
+fn summary(o: &Output) -> String {
+    match o {
+        Output::Depths(d) => {
+            let reached: Vec<u32> = d.iter().copied().filter(|&x| x != chatty_algo::bfs::UNREACHED).collect();
+            format!("Reached:             {} vertices, max depth {}", reached.len(), reached.iter().max().unwrap_or(&0))
+        }
+        Output::Distances(chatty_algo::Distances::Int(d)) => {
+            format!("Reached:             {} vertices", d.iter().filter(|&&x| x != u64::MAX).count())
+        }
+        Output::Distances(chatty_algo::Distances::Float(d)) => {
+            format!("Reached:             {} vertices", d.iter().filter(|x| x.is_finite()).count())
+        }
+        Output::Labels(l) => {
+            let comps = l.iter().enumerate().filter(|&(v, &c)| v as u32 == c).count();
+            format!("Components:          {comps}")
+        }
+        Output::Values(s) => {
+            let (top, max) = s.iter().enumerate().fold((0, f64::MIN), |acc, (v, &x)| if x > acc.1 { (v, x) } else { acc });
+            format!("Largest value:       {max:.6e} at vertex {top}")
+        }
+    }
+}
+
+/// Writes `vertex value` per line, through a temporary file.
+fn write_output(path: &Path, o: &Output) -> Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    let mut line = |v: usize, value: std::fmt::Arguments| writeln!(f, "{v} {value}");
+    match o {
+        Output::Depths(d) => d.iter().enumerate().try_for_each(|(v, &x)| if x == chatty_algo::bfs::UNREACHED { line(v, format_args!("-1")) } else { line(v, format_args!("{x}")) }),
+        Output::Distances(chatty_algo::Distances::Int(d)) => d.iter().enumerate().try_for_each(|(v, &x)| if x == u64::MAX { line(v, format_args!("inf")) } else { line(v, format_args!("{x}")) }),
+        Output::Distances(chatty_algo::Distances::Float(d)) => d.iter().enumerate().try_for_each(|(v, &x)| if x.is_infinite() { line(v, format_args!("inf")) } else { line(v, format_args!("{x}")) }),
+        Output::Values(s) => s.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
+        Output::Labels(l) => l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
+    }
+    .with_context(|| format!("cannot write {}", path.display()))?;
+    f.commit()?;
+    Ok(())
+}
