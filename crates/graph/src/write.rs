@@ -61,13 +61,23 @@ impl Seek for AtomicFile {
     }
 }
 
+/// Checks, before any long work, that `path` names a writable format in an existing
+/// directory.
+pub fn check_output_path(path: &Path) -> Result<()> {
+    if !matches!(format_from_name(path), Some(Format::Cgr | Format::EdgeList | Format::WeightedEdgeList)) {
+        return Err(Error::format(path, "can write .cgr, .el and .wel outputs; choose one of those names"));
+    }
+    drop(AtomicFile::create(path)?);
+    Ok(())
+}
+
 /// Writes `g` in the format its name says: `.cgr`, `.el` or `.wel`.
 pub fn write_graph(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()> {
     match format_from_name(path) {
         Some(Format::Cgr) => crate::cgr::write(g, path, progress),
         Some(Format::EdgeList) => write_edge_list(g, path, false, progress),
         Some(Format::WeightedEdgeList) => write_edge_list(g, path, true, progress),
-        _ => Err(Error::format(path, "can write .cgr, .el and .wel outputs; choose one of those names")),
+        _ => check_output_path(path),
     }
 }
 

@@ -10,6 +10,7 @@ use crate::args::ConvertArgs;
 use crate::progress::Bar;
 
 pub fn run(a: &ConvertArgs, quiet: bool) -> Result<i32> {
+    chatty_graph::write::check_output_path(&a.output)?;
     let bar = Bar::new(quiet);
     let start = Instant::now();
     let mut g = load_graph(&a.input, &a.load, &bar)?;

@@ -11,6 +11,7 @@ use crate::progress::Bar;
 pub fn run(a: &GenerateArgs, quiet: bool) -> Result<i32> {
     let output = a.output.as_ref().context("--output (-o) is required: where to write the graph (.cgr, .el or .wel)")?;
     let opts = GenOptions { seed: a.seed, max_weight: a.weights, undirected: a.undirected };
+    chatty_graph::write::check_output_path(output)?;
     let bar = Bar::new(quiet);
     let start = Instant::now();
     let g = match &a.kind {

@@ -201,7 +201,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
 }
 
 /// One line about the result, as a human reads it.
-fn summary(o: &Output) -> String {
+pub(crate) fn summary(o: &Output) -> String {
     match o {
         Output::Depths(d) => {
             let reached: Vec<u32> = d.iter().copied().filter(|&x| x != chatty_algo::bfs::UNREACHED).collect();

@@ -1,0 +1,177 @@
+//! Every kernel against its sequential reference: edge cases, generated graphs and
+//! every dataset, through every strategy the engine can pick.
+
+use chatty_algo::{run, verify, Algorithm, BcSources, Direction, Output, Params};
+use chatty_graph::{datasets, from_edges, from_weighted_edges, generate, read_graph, GenOptions, Graph, NoProgress, ReadOptions};
+
+/// Runs every kernel on `g` (BFS in each direction, several sources) and checks it.
+fn check_all(label: &str, g: Graph) {
+    check_trials(label, g, 2)
+}
+
+/// [`check_all`] with `trials` sources per kernel. SSSP on a graph with negative
+/// weights must refuse to run.
+fn check_trials(label: &str, g: Graph, trials: u64) {
+    let g = g.with_in_edges();
+    for alg in Algorithm::ALL {
+        if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(&g).is_err() {
+            assert!(run(alg, &g, &Params::default(), 0).unwrap_err().contains("non-negative"), "{label}");
+            continue;
+        }
+        let directions: &[Direction] = if alg == Algorithm::Bfs { &[Direction::Auto, Direction::Push, Direction::Pull] } else { &[Direction::Auto] };
+        for &direction in directions {
+            let p = Params { direction, ..Params::default() };
+            for trial in 0..trials {
+                let r = run(alg, &g, &p, trial).unwrap_or_else(|e| panic!("{label} {}: {e}", alg.name()));
+                if let Err(e) = verify(alg, &g, &p, &r) {
+                    panic!("{label}: {} ({direction:?}, trial {trial}) differs from the reference: {e}", alg.name());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn tiny_and_degenerate_graphs() {
+    check_all("one vertex", from_edges(1, &[], true));
+    check_all("one self-loop", from_edges(1, &[(0, 0)], false));
+    check_all("isolated vertices", from_edges(6, &[(1, 2)], true));
+    check_all("self-loops and parallel edges", from_edges(4, &[(0, 1), (0, 1), (1, 1), (1, 2), (2, 0), (2, 0), (3, 3)], true));
+    check_all("two components, undirected", from_edges(7, &[(0, 1), (1, 2), (4, 5), (5, 6), (6, 4)], false));
+    check_all("two components, directed", from_edges(7, &[(0, 1), (2, 1), (4, 5), (6, 5)], true));
+    check_all("weighted with ties", from_weighted_edges(5, &[(0, 1, 2), (0, 2, 1), (2, 1, 1), (1, 3, 0), (3, 4, 5), (2, 4, 7)], true));
+}
+
+#[test]
+fn empty_graph_is_an_error_for_source_kernels_and_empty_for_the_rest() {
+    let g = from_edges(0, &[], true).with_in_edges();
+    for alg in Algorithm::ALL {
+        let r = run(alg, &g, &Params::default(), 0);
+        if alg.has_source() {
+            assert!(r.unwrap_err().contains("no vertices"));
+        } else {
+            let r = r.unwrap();
+            assert!(matches!(&r.output, Output::Values(v) if v.is_empty()) || matches!(&r.output, Output::Labels(v) if v.is_empty()));
+        }
+    }
+}
+
+#[test]
+fn a_source_without_out_edges_reaches_only_itself() {
+    let g = from_edges(4, &[(0, 1), (1, 2)], true).with_in_edges();
+    let p = Params { source: Some(3), ..Params::default() };
+    let r = run(Algorithm::Bfs, &g, &p, 0).unwrap();
+    assert_eq!(r.output, Output::Depths(vec![u32::MAX, u32::MAX, u32::MAX, 0]));
+    let r = run(Algorithm::Sssp, &g, &p, 0).unwrap();
+    assert!(verify(Algorithm::Sssp, &g, &p, &r).is_ok());
+    let bad = Params { source: Some(9), ..Params::default() };
+    assert!(run(Algorithm::Bfs, &g, &bad, 0).unwrap_err().contains("not a vertex"));
+}
+
+#[test]
+fn known_answers() {
+    // Path 0-1-2-3: BC of the middle vertices, summed over all sources.
+    let path = from_edges(4, &[(0, 1), (1, 2), (2, 3)], false);
+    let p = Params { bc_sources: BcSources::All, ..Params::default() };
+    let r = run(Algorithm::Bc, &path, &p, 0).unwrap();
+    assert_eq!(r.output, Output::Values(vec![0.0, 4.0, 4.0, 0.0]));
+    // PageRank of a directed 3-cycle is uniform.
+    let cycle = from_edges(3, &[(0, 1), (1, 2), (2, 0)], true).with_in_edges();
+    let Output::Values(s) = run(Algorithm::Pr, &cycle, &Params::default(), 0).unwrap().output else { panic!() };
+    assert!(s.iter().all(|x| (x - 1.0 / 3.0).abs() < 1e-9));
+    // WCC labels are the smallest id of the component.
+    let g = from_edges(5, &[(4, 3), (3, 1), (2, 0)], true).with_in_edges();
+    assert_eq!(run(Algorithm::Wcc, &g, &Params::default(), 0).unwrap().output, Output::Labels(vec![0, 1, 0, 1, 1]));
+    // SSSP prefers two light edges over one heavy one.
+    let w = from_weighted_edges(3, &[(0, 2, 10), (0, 1, 3), (1, 2, 4)], true);
+    let p = Params { source: Some(0), delta: Some(2.0), ..Params::default() };
+    assert_eq!(run(Algorithm::Sssp, &w, &p, 0).unwrap().output, Output::Distances(chatty_algo::Distances::Int(vec![0, 3, 7])));
+}
+
+#[test]
+fn generated_graphs() {
+    let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
+    check_all("rmat-12 directed", generate::rmat(12, 8, o(1, Some(255), false), &NoProgress).unwrap());
+    check_all("rmat-12 undirected", generate::rmat(12, 8, o(2, Some(255), true), &NoProgress).unwrap());
+    check_all("urand-12", generate::urand(12, 4, o(3, None, false), &NoProgress).unwrap());
+    check_all("grid 60x40", generate::grid(60, 40, o(4, None, true), &NoProgress).unwrap());
+}
+
+#[test]
+fn sssp_with_float_weights_and_several_deltas() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("f.wel");
+    std::fs::write(&p, "0 1 0.5\n1 2 0.25\n0 2 1.0\n2 3 2.5\n3 0 0.1\n").unwrap();
+    let g = read_graph(&p, ReadOptions::default(), &NoProgress).unwrap();
+    let grid = generate::grid(30, 30, GenOptions { seed: 9, max_weight: Some(50), undirected: true }, &NoProgress).unwrap();
+    for delta in [0.1, 1.0, 7.0, 1000.0] {
+        for g in [&g, &grid] {
+            let p = Params { delta: Some(delta), source: Some(0), ..Params::default() };
+            let r = run(Algorithm::Sssp, g, &p, 0).unwrap();
+            verify(Algorithm::Sssp, g, &p, &r).unwrap_or_else(|e| panic!("delta {delta}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn bc_over_several_and_all_sources() {
+    let g = generate::rmat(9, 4, GenOptions { seed: 5, max_weight: None, undirected: false }, &NoProgress).unwrap();
+    for sources in [BcSources::Random(5), BcSources::All] {
+        let p = Params { bc_sources: sources.clone(), ..Params::default() };
+        let r = run(Algorithm::Bc, &g, &p, 0).unwrap();
+        verify(Algorithm::Bc, &g, &p, &r).unwrap_or_else(|e| panic!("{sources:?}: {e}"));
+    }
+}
+
+#[test]
+fn every_kernel_on_every_dataset() {
+    let Some(dir) = datasets::for_test() else { return };
+    let files = [
+        "road/USA-road-NY.pace.gr.gz",
+        "road/USA-road-BAY.pace.gr.gz",
+        "road/USA-road-COL.pace.gr.gz",
+        "road/USA-road-FLA.pace.gr.gz",
+        "road/USA-road-NW.pace.gr.gz",
+        "road/USA-road-NE.pace.gr.gz",
+        "road/bremen-osm-d.gr.gz",
+        "road/bremen-osm-t.gr.gz",
+        "road/moscow-osm.gr.gz",
+        "social/soc-Slashdot0902.el.gz",
+        "social/ego-Twitter.undirected.el.gz",
+        "social/email-Enron.el.gz",
+        "social/cit-HepPh.el.gz",
+        "social/wiki-Vote.txt.gz",
+        "web/cnr-2000.el.gz",
+        "matrix/bcsstk13.mtx.gz",
+    ];
+    for f in files {
+        let g = read_graph(&dir.join(f), ReadOptions::default(), &NoProgress).unwrap();
+        check_trials(f, g, 1);
+    }
+}
+
+#[test]
+fn component_counts_match_the_datasets_readme() {
+    let Some(dir) = datasets::for_test() else { return };
+    // (file, components, largest); wiki-Vote's 1,183 unused ids are components of one.
+    let expect = [
+        ("road/bremen-osm-d.gr.gz", 343, 33_419),
+        ("road/moscow-osm.gr.gz", 440, 404_060),
+        ("social/email-Enron.el.gz", 1_065, 33_696),
+        ("social/wiki-Vote.txt.gz", 24 + 1_183, 7_066),
+        ("social/cit-HepPh.el.gz", 61, 34_546 - 60 - 0),
+        ("social/soc-Slashdot0902.el.gz", 1, 82_168),
+        ("web/cnr-2000.el.gz", 1, 325_557),
+        ("road/USA-road-NE.pace.gr.gz", 1, 1_524_453),
+    ];
+    for (f, comps, largest) in expect {
+        let g = read_graph(&dir.join(f), ReadOptions::default(), &NoProgress).unwrap().with_in_edges();
+        let Output::Labels(l) = run(Algorithm::Wcc, &g, &Params::default(), 0).unwrap().output else { panic!() };
+        let mut size = std::collections::HashMap::new();
+        l.iter().for_each(|&c| *size.entry(c).or_insert(0usize) += 1);
+        assert_eq!(size.len(), comps, "{f}");
+        if f != "social/cit-HepPh.el.gz" {
+            assert_eq!(*size.values().max().unwrap(), largest, "{f}");
+        }
+    }
+}

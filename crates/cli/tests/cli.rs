@@ -1,0 +1,146 @@
+//! The `chatty` binary end to end: exit codes, messages, outputs, no partial files.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn chatty(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chatty")).args(args).output().expect("chatty runs")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Fails with exit code 2, a message containing `needle`, and no panic.
+fn fails(args: &[&str], needle: &str) {
+    let o = chatty(args);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+    assert!(t.contains(needle), "{args:?}: `{t}` should mention `{needle}`");
+    assert!(!t.contains("panicked"), "{args:?} panicked: {t}");
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn demo_runs_offline() {
+    let o = chatty(&["demo"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("rmat-16") && t.contains("grid"), "{t}");
+    assert!(t.contains("PASS") && !t.contains("FAIL"), "{t}");
+}
+
+#[test]
+fn generate_convert_info_round_trip() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "--edge-factor", "4", "--weights", "9", "-o", &p("r.wel")]).status.success());
+    let o = chatty(&["convert", &p("r.wel"), "-o", &p("r.cgr"), "--transpose"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = chatty(&["info", &p("r.cgr"), "--json", "--check"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["vertices"], 1024);
+    assert_eq!(j["edges"], 4096);
+    assert_eq!(j["directed"], true);
+    assert_eq!(j["weighted"], true);
+    assert_eq!(j["has_transpose"], true);
+    for key in ["self_loops", "max_out_degree", "max_in_degree"] {
+        assert!(j[key].is_u64(), "{key}");
+    }
+    let o = chatty(&["generate", "grid", "--width", "20", "--height", "10", "-o", &p("g.cgr")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&chatty(&["info", &p("g.cgr"), "--json"]).stdout).unwrap();
+    assert_eq!((j["vertices"].as_u64(), j["edges"].as_u64(), j["directed"].as_bool()), (Some(200), Some(2 * (19 * 10 + 20 * 9)), Some(false)));
+}
+
+#[test]
+fn run_prints_gapbs_lines_json_and_output_files() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("g.el");
+    std::fs::write(&g, "0 1\n1 2\n2 0\n3 3\n").unwrap();
+    let g = g.to_str().unwrap();
+    let o = chatty(&["run", "bfs", g, "-r", "0", "-n", "3", "-v"]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert_eq!(t.matches("Trial Time:").count(), 3, "{t}");
+    assert_eq!(t.matches("Verification:        PASS").count(), 3, "{t}");
+    assert!(t.contains("Average Time:"), "{t}");
+
+    let out = d.path().join("depth.txt");
+    let o = chatty(&["run", "bfs", g, "--source", "1", "--output", out.to_str().unwrap(), "--json", "--verify"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "0 2\n1 0\n2 1\n3 -1\n");
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in ["algorithm", "engine", "devices", "graph", "parameters", "trial_seconds", "iterations", "edges_traversed", "gteps", "transports", "bytes_between_devices", "verification", "version", "commit", "peak_memory_bytes"] {
+        assert!(!j[key].is_null(), "JSON lacks {key}: {j}");
+    }
+    assert_eq!(j["verification"], "PASS");
+    assert_eq!(j["graph"]["n"], 4);
+
+    let out = d.path().join("dist.txt");
+    assert!(chatty(&["run", "sssp", g, "-r", "0", "-o", out.to_str().unwrap()]).status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "0 0\n1 1\n2 2\n3 inf\n");
+    let out = d.path().join("wcc.txt");
+    assert!(chatty(&["run", "wcc", g, "-o", out.to_str().unwrap()]).status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "0 0\n1 0\n2 0\n3 3\n");
+    let x = d.path().join("x.txt");
+    std::fs::write(&x, "1\n2\n3\n4\n").unwrap();
+    let out = d.path().join("y.txt");
+    assert!(chatty(&["run", "spmv", g, "--x", x.to_str().unwrap(), "-o", out.to_str().unwrap(), "-v"]).status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "0 3\n1 1\n2 2\n3 4\n");
+    for alg in ["pr", "bc"] {
+        let o = chatty(&["run", alg, g, "-v", "--json"]);
+        assert!(o.status.success(), "{alg}: {}", text(&o));
+    }
+    let o = chatty(&["run", "bc", g, "--sources", "all", "-v"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn bad_input_gives_clear_errors_and_no_partial_files() {
+    let d = tempfile::tempdir().unwrap();
+    let path = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    std::fs::write(path("bad.el"), "0 1\nfoo bar\n").unwrap();
+    std::fs::write(path("neg.wel"), "0 1 -2\n").unwrap();
+    std::fs::write(path("n.gr"), "p sp 2 1\na 1 3 1\n").unwrap();
+    std::fs::write(path("huge.gr"), "p sp 5 999999999999\na 1 2 3\n").unwrap();
+    std::fs::write(path("g.xyz"), "0 1\n").unwrap();
+    std::fs::write(path("notcgr.cgr"), "0 1\n").unwrap();
+    let mut gz = gzip(&"0 1\n".repeat(50_000));
+    gz.truncate(gz.len() / 2);
+    std::fs::write(path("trunc.el.gz"), gz).unwrap();
+    let before = files_in(d.path());
+
+    fails(&["convert", &path("bad.el"), "-o", &path("out.cgr")], "bad.el:2:");
+    fails(&["convert", &path("neg.wel"), "-o", &path("out.cgr")], "negative weight");
+    fails(&["convert", &path("n.gr"), "-o", &path("out.cgr")], "beyond");
+    fails(&["convert", &path("huge.gr"), "-o", &path("out.cgr")], "cannot hold");
+    fails(&["convert", &path("g.xyz"), "-o", &path("out.cgr")], "--format");
+    fails(&["convert", &path("g.xyz"), "--format", "weird", "-o", &path("out.cgr")], "unknown format");
+    fails(&["convert", &path("trunc.el.gz"), "-o", &path("out.cgr")], "truncated");
+    fails(&["info", &path("notcgr.cgr")], "does not start with the .cgr magic");
+    fails(&["info", &path("missing.el")], "cannot open");
+    fails(&["convert", &path("n.gr"), "-o", &path("no/dir/out.cgr")], "does not exist");
+    fails(&["generate", "rmat", "--scale", "8", "-o", &path("no/dir/r.cgr")], "does not exist");
+    fails(&["generate", "rmat", "--scale", "40", "-o", &path("r.cgr")], "scale 40");
+    fails(&["run", "nope", &path("bad.el")], "unknown algorithm");
+    fails(&["run", "bfs", &path("bad.el")], "bad.el:2:");
+    fails(&["run", "bfs", &path("n.gr"), "--engine", "gpu"], "gpu engine");
+    fails(&["run", "pr", &path("neg.wel"), "--output", &path("no/dir/x.txt")], "does not exist");
+    assert_eq!(files_in(d.path()), before, "failed commands must leave no files behind");
+}
+
+/// `text` compressed by the system's gzip.
+fn gzip(text: &str) -> Vec<u8> {
+    let d = tempfile::tempdir().unwrap();
+    let plain = d.path().join("x.el");
+    std::fs::write(&plain, text).unwrap();
+    let o = Command::new("gzip").arg("-c").arg(&plain).output().expect("gzip is installed");
+    o.stdout
+}
