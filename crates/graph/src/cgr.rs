@@ -223,16 +223,22 @@ impl Mapped {
     }
 }
 
-/// Maps a `.cgr` file, validating its header and section sizes against the file.
+/// Maps a `.cgr` file, validating its header and section sizes against the file and
+/// the structure of the CSR (offsets monotone, targets < n), so that no kernel can
+/// index out of bounds on a corrupt file. Checksums are left to [`check`].
 pub fn load(path: &Path) -> Result<Graph> {
     let mapped = open(path)?;
     let out = mapped.adjacency(path, 0)?;
     let inc = if mapped.has_transpose { Some(mapped.adjacency(path, 3)?) } else { None };
+    for (name, adj) in [("out", Some(&out)), ("transpose", inc.as_ref())] {
+        let Some(adj) = adj else { continue };
+        check_structure(adj).map_err(|m| Error::invalid(path, format!("{name}-edges: {m}")))?;
+    }
     Ok(Graph { directed: mapped.directed, out, inc })
 }
 
-/// Verifies every checksum of a `.cgr` file and the structure of the graph in it:
-/// offsets monotone from 0 to m, every target below n. Returns the loaded graph.
+/// Verifies every section checksum of a `.cgr` file, then loads it (which checks the
+/// structure: offsets monotone from 0 to m, every target below n).
 pub fn check(path: &Path, progress: &dyn Progress) -> Result<Graph> {
     let mapped = open(path)?;
     let total: u64 = mapped.sections.iter().map(|s| s.len).sum();
@@ -244,16 +250,11 @@ pub fn check(path: &Path, progress: &dyn Progress) -> Result<Graph> {
         }
         progress.advance(s.len);
     }
-    let g = load(path)?;
-    for (name, adj) in [("out", Some(&g.out)), ("transpose", g.inc.as_ref())] {
-        let Some(adj) = adj else { continue };
-        check_structure(adj).map_err(|m| Error::invalid(path, format!("{name}-edges: {m}")))?;
-    }
-    Ok(g)
+    load(path)
 }
 
 /// Offsets monotone, targets below n.
-pub(crate) fn check_structure(adj: &Adjacency) -> std::result::Result<(), String> {
+fn check_structure(adj: &Adjacency) -> std::result::Result<(), String> {
     let o = adj.offsets();
     if let Some(v) = (0..o.len() - 1).into_par_iter().find_first(|&v| o[v] > o[v + 1]) {
         return Err(format!("offsets decrease at vertex {v} ({} > {})", o[v], o[v + 1]));

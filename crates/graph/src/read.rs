@@ -91,6 +91,18 @@ pub fn read_graph(path: &Path, opts: ReadOptions, progress: &dyn Progress) -> Re
     build(&parsed, parsed.directed, build_opts, progress)
 }
 
+/// Parses text already in memory as `format` (never `Cgr`); `path` only names the
+/// input in error messages. The fuzz targets enter here.
+pub fn parse_bytes(path: &Path, format: Format, bytes: &[u8], opts: BuildOptions) -> Result<Graph> {
+    if format == Format::Cgr {
+        return Err(Error::format(path, "parse_bytes reads text formats; load .cgr files with cgr::load"));
+    }
+    let parsed = parse_text(path, format, bytes, &crate::progress::NoProgress)?;
+    let mut opts = opts;
+    opts.symmetrize |= !parsed.directed;
+    build(&parsed, parsed.directed, opts, &crate::progress::NoProgress)
+}
+
 /// The bytes of an input file: mapped if plain, inflated if gzip.
 pub enum Input {
     /// A memory map of a plain file.
