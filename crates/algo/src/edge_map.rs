@@ -150,16 +150,17 @@ pub fn vertex_map<F: Fn(u32) + Sync>(frontier: &mut Frontier, f: F) {
     frontier.ids().par_iter().for_each(|&v| f(v));
 }
 
-/// Dense pull with a sum: for every vertex `v`, `Σ f(u, weight)` over its in-edges
-/// `u → v`, written to `out[v]`. The all-vertices, no-frontier case of [`edge_map`]
-/// that PageRank and SpMV reduce to, without a per-edge frontier test or store.
-pub fn pull_sum<F: Fn(u32, u32) -> f64 + Sync>(g: &Graph, out: &mut [f64], f: F) {
+/// Dense pull with a sum: for every vertex `v`, `Σ f(u, e)` over its in-edges
+/// `u → v` (`e` indexes `g.in_edges()`, for kernels that read weights), written to
+/// `out[v]`. The all-vertices, no-frontier case of [`edge_map`] that PageRank and
+/// SpMV reduce to, without a per-edge frontier test or store.
+pub fn pull_sum<F: Fn(u32, usize) -> f64 + Sync>(g: &Graph, out: &mut [f64], f: F) {
     let inc = g.in_edges();
-    let weights = inc.raw_weights();
+    let (offsets, targets) = (inc.offsets(), inc.targets());
     out.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, slot)| {
         let mut sum = 0.0;
-        for e in inc.range(v as u32) {
-            sum += f(inc.targets()[e], weights.map_or(0, |w| w[e]));
+        for e in offsets[v] as usize..offsets[v + 1] as usize {
+            sum += f(targets[e], e);
         }
         *slot = sum;
     });

@@ -3,25 +3,19 @@
 //!
 //! Pull form through [`pull_sum`]: one writer per output, no atomics.
 
-use chatty_graph::Graph;
+use chatty_graph::{Graph, WeightSlice};
 
 use crate::edge_map::pull_sum;
 
 /// y = A·x; `x` has one entry per vertex.
 pub fn spmv(g: &Graph, x: &[f64]) -> Vec<f64> {
     let mut y = vec![0.0; g.num_vertices()];
-    let weight = weight_fn(g);
-    pull_sum(g, &mut y, |u, w| weight(w) * x[u as usize]);
-    y
-}
-
-fn weight_fn(g: &Graph) -> impl Fn(u32) -> f64 + Sync {
-    let t = g.weight_type();
-    move |w| match t {
-        chatty_graph::WeightType::None => 1.0,
-        chatty_graph::WeightType::Int => w as f64,
-        chatty_graph::WeightType::Float => f32::from_bits(w) as f64,
+    match g.in_edges().weights() {
+        None => pull_sum(g, &mut y, |u, _| x[u as usize]),
+        Some(WeightSlice::Int(w)) => pull_sum(g, &mut y, |u, e| w[e] as f64 * x[u as usize]),
+        Some(WeightSlice::Float(w)) => pull_sum(g, &mut y, |u, e| w[e] as f64 * x[u as usize]),
     }
+    y
 }
 
 /// The reference: a sequential push over out-edges.

@@ -9,15 +9,24 @@ use memmap2::Mmap;
 /// A read-only array of `T`, owned (built in memory) or mapped (loaded from a `.cgr`).
 ///
 /// Mapping lets a multi-gigabyte graph load in milliseconds with no parsing: the
-/// kernels read the page cache directly.
+/// kernels read the page cache directly. The slice is resolved once at construction,
+/// so `deref` is a pointer and a length: kernels index it per edge.
 pub struct Buf<T: Pod> {
-    inner: Inner<T>,
+    ptr: *const T,
+    len: usize,
+    owner: Owner<T>,
 }
 
-enum Inner<T> {
-    Owned(Vec<T>),
-    Mapped { map: Arc<Mmap>, offset: usize, len: usize },
+/// What keeps the memory behind `ptr` alive.
+enum Owner<T> {
+    Vec(Vec<T>),
+    Map(#[allow(dead_code)] Arc<Mmap>),
 }
+
+// SAFETY: a Buf is an immutable view of memory its `owner` keeps alive and never
+// mutates; Vec<T> and Arc<Mmap> are themselves Send + Sync for Pod T.
+unsafe impl<T: Pod> Send for Buf<T> {}
+unsafe impl<T: Pod> Sync for Buf<T> {}
 
 impl<T: Pod> Buf<T> {
     /// An array borrowed from `map`: `len` elements starting at byte `offset`.
@@ -26,36 +35,32 @@ impl<T: Pod> Buf<T> {
     /// both before it calls this.
     pub(crate) fn mapped(map: Arc<Mmap>, offset: usize, len: usize) -> Buf<T> {
         let bytes = len.checked_mul(std::mem::size_of::<T>()).expect("section size overflows");
-        assert!(offset + bytes <= map.len(), "section beyond the end of the map");
-        assert_eq!((map.as_ptr() as usize + offset) % std::mem::align_of::<T>(), 0, "misaligned section");
-        Buf { inner: Inner::Mapped { map, offset, len } }
+        let slice: &[T] = bytemuck::cast_slice(&map[offset..offset + bytes]);
+        Buf { ptr: slice.as_ptr(), len, owner: Owner::Map(map) }
     }
 
-    /// Takes ownership of `vec`, or copies a mapped array into memory.
+    /// Takes ownership of the vector, or copies a mapped array into memory.
     pub fn into_vec(self) -> Vec<T> {
-        match self.inner {
-            Inner::Owned(v) => v,
-            Inner::Mapped { .. } => self.deref().to_vec(),
+        match self.owner {
+            Owner::Vec(v) => v,
+            Owner::Map(_) => self.deref().to_vec(),
         }
     }
 }
 
 impl<T: Pod> From<Vec<T>> for Buf<T> {
     fn from(v: Vec<T>) -> Buf<T> {
-        Buf { inner: Inner::Owned(v) }
+        // Moving the Vec into `owner` does not move its heap buffer.
+        Buf { ptr: v.as_ptr(), len: v.len(), owner: Owner::Vec(v) }
     }
 }
 
 impl<T: Pod> Deref for Buf<T> {
     type Target = [T];
+    #[inline]
     fn deref(&self) -> &[T] {
-        match &self.inner {
-            Inner::Owned(v) => v,
-            Inner::Mapped { map, offset, len } => {
-                let bytes = &map[*offset..*offset + len * std::mem::size_of::<T>()];
-                bytemuck::cast_slice(bytes)
-            }
-        }
+        // SAFETY: ptr/len describe memory owned by `self.owner` (see the constructors).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
 
