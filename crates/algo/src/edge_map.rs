@@ -158,10 +158,7 @@ pub fn pull_sum<F: Fn(u32, usize) -> f64 + Sync>(g: &Graph, out: &mut [f64], f: 
     let inc = g.in_edges();
     let (offsets, targets) = (inc.offsets(), inc.targets());
     out.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, slot)| {
-        let mut sum = 0.0;
-        for e in offsets[v] as usize..offsets[v + 1] as usize {
-            sum += f(targets[e], e);
-        }
-        *slot = sum;
+        let edges = offsets[v] as usize..offsets[v + 1] as usize;
+        *slot = targets[edges.clone()].iter().zip(edges).map(|(&u, e)| f(u, e)).sum();
     });
 }

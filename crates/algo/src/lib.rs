@@ -217,7 +217,7 @@ pub fn run(alg: Algorithm, g: &Graph, p: &Params, trial: u64) -> Result<RunResul
         Algorithm::Sssp => {
             sssp::check_weights(g)?;
             let delta = p.delta.unwrap_or_else(|| sssp::default_delta(g));
-            if !(delta > 0.0) {
+            if delta.is_nan() || delta <= 0.0 {
                 return Err(format!("delta must be positive, got {delta}"));
             }
             let (d, rounds) = sssp::sssp(g, sources[0], delta);

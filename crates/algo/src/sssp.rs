@@ -103,7 +103,7 @@ pub fn default_delta(g: &Graph) -> f64 {
 /// Rejects graphs SSSP cannot run on (negative float weights).
 pub fn check_weights(g: &Graph) -> Result<(), String> {
     if let Some(chatty_graph::WeightSlice::Float(w)) = g.out_edges().weights() {
-        if let Some(bad) = w.par_iter().find_any(|w| !(**w >= 0.0)) {
+        if let Some(bad) = w.par_iter().find_any(|w| w.is_nan() || **w < 0.0) {
             return Err(format!("SSSP needs non-negative weights; this graph has weight {bad}"));
         }
     }
@@ -128,6 +128,10 @@ pub fn sssp(g: &Graph, source: u32, delta: f64) -> (Distances, u64) {
 const NEAR_BUCKETS: usize = 64;
 /// A thread keeps relaxing its own current-bucket additions while they number fewer.
 const FUSION_LIMIT: usize = 1000;
+
+/// What one task of a round leaves behind: its near buckets (by offset from the
+/// current one) and its far entries (bucket, vertex).
+type TaskBuckets = (Vec<Vec<u32>>, Vec<(u64, u32)>);
 
 fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) {
     let n = g.num_vertices();
@@ -169,7 +173,7 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
 
     loop {
         rounds += 1;
-        let produced: Vec<(Vec<Vec<u32>>, Vec<(u64, u32)>)> = frontier
+        let produced: Vec<TaskBuckets> = frontier
             .par_chunks(256)
             .map(|chunk| {
                 let mut near = vec![Vec::new(); NEAR_BUCKETS];
@@ -233,12 +237,17 @@ pub fn reference(g: &Graph, source: u32) -> Distances {
 }
 
 /// Non-negative `f64` with a total order, for the reference's heap.
-#[derive(Copy, Clone, PartialEq, PartialOrd, Debug)]
+#[derive(Copy, Clone, PartialEq, Debug)]
 struct OrdF64(f64);
 impl Eq for OrdF64 {}
 impl Ord for OrdF64 {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&o.0)
+    }
+}
+impl PartialOrd for OrdF64 {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
     }
 }
 impl Dist for OrdF64 {

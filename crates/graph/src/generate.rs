@@ -33,6 +33,12 @@ pub struct GenOptions {
 
 const BLOCK_EDGES: u64 = 1 << 16;
 
+/// A weight uniform in `1..=max`.
+#[inline]
+fn uniform_weight(rng: &mut Xoshiro256PlusPlus, max: u32) -> u32 {
+    1 + ((rng.next_u32() as u64 * max as u64) >> 32) as u32
+}
+
 fn block_rng(seed: u64, block: usize) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(seed ^ (block as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
@@ -110,21 +116,17 @@ impl EdgeSource for RandomEdges {
                             bits = rng.next_u64();
                         }
                         let r = (bits >> (32 * (level % 2))) as u32;
-                        if r >= RMAT_AB[0] {
-                            if r < RMAT_AB[1] {
-                                v |= 1 << level;
-                            } else if r < RMAT_AB[2] {
-                                u |= 1 << level;
-                            } else {
-                                u |= 1 << level;
-                                v |= 1 << level;
-                            }
-                        }
+                        // Quadrants by threshold, branch-free (a data-dependent branch
+                        // here mispredicts about every other level): below a: (0,0);
+                        // a..a+b: (0,1); a+b..a+b+c: (1,0); above: (1,1).
+                        let (a, ab, abc) = ((r >= RMAT_AB[0]) as u64, (r >= RMAT_AB[1]) as u64, (r >= RMAT_AB[2]) as u64);
+                        u |= ab << level;
+                        v |= ((a ^ ab) | abc) << level;
                     }
                     (u, v)
                 }
             };
-            let w = self.opts.max_weight.map_or(0, |max| 1 + (rng.next_u32() as u64 * max as u64 >> 32) as u32);
+            let w = self.opts.max_weight.map_or(0, |max| uniform_weight(&mut rng, max));
             match self.model {
                 Model::Rmat => f(self.scramble(u), self.scramble(v), w),
                 Model::Uniform => f(u as u32, v as u32, w),
@@ -170,8 +172,8 @@ impl EdgeSource for GridEdges {
     }
     fn for_each_edge<F: FnMut(u32, u32, u32)>(&self, block: usize, mut f: F) {
         let mut rng = block_rng(self.opts.seed, block);
-        let max = self.opts.max_weight.unwrap_or(1000) as u64;
-        let mut weight = || 1 + (rng.next_u32() as u64 * max >> 32) as u32;
+        let max = self.opts.max_weight.unwrap_or(1000);
+        let mut weight = || uniform_weight(&mut rng, max);
         let rows = block as u64 * GRID_ROWS_PER_BLOCK..((block as u64 + 1) * GRID_ROWS_PER_BLOCK).min(self.height);
         for y in rows {
             for x in 0..self.width {

@@ -450,13 +450,13 @@ impl Chunk {
             Weight::Int(i) if !self.float => self.weights.push(i),
             Weight::Int(i) => self.weights.push((i as f32).to_bits()),
             Weight::Float(f) => {
-                self.to_float();
+                self.make_float();
                 self.weights.push(f.to_bits());
             }
         }
     }
 
-    fn to_float(&mut self) {
+    fn make_float(&mut self) {
         if !self.float {
             self.float = true;
             self.weights.iter_mut().for_each(|w| *w = (*w as f32).to_bits());
@@ -537,7 +537,7 @@ fn parse_text(path: &Path, format: Format, bytes: &[u8], progress: &dyn Progress
     };
     let mut chunks = chunks;
     if weight_type == WeightType::Float {
-        chunks.par_iter_mut().for_each(Chunk::to_float);
+        chunks.par_iter_mut().for_each(Chunk::make_float);
     }
     Ok(ParsedEdges { chunks, n, weight_type, directed: h.directed })
 }
@@ -600,7 +600,7 @@ fn parse_chunk(h: &Header, text: &[u8]) -> std::result::Result<Chunk, (usize, St
                 Syntax::Mtx { .. } => (true, true),
                 _ => (true, false),
             };
-            c.push_weight(parse_weight(tok, allow_float, allow_negative).map_err(|m| err(m))?);
+            c.push_weight(parse_weight(tok, allow_float, allow_negative).map_err(&err)?);
         }
         if fields.next().is_some() {
             return Err(err(match h.syntax {

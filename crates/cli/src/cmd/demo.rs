@@ -26,7 +26,8 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
     };
     println!("ChattyGraph demo: generate, write .cgr, map it back, run every kernel on the CPU engine ({} threads) and verify.\n", rayon::current_num_threads());
     let bar = Bar::new(quiet);
-    let graphs: [(&str, Box<dyn Fn() -> chatty_graph::Result<Graph>>); 2] = [
+    type Maker<'a> = Box<dyn Fn() -> chatty_graph::Result<Graph> + 'a>;
+    let graphs: [(&str, Maker); 2] = [
         ("rmat-16 (power-law, undirected, weights 1..255)", Box::new(|| generate::rmat(16, 16, GenOptions { seed: 1, max_weight: Some(255), undirected: true }, &bar))),
         ("grid 512x512 (road-like, weighted)", Box::new(|| generate::grid(512, 512, GenOptions { seed: 1, max_weight: None, undirected: true }, &bar))),
     ];

@@ -36,7 +36,7 @@ fn params(a: &RunArgs, alg: Algorithm) -> Result<Params> {
     if a.trials == 0 {
         bail!("--trials must be at least 1");
     }
-    if !(a.tolerance >= 0.0) || a.max_iters == 0 {
+    if a.tolerance.is_nan() || a.tolerance < 0.0 || a.max_iters == 0 {
         bail!("--tolerance must be non-negative and --max-iters positive");
     }
     Ok(Params {
