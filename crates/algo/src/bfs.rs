@@ -3,8 +3,7 @@
 //!
 //! Direction-optimizing: top-down steps push from a sparse frontier, bottom-up steps
 //! let each unvisited vertex look for any parent in a dense frontier bitmap and stop
-//! at the first; the switch is [`edge_map`]'s (frontier out-edges against m / 15,
-//! Beamer's α). Bottom-up needs in-edges, which the engine builds for directed graphs.
+//! at the first; the switch is [`edge_map`]'s, with Beamer's α = 15 and β = 18. Bottom-up needs in-edges, which the engine builds for directed graphs.
 //!
 //! [1] Scott Beamer, Krste Asanović, David Patterson. "Direction-Optimizing
 //!     Breadth-First Search." SC 2012.
@@ -52,7 +51,7 @@ pub fn bfs(g: &Graph, source: u32, direction: Direction) -> (Vec<u32>, u32) {
     depth[source as usize].store(0, Relaxed);
     let mut frontier = Frontier::single(n, source);
     let mut level = 0;
-    let opts = EdgeMapOptions { direction, pull_divisor: 15, dedup: false };
+    let opts = EdgeMapOptions { direction, pull_divisor: 15, push_divisor: 18, dedup: false };
     while !frontier.is_empty() {
         level += 1;
         frontier = edge_map(g, frontier, &Visit { depth: &depth, level }, opts);

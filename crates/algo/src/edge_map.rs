@@ -30,7 +30,10 @@ pub trait EdgeOp: Sync {
 /// Which way an [`edge_map`] walks edges.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Direction {
-    /// Pull when the frontier's out-edges exceed `m / pull_divisor`, else push.
+    /// Beamer's switch: a sparse frontier goes pull when its out-edges exceed
+    /// `m / pull_divisor`; a dense one (the output of a pull) stays pull while it holds
+    /// more than `n / push_divisor` vertices, since pull's cost follows the vertices
+    /// not yet done rather than the frontier.
     Auto,
     /// Each frontier vertex pushes along its out-edges (sparse frontier, atomics).
     Push,
@@ -43,15 +46,19 @@ pub enum Direction {
 pub struct EdgeMapOptions {
     /// Direction policy.
     pub direction: Direction,
-    /// `Auto` pulls when frontier out-edges exceed `m / pull_divisor` (Ligra uses 20).
+    /// `Auto` pulls when frontier out-edges exceed `m / pull_divisor` (Ligra uses 20,
+    /// Beamer's α is 15).
     pub pull_divisor: u64,
+    /// `Auto` returns from pull to push below `n / push_divisor` frontier vertices
+    /// (Beamer's β is 18).
+    pub push_divisor: u64,
     /// Push may report a vertex once per successful update; set to keep one copy.
     pub dedup: bool,
 }
 
 impl Default for EdgeMapOptions {
     fn default() -> Self {
-        EdgeMapOptions { direction: Direction::Auto, pull_divisor: 20, dedup: false }
+        EdgeMapOptions { direction: Direction::Auto, pull_divisor: 20, push_divisor: 18, dedup: false }
     }
 }
 
@@ -69,7 +76,13 @@ pub fn edge_map<O: EdgeOp>(g: &Graph, frontier: Frontier, op: &O, opts: EdgeMapO
     let pull = match opts.direction {
         Direction::Push => false,
         Direction::Pull => true,
-        Direction::Auto => g.has_in_edges() && frontier_work(g, &frontier) > g.num_edges() / opts.pull_divisor.max(1),
+        Direction::Auto => {
+            g.has_in_edges()
+                && match &frontier {
+                    Frontier::Dense { count, .. } => *count as u64 > frontier.universe() as u64 / opts.push_divisor.max(1),
+                    Frontier::Sparse { .. } => frontier_work(g, &frontier) > g.num_edges() / opts.pull_divisor.max(1),
+                }
+        }
     };
     if pull {
         pull_step(g, &frontier.into_dense(), op)
@@ -128,11 +141,13 @@ fn pull_step<O: EdgeOp>(g: &Graph, frontier: &Frontier, op: &O) -> Frontier {
                     }
                     for e in inc.range(v) {
                         let u = inc.targets()[e];
+                        // Only this thread writes v, so cond(v) can only turn false
+                        // after one of its own updates: test it there alone.
                         if current.get(u) && op.update(u, v, weights.map_or(0, |w| w[e])) {
                             word |= 1 << (v % 64);
-                        }
-                        if !op.cond(v) {
-                            break;
+                            if !op.cond(v) {
+                                break;
+                            }
                         }
                     }
                 }

@@ -147,9 +147,20 @@ pub struct RunResult {
     pub sources: Vec<u32>,
     /// Levels (BFS), bucket rounds (SSSP), iterations (PR), 1 otherwise.
     pub iterations: u64,
-    /// Edges the kernel examined, counted as stored directed edges: for traversals the
-    /// out-edges of every reached vertex (per source), for PR m per iteration, else m.
-    pub edges_traversed: u64,
+}
+
+/// Edges a run examined, counted as stored directed edges: for BFS and SSSP the
+/// out-edges of every reached vertex, for PR m per iteration, for BC m per source,
+/// for WCC and SpMV m. Computed after the timed run, from its output.
+pub fn edges_traversed(alg: Algorithm, g: &Graph, r: &RunResult) -> u64 {
+    let m = g.num_edges();
+    match &r.output {
+        Output::Depths(d) => reached_edges(g, |v| d[v] != bfs::UNREACHED),
+        Output::Distances(Distances::Int(d)) => reached_edges(g, |v| d[v] != u64::MAX),
+        Output::Distances(Distances::Float(d)) => reached_edges(g, |v| d[v].is_finite()),
+        _ if alg == Algorithm::Bc => m * r.sources.len() as u64,
+        _ => m * r.iterations,
+    }
 }
 
 /// The sources of trial `trial`: `--source` if given, else GAPBS-style random
@@ -206,13 +217,11 @@ fn spmv_x(g: &Graph, p: &Params) -> Result<Vec<f64>, String> {
 /// Runs one trial of `alg` on `g` (which must have in-edges if
 /// [`Algorithm::wants_in_edges`] and it is directed).
 pub fn run(alg: Algorithm, g: &Graph, p: &Params, trial: u64) -> Result<RunResult, String> {
-    let m = g.num_edges();
     let sources = if alg.has_source() { pick_sources(g, p, trial)? } else { Vec::new() };
-    let (output, iterations, edges_traversed) = match alg {
+    let (output, iterations) = match alg {
         Algorithm::Bfs => {
             let (d, levels) = bfs::bfs(g, sources[0], p.direction);
-            let e = reached_edges(g, |v| d[v] != bfs::UNREACHED);
-            (Output::Depths(d), levels as u64, e)
+            (Output::Depths(d), levels as u64)
         }
         Algorithm::Sssp => {
             sssp::check_weights(g)?;
@@ -221,24 +230,20 @@ pub fn run(alg: Algorithm, g: &Graph, p: &Params, trial: u64) -> Result<RunResul
                 return Err(format!("delta must be positive, got {delta}"));
             }
             let (d, rounds) = sssp::sssp(g, sources[0], delta);
-            let e = match &d {
-                Distances::Int(d) => reached_edges(g, |v| d[v] != u64::MAX),
-                Distances::Float(d) => reached_edges(g, |v| d[v].is_finite()),
-            };
-            (Output::Distances(d), rounds, e)
+            (Output::Distances(d), rounds)
         }
         Algorithm::Pr => {
             let (s, iters) = pr::pagerank(g, p.pr);
-            (Output::Values(s), iters as u64, m * iters as u64)
+            (Output::Values(s), iters as u64)
         }
-        Algorithm::Wcc => (Output::Labels(wcc::wcc(g)), 1, m),
+        Algorithm::Wcc => (Output::Labels(wcc::wcc(g)), 1),
         Algorithm::Bc => {
             let s = bc::bc(g, &sources);
-            (Output::Values(s), sources.len() as u64, m * sources.len() as u64)
+            (Output::Values(s), sources.len() as u64)
         }
-        Algorithm::Spmv => (Output::Values(spmv::spmv(g, &spmv_x(g, p)?)), 1, m),
+        Algorithm::Spmv => (Output::Values(spmv::spmv(g, &spmv_x(g, p)?)), 1),
     };
-    Ok(RunResult { output, sources, iterations, edges_traversed })
+    Ok(RunResult { output, sources, iterations })
 }
 
 /// Checks `r` against the kernel's sequential reference.
