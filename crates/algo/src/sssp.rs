@@ -14,8 +14,9 @@
 //!     CGO 2020 (bucket fusion).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -30,44 +31,64 @@ pub enum Distances {
     Float(Vec<f64>),
 }
 
-/// A distance domain whose non-negative values order like their `u64` bit patterns,
-/// so one atomic `fetch_min` on the bits serves both.
+/// A distance domain and its atomic cell. Distances are gathered and CAS-ed at random,
+/// so the narrowest type that cannot overflow is used: `u32` when the longest simple
+/// path fits, else `u64`, and `f64` for float weights (non-negative `f64` values order
+/// like their bit patterns, so one integer CAS serves).
 trait Dist: Copy + PartialOrd + Send + Sync + 'static {
+    type Cell: Send + Sync;
     const INF: Self;
     const ZERO: Self;
     fn weight(raw: Option<&[u32]>, e: usize) -> Self;
     fn add(self, w: Self) -> Self;
     fn bucket(self, delta: f64) -> u64;
-    fn bits(self) -> u64;
-    fn from_bits(b: u64) -> Self;
+    fn cell(self) -> Self::Cell;
+    fn load(c: &Self::Cell) -> Self;
+    /// Stores `new` if the cell still holds `old`; else returns what it holds.
+    fn cas(c: &Self::Cell, old: Self, new: Self) -> Result<(), Self>;
+    fn into_inner(c: Self::Cell) -> Self;
 }
 
-impl Dist for u64 {
-    const INF: u64 = u64::MAX;
-    const ZERO: u64 = 0;
-    #[inline]
-    fn weight(raw: Option<&[u32]>, e: usize) -> u64 {
-        raw.map_or(1, |w| w[e] as u64)
-    }
-    #[inline]
-    fn add(self, w: u64) -> u64 {
-        self.saturating_add(w)
-    }
-    #[inline]
-    fn bucket(self, delta: f64) -> u64 {
-        self / delta as u64
-    }
-    #[inline]
-    fn bits(self) -> u64 {
-        self
-    }
-    #[inline]
-    fn from_bits(b: u64) -> u64 {
-        b
-    }
+macro_rules! int_dist {
+    ($t:ty, $cell:ty) => {
+        impl Dist for $t {
+            type Cell = $cell;
+            const INF: $t = <$t>::MAX;
+            const ZERO: $t = 0;
+            #[inline]
+            fn weight(raw: Option<&[u32]>, e: usize) -> $t {
+                raw.map_or(1, |w| w[e] as $t)
+            }
+            #[inline]
+            fn add(self, w: $t) -> $t {
+                self.saturating_add(w)
+            }
+            #[inline]
+            fn bucket(self, delta: f64) -> u64 {
+                self as u64 / delta as u64
+            }
+            fn cell(self) -> $cell {
+                <$cell>::new(self)
+            }
+            #[inline]
+            fn load(c: &$cell) -> $t {
+                c.load(Relaxed)
+            }
+            #[inline]
+            fn cas(c: &$cell, old: $t, new: $t) -> Result<(), $t> {
+                c.compare_exchange_weak(old, new, Relaxed, Relaxed).map(|_| ())
+            }
+            fn into_inner(c: $cell) -> $t {
+                c.into_inner()
+            }
+        }
+    };
 }
+int_dist!(u32, AtomicU32);
+int_dist!(u64, AtomicU64);
 
 impl Dist for f64 {
+    type Cell = AtomicU64;
     const INF: f64 = f64::INFINITY;
     const ZERO: f64 = 0.0;
     #[inline]
@@ -82,13 +103,19 @@ impl Dist for f64 {
     fn bucket(self, delta: f64) -> u64 {
         (self / delta) as u64
     }
-    #[inline]
-    fn bits(self) -> u64 {
-        self.to_bits()
+    fn cell(self) -> AtomicU64 {
+        AtomicU64::new(self.to_bits())
     }
     #[inline]
-    fn from_bits(b: u64) -> f64 {
-        f64::from_bits(b)
+    fn load(c: &AtomicU64) -> f64 {
+        f64::from_bits(c.load(Relaxed))
+    }
+    #[inline]
+    fn cas(c: &AtomicU64, old: f64, new: f64) -> Result<(), f64> {
+        c.compare_exchange_weak(old.to_bits(), new.to_bits(), Relaxed, Relaxed).map(|_| ()).map_err(f64::from_bits)
+    }
+    fn into_inner(c: AtomicU64) -> f64 {
+        f64::from_bits(c.into_inner())
     }
 }
 
@@ -118,51 +145,68 @@ pub fn sssp(g: &Graph, source: u32, delta: f64) -> (Distances, u64) {
             (Distances::Float(d), r)
         }
         _ => {
-            let (d, r) = delta_stepping::<u64>(g, source, delta.max(1.0).round());
-            (Distances::Int(d), r)
+            let delta = delta.max(1.0).round();
+            let max_weight = g.out_edges().raw_weights().map_or(1, |w| w.par_iter().copied().max().unwrap_or(0)) as u64;
+            // Any shortest path has fewer than n edges; INF (u32::MAX) must stay above it.
+            if max_weight.saturating_mul(g.num_vertices() as u64) < u32::MAX as u64 {
+                let (d, r) = delta_stepping::<u32>(g, source, delta);
+                (Distances::Int(d.into_par_iter().map(|x| if x == u32::MAX { u64::MAX } else { x as u64 }).collect()), r)
+            } else {
+                let (d, r) = delta_stepping::<u64>(g, source, delta);
+                (Distances::Int(d), r)
+            }
         }
     }
 }
 
-/// Buckets past the current one that a task keeps in a vector; further ones go to `far`.
-const NEAR_BUCKETS: usize = 64;
 /// A thread keeps relaxing its own current-bucket additions while they number fewer.
 const FUSION_LIMIT: usize = 1000;
 
-/// What one task of a round leaves behind: its near buckets (by offset from the
-/// current one) and its far entries (bucket, vertex).
-type TaskBuckets = (Vec<Vec<u32>>, Vec<(u64, u32)>);
+/// One thread's buckets, indexed by absolute bucket number (as in GAPBS: they live
+/// across rounds, so a vertex is copied once, into the next frontier).
+#[derive(Default)]
+struct LocalBins(Vec<Vec<u32>>);
+
+impl LocalBins {
+    #[inline]
+    fn push(&mut self, bucket: u64, v: u32) {
+        let b = bucket as usize;
+        if b >= self.0.len() {
+            self.0.resize_with(b + 1, Vec::new);
+        }
+        self.0[b].push(v);
+    }
+
+    fn first_nonempty(&self, from: usize) -> Option<usize> {
+        (from..self.0.len()).find(|&b| !self.0[b].is_empty())
+    }
+}
 
 fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) {
     let n = g.num_vertices();
     let out = g.out_edges();
     let weights = out.raw_weights();
-    let dist: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(D::INF.bits())).collect();
-    dist[source as usize].store(D::ZERO.bits(), Relaxed);
-    let mut buckets: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+    let mut dist: Vec<D::Cell> = (0..n).into_par_iter().map(|_| D::INF.cell()).collect();
+    dist[source as usize] = D::ZERO.cell();
+    // One set of bins per pool thread; each lock is taken only by its own thread.
+    let locals: Vec<Mutex<LocalBins>> = (0..rayon::current_num_threads()).map(|_| Mutex::default()).collect();
     let mut frontier = vec![source];
-    let mut current = 0u64;
+    let mut current = 0usize;
     let mut rounds = 0;
 
-    let relax = |u: u32, near: &mut [Vec<u32>], far: &mut Vec<(u64, u32)>, current: u64| {
-        let du = D::from_bits(dist[u as usize].load(Relaxed));
-        if du.bucket(delta) < current {
+    let relax = |u: u32, bins: &mut LocalBins, current: usize| {
+        let du = D::load(&dist[u as usize]);
+        if (du.bucket(delta) as usize) < current {
             return; // stale: u was re-queued in an earlier bucket and settled there
         }
         for e in out.range(u) {
             let v = out.targets()[e];
             let nd = du.add(D::weight(weights, e));
-            let mut old = dist[v as usize].load(Relaxed);
-            while nd < D::from_bits(old) {
-                match dist[v as usize].compare_exchange_weak(old, nd.bits(), Relaxed, Relaxed) {
+            let mut old = D::load(&dist[v as usize]);
+            while nd < old {
+                match D::cas(&dist[v as usize], old, nd) {
                     Ok(_) => {
-                        let b = nd.bucket(delta);
-                        let offset = (b - current) as usize;
-                        if offset < NEAR_BUCKETS {
-                            near[offset].push(v);
-                        } else {
-                            far.push((b, v));
-                        }
+                        bins.push(nd.bucket(delta), v);
                         break;
                     }
                     Err(seen) => old = seen,
@@ -173,100 +217,74 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
 
     loop {
         rounds += 1;
-        let produced: Vec<TaskBuckets> = frontier
-            .par_chunks(256)
-            .map(|chunk| {
-                let mut near = vec![Vec::new(); NEAR_BUCKETS];
-                let mut far = Vec::new();
-                for &u in chunk {
-                    relax(u, &mut near, &mut far, current);
-                }
-                while !near[0].is_empty() && near[0].len() < FUSION_LIMIT {
-                    for u in std::mem::take(&mut near[0]) {
-                        relax(u, &mut near, &mut far, current);
-                    }
-                }
-                (near, far)
-            })
-            .collect();
-        for (near, far) in produced {
-            for (i, b) in near.into_iter().enumerate().filter(|(_, b)| !b.is_empty()) {
-                buckets.entry(current + i as u64).or_default().extend(b);
+        frontier.par_chunks(64).for_each(|chunk| {
+            let mut bins = locals[rayon::current_thread_index().unwrap_or(0) % locals.len()].lock().unwrap();
+            for &u in chunk {
+                relax(u, &mut bins, current);
             }
-            for (b, v) in far {
-                buckets.entry(b).or_default().push(v);
+            // Bucket fusion: small current-bucket work stays on this thread, no round.
+            while bins.0.get(current).is_some_and(|b| !b.is_empty() && b.len() < FUSION_LIMIT) {
+                for u in std::mem::take(&mut bins.0[current]) {
+                    relax(u, &mut bins, current);
+                }
+            }
+        });
+        let mut locals_now: Vec<_> = locals.iter().map(|l| l.lock().unwrap()).collect();
+        let Some(next) = locals_now.iter().filter_map(|l| l.first_nonempty(current)).min() else { break };
+        frontier.clear();
+        for l in &mut locals_now {
+            if let Some(b) = l.0.get_mut(next) {
+                frontier.append(b);
             }
         }
-        match buckets.pop_first() {
-            Some((b, f)) => (current, frontier) = (b, f),
-            None => break,
-        }
+        current = next;
     }
-    (dist.into_iter().map(|d| D::from_bits(d.into_inner())).collect(), rounds)
+    (dist.into_iter().map(D::into_inner).collect(), rounds)
 }
 
-/// The reference: sequential Dijkstra with a binary heap, in `f64` for float weights.
+/// The reference: sequential Dijkstra with a binary heap, in `u64` or `f64`.
 pub fn reference(g: &Graph, source: u32) -> Distances {
-    fn dijkstra<D: Dist + Ord>(g: &Graph, source: u32) -> Vec<D> {
-        let out = g.out_edges();
-        let mut dist = vec![D::INF; g.num_vertices()];
-        let mut heap = BinaryHeap::from([Reverse((D::ZERO, source))]);
-        dist[source as usize] = D::ZERO;
-        while let Some(Reverse((d, u))) = heap.pop() {
-            if d > dist[u as usize] {
-                continue;
-            }
-            for e in out.range(u) {
-                let v = out.targets()[e];
-                let nd = d.add(D::weight(out.raw_weights(), e));
-                if nd < dist[v as usize] {
-                    dist[v as usize] = nd;
-                    heap.push(Reverse((nd, v)));
-                }
-            }
-        }
-        dist
-    }
+    let out = g.out_edges();
+    let n = g.num_vertices();
     match g.weight_type() {
         WeightType::Float => {
-            let bits = dijkstra::<OrdF64>(g, source);
-            Distances::Float(bits.into_iter().map(|d| d.0).collect())
+            // Non-negative f64 values order like their bits: the heap holds the bits.
+            let mut dist = vec![f64::INFINITY; n];
+            let mut heap = BinaryHeap::from([Reverse((0u64, source))]);
+            dist[source as usize] = 0.0;
+            while let Some(Reverse((bits, u))) = heap.pop() {
+                let d = f64::from_bits(bits);
+                if d > dist[u as usize] {
+                    continue;
+                }
+                for e in out.range(u) {
+                    let (v, nd) = (out.targets()[e], d + out.weight_f64(e));
+                    if nd < dist[v as usize] {
+                        dist[v as usize] = nd;
+                        heap.push(Reverse((nd.to_bits(), v)));
+                    }
+                }
+            }
+            Distances::Float(dist)
         }
-        _ => Distances::Int(dijkstra::<u64>(g, source)),
-    }
-}
-
-/// Non-negative `f64` with a total order, for the reference's heap.
-#[derive(Copy, Clone, PartialEq, Debug)]
-struct OrdF64(f64);
-impl Eq for OrdF64 {}
-impl Ord for OrdF64 {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&o.0)
-    }
-}
-impl PartialOrd for OrdF64 {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Dist for OrdF64 {
-    const INF: Self = OrdF64(f64::INFINITY);
-    const ZERO: Self = OrdF64(0.0);
-    fn weight(raw: Option<&[u32]>, e: usize) -> Self {
-        OrdF64(f64::weight(raw, e))
-    }
-    fn add(self, w: Self) -> Self {
-        OrdF64(self.0 + w.0)
-    }
-    fn bucket(self, delta: f64) -> u64 {
-        self.0.bucket(delta)
-    }
-    fn bits(self) -> u64 {
-        self.0.to_bits()
-    }
-    fn from_bits(b: u64) -> Self {
-        OrdF64(f64::from_bits(b))
+        _ => {
+            let mut dist = vec![u64::MAX; n];
+            let mut heap = BinaryHeap::from([Reverse((0u64, source))]);
+            dist[source as usize] = 0;
+            while let Some(Reverse((d, u))) = heap.pop() {
+                if d > dist[u as usize] {
+                    continue;
+                }
+                for e in out.range(u) {
+                    let (v, nd) = (out.targets()[e], d + out.weight_f64(e) as u64);
+                    if nd < dist[v as usize] {
+                        dist[v as usize] = nd;
+                        heap.push(Reverse((nd, v)));
+                    }
+                }
+            }
+            Distances::Int(dist)
+        }
     }
 }
 
