@@ -131,7 +131,7 @@ fn bad_input_gives_clear_errors_and_no_partial_files() {
     fails(&["generate", "rmat", "--scale", "40", "-o", &path("r.cgr")], "scale 40");
     fails(&["run", "nope", &path("bad.el")], "unknown algorithm");
     fails(&["run", "bfs", &path("bad.el")], "bad.el:2:");
-    fails(&["run", "bfs", &path("n.gr"), "--engine", "gpu"], "gpu engine");
+    fails(&["run", "bfs", &path("n.gr"), "--engine", "gpu"], "no CUDA driver");
     fails(&["run", "pr", &path("neg.wel"), "--output", &path("no/dir/x.txt")], "does not exist");
     assert_eq!(files_in(d.path()), before, "failed commands must leave no files behind");
 }

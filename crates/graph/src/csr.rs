@@ -178,6 +178,12 @@ impl Graph {
         self.inc.as_ref().expect("in-edges not built: call Graph::with_in_edges first")
     }
 
+    /// The stored transpose of a directed graph, if built (`None` for undirected graphs,
+    /// whose in-edges are their out-edges).
+    pub fn transpose_if_built(&self) -> Option<&Adjacency> {
+        self.inc.as_ref()
+    }
+
     /// The graph with its in-edges built (a no-op if they exist or it is undirected).
     pub fn with_in_edges(mut self) -> Graph {
         if self.directed && self.inc.is_none() {

@@ -81,17 +81,13 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         bail!("unknown algorithm `{}`: expected one of bfs, sssp, pr, wcc, bc, spmv", a.algorithm);
     };
     let mut p = params(a, alg)?;
-    let engine = match a.engine.as_str() {
-        "cpu" => "cpu",
-        "auto" => {
-            if !a.json {
-                eprintln!("engine: cpu (auto: this build has no GPU or SSD engine yet)");
-            }
-            "cpu"
-        }
-        "gpu" | "ssd" => bail!("the {} engine is not in this build yet; use --engine cpu", a.engine),
-        e => bail!("unknown engine `{e}`: expected auto, cpu, gpu or ssd"),
-    };
+    let engine_name = a.engine.as_str();
+    if !matches!(engine_name, "auto" | "cpu" | "gpu" | "ssd") {
+        bail!("unknown engine `{engine_name}`: expected auto, cpu, gpu or ssd");
+    }
+    if engine_name == "ssd" {
+        bail!("the ssd engine is not in this build yet; use --engine cpu or gpu");
+    }
     if let Some(t) = a.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().context("cannot size the thread pool")?;
     }
@@ -100,6 +96,25 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         drop(AtomicFile::create(out)?);
     }
 
+    // Probe the device before the (possibly long) load, so `--engine gpu` on a
+    // machine without one fails at once.
+    let gpu = match engine_name {
+        "gpu" => Some(chatty_gpu::Gpu::open(0)?),
+        "auto" if chatty_gpu::Gpu::count() > 0 => match chatty_gpu::Gpu::open(0) {
+            Ok(gpu) => Some(gpu),
+            Err(e) => {
+                eprintln!("engine: cpu (auto: the GPU could not be used: {e})");
+                None
+            }
+        },
+        "auto" => {
+            if !a.json {
+                eprintln!("engine: cpu (auto: no GPU on this machine)");
+            }
+            None
+        }
+        _ => None,
+    };
     let bar = Bar::new(quiet);
     let load_start = Instant::now();
     let mut g = load_graph(&a.graph, &a.load, &bar)?;
@@ -108,6 +123,17 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     }
     drop(bar);
     let load_seconds = load_start.elapsed().as_secs_f64();
+    let device = match gpu {
+        Some(gpu) => {
+            let dg = chatty_gpu::DeviceGraph::upload(&gpu, &g)?;
+            if engine_name == "auto" && !a.json {
+                eprintln!("engine: gpu (auto: {})", gpu.name());
+            }
+            Some((gpu, dg))
+        }
+        None => None,
+    };
+    let engine = if device.is_some() { "gpu" } else { "cpu" };
     if let Some(x) = &a.x {
         p.x = Some(read_x(x, g.num_vertices())?);
     }
@@ -123,12 +149,26 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     }
 
     let mut trial_seconds = Vec::new();
+    let mut end_to_end_seconds = Vec::new();
+    let mut download_seconds = Vec::new();
+    let mut peak_device_bytes = 0;
     let mut verification = None;
     let mut last: Option<RunResult> = None;
     for trial in 0..a.trials as u64 {
         let start = Instant::now();
-        let r = chatty_algo::run(alg, &g, &p, trial).map_err(anyhow::Error::msg)?;
-        let t = start.elapsed().as_secs_f64();
+        let (r, t) = match &device {
+            None => {
+                let r = chatty_algo::run(alg, &g, &p, trial).map_err(anyhow::Error::msg)?;
+                (r, start.elapsed().as_secs_f64())
+            }
+            Some((gpu, dg)) => {
+                let run = chatty_gpu::run(gpu, dg, &g, alg, &p, trial)?;
+                download_seconds.push(run.download_seconds);
+                peak_device_bytes = peak_device_bytes.max(run.peak_device_bytes);
+                (run.result, run.kernel_seconds)
+            }
+        };
+        end_to_end_seconds.push(start.elapsed().as_secs_f64());
         trial_seconds.push(t);
         if !a.json {
             println!("Trial Time:          {t:.5}");
@@ -156,7 +196,10 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         let json = serde_json::json!({
             "algorithm": alg.name(),
             "engine": engine,
-            "devices": [format!("cpu ({} threads)", rayon::current_num_threads())],
+            "devices": [match &device {
+                Some((gpu, _)) => gpu.name().to_string(),
+                None => format!("cpu ({} threads)", rayon::current_num_threads()),
+            }],
             "graph": {
                 "path": a.graph.display().to_string(),
                 "n": g.num_vertices(),
@@ -175,6 +218,13 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             },
             "load_seconds": load_seconds,
             "trial_seconds": trial_seconds,
+            "trial_timing": if device.is_some() { "kernel time between CUDA events" } else { "wall time of the kernel" },
+            "end_to_end_seconds": end_to_end_seconds,
+            "upload_seconds": device.as_ref().map(|(_, dg)| dg.upload_seconds),
+            "upload_bytes": device.as_ref().map(|(_, dg)| dg.upload_bytes),
+            "download_seconds": download_seconds,
+            "compile_seconds": device.as_ref().map(|(gpu, _)| gpu.compile_seconds),
+            "peak_device_memory_bytes": device.as_ref().map(|_| peak_device_bytes),
             "average_seconds": average,
             "iterations": r.iterations,
             "edges_traversed": edges_traversed,

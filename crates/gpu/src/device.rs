@@ -1,0 +1,573 @@
+//! The device, the device graph and one runner per kernel.
+//!
+//! Control flow of the traversals (BFS, SSSP) stays on the device: the host enqueues
+//! launches in growing batches, each launch's last block decides the next step, and
+//! the host reads a 64-byte control block once per batch. A road graph's thousands of
+//! levels then cost a queued launch each (a few µs) instead of a host round trip
+//! (about 20 µs on an H200).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytemuck::{Pod, Zeroable};
+use cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use rayon::prelude::*;
+
+use chatty_algo::{Algorithm, Distances, Output, Params, RunResult};
+use chatty_graph::{Graph, WeightType};
+
+use crate::kernels::{arch_for, FUNCTIONS};
+use crate::{Check, GpuError, Result};
+
+const BLOCK: u32 = 256;
+/// In-degree below which a pull gives a vertex one thread rather than a warp.
+const SMALL_DEGREE: u64 = 32;
+
+/// One GPU: context, stream, compiled kernels.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    functions: HashMap<&'static str, CudaFunction>,
+    name: String,
+    grid: u32,
+    free_at_open: u64,
+    /// Seconds NVRTC took to compile the kernels in this process.
+    pub compile_seconds: f64,
+}
+
+impl Gpu {
+    /// Number of CUDA devices (0 without a driver).
+    pub fn count() -> usize {
+        // SAFETY: only probes whether the shared library can be opened.
+        if !unsafe { sys::is_culib_present() } {
+            return 0;
+        }
+        CudaContext::device_count().map_or(0, |c| c.max(0) as usize)
+    }
+
+    /// Opens device `ordinal` and compiles the kernels for its architecture.
+    pub fn open(ordinal: usize) -> Result<Gpu> {
+        // SAFETY: only probes whether the shared library can be opened.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(GpuError::NoDriver);
+        }
+        let count = CudaContext::device_count().check("counting devices")?;
+        if ordinal >= count.max(0) as usize {
+            return Err(GpuError::Usage(format!("GPU {ordinal} does not exist ({count} found)")));
+        }
+        let ctx = CudaContext::new(ordinal).check("creating a context")?;
+        // One stream, in order: cudarc's per-buffer event tracking is not needed.
+        // SAFETY: no other stream of this context touches our buffers.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        let (major, minor) = ctx.compute_capability().check("querying the compute capability")?;
+        let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).check("querying SMs")?;
+        let name = ctx.name().check("querying the device name")?;
+        let start = Instant::now();
+        let ptx = crate::compile_kernels(arch_for(major, minor))?;
+        let compile_seconds = start.elapsed().as_secs_f64();
+        let module = ctx.load_module(ptx).check("loading the kernels")?;
+        let mut functions = HashMap::new();
+        for f in FUNCTIONS {
+            functions.insert(*f, module.load_function(f).check(&format!("loading kernel {f}"))?);
+        }
+        let (free, _) = ctx.mem_get_info().check("querying memory")?;
+        Ok(Gpu { ctx, stream, functions, name: format!("{name} (sm_{major}{minor}, GPU {ordinal})"), grid: sms as u32 * 8, free_at_open: free as u64, compile_seconds })
+    }
+
+    /// The device's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn f(&self, name: &str) -> &CudaFunction {
+        &self.functions[name]
+    }
+
+    fn cfg(&self) -> LaunchConfig {
+        LaunchConfig { grid_dim: (self.grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+    }
+
+    /// Bytes of device memory in use since [`Gpu::open`] (ours, as the driver sees it).
+    fn used_bytes(&self) -> u64 {
+        self.ctx.mem_get_info().map_or(0, |(free, _)| self.free_at_open.saturating_sub(free as u64))
+    }
+
+    fn upload<T: DeviceRepr + ValidAsZeroBits>(&self, data: &[T], what: &str) -> Result<CudaSlice<T>> {
+        if data.is_empty() {
+            return self.zeros(1, what);
+        }
+        self.stream.clone_htod(data).check(&format!("uploading {what}"))
+    }
+
+    fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize, what: &str) -> Result<CudaSlice<T>> {
+        self.stream.alloc_zeros(len.max(1)).check(&format!("allocating {what}"))
+    }
+
+    fn download<T: DeviceRepr + Clone + Default>(&self, data: &CudaSlice<T>, len: usize, what: &str) -> Result<Vec<T>> {
+        let mut v = self.stream.clone_dtoh(data).check(&format!("downloading {what}"))?;
+        v.truncate(len);
+        Ok(v)
+    }
+
+    fn fill_u32(&self, a: &mut CudaSlice<u32>, n: u32, value: u32) -> Result<()> {
+        let mut l = self.stream.launch_builder(self.f("fill_u32"));
+        l.arg(a).arg(&n).arg(&value);
+        // SAFETY: the kernel writes a[0..n), which the slice holds.
+        unsafe { l.launch(self.cfg()) }.check("fill_u32").map(drop)
+    }
+
+    fn fill_u64(&self, a: &mut CudaSlice<u64>, n: u32, value: u64) -> Result<()> {
+        let mut l = self.stream.launch_builder(self.f("fill_u64"));
+        l.arg(a).arg(&n).arg(&value);
+        // SAFETY: as fill_u32.
+        unsafe { l.launch(self.cfg()) }.check("fill_u64").map(drop)
+    }
+
+    fn set<T: DeviceRepr>(&self, a: &mut CudaSlice<T>, index: usize, value: T, what: &str) -> Result<()> {
+        self.stream.memcpy_htod(&[value], &mut a.slice_mut(index..index + 1)).check(&format!("setting {what}"))
+    }
+
+    fn timer(&self) -> Result<cudarc::driver::CudaEvent> {
+        self.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).check("recording an event")
+    }
+}
+
+/// A graph in device memory.
+pub struct DeviceGraph {
+    n: usize,
+    m: u64,
+    directed: bool,
+    weight_type: WeightType,
+    out_off: CudaSlice<u64>,
+    out_adj: CudaSlice<u32>,
+    weights: Option<CudaSlice<u32>>,
+    /// In-edges of a directed graph (`None`: undirected, use the out-edges).
+    inc: Option<(CudaSlice<u64>, CudaSlice<u32>, Option<CudaSlice<u32>>)>,
+    /// Vertices by in-degree bin: (small, large), for the pull kernels.
+    bins: (CudaSlice<u32>, u32, CudaSlice<u32>, u32),
+    /// Seconds the upload took.
+    pub upload_seconds: f64,
+    /// Bytes uploaded.
+    pub upload_bytes: u64,
+}
+
+/// Device bytes a run needs per vertex beyond the graph (queues, distances, scores).
+const WORK_BYTES_PER_VERTEX: u64 = 48;
+
+impl DeviceGraph {
+    /// Uploads `g` (with its in-edges if it is directed and has them), refusing up
+    /// front when it cannot fit beside the per-vertex working arrays.
+    pub fn upload(gpu: &Gpu, g: &Graph) -> Result<DeviceGraph> {
+        let n = g.num_vertices();
+        if n >= u32::MAX as usize {
+            return Err(GpuError::Usage(format!("{n} vertices: the GPU engine takes fewer than {}", u32::MAX)));
+        }
+        let needed = g.size_bytes() + (n as u64 + 1) * WORK_BYTES_PER_VERTEX;
+        let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
+        if needed > free as u64 {
+            return Err(GpuError::OutOfMemory { device: gpu.name.clone(), needed_mib: needed >> 20, free_mib: free as u64 >> 20 });
+        }
+        let start = Instant::now();
+        let out = g.out_edges();
+        let inc_adj = if g.is_directed() { g.transpose_if_built() } else { None };
+        let pull = inc_adj.unwrap_or(out);
+        let (small, large): (Vec<u32>, Vec<u32>) = {
+            let degree = |v: u32| pull.degree(v) as u64;
+            let small: Vec<u32> = (0..n as u32).into_par_iter().filter(|&v| degree(v) < SMALL_DEGREE).collect();
+            let large: Vec<u32> = (0..n as u32).into_par_iter().filter(|&v| degree(v) >= SMALL_DEGREE).collect();
+            (small, large)
+        };
+        let dg = DeviceGraph {
+            n,
+            m: g.num_edges(),
+            directed: g.is_directed(),
+            weight_type: g.weight_type(),
+            out_off: gpu.upload(out.offsets(), "offsets")?,
+            out_adj: gpu.upload(out.targets(), "targets")?,
+            weights: out.raw_weights().map(|w| gpu.upload(w, "weights")).transpose()?,
+            inc: match inc_adj {
+                Some(a) => Some((
+                    gpu.upload(a.offsets(), "in-offsets")?,
+                    gpu.upload(a.targets(), "in-targets")?,
+                    a.raw_weights().map(|w| gpu.upload(w, "in-weights")).transpose()?,
+                )),
+                None => None,
+            },
+            bins: (gpu.upload(&small, "degree bins")?, small.len() as u32, gpu.upload(&large, "degree bins")?, large.len() as u32),
+            upload_seconds: 0.0,
+            upload_bytes: g.size_bytes() + 4 * n as u64,
+        };
+        gpu.stream.synchronize().check("uploading the graph")?;
+        Ok(DeviceGraph { upload_seconds: start.elapsed().as_secs_f64(), ..dg })
+    }
+
+    fn in_edges(&self) -> (&CudaSlice<u64>, &CudaSlice<u32>, Option<&CudaSlice<u32>>) {
+        match &self.inc {
+            Some((o, a, w)) => (o, a, w.as_ref()),
+            None => (&self.out_off, &self.out_adj, self.weights.as_ref()),
+        }
+    }
+}
+
+/// One trial on the GPU.
+pub struct GpuRun {
+    /// The result, in the CPU engine's types.
+    pub result: RunResult,
+    /// Seconds between the first and last kernel, measured with CUDA events.
+    pub kernel_seconds: f64,
+    /// Seconds to copy the result back to the host.
+    pub download_seconds: f64,
+    /// Peak device memory in use during the run (graph included), in bytes.
+    pub peak_device_bytes: u64,
+}
+
+/// Mirrors `BfsCtl` in bfs.cu.
+#[repr(C)]
+#[derive(Copy, Clone, Pod, Zeroable, Default, Debug)]
+struct BfsCtl {
+    level: u32,
+    bottom_up: u32,
+    parity: u32,
+    done: u32,
+    len: [u32; 2],
+    blocks_done: u32,
+    pad: u32,
+    scout: u64,
+    unexplored: u64,
+}
+
+/// Mirrors `SsspCtl` in sssp.cu.
+#[repr(C)]
+#[derive(Copy, Clone, Pod, Zeroable, Default, Debug)]
+struct SsspCtl {
+    split: u32,
+    parity: u32,
+    far_parity: u32,
+    done: u32,
+    near_len: [u32; 2],
+    far_len: [u32; 2],
+    blocks_done: u32,
+    step: u32,
+    threshold: u64,
+    far_min: u64,
+    delta: u64,
+}
+
+/// Launches per batch between host checks grow from here to `MAX_BATCH`.
+const FIRST_BATCH: u32 = 8;
+const MAX_BATCH: u32 = 512;
+
+/// Runs `launch` in growing batches until the control block says done; returns it.
+fn device_loop<C: Pod>(gpu: &Gpu, ctl: &CudaSlice<u8>, done: impl Fn(&C) -> bool, mut launch: impl FnMut() -> Result<()>) -> Result<C> {
+    let mut batch = FIRST_BATCH;
+    loop {
+        for _ in 0..batch {
+            launch()?;
+        }
+        let bytes = gpu.stream.clone_dtoh(ctl).check("reading the control block")?;
+        let c: C = *bytemuck::from_bytes(&bytes[..std::mem::size_of::<C>()]);
+        if done(&c) {
+            return Ok(c);
+        }
+        batch = (batch * 2).min(MAX_BATCH);
+    }
+}
+
+fn control<C: Pod>(gpu: &Gpu, c: &C) -> Result<CudaSlice<u8>> {
+    gpu.upload(bytemuck::bytes_of(c), "a control block")
+}
+
+/// Runs one trial of `alg` on the device graph; `g` is the same graph on the host
+/// (for source picking and parameters).
+pub fn run(gpu: &Gpu, dg: &DeviceGraph, g: &Graph, alg: Algorithm, p: &Params, trial: u64) -> Result<GpuRun> {
+    let sources = if alg.has_source() { chatty_algo::pick_sources(g, p, trial).map_err(GpuError::Usage)? } else { Vec::new() };
+    if alg.wants_in_edges() && dg.directed && dg.inc.is_none() && matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv) {
+        return Err(GpuError::Usage(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
+    }
+    let n = dg.n as u32;
+    let mut peak = gpu.used_bytes();
+    let start = gpu.timer()?;
+    let (output, iterations, stop) = match alg {
+        Algorithm::Bfs => bfs(gpu, dg, sources[0], &mut peak)?,
+        Algorithm::Sssp => {
+            chatty_algo::sssp::check_weights(g).map_err(GpuError::Usage)?;
+            let delta = p.delta.unwrap_or_else(|| chatty_algo::sssp::default_delta(g));
+            if delta.is_nan() || delta <= 0.0 {
+                return Err(GpuError::Usage(format!("delta must be positive, got {delta}")));
+            }
+            sssp(gpu, dg, sources[0], delta, &mut peak)?
+        }
+        Algorithm::Pr => pagerank(gpu, dg, p, &mut peak)?,
+        Algorithm::Spmv => {
+            let x = match &p.x {
+                Some(x) if x.len() != dg.n => return Err(GpuError::Usage(format!("x has {} entries for {n} vertices", x.len()))),
+                Some(x) => x.clone(),
+                None => vec![1.0; dg.n],
+            };
+            spmv(gpu, dg, &x, &mut peak)?
+        }
+        Algorithm::Wcc => wcc(gpu, dg, &mut peak)?,
+        Algorithm::Bc => bc(gpu, dg, &sources, &mut peak)?,
+    };
+    stop.synchronize().check("waiting for the kernels")?;
+    let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
+    let download = Instant::now();
+    let output = output.fetch(gpu, dg)?;
+    Ok(GpuRun {
+        result: RunResult { output, sources, iterations },
+        kernel_seconds,
+        download_seconds: download.elapsed().as_secs_f64(),
+        peak_device_bytes: peak,
+    })
+}
+
+/// A result still on the device.
+enum Pending {
+    Depths(CudaSlice<u32>),
+    IntDistances(CudaSlice<u64>),
+    FloatDistances(CudaSlice<u64>),
+    Values(CudaSlice<f64>),
+    Labels(CudaSlice<u32>),
+}
+
+impl Pending {
+    fn fetch(self, gpu: &Gpu, dg: &DeviceGraph) -> Result<Output> {
+        let n = dg.n;
+        Ok(match self {
+            Pending::Depths(d) => Output::Depths(gpu.download(&d, n, "depths")?),
+            Pending::IntDistances(d) => Output::Distances(Distances::Int(gpu.download(&d, n, "distances")?)),
+            Pending::FloatDistances(d) => Output::Distances(Distances::Float(
+                gpu.download(&d, n, "distances")?.into_iter().map(|b| if b == u64::MAX { f64::INFINITY } else { f64::from_bits(b) }).collect(),
+            )),
+            Pending::Values(v) => Output::Values(gpu.download(&v, n, "values")?),
+            Pending::Labels(l) => Output::Labels(gpu.download(&l, n, "labels")?),
+        })
+    }
+}
+
+type Step = (Pending, u64, cudarc::driver::CudaEvent);
+
+fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step> {
+    let n = dg.n as u32;
+    let mut depth = gpu.zeros::<u32>(dg.n, "depths")?;
+    let mut queue0 = gpu.zeros::<u32>(dg.n, "queue")?;
+    let queue1 = gpu.zeros::<u32>(dg.n, "queue")?;
+    gpu.fill_u32(&mut depth, n, u32::MAX)?;
+    gpu.set(&mut depth, source as usize, 0, "the source depth")?;
+    gpu.set(&mut queue0, 0, source, "the first frontier")?;
+    let ctl = control(gpu, &BfsCtl { level: 1, len: [1, 0], unexplored: dg.m, ..Default::default() })?;
+    *peak = (*peak).max(gpu.used_bytes());
+    let (in_off, in_adj, _) = dg.in_edges();
+    let (alpha, beta) = (15u32, 18u32);
+    let c: BfsCtl = device_loop(gpu, &ctl, |c: &BfsCtl| c.done != 0, || {
+        let mut l = gpu.stream.launch_builder(gpu.f("bfs_level"));
+        l.arg(&ctl).arg(&dg.out_off).arg(&dg.out_adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&n).arg(&alpha).arg(&beta);
+        // SAFETY: arguments match bfs_level's signature; queues hold n entries and a
+        // vertex enters a queue once.
+        unsafe { l.launch(gpu.cfg()) }.check("bfs_level").map(drop)
+    })?;
+    Ok((Pending::Depths(depth), c.level as u64 - 1, gpu.timer()?))
+}
+
+fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) -> Result<Step> {
+    let n = dg.n as u32;
+    let is_float = (dg.weight_type == WeightType::Float) as u32;
+    let delta_bits = if is_float != 0 { delta.to_bits() } else { delta.round().max(1.0) as u64 };
+    let mut dist = gpu.zeros::<u64>(dg.n, "distances")?;
+    gpu.fill_u64(&mut dist, n, u64::MAX)?;
+    gpu.set(&mut dist, source as usize, 0, "the source distance")?;
+    let stamp = gpu.zeros::<u32>(dg.n, "stamps")?;
+    let in_far = gpu.zeros::<u32>(dg.n, "far flags")?;
+    let mut near0 = gpu.zeros::<u32>(dg.n, "near queue")?;
+    let near1 = gpu.zeros::<u32>(dg.n, "near queue")?;
+    let far0 = gpu.zeros::<u32>(dg.n, "far pile")?;
+    let far1 = gpu.zeros::<u32>(dg.n, "far pile")?;
+    gpu.set(&mut near0, 0, source, "the first frontier")?;
+    let ctl = control(gpu, &SsspCtl { near_len: [1, 0], step: 1, threshold: delta_bits, far_min: u64::MAX, delta: delta_bits, ..Default::default() })?;
+    *peak = (*peak).max(gpu.used_bytes());
+    let null = 0u64;
+    let c: SsspCtl = device_loop(gpu, &ctl, |c: &SsspCtl| c.done != 0, || {
+        let mut l = gpu.stream.launch_builder(gpu.f("sssp_step"));
+        l.arg(&ctl).arg(&dg.out_off).arg(&dg.out_adj);
+        match &dg.weights {
+            Some(w) => l.arg(w),
+            None => l.arg(&null),
+        };
+        l.arg(&dist).arg(&stamp).arg(&in_far).arg(&near0).arg(&near1).arg(&far0).arg(&far1).arg(&is_float);
+        // SAFETY: arguments match sssp_step; near queues and far piles hold n entries
+        // and admit a vertex at most once each (stamps, far flags).
+        unsafe { l.launch(gpu.cfg()) }.check("sssp_step").map(drop)
+    })?;
+    let pending = if is_float != 0 { Pending::FloatDistances(dist) } else { Pending::IntDistances(dist) };
+    Ok((pending, c.step as u64 - 1, gpu.timer()?))
+}
+
+/// Arguments of the pull kernels that differ between PageRank and SpMV.
+struct PullArgs<'a> {
+    contrib: Option<&'a CudaSlice<f32>>,
+    x: Option<&'a CudaSlice<f64>>,
+    y: &'a CudaSlice<f64>,
+    score: Option<&'a CudaSlice<f64>>,
+    contrib_next: Option<&'a CudaSlice<f32>>,
+    base: f64,
+    damping: f64,
+    sums: Option<&'a CudaSlice<f64>>,
+}
+
+fn pull(gpu: &Gpu, dg: &DeviceGraph, a: &PullArgs) -> Result<()> {
+    let (in_off, in_adj, in_w) = dg.in_edges();
+    let wkind: u32 = match (a.x.is_some(), dg.weight_type) {
+        (false, _) | (_, WeightType::None) => 0,
+        (_, WeightType::Int) => 1,
+        (_, WeightType::Float) => 2,
+    };
+    let null = 0u64;
+    for (kernel, vertices, count) in [("pull_small", &dg.bins.0, dg.bins.1), ("pull_large", &dg.bins.2, dg.bins.3)] {
+        if count == 0 {
+            continue;
+        }
+        let mut l = gpu.stream.launch_builder(gpu.f(kernel));
+        l.arg(vertices).arg(&count).arg(in_off).arg(in_adj);
+        match a.contrib {
+            Some(c) => l.arg(c),
+            None => l.arg(&null),
+        };
+        match a.x {
+            Some(x) => l.arg(x),
+            None => l.arg(&null),
+        };
+        match in_w {
+            Some(w) if wkind != 0 => l.arg(w),
+            _ => l.arg(&null),
+        };
+        l.arg(&wkind).arg(a.y);
+        match a.score {
+            Some(s) => l.arg(s),
+            None => l.arg(&null),
+        };
+        match a.contrib_next {
+            Some(c) => l.arg(c),
+            None => l.arg(&null),
+        };
+        l.arg(&dg.out_off).arg(&a.base).arg(&a.damping);
+        match a.sums {
+            Some(s) => l.arg(s),
+            None => l.arg(&null),
+        };
+        // SAFETY: arguments match the pull kernels; null pointers are passed exactly
+        // where the kernel tests for them (contrib vs x, score, sums).
+        unsafe { l.launch(gpu.cfg()) }.check(kernel)?;
+    }
+    Ok(())
+}
+
+fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, peak: &mut u64) -> Result<Step> {
+    let n = dg.n;
+    let mut score = gpu.upload(&vec![1.0 / n.max(1) as f64; n], "scores")?;
+    let mut next = gpu.zeros::<f64>(n, "scores")?;
+    let mut contrib = gpu.zeros::<f32>(n, "contributions")?;
+    let mut contrib_next = gpu.zeros::<f32>(n, "contributions")?;
+    let mut sums = gpu.zeros::<f64>(2, "sums")?;
+    *peak = (*peak).max(gpu.used_bytes());
+    let nn = n as u32;
+    let mut l = gpu.stream.launch_builder(gpu.f("pr_init"));
+    l.arg(&nn).arg(&score).arg(&contrib).arg(&dg.out_off).arg(&sums);
+    // SAFETY: arguments match pr_init.
+    unsafe { l.launch(gpu.cfg()) }.check("pr_init")?;
+    let mut iters = 0;
+    while iters < p.pr.max_iters && n > 0 {
+        let [change, dangling]: [f64; 2] = gpu.download(&sums, 2, "sums")?.try_into().expect("two sums");
+        if iters > 0 && change < p.pr.tolerance {
+            break;
+        }
+        iters += 1;
+        gpu.stream.memset_zeros(&mut sums).check("clearing sums")?;
+        let base = (1.0 - p.pr.damping) / n as f64 + p.pr.damping * dangling / n as f64;
+        pull(gpu, dg, &PullArgs { contrib: Some(&contrib), x: None, y: &next, score: Some(&score), contrib_next: Some(&contrib_next), base, damping: p.pr.damping, sums: Some(&sums) })?;
+        std::mem::swap(&mut score, &mut next);
+        std::mem::swap(&mut contrib, &mut contrib_next);
+    }
+    Ok((Pending::Values(score), iters as u64, gpu.timer()?))
+}
+
+fn spmv(gpu: &Gpu, dg: &DeviceGraph, x: &[f64], peak: &mut u64) -> Result<Step> {
+    let x = gpu.upload(x, "x")?;
+    let y = gpu.zeros::<f64>(dg.n, "y")?;
+    *peak = (*peak).max(gpu.used_bytes());
+    pull(gpu, dg, &PullArgs { contrib: None, x: Some(&x), y: &y, score: None, contrib_next: None, base: 0.0, damping: 0.0, sums: None })?;
+    Ok((Pending::Values(y), 1, gpu.timer()?))
+}
+
+fn wcc(gpu: &Gpu, dg: &DeviceGraph, peak: &mut u64) -> Result<Step> {
+    let n = dg.n as u32;
+    let comp = gpu.zeros::<u32>(dg.n, "labels")?;
+    let mut changed = gpu.zeros::<u32>(1, "flag")?;
+    *peak = (*peak).max(gpu.used_bytes());
+    let mut l = gpu.stream.launch_builder(gpu.f("iota_u32"));
+    l.arg(&comp).arg(&n);
+    // SAFETY: arguments match iota_u32.
+    unsafe { l.launch(gpu.cfg()) }.check("iota_u32")?;
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        gpu.stream.memset_zeros(&mut changed).check("clearing the flag")?;
+        let mut l = gpu.stream.launch_builder(gpu.f("wcc_hook"));
+        l.arg(&n).arg(&dg.out_off).arg(&dg.out_adj).arg(&comp).arg(&changed);
+        // SAFETY: arguments match wcc_hook.
+        unsafe { l.launch(gpu.cfg()) }.check("wcc_hook")?;
+        let mut l = gpu.stream.launch_builder(gpu.f("wcc_compress"));
+        l.arg(&n).arg(&comp);
+        // SAFETY: arguments match wcc_compress.
+        unsafe { l.launch(gpu.cfg()) }.check("wcc_compress")?;
+        if gpu.download(&changed, 1, "the flag")?[0] == 0 {
+            break;
+        }
+    }
+    Ok((Pending::Labels(comp), rounds, gpu.timer()?))
+}
+
+fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<Step> {
+    let n = dg.n as u32;
+    let mut depth = gpu.zeros::<u32>(dg.n, "depths")?;
+    let mut sigma = gpu.zeros::<f64>(dg.n, "path counts")?;
+    let mut delta = gpu.zeros::<f64>(dg.n, "dependencies")?;
+    let scores = gpu.zeros::<f64>(dg.n, "scores")?;
+    let mut order = gpu.zeros::<u32>(dg.n, "levels")?;
+    let mut next_len = gpu.zeros::<u32>(1, "a counter")?;
+    *peak = (*peak).max(gpu.used_bytes());
+    for &s in sources {
+        gpu.fill_u32(&mut depth, n, u32::MAX)?;
+        gpu.stream.memset_zeros(&mut sigma).check("clearing path counts")?;
+        gpu.stream.memset_zeros(&mut delta).check("clearing dependencies")?;
+        gpu.set(&mut depth, s as usize, 0, "the source depth")?;
+        gpu.set(&mut sigma, s as usize, 1.0, "the source path count")?;
+        gpu.set(&mut order, 0, s, "the first level")?;
+        // levels[d]..levels[d + 1] are the vertices at depth d in `order`.
+        let mut levels = vec![0u32, 1];
+        loop {
+            let d = levels.len() as u32 - 2;
+            let (begin, end) = (levels[d as usize], levels[d as usize + 1]);
+            gpu.stream.memset_zeros(&mut next_len).check("clearing a counter")?;
+            let mut l = gpu.stream.launch_builder(gpu.f("bc_forward"));
+            l.arg(&dg.out_off).arg(&dg.out_adj).arg(&depth).arg(&sigma).arg(&order).arg(&begin).arg(&end).arg(&next_len).arg(&d);
+            // SAFETY: arguments match bc_forward; `order` holds n entries and each
+            // vertex is appended once.
+            unsafe { l.launch(gpu.cfg()) }.check("bc_forward")?;
+            let found = gpu.download(&next_len, 1, "a counter")?[0];
+            if found == 0 {
+                break;
+            }
+            levels.push(end + found);
+        }
+        for d in (0..levels.len() - 1).rev() {
+            let (begin, end, level) = (levels[d], levels[d + 1], d as u32);
+            let mut l = gpu.stream.launch_builder(gpu.f("bc_backward"));
+            l.arg(&dg.out_off).arg(&dg.out_adj).arg(&depth).arg(&sigma).arg(&delta).arg(&scores).arg(&order).arg(&begin).arg(&end).arg(&level).arg(&s);
+            // SAFETY: arguments match bc_backward.
+            unsafe { l.launch(gpu.cfg()) }.check("bc_backward")?;
+        }
+    }
+    Ok((Pending::Values(scores), sources.len() as u64, gpu.timer()?))
+}

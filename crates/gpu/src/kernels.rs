@@ -1,0 +1,65 @@
+//! The CUDA sources and their compilation by NVRTC.
+
+use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
+
+use crate::{GpuError, Result};
+
+/// Every kernel, concatenated in dependency order into one translation unit.
+pub const KERNEL_SOURCE: &str = concat!(
+    include_str!("kernels/common.cuh"),
+    "\n",
+    include_str!("kernels/bfs.cu"),
+    "\n",
+    include_str!("kernels/sssp.cu"),
+    "\n",
+    include_str!("kernels/pull.cu"),
+    "\n",
+    include_str!("kernels/wcc.cu"),
+    "\n",
+    include_str!("kernels/bc.cu"),
+);
+
+/// The kernel entry points, for loading and for the compile test.
+pub(crate) const FUNCTIONS: &[&str] = &[
+    "fill_u32",
+    "fill_u64",
+    "iota_u32",
+    "bfs_level",
+    "sssp_step",
+    "pull_small",
+    "pull_large",
+    "pr_init",
+    "wcc_hook",
+    "wcc_compress",
+    "bc_forward",
+    "bc_backward",
+];
+
+/// Compiles every kernel for `arch` (e.g. `compute_90`). Needs NVRTC, not a GPU.
+pub fn compile_kernels(arch: &'static str) -> Result<Ptx> {
+    // SAFETY: only probes whether the shared library can be opened.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(GpuError::NoNvrtc);
+    }
+    let opts = CompileOptions { arch: Some(arch), options: vec!["--std=c++17".into()], ..Default::default() };
+    compile_ptx_with_opts(KERNEL_SOURCE, opts).map_err(|e| GpuError::Compile(e.to_string()))
+}
+
+/// The `compute_XY` name for a compute capability NVRTC knows.
+pub(crate) fn arch_for(major: i32, minor: i32) -> &'static str {
+    match (major, minor) {
+        (7, 0) => "compute_70",
+        (7, 5) => "compute_75",
+        (8, 0) => "compute_80",
+        (8, 6) => "compute_86",
+        (8, 9) => "compute_89",
+        (9, 0) => "compute_90",
+        (10, 0) => "compute_100",
+        (12, 0) => "compute_120",
+        (m, _) if m >= 12 => "compute_120",
+        (m, _) if m >= 10 => "compute_100",
+        (9, _) => "compute_90",
+        (8, _) => "compute_80",
+        _ => "compute_75",
+    }
+}

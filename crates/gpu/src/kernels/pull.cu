@@ -1,0 +1,62 @@
+// Pull sums for PageRank and SpMV: y[v] = sum over in-edges u->v of x(u, e).
+// Load balancing by degree bins, built once per graph (Merrill-style binning, as in
+// Gunrock's "thread-warp-CTA" mapping): vertices of small in-degree get a thread each,
+// the rest a warp each, so hubs do not serialise a thread and road vertices do not
+// idle a warp.
+
+// x(u, e): PageRank gathers float contributions; SpMV gathers x[u] * weight[e].
+__device__ __forceinline__ double gather(const float* contrib, const double* x, const u32* weight, u32 wkind,
+                                         u32 u, u64 e) {
+    if (contrib) return (double)contrib[u];
+    double w = wkind == 0 ? 1.0 : wkind == 1 ? (double)weight[e] : (double)__uint_as_float(weight[e]);
+    return x[u] * w;
+}
+
+// PageRank finishing step per vertex: the new score, its change, and (for the next
+// iteration) its contribution; dangling mass is accumulated for the next base.
+__device__ __forceinline__ void finish(u32 v, double sum, double* y, const double* score, float* contrib_next,
+                                       const u64* out_off, double base, double damping, double* sums) {
+    if (!score) { y[v] = sum; return; }
+    double s = base + damping * sum;
+    y[v] = s;
+    u64 d = out_off[v + 1] - out_off[v];
+    contrib_next[v] = d ? (float)(s / (double)d) : 0.0f;
+    atomicAdd(&sums[0], fabs(s - score[v]));
+    if (!d) atomicAdd(&sums[1], s);
+}
+
+extern "C" __global__ void pull_small(const u32* vertices, u32 count, const u64* in_off, const u32* in_adj,
+                                      const float* contrib, const double* x, const u32* weight, u32 wkind,
+                                      double* y, const double* score, float* contrib_next, const u64* out_off,
+                                      double base, double damping, double* sums) {
+    for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+        u32 v = vertices[i];
+        double sum = 0.0;
+        for (u64 e = in_off[v]; e < in_off[v + 1]; e++) sum += gather(contrib, x, weight, wkind, in_adj[e], e);
+        finish(v, sum, y, score, contrib_next, out_off, base, damping, sums);
+    }
+}
+
+extern "C" __global__ void pull_large(const u32* vertices, u32 count, const u64* in_off, const u32* in_adj,
+                                      const float* contrib, const double* x, const u32* weight, u32 wkind,
+                                      double* y, const double* score, float* contrib_next, const u64* out_off,
+                                      double base, double damping, double* sums) {
+    const u32 lane = threadIdx.x & 31;
+    const u32 warps = gridDim.x * blockDim.x / 32;
+    for (u32 i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < count; i += warps) {
+        u32 v = vertices[i];
+        double sum = 0.0;
+        for (u64 e = in_off[v] + lane; e < in_off[v + 1]; e += 32) sum += gather(contrib, x, weight, wkind, in_adj[e], e);
+        sum = warp_sum(sum);
+        if (lane == 0) finish(v, sum, y, score, contrib_next, out_off, base, damping, sums);
+    }
+}
+
+// contrib[v] = score[v] / out_degree(v) (0 for dangling vertices), and the dangling mass.
+extern "C" __global__ void pr_init(u32 n, const double* score, float* contrib, const u64* out_off, double* sums) {
+    for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+        u64 d = out_off[v + 1] - out_off[v];
+        contrib[v] = d ? (float)(score[v] / (double)d) : 0.0f;
+        if (!d) atomicAdd(&sums[1], score[v]);
+    }
+}

@@ -1,0 +1,72 @@
+//! ChattyGraph's GPU engine on one GPU: the device graph, the CUDA kernels (`.cu`
+//! sources embedded in the binary and compiled once per process by NVRTC for the
+//! device's architecture), and a runner per kernel whose results match the CPU
+//! engine's ([`chatty_algo`] holds the references).
+//!
+//! # Brief overview
+//!
+//! - [`Gpu`]: a CUDA context, its stream and the compiled module; [`Gpu::open`] fails
+//!   with [`GpuError::NoDriver`] on machines without CUDA (the binary still runs).
+//! - [`DeviceGraph`]: CSR in device memory; refused up front when it does not fit.
+//! - [`run`]: one trial of a kernel, timed with CUDA events.
+//! - [`compile_kernels`]: NVRTC only (no GPU needed), which CI runs so a kernel that
+//!   does not compile fails the build.
+//!
+//! Every driver call is checked; `cudarc` loads `libcuda` and `libnvrtc` at run time.
+//! This crate knows nothing of file formats.
+#![deny(missing_docs)]
+
+mod device;
+mod kernels;
+
+pub use device::{run, DeviceGraph, Gpu, GpuRun};
+pub use kernels::{compile_kernels, KERNEL_SOURCE};
+
+/// Errors of the GPU engine.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// No CUDA driver library on this machine.
+    #[error("no CUDA driver on this machine (libcuda.so not found); use --engine cpu")]
+    NoDriver,
+    /// No NVRTC library to compile the kernels.
+    #[error("NVRTC (libnvrtc.so.13) not found: install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and add its lib directory to LD_LIBRARY_PATH")]
+    NoNvrtc,
+    /// A driver call failed.
+    #[error("CUDA error during {what}: {source}")]
+    Driver {
+        /// What we were doing.
+        what: String,
+        /// The driver's error.
+        source: cudarc::driver::DriverError,
+    },
+    /// A kernel failed to compile.
+    #[error("NVRTC could not compile the kernels: {0}")]
+    Compile(String),
+    /// The graph and its arrays do not fit in device memory.
+    #[error("the graph needs {needed_mib} MiB of GPU memory but {device} has {free_mib} MiB free; use a smaller graph, more GPUs, or --engine cpu")]
+    OutOfMemory {
+        /// The device.
+        device: String,
+        /// MiB needed.
+        needed_mib: u64,
+        /// MiB free.
+        free_mib: u64,
+    },
+    /// The request cannot run on the GPU (bad parameters, unsupported input).
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Result alias for the GPU engine.
+pub type Result<T, E = GpuError> = std::result::Result<T, E>;
+
+pub(crate) trait Check<T> {
+    fn check(self, what: &str) -> Result<T>;
+}
+
+impl<T> Check<T> for std::result::Result<T, cudarc::driver::DriverError> {
+    fn check(self, what: &str) -> Result<T> {
+        self.map_err(|source| GpuError::Driver { what: what.to_string(), source })
+    }
+}

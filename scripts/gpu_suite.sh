@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The GPU suite, run on the GPU machine in one call: the correctness suite (every
+# kernel on every dataset and on generated graphs, --engine gpu --verify against the
+# CPU references) and the single-GPU benchmark, with a compact table printed last.
+#
+# usage: scripts/gpu_suite.sh [correctness|bench|all]   (default all)
+# Environment: CHATTY (binary, default target/release/chatty), DATASETS (default
+# .device-data/datasets), OUT (logs; the device tool sets it), BENCH_GRAPHS (names
+# below, default all), TRIALS (default 5).
+set -uo pipefail
+export NCCL_NVLS_ENABLE=0
+MODE=${1:-all}
+CHATTY=${CHATTY:-target/release/chatty}
+DATASETS=${DATASETS:-.device-data/datasets}
+OUT=${OUT:-/tmp/gpu-suite}
+TRIALS=${TRIALS:-5}
+WORK=${WORK:-/tmp/gpu-graphs}
+mkdir -p "$OUT" "$WORK"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+ALGS="bfs sssp pr wcc bc spmv"
+fails=0
+
+correctness() {
+    echo "== correctness: --engine gpu --verify against the CPU references"
+    local graphs=()
+    for f in $(cd "$DATASETS" && find . -name '*.gz' ! -name '*.co.gz' | sort); do graphs+=("$DATASETS/$f"); done
+    "$CHATTY" generate rmat -s 16 -e 16 --weights 255 -o "$WORK/c-rmat16.cgr" -q 2>/dev/null
+    "$CHATTY" generate rmat -s 16 -e 8 --undirected --weights 100 -o "$WORK/c-rmat16u.cgr" -q 2>/dev/null
+    "$CHATTY" generate urand -s 15 -e 8 -o "$WORK/c-urand15.cgr" -q 2>/dev/null
+    "$CHATTY" generate grid --width 300 --height 200 -o "$WORK/c-grid.cgr" -q 2>/dev/null
+    graphs+=("$WORK/c-rmat16.cgr" "$WORK/c-rmat16u.cgr" "$WORK/c-urand15.cgr" "$WORK/c-grid.cgr")
+    local pass=0
+    for g in "${graphs[@]}"; do
+        for a in $ALGS; do
+            local extra=""
+            [ "$a" = bc ] && extra="--sources 3"
+            if "$CHATTY" run "$a" "$g" --engine gpu --verify -n 2 --json $extra > "$OUT/last.json" 2> "$OUT/last.err"; then
+                pass=$((pass + 1))
+            elif grep -q "non-negative weights" "$OUT/last.err"; then
+                pass=$((pass + 1)) # SSSP refuses negative weights on both engines
+            else
+                fails=$((fails + 1))
+                echo "FAIL $a $(basename "$g"): $(cat "$OUT/last.err") $(grep -o '"verification":"[^"]*"' "$OUT/last.json")" | tee -a "$OUT/failures.txt"
+            fi
+        done
+    done
+    echo "correctness: $pass passed, $fails failed"
+}
+
+bench_graph() { # name -> path of a .cgr on the device
+    local name=$1 path="$WORK/$1.cgr"
+    if [ ! -f "$path" ]; then
+        case $name in
+            rmat22) "$CHATTY" generate rmat -s 22 -e 16 --weights 255 -o "$path" -q ;;
+            rmat24) "$CHATTY" generate rmat -s 24 -e 16 --weights 255 -o "$path" -q ;;
+            rmat24sym) "$CHATTY" generate rmat -s 24 -e 16 --undirected --weights 255 -o "$path" -q ;;
+            rmat26) "$CHATTY" generate rmat -s 26 -e 16 -o "$path" -q ;;
+            urand24) "$CHATTY" generate urand -s 24 -e 16 --weights 255 -o "$path" -q ;;
+            grid16m) "$CHATTY" generate grid --width 4096 --height 4096 -o "$path" -q ;;
+            road-NE) "$CHATTY" convert "$DATASETS/road/USA-road-NE.pace.gr.gz" -o "$path" -q ;;
+            moscow) "$CHATTY" convert "$DATASETS/road/moscow-osm.gr.gz" -o "$path" -q ;;
+            twitter) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o "$path" -q ;;
+            web) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o "$path" -q ;;
+        esac 2>> "$OUT/generate.log"
+    fi
+    echo "$path"
+}
+
+bench() {
+    echo "== benchmark: $TRIALS trials each, kernel time between CUDA events"
+    echo "graph,algo,n,m,kernel_s,end_to_end_s,upload_s,iterations,edges,verification" > "$OUT/bench.csv"
+    for name in ${BENCH_GRAPHS:-rmat22 rmat24 rmat24sym urand24 grid16m road-NE moscow twitter web rmat26}; do
+        local g
+        g=$(bench_graph "$name")
+        for a in $ALGS; do
+            local extra=""
+            case $a in
+                sssp) case $name in grid16m|road-NE|moscow) extra="--delta 2000" ;; *) extra="--delta 64" ;; esac ;;
+                pr) extra="--max-iters 20 --tolerance 0" ;;
+            esac
+            [ "$name" = rmat26 ] && [ "$a" = bc ] && continue
+            "$CHATTY" run "$a" "$g" --engine gpu -n "$TRIALS" -r 1 --json $extra > "$OUT/b-$name-$a.json" 2> "$OUT/b-$name-$a.err" || { echo "bench $name $a failed: $(cat "$OUT/b-$name-$a.err")"; continue; }
+            python3 - "$name" "$a" "$OUT/b-$name-$a.json" >> "$OUT/bench.csv" <<'PY'
+import json, sys, statistics
+name, alg, path = sys.argv[1:]
+j = json.load(open(path))
+k = statistics.median(j["trial_seconds"])
+e = statistics.median(j["end_to_end_seconds"])
+print(f'{name},{alg},{j["graph"]["n"]},{j["graph"]["m"]},{k:.6f},{e:.6f},{j["upload_seconds"]:.4f},{j["iterations"]},{j["edges_traversed"]},{j["verification"]}')
+PY
+        done
+    done
+}
+
+case $MODE in
+    correctness) correctness ;;
+    bench) bench ;;
+    *) correctness; bench ;;
+esac
+if [ -f "$OUT/bench.csv" ]; then
+    echo "== table (median of trials; GTEPS = stored directed edges examined / kernel time)"
+    python3 - "$OUT/bench.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(f'{"graph":10} {"algo":5} {"kernel ms":>10} {"e2e ms":>9} {"iters":>6} {"GTEPS":>7} {"us/iter":>8}')
+for r in rows:
+    k = float(r["kernel_s"]); it = max(int(r["iterations"]), 1)
+    print(f'{r["graph"]:10} {r["algo"]:5} {k*1e3:10.3f} {float(r["end_to_end_s"])*1e3:9.3f} {it:6d} {int(r["edges"])/k/1e9:7.2f} {k/it*1e6:8.2f}')
+PY
+fi
+echo "suite: $fails correctness failures"
+exit $((fails > 0))
