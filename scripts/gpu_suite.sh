@@ -21,7 +21,13 @@ ALGS="bfs sssp pr wcc bc spmv"
 fails=0
 
 correctness() {
-    echo "== correctness: --engine gpu --verify against the CPU references"
+    echo "== correctness (Rust): every kernel on every dataset and generated graphs, GPU vs CPU references"
+    if [ -n "${GPU_TEST:-}" ]; then
+        CHATTY_DATASETS=$DATASETS "$GPU_TEST" --nocapture --test-threads 1 2>&1 | tee "$OUT/gpu-test.log" | grep -E "^test |GPU vs CPU|panicked|test result" || true
+        grep -q "test result: ok" "$OUT/gpu-test.log" || fails=$((fails + 1))
+    fi
+    [ -n "${QUICK:-}" ] && return
+    echo "== correctness (CLI): --engine gpu --verify against the CPU references"
     local graphs=()
     for f in $(cd "$DATASETS" && find . -name '*.gz' ! -name '*.co.gz' | sort); do graphs+=("$DATASETS/$f"); done
     "$CHATTY" generate rmat -s 16 -e 16 --weights 255 -o "$WORK/c-rmat16.cgr" -q 2>/dev/null
@@ -62,6 +68,8 @@ bench_graph() { # name -> path of a .cgr on the device
             twitter) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o "$path" -q ;;
             web) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o "$path" -q ;;
         esac 2>> "$OUT/generate.log"
+        # Store the transpose of directed graphs once, instead of building it per run.
+        "$CHATTY" convert "$path" -o "$WORK/tmp.cgr" --transpose -q 2>> "$OUT/generate.log" && mv "$WORK/tmp.cgr" "$path"
     fi
     echo "$path"
 }

@@ -31,6 +31,7 @@ pub struct Gpu {
     functions: HashMap<&'static str, CudaFunction>,
     name: String,
     grid: u32,
+    sms: u32,
     free_at_open: u64,
     /// Seconds NVRTC took to compile the kernels in this process.
     pub compile_seconds: f64,
@@ -61,6 +62,18 @@ impl Gpu {
         // SAFETY: no other stream of this context touches our buffers.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
+        // cudarc allocates from the stream-ordered pool, which by default returns its
+        // memory to the OS at every synchronisation: each trial would map its arrays
+        // afresh. Keep it.
+        // SAFETY: plain driver calls on this context's device; results are checked.
+        unsafe {
+            let mut pool = std::ptr::null_mut();
+            sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()).result().check("getting the memory pool")?;
+            let mut keep = u64::MAX;
+            sys::cuMemPoolSetAttribute(pool, sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, (&mut keep as *mut u64).cast())
+                .result()
+                .check("setting the pool's release threshold")?;
+        }
         let (major, minor) = ctx.compute_capability().check("querying the compute capability")?;
         let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).check("querying SMs")?;
         let name = ctx.name().check("querying the device name")?;
@@ -73,7 +86,7 @@ impl Gpu {
             functions.insert(*f, module.load_function(f).check(&format!("loading kernel {f}"))?);
         }
         let (free, _) = ctx.mem_get_info().check("querying memory")?;
-        Ok(Gpu { ctx, stream, functions, name: format!("{name} (sm_{major}{minor}, GPU {ordinal})"), grid: sms as u32 * 8, free_at_open: free as u64, compile_seconds })
+        Ok(Gpu { ctx, stream, functions, name: format!("{name} (sm_{major}{minor}, GPU {ordinal})"), grid: sms as u32 * 8, sms: sms as u32, free_at_open: free as u64, compile_seconds })
     }
 
     /// The device's name.
@@ -83,6 +96,12 @@ impl Gpu {
 
     fn f(&self, name: &str) -> &CudaFunction {
         &self.functions[name]
+    }
+
+    /// A grid of as many blocks as can be resident at once, for cooperative kernels.
+    fn cooperative_cfg(&self, f: &CudaFunction) -> Result<LaunchConfig> {
+        let per_sm = f.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None).check("querying occupancy")?;
+        Ok(LaunchConfig { grid_dim: (self.sms * per_sm.max(1), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 })
     }
 
     fn cfg(&self) -> LaunchConfig {
@@ -233,7 +252,7 @@ struct BfsCtl {
     done: u32,
     len: [u32; 2],
     blocks_done: u32,
-    pad: u32,
+    generation: u32,
     scout: u64,
     unexplored: u64,
 }
@@ -288,8 +307,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, g: &Graph, alg: Algorithm, p: &Params, t
     }
     let n = dg.n as u32;
     let mut peak = gpu.used_bytes();
-    let start = gpu.timer()?;
-    let (output, iterations, stop) = match alg {
+    let (output, iterations, start, stop) = match alg {
         Algorithm::Bfs => bfs(gpu, dg, sources[0], &mut peak)?,
         Algorithm::Sssp => {
             chatty_algo::sssp::check_weights(g).map_err(GpuError::Usage)?;
@@ -347,7 +365,9 @@ impl Pending {
     }
 }
 
-type Step = (Pending, u64, cudarc::driver::CudaEvent);
+/// A run's result on the device, its iterations, and events around its kernels
+/// (recorded after the per-run arrays are allocated and initialised).
+type Step = (Pending, u64, cudarc::driver::CudaEvent, cudarc::driver::CudaEvent);
 
 fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step> {
     let n = dg.n as u32;
@@ -359,16 +379,35 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
     gpu.set(&mut queue0, 0, source, "the first frontier")?;
     let ctl = control(gpu, &BfsCtl { level: 1, len: [1, 0], unexplored: dg.m, ..Default::default() })?;
     *peak = (*peak).max(gpu.used_bytes());
+    let start = gpu.timer()?;
     let (in_off, in_adj, _) = dg.in_edges();
     let (alpha, beta) = (15u32, 18u32);
-    let c: BfsCtl = device_loop(gpu, &ctl, |c: &BfsCtl| c.done != 0, || {
-        let mut l = gpu.stream.launch_builder(gpu.f("bfs_level"));
-        l.arg(&ctl).arg(&dg.out_off).arg(&dg.out_adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&n).arg(&alpha).arg(&beta);
-        // SAFETY: arguments match bfs_level's signature; queues hold n entries and a
-        // vertex enters a queue once.
-        unsafe { l.launch(gpu.cfg()) }.check("bfs_level").map(drop)
-    })?;
-    Ok((Pending::Depths(depth), c.level as u64 - 1, gpu.timer()?))
+    // Both drivers take the same arguments.
+    macro_rules! bfs_args {
+        ($l:expr) => {
+            $l.arg(&ctl).arg(&dg.out_off).arg(&dg.out_adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&n).arg(&alpha).arg(&beta)
+        };
+    }
+    let persistent = gpu.f("bfs_persistent");
+    let mut l = gpu.stream.launch_builder(persistent);
+    bfs_args!(l);
+    // SAFETY: arguments match bfs_persistent's signature; queues hold n entries and a
+    // vertex enters a queue once. A cooperative launch guarantees every block is
+    // resident, which the kernel's grid barrier needs.
+    let cooperative = unsafe { l.launch_cooperative(gpu.cooperative_cfg(persistent)?) };
+    let c: BfsCtl = match cooperative {
+        Ok(_) => {
+            let bytes = gpu.stream.clone_dtoh(&ctl).check("reading the control block")?;
+            *bytemuck::from_bytes(&bytes[..std::mem::size_of::<BfsCtl>()])
+        }
+        Err(_) => device_loop(gpu, &ctl, |c: &BfsCtl| c.done != 0, || {
+            let mut l = gpu.stream.launch_builder(gpu.f("bfs_level"));
+            bfs_args!(l);
+            // SAFETY: as above, for bfs_level.
+            unsafe { l.launch(gpu.cfg()) }.check("bfs_level").map(drop)
+        })?,
+    };
+    Ok((Pending::Depths(depth), c.level as u64 - 1, start, gpu.timer()?))
 }
 
 fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) -> Result<Step> {
@@ -387,6 +426,7 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
     gpu.set(&mut near0, 0, source, "the first frontier")?;
     let ctl = control(gpu, &SsspCtl { near_len: [1, 0], step: 1, threshold: delta_bits, far_min: u64::MAX, delta: delta_bits, ..Default::default() })?;
     *peak = (*peak).max(gpu.used_bytes());
+    let start = gpu.timer()?;
     let null = 0u64;
     let c: SsspCtl = device_loop(gpu, &ctl, |c: &SsspCtl| c.done != 0, || {
         let mut l = gpu.stream.launch_builder(gpu.f("sssp_step"));
@@ -401,7 +441,7 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
         unsafe { l.launch(gpu.cfg()) }.check("sssp_step").map(drop)
     })?;
     let pending = if is_float != 0 { Pending::FloatDistances(dist) } else { Pending::IntDistances(dist) };
-    Ok((pending, c.step as u64 - 1, gpu.timer()?))
+    Ok((pending, c.step as u64 - 1, start, gpu.timer()?))
 }
 
 /// Arguments of the pull kernels that differ between PageRank and SpMV.
@@ -471,6 +511,7 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, peak: &mut u64) -> Result<S
     let mut contrib_next = gpu.zeros::<f32>(n, "contributions")?;
     let mut sums = gpu.zeros::<f64>(2, "sums")?;
     *peak = (*peak).max(gpu.used_bytes());
+    let start = gpu.timer()?;
     let nn = n as u32;
     let mut l = gpu.stream.launch_builder(gpu.f("pr_init"));
     l.arg(&nn).arg(&score).arg(&contrib).arg(&dg.out_off).arg(&sums);
@@ -489,15 +530,16 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, peak: &mut u64) -> Result<S
         std::mem::swap(&mut score, &mut next);
         std::mem::swap(&mut contrib, &mut contrib_next);
     }
-    Ok((Pending::Values(score), iters as u64, gpu.timer()?))
+    Ok((Pending::Values(score), iters as u64, start, gpu.timer()?))
 }
 
 fn spmv(gpu: &Gpu, dg: &DeviceGraph, x: &[f64], peak: &mut u64) -> Result<Step> {
     let x = gpu.upload(x, "x")?;
     let y = gpu.zeros::<f64>(dg.n, "y")?;
     *peak = (*peak).max(gpu.used_bytes());
+    let start = gpu.timer()?;
     pull(gpu, dg, &PullArgs { contrib: None, x: Some(&x), y: &y, score: None, contrib_next: None, base: 0.0, damping: 0.0, sums: None })?;
-    Ok((Pending::Values(y), 1, gpu.timer()?))
+    Ok((Pending::Values(y), 1, start, gpu.timer()?))
 }
 
 fn wcc(gpu: &Gpu, dg: &DeviceGraph, peak: &mut u64) -> Result<Step> {
@@ -505,6 +547,7 @@ fn wcc(gpu: &Gpu, dg: &DeviceGraph, peak: &mut u64) -> Result<Step> {
     let comp = gpu.zeros::<u32>(dg.n, "labels")?;
     let mut changed = gpu.zeros::<u32>(1, "flag")?;
     *peak = (*peak).max(gpu.used_bytes());
+    let start = gpu.timer()?;
     let mut l = gpu.stream.launch_builder(gpu.f("iota_u32"));
     l.arg(&comp).arg(&n);
     // SAFETY: arguments match iota_u32.
@@ -525,7 +568,7 @@ fn wcc(gpu: &Gpu, dg: &DeviceGraph, peak: &mut u64) -> Result<Step> {
             break;
         }
     }
-    Ok((Pending::Labels(comp), rounds, gpu.timer()?))
+    Ok((Pending::Labels(comp), rounds, start, gpu.timer()?))
 }
 
 fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<Step> {
@@ -537,6 +580,7 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<St
     let mut order = gpu.zeros::<u32>(dg.n, "levels")?;
     let mut next_len = gpu.zeros::<u32>(1, "a counter")?;
     *peak = (*peak).max(gpu.used_bytes());
+    let start = gpu.timer()?;
     for &s in sources {
         gpu.fill_u32(&mut depth, n, u32::MAX)?;
         gpu.stream.memset_zeros(&mut sigma).check("clearing path counts")?;
@@ -569,5 +613,5 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<St
             unsafe { l.launch(gpu.cfg()) }.check("bc_backward")?;
         }
     }
-    Ok((Pending::Values(scores), sources.len() as u64, gpu.timer()?))
+    Ok((Pending::Values(scores), sources.len() as u64, start, gpu.timer()?))
 }

@@ -25,6 +25,7 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "fill_u64",
     "iota_u32",
     "bfs_level",
+    "bfs_persistent",
     "sssp_step",
     "pull_small",
     "pull_large",

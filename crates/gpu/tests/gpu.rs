@@ -61,9 +61,17 @@ fn gpu_matches_the_cpu_references() {
     check(&gpu, "rmat-14", generate::rmat(14, 8, o(1, Some(255), false), &NoProgress).unwrap());
     check(&gpu, "rmat-14 undirected", generate::rmat(14, 8, o(2, Some(255), true), &NoProgress).unwrap());
     check(&gpu, "grid", generate::grid(200, 100, o(3, None, true), &NoProgress).unwrap());
-    if let Some(dir) = datasets::find() {
-        for f in ["road/bremen-osm-d.gr.gz", "social/cit-HepPh.el.gz", "matrix/bcsstk13.mtx.gz", "road/USA-road-NY.pace.gr.gz"] {
-            check(&gpu, f, read_graph(&dir.join(f), ReadOptions::default(), &NoProgress).unwrap());
-        }
+    let Some(dir) = datasets::find() else { return };
+    let mut files: Vec<_> = walk(&dir).into_iter().filter(|p| p.to_string_lossy().ends_with(".gz") && !p.to_string_lossy().ends_with(".co.gz")).collect();
+    files.sort();
+    for f in files {
+        eprintln!("GPU vs CPU: {}", f.display());
+        check(&gpu, &f.display().to_string(), read_graph(&f, ReadOptions::default(), &NoProgress).unwrap());
     }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] }).collect())
+        .unwrap_or_default()
 }
