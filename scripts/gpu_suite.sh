@@ -76,19 +76,22 @@ bench_graph() { # name -> path of a .cgr on the device
 
 bench() {
     echo "== benchmark: $TRIALS trials each, kernel time between CUDA events"
-    echo "graph,algo,n,m,kernel_s,end_to_end_s,upload_s,iterations,edges,verification" > "$OUT/bench.csv"
+    [ -f "$OUT/bench.csv" ] || echo "graph,algo,n,m,kernel_s,end_to_end_s,upload_s,iterations,edges,verification" > "$OUT/bench.csv"
     for name in ${BENCH_GRAPHS:-rmat22 rmat24 rmat24sym urand24 grid16m road-NE moscow twitter web rmat26}; do
         local g
         g=$(bench_graph "$name")
-        for a in $ALGS; do
+        for a in ${BENCH_ALGS:-$ALGS}; do
             local extra=""
             case $a in
                 sssp) case $name in grid16m|road-NE|moscow) extra="--delta 2000" ;; *) extra="--delta 64" ;; esac ;;
                 pr) extra="--max-iters 20 --tolerance 0" ;;
             esac
             [ "$name" = rmat26 ] && [ "$a" = bc ] && continue
-            "$CHATTY" run "$a" "$g" --engine gpu -n "$TRIALS" -r 1 --json $extra > "$OUT/b-$name-$a.json" 2> "$OUT/b-$name-$a.err" || { echo "bench $name $a failed: $(cat "$OUT/b-$name-$a.err")"; continue; }
-            python3 - "$name" "$a" "$OUT/b-$name-$a.json" >> "$OUT/bench.csv" <<'PY'
+            local tag=${BENCH_TAG:-}
+            local runs="$WORK/runs"
+            mkdir -p "$runs"
+            "$CHATTY" run "$a" "$g" --engine gpu -n "$TRIALS" --json $extra > "$runs/$name-$a$tag.json" 2> "$runs/$name-$a$tag.err" || { echo "bench $name $a failed: $(cat "$runs/$name-$a$tag.err")"; continue; }
+            python3 - "$name$tag" "$a" "$runs/$name-$a$tag.json" >> "$OUT/bench.csv" <<'PY'
 import json, sys, statistics
 name, alg, path = sys.argv[1:]
 j = json.load(open(path))
@@ -105,6 +108,8 @@ case $MODE in
     bench) bench ;;
     *) correctness; bench ;;
 esac
+# Few files come back from the device: the per-run JSON travels as one archive.
+[ -d "$WORK/runs" ] && tar czf "$OUT/runs.tgz" -C "$WORK" runs
 if [ -f "$OUT/bench.csv" ]; then
     echo "== table (median of trials; GTEPS = stored directed edges examined / kernel time)"
     python3 - "$OUT/bench.csv" <<'PY'

@@ -21,6 +21,9 @@ use crate::kernels::{arch_for, FUNCTIONS};
 use crate::{Check, GpuError, Result};
 
 const BLOCK: u32 = 256;
+/// Blocks per SM of the persistent BFS (a guess pending the tuning run recorded in
+/// docs/benchmarks/gpu.md).
+const PERSISTENT_BLOCKS_PER_SM: u32 = 2;
 /// In-degree below which a pull gives a vertex one thread rather than a warp.
 const SMALL_DEGREE: u64 = 32;
 
@@ -98,10 +101,14 @@ impl Gpu {
         &self.functions[name]
     }
 
-    /// A grid of as many blocks as can be resident at once, for cooperative kernels.
+    /// The grid of a cooperative (persistent) kernel: `PERSISTENT_BLOCKS_PER_SM`
+    /// blocks per SM, or fewer if fewer fit. A grid barrier costs an atomic per block,
+    /// so fewer blocks make each level cheaper; `CHATTY_PERSISTENT_BLOCKS_PER_SM`
+    /// overrides it for tuning runs.
     fn cooperative_cfg(&self, f: &CudaFunction) -> Result<LaunchConfig> {
-        let per_sm = f.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None).check("querying occupancy")?;
-        Ok(LaunchConfig { grid_dim: (self.sms * per_sm.max(1), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 })
+        let fit = f.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None).check("querying occupancy")?;
+        let wanted = std::env::var("CHATTY_PERSISTENT_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).unwrap_or(PERSISTENT_BLOCKS_PER_SM);
+        Ok(LaunchConfig { grid_dim: (self.sms * wanted.min(fit).max(1), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 })
     }
 
     fn cfg(&self) -> LaunchConfig {
@@ -391,10 +398,11 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
     let persistent = gpu.f("bfs_persistent");
     let mut l = gpu.stream.launch_builder(persistent);
     bfs_args!(l);
+    let per_level = std::env::var("CHATTY_BFS_DRIVER").is_ok_and(|d| d == "level");
     // SAFETY: arguments match bfs_persistent's signature; queues hold n entries and a
     // vertex enters a queue once. A cooperative launch guarantees every block is
     // resident, which the kernel's grid barrier needs.
-    let cooperative = unsafe { l.launch_cooperative(gpu.cooperative_cfg(persistent)?) };
+    let cooperative = if per_level { Err(()) } else { unsafe { l.launch_cooperative(gpu.cooperative_cfg(persistent)?) }.map_err(drop) };
     let c: BfsCtl = match cooperative {
         Ok(_) => {
             let bytes = gpu.stream.clone_dtoh(&ctl).check("reading the control block")?;

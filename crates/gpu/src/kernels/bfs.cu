@@ -116,7 +116,9 @@ extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const
                 __threadfence();
                 atomicAdd(&ctl->generation, 1);
             } else {
-                while (atomicAdd(&ctl->generation, 0) == gen) __nanosleep(20);
+                // Spin on an L2 load, not an atomic: pollers must not queue behind
+                // the arrivals' atomics.
+                while (*(volatile u32*)&ctl->generation == gen) {}
             }
             __threadfence();
         }
