@@ -250,7 +250,7 @@ pub struct GpuRun {
 }
 
 /// Mirrors `BfsCtl` in bfs.cu.
-#[repr(C)]
+#[repr(C, align(16))]
 #[derive(Copy, Clone, Pod, Zeroable, Default, Debug)]
 struct BfsCtl {
     level: u32,
@@ -293,7 +293,7 @@ fn device_loop<C: Pod>(gpu: &Gpu, ctl: &CudaSlice<u8>, done: impl Fn(&C) -> bool
             launch()?;
         }
         let bytes = gpu.stream.clone_dtoh(ctl).check("reading the control block")?;
-        let c: C = *bytemuck::from_bytes(&bytes[..std::mem::size_of::<C>()]);
+        let c: C = bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<C>()]);
         if done(&c) {
             return Ok(c);
         }
@@ -406,7 +406,7 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
     let c: BfsCtl = match cooperative {
         Ok(_) => {
             let bytes = gpu.stream.clone_dtoh(&ctl).check("reading the control block")?;
-            *bytemuck::from_bytes(&bytes[..std::mem::size_of::<BfsCtl>()])
+            bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<BfsCtl>()])
         }
         Err(_) => device_loop(gpu, &ctl, |c: &BfsCtl| c.done != 0, || {
             let mut l = gpu.stream.launch_builder(gpu.f("bfs_level"));

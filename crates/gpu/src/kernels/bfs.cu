@@ -9,7 +9,7 @@
 // Loads of data written during the launch (depths, queues, the control block) use
 // __ldcg, which bypasses the non-coherent L1.
 
-struct BfsCtl {
+struct __align__(16) BfsCtl {
     u32 level;        // depth given to vertices discovered by this step
     u32 bottom_up;    // direction of this step
     u32 parity;       // queue[parity] is the frontier, queue[parity ^ 1] the next one
@@ -23,12 +23,15 @@ struct BfsCtl {
 
 __device__ void bfs_step(BfsCtl* ctl, const u64* out_off, const u32* out_adj, const u64* in_off,
                          const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32 n) {
-    const u32 level = __ldcg(&ctl->level), parity = __ldcg(&ctl->parity);
+    // One 16-byte load for level, direction and parity: each load here is an L2 round
+    // trip on the critical path of every level.
+    const uint4 head = __ldcg((const uint4*)ctl);
+    const u32 level = head.x, bottom_up = head.y, parity = head.z;
     const u32* in_q = parity ? queue1 : queue0;
     u32* out_q = parity ? queue0 : queue1;
     u32* out_len = &ctl->len[parity ^ 1];
     u64 scout = 0;
-    if (!__ldcg(&ctl->bottom_up)) {
+    if (!bottom_up) {
         // Top-down: a warp per frontier vertex, lanes over its out-edges.
         const u32 in_len = __ldcg(&ctl->len[parity]);
         const u32 lane = threadIdx.x & 31;
