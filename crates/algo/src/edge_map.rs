@@ -62,10 +62,16 @@ impl Default for EdgeMapOptions {
     }
 }
 
+/// Frontiers at most this large are processed on the calling thread: on high-diameter
+/// graphs (roads: thousands of levels of a few hundred vertices) forking costs more
+/// than the level's work.
+const SEQUENTIAL_FRONTIER: usize = 4096;
+
 /// Out-edges leaving the frontier plus its size (Ligra's measure for the switch).
 pub fn frontier_work(g: &Graph, frontier: &Frontier) -> u64 {
     let out = g.out_edges();
     match frontier {
+        Frontier::Sparse { ids, .. } if ids.len() <= SEQUENTIAL_FRONTIER => ids.iter().map(|&v| out.degree(v) as u64 + 1).sum(),
         Frontier::Sparse { ids, .. } => ids.par_iter().map(|&v| out.degree(v) as u64 + 1).sum(),
         Frontier::Dense { bits, .. } => (0..bits.len() as u32).into_par_iter().filter(|&v| bits.get(v)).map(|v| out.degree(v) as u64 + 1).sum(),
     }
@@ -97,27 +103,25 @@ fn push_step<O: EdgeOp>(g: &Graph, frontier: Frontier, op: &O, dedup: bool) -> F
     let out = g.out_edges();
     let weights = out.raw_weights();
     let claimed = dedup.then(|| Bitmap::new(n));
-    let next: Vec<u32> = ids
-        .par_chunks(64)
-        .flat_map_iter(|chunk| {
-            let mut local = Vec::new();
-            for &u in chunk {
-                for e in out.range(u) {
-                    let v = out.targets()[e];
-                    if op.cond(v) && op.update_atomic(u, v, weights.map_or(0, |w| w[e])) {
-                        if let Some(c) = &claimed {
-                            if c.get(v) {
-                                continue;
-                            }
-                            c.set(v);
+    let visit = |chunk: &[u32]| {
+        let mut local = Vec::new();
+        for &u in chunk {
+            for e in out.range(u) {
+                let v = out.targets()[e];
+                if op.cond(v) && op.update_atomic(u, v, weights.map_or(0, |w| w[e])) {
+                    if let Some(c) = &claimed {
+                        if c.get(v) {
+                            continue;
                         }
-                        local.push(v);
+                        c.set(v);
                     }
+                    local.push(v);
                 }
             }
-            local
-        })
-        .collect();
+        }
+        local
+    };
+    let next: Vec<u32> = if ids.len() <= SEQUENTIAL_FRONTIER { visit(&ids) } else { ids.par_chunks(64).flat_map_iter(visit).collect() };
     Frontier::Sparse { n, ids: next }
 }
 

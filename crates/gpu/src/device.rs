@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits};
 use rayon::prelude::*;
 
 use chatty_algo::{Algorithm, Distances, Output, Params, RunResult};
@@ -439,10 +439,7 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
     let c: SsspCtl = device_loop(gpu, &ctl, |c: &SsspCtl| c.done != 0, || {
         let mut l = gpu.stream.launch_builder(gpu.f("sssp_step"));
         l.arg(&ctl).arg(&dg.out_off).arg(&dg.out_adj);
-        match &dg.weights {
-            Some(w) => l.arg(w),
-            None => l.arg(&null),
-        };
+        arg_or_null(&mut l, dg.weights.as_ref(), &null);
         l.arg(&dist).arg(&stamp).arg(&in_far).arg(&near0).arg(&near1).arg(&far0).arg(&far1).arg(&is_float);
         // SAFETY: arguments match sssp_step; near queues and far piles hold n entries
         // and admit a vertex at most once each (stamps, far flags).
@@ -464,6 +461,14 @@ struct PullArgs<'a> {
     sums: Option<&'a CudaSlice<f64>>,
 }
 
+/// Passes `buffer`, or a null device pointer for a kernel that tests for one.
+fn arg_or_null<'a, T>(l: &mut LaunchArgs<'a>, buffer: Option<&'a CudaSlice<T>>, null: &'a u64) {
+    match buffer {
+        Some(b) => l.arg(b),
+        None => l.arg(null),
+    };
+}
+
 fn pull(gpu: &Gpu, dg: &DeviceGraph, a: &PullArgs) -> Result<()> {
     let (in_off, in_adj, in_w) = dg.in_edges();
     let wkind: u32 = match (a.x.is_some(), dg.weight_type) {
@@ -478,32 +483,14 @@ fn pull(gpu: &Gpu, dg: &DeviceGraph, a: &PullArgs) -> Result<()> {
         }
         let mut l = gpu.stream.launch_builder(gpu.f(kernel));
         l.arg(vertices).arg(&count).arg(in_off).arg(in_adj);
-        match a.contrib {
-            Some(c) => l.arg(c),
-            None => l.arg(&null),
-        };
-        match a.x {
-            Some(x) => l.arg(x),
-            None => l.arg(&null),
-        };
-        match in_w {
-            Some(w) if wkind != 0 => l.arg(w),
-            _ => l.arg(&null),
-        };
+        arg_or_null(&mut l, a.contrib, &null);
+        arg_or_null(&mut l, a.x, &null);
+        arg_or_null(&mut l, in_w.filter(|_| wkind != 0), &null);
         l.arg(&wkind).arg(a.y);
-        match a.score {
-            Some(s) => l.arg(s),
-            None => l.arg(&null),
-        };
-        match a.contrib_next {
-            Some(c) => l.arg(c),
-            None => l.arg(&null),
-        };
+        arg_or_null(&mut l, a.score, &null);
+        arg_or_null(&mut l, a.contrib_next, &null);
         l.arg(&dg.out_off).arg(&a.base).arg(&a.damping);
-        match a.sums {
-            Some(s) => l.arg(s),
-            None => l.arg(&null),
-        };
+        arg_or_null(&mut l, a.sums, &null);
         // SAFETY: arguments match the pull kernels; null pointers are passed exactly
         // where the kernel tests for them (contrib vs x, score, sums).
         unsafe { l.launch(gpu.cfg()) }.check(kernel)?;
