@@ -73,7 +73,7 @@ pub fn frontier_work(g: &Graph, frontier: &Frontier) -> u64 {
     match frontier {
         Frontier::Sparse { ids, .. } if ids.len() <= SEQUENTIAL_FRONTIER => ids.iter().map(|&v| out.degree(v) as u64 + 1).sum(),
         Frontier::Sparse { ids, .. } => ids.par_iter().map(|&v| out.degree(v) as u64 + 1).sum(),
-        Frontier::Dense { bits, .. } => (0..bits.len() as u32).into_par_iter().filter(|&v| bits.get(v)).map(|v| out.degree(v) as u64 + 1).sum(),
+        Frontier::Dense { bits, .. } => (0..bits.len() as u32).into_par_iter().filter(|&v| bits.get(v as usize)).map(|v| out.degree(v) as u64 + 1).sum(),
     }
 }
 
@@ -110,10 +110,10 @@ fn push_step<O: EdgeOp>(g: &Graph, frontier: Frontier, op: &O, dedup: bool) -> F
                 let v = out.targets()[e];
                 if op.cond(v) && op.update_atomic(u, v, weights.map_or(0, |w| w[e])) {
                     if let Some(c) = &claimed {
-                        if c.get(v) {
+                        if c.get(v as usize) {
                             continue;
                         }
-                        c.set(v);
+                        c.set(v as usize);
                     }
                     local.push(v);
                 }
@@ -147,7 +147,7 @@ fn pull_step<O: EdgeOp>(g: &Graph, frontier: &Frontier, op: &O) -> Frontier {
                         let u = inc.targets()[e];
                         // Only this thread writes v, so cond(v) can only turn false
                         // after one of its own updates: test it there alone.
-                        if current.get(u) && op.update(u, v, weights.map_or(0, |w| w[e])) {
+                        if current.get(u as usize) && op.update(u, v, weights.map_or(0, |w| w[e])) {
                             word |= 1 << (v % 64);
                             if !op.cond(v) {
                                 break;

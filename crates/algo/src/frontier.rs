@@ -63,7 +63,7 @@ impl Frontier {
         match self {
             Frontier::Sparse { n, ids } => {
                 let bits = Bitmap::new(n);
-                ids.par_iter().for_each(|&v| bits.set(v));
+                ids.par_iter().for_each(|&v| bits.set(v as usize));
                 Frontier::Dense { bits, count: ids.len() }
             }
             dense => dense,
@@ -116,14 +116,14 @@ impl Bitmap {
 
     /// Whether bit `i` is set.
     #[inline]
-    pub fn get(&self, i: u32) -> bool {
-        self.words[i as usize / 64].load(Relaxed) >> (i % 64) & 1 != 0
+    pub fn get(&self, i: usize) -> bool {
+        self.words[i / 64].load(Relaxed) >> (i % 64) & 1 != 0
     }
 
     /// Sets bit `i` (atomically).
     #[inline]
-    pub fn set(&self, i: u32) {
-        self.words[i as usize / 64].fetch_or(1 << (i % 64), Relaxed);
+    pub fn set(&self, i: usize) {
+        self.words[i / 64].fetch_or(1 << (i % 64), Relaxed);
     }
 
     /// Overwrites word `w` (bits `64w..64w+64`); for a thread that owns that word.

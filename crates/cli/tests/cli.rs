@@ -144,3 +144,14 @@ fn gzip(text: &str) -> Vec<u8> {
     let o = Command::new("gzip").arg("-c").arg(&plain).output().expect("gzip is installed");
     o.stdout
 }
+
+#[test]
+fn a_tiny_file_naming_a_huge_vertex_id_is_refused_under_a_memory_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("big.el");
+    std::fs::write(&g, "0 1000000000\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_chatty")).args(["info", g.to_str().unwrap()]).env("CHATTY_MEMORY_LIMIT", "64M").output().unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("needs") && t.contains("GiB"), "{t}");
+}

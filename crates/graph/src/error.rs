@@ -109,12 +109,33 @@ pub fn check_memory(what: &str, needed: u64) -> Result<()> {
     Ok(())
 }
 
-/// Bytes of memory available to this process: `MemAvailable` from `/proc/meminfo`,
-/// or unlimited where that cannot be read.
+/// Bytes of memory available to this process: `MemAvailable` from `/proc/meminfo`
+/// (unlimited where that cannot be read), capped by `$CHATTY_MEMORY_LIMIT` in bytes
+/// (suffixes K, M, G accepted) when set: a budget for shared machines, and what keeps
+/// the fuzz targets from allocating gigabytes for a ten-byte file naming vertex 10^9.
 pub fn available_memory() -> u64 {
-    let Ok(info) = std::fs::read_to_string("/proc/meminfo") else { return u64::MAX };
-    info.lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(u64::MAX, |kb| kb * 1024)
+    let meminfo = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| info.lines().find_map(|l| l.strip_prefix("MemAvailable:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()))
+        .map_or(u64::MAX, |kb| kb * 1024);
+    let limit = std::env::var("CHATTY_MEMORY_LIMIT").ok().and_then(|v| parse_size(&v)).unwrap_or(u64::MAX);
+    meminfo.min(limit)
+}
+
+/// "512M" → 536870912; plain digits are bytes.
+fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (digits, unit) = match s.char_indices().last()? {
+        (i, c) if c.is_ascii_alphabetic() => (&s[..i], c.to_ascii_uppercase()),
+        _ => (s, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        'T' => 40,
+        _ => return None,
+    };
+    digits.trim().parse::<u64>().ok()?.checked_mul(1 << shift)
 }

@@ -225,3 +225,4 @@ fn text_writers_round_trip() {
         assert!(!back.is_directed());
     }
 }
+
