@@ -8,6 +8,10 @@ mod progress;
 use clap::Parser;
 
 fn main() {
+    // Like other Unix tools, end quietly when the reader of our output goes away
+    // (`chatty run ... | head`), instead of panicking in println!.
+    // SAFETY: restoring the default disposition of one signal, before any thread starts.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = args::Cli::parse();
     let code = match cmd::run(cli) {
         Ok(code) => code,

@@ -155,3 +155,14 @@ fn a_tiny_file_naming_a_huge_vertex_id_is_refused_under_a_memory_limit() {
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains("needs") && t.contains("GiB"), "{t}");
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chatty")).arg("demo").stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -24,7 +24,17 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
             tmp.path()
         }
     };
-    println!("ChattyGraph demo: generate, write .cgr, map it back, run every kernel on the CPU engine ({} threads) and verify.\n", rayon::current_num_threads());
+    // The best engine this machine has: a GPU if one is usable, else the CPU.
+    let gpu = if chatty_gpu::Gpu::count() > 0 {
+        chatty_gpu::Gpu::open(0).map_err(|e| eprintln!("note: the GPU could not be used ({e}); running on the CPU")).ok()
+    } else {
+        None
+    };
+    let engine = match &gpu {
+        Some(g) => format!("the GPU engine ({})", g.name()),
+        None => format!("the CPU engine ({} threads)", rayon::current_num_threads()),
+    };
+    println!("ChattyGraph demo: generate, write .cgr, map it back, run every kernel on {engine} and verify.\n");
     let bar = Bar::new(quiet);
     type Maker<'a> = Box<dyn Fn() -> chatty_graph::Result<Graph> + 'a>;
     let graphs: [(&str, Maker); 2] = [
@@ -46,9 +56,13 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
             start.elapsed().as_secs_f64()
         );
         let params = Params { source: Some(0), ..Params::default() };
+        let device = gpu.as_ref().map(|gpu| chatty_gpu::DeviceGraph::upload(gpu, &g).map(|dg| (gpu, dg))).transpose()?;
         for alg in Algorithm::ALL {
             let start = Instant::now();
-            let r = chatty_algo::run(alg, &g, &params, 0).map_err(anyhow::Error::msg)?;
+            let r = match &device {
+                Some((gpu, dg)) => chatty_gpu::run(gpu, dg, &g, alg, &params, 0)?.result,
+                None => chatty_algo::run(alg, &g, &params, 0).map_err(anyhow::Error::msg)?,
+            };
             let seconds = start.elapsed().as_secs_f64();
             let verdict = match chatty_algo::verify(alg, &g, &params, &r) {
                 Ok(()) => "PASS".to_string(),
