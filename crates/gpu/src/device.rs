@@ -256,12 +256,15 @@ struct BfsCtl {
     level: u32,
     bottom_up: u32,
     parity: u32,
+    hub_phase: u32,
     done: u32,
     len: [u32; 2],
     blocks_done: u32,
     generation: u32,
+    hub_len: u32,
     scout: u64,
     unexplored: u64,
+    pad: [u32; 2],
 }
 
 /// Mirrors `SsspCtl` in sssp.cu.
@@ -381,6 +384,7 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
     let mut depth = gpu.zeros::<u32>(dg.n, "depths")?;
     let mut queue0 = gpu.zeros::<u32>(dg.n, "queue")?;
     let queue1 = gpu.zeros::<u32>(dg.n, "queue")?;
+    let hubs = gpu.zeros::<u32>(dg.n, "hub list")?;
     gpu.fill_u32(&mut depth, n, u32::MAX)?;
     gpu.set(&mut depth, source as usize, 0, "the source depth")?;
     gpu.set(&mut queue0, 0, source, "the first frontier")?;
@@ -392,7 +396,7 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
     // Both drivers take the same arguments.
     macro_rules! bfs_args {
         ($l:expr) => {
-            $l.arg(&ctl).arg(&dg.out_off).arg(&dg.out_adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&n).arg(&alpha).arg(&beta)
+            $l.arg(&ctl).arg(&dg.out_off).arg(&dg.out_adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs).arg(&n).arg(&alpha).arg(&beta)
         };
     }
     let persistent = gpu.f("bfs_persistent");

@@ -13,39 +13,74 @@ struct __align__(16) BfsCtl {
     u32 level;        // depth given to vertices discovered by this step
     u32 bottom_up;    // direction of this step
     u32 parity;       // queue[parity] is the frontier, queue[parity ^ 1] the next one
+    u32 hub_phase;    // this step expands the hubs set aside by the previous one
     u32 done;         // set once a level discovers nothing
     u32 len[2];       // queue lengths
     u32 blocks_done;  // arrivals at the end of a step
     u32 generation;   // barrier generation (persistent driver)
+    u32 hub_len;      // frontier vertices of degree >= HUB_DEGREE, set aside
     u64 scout;        // out-edges of the vertices discovered by this step
     u64 unexplored;   // edges not yet examined (Beamer's edges_to_check)
+    u32 pad[2];
 };
 
+// A top-down warp expands one frontier vertex at a time; a hub of 10^5 edges would
+// hold its warp for thousands of rounds while the rest of the grid idles. Hubs are
+// set aside and expanded in a second step by the whole grid, edge by edge.
+#define HUB_DEGREE 4096u
+
+__device__ __forceinline__ void visit(u32 v, u32 level, u32* depth, const u64* out_off, u64* scout, bool* found) {
+    *found = __ldcg(&depth[v]) == INF32 && atomicCAS(&depth[v], INF32, level) == INF32;
+    if (*found) *scout += out_off[v + 1] - out_off[v];
+}
+
 __device__ void bfs_step(BfsCtl* ctl, const u64* out_off, const u32* out_adj, const u64* in_off,
-                         const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32 n) {
-    // One 16-byte load for level, direction and parity: each load here is an L2 round
-    // trip on the critical path of every level.
+                         const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32* hubs, u32 n) {
+    // One 16-byte load for level, direction, parity and phase: each load here is an
+    // L2 round trip on the critical path of every level.
     const uint4 head = __ldcg((const uint4*)ctl);
-    const u32 level = head.x, bottom_up = head.y, parity = head.z;
+    const u32 level = head.x, bottom_up = head.y, parity = head.z, hub_phase = head.w;
     const u32* in_q = parity ? queue1 : queue0;
     u32* out_q = parity ? queue0 : queue1;
     u32* out_len = &ctl->len[parity ^ 1];
     u64 scout = 0;
-    if (!bottom_up) {
-        // Top-down: a warp per frontier vertex, lanes over its out-edges.
+    if (hub_phase) {
+        // The whole grid over the hubs' edges, one hub after another.
+        const u32 hub_len = __ldcg(&ctl->hub_len);
+        const u32 stride = gridDim.x * blockDim.x;
+        for (u32 h = 0; h < hub_len; h++) {
+            const u32 u = __ldcg(&hubs[h]);
+            const u64 begin = out_off[u], end = out_off[u + 1];
+            for (u64 base = begin; base < end; base += stride) {
+                const u64 e = base + blockIdx.x * blockDim.x + threadIdx.x;
+                bool found = false;
+                u32 v = 0;
+                if (e < end) {
+                    v = out_adj[e];
+                    visit(v, level, depth, out_off, &scout, &found);
+                }
+                warp_append(out_q, out_len, v, found);
+            }
+        }
+    } else if (!bottom_up) {
+        // Top-down: a warp per frontier vertex, lanes over its out-edges; hubs are
+        // set aside for the next step.
         const u32 in_len = __ldcg(&ctl->len[parity]);
         const u32 lane = threadIdx.x & 31;
         const u32 warps = gridDim.x * blockDim.x / 32;
         for (u32 i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < in_len; i += warps) {
             const u32 u = __ldcg(&in_q[i]);
             const u64 begin = out_off[u], end = out_off[u + 1];
+            if (end - begin >= HUB_DEGREE) {
+                if (lane == 0) hubs[atomicAdd(&ctl->hub_len, 1)] = u;
+                continue;
+            }
             for (u64 e = begin; e < end; e += 32) {
                 bool found = false;
                 u32 v = 0;
                 if (e + lane < end) {
                     v = out_adj[e + lane];
-                    found = __ldcg(&depth[v]) == INF32 && atomicCAS(&depth[v], INF32, level) == INF32;
-                    if (found) scout += out_off[v + 1] - out_off[v];
+                    visit(v, level, depth, out_off, &scout, &found);
                 }
                 warp_append(out_q, out_len, v, found);
             }
@@ -76,6 +111,12 @@ __device__ void bfs_step(BfsCtl* ctl, const u64* out_off, const u32* out_adj, co
 
 // Run by one thread once every block has finished a step: choose the next one.
 __device__ void bfs_decide(BfsCtl* ctl, u32 n, u32 alpha, u32 beta) {
+    if (!ctl->hub_phase && ctl->hub_len > 0) {
+        ctl->hub_phase = 1; // same level: expand the hubs set aside
+        return;
+    }
+    ctl->hub_phase = 0;
+    ctl->hub_len = 0;
     const u32 parity = ctl->parity;
     const u32 next_len = ctl->len[parity ^ 1];
     if (next_len == 0) {
@@ -97,17 +138,17 @@ __device__ void bfs_decide(BfsCtl* ctl, u32 n, u32 alpha, u32 beta) {
 
 extern "C" __global__ void bfs_level(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                      const u64* in_off, const u32* in_adj, u32* depth,
-                                     u32* queue0, u32* queue1, u32 n, u32 alpha, u32 beta) {
+                                     u32* queue0, u32* queue1, u32* hubs, u32 n, u32 alpha, u32 beta) {
     if (__ldcg(&ctl->done)) return;
-    bfs_step(ctl, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, n);
+    bfs_step(ctl, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, n);
     if (last_block_done(&ctl->blocks_done)) bfs_decide(ctl, n, alpha, beta);
 }
 
 extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                           const u64* in_off, const u32* in_adj, u32* depth,
-                                          u32* queue0, u32* queue1, u32 n, u32 alpha, u32 beta) {
+                                          u32* queue0, u32* queue1, u32* hubs, u32 n, u32 alpha, u32 beta) {
     while (!__ldcg(&ctl->done)) {
-        bfs_step(ctl, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, n);
+        bfs_step(ctl, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, n);
         // Grid barrier; the last block to arrive decides before releasing the others.
         __syncthreads();
         if (threadIdx.x == 0) {
