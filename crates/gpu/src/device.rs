@@ -160,17 +160,32 @@ impl Gpu {
     }
 }
 
+/// One direction of a graph's edges in device memory.
+struct DeviceAdjacency {
+    off: CudaSlice<u64>,
+    adj: CudaSlice<u32>,
+    weights: Option<CudaSlice<u32>>,
+}
+
+impl DeviceAdjacency {
+    fn upload(gpu: &Gpu, a: &chatty_graph::Adjacency) -> Result<DeviceAdjacency> {
+        Ok(DeviceAdjacency {
+            off: gpu.upload(a.offsets(), "offsets")?,
+            adj: gpu.upload(a.targets(), "targets")?,
+            weights: a.raw_weights().map(|w| gpu.upload(w, "weights")).transpose()?,
+        })
+    }
+}
+
 /// A graph in device memory.
 pub struct DeviceGraph {
     n: usize,
     m: u64,
     directed: bool,
     weight_type: WeightType,
-    out_off: CudaSlice<u64>,
-    out_adj: CudaSlice<u32>,
-    weights: Option<CudaSlice<u32>>,
+    out: DeviceAdjacency,
     /// In-edges of a directed graph (`None`: undirected, use the out-edges).
-    inc: Option<(CudaSlice<u64>, CudaSlice<u32>, Option<CudaSlice<u32>>)>,
+    inc: Option<DeviceAdjacency>,
     /// Vertices by in-degree bin: (small, large), for the pull kernels.
     bins: (CudaSlice<u32>, u32, CudaSlice<u32>, u32),
     /// Seconds the upload took.
@@ -210,17 +225,8 @@ impl DeviceGraph {
             m: g.num_edges(),
             directed: g.is_directed(),
             weight_type: g.weight_type(),
-            out_off: gpu.upload(out.offsets(), "offsets")?,
-            out_adj: gpu.upload(out.targets(), "targets")?,
-            weights: out.raw_weights().map(|w| gpu.upload(w, "weights")).transpose()?,
-            inc: match inc_adj {
-                Some(a) => Some((
-                    gpu.upload(a.offsets(), "in-offsets")?,
-                    gpu.upload(a.targets(), "in-targets")?,
-                    a.raw_weights().map(|w| gpu.upload(w, "in-weights")).transpose()?,
-                )),
-                None => None,
-            },
+            out: DeviceAdjacency::upload(gpu, out)?,
+            inc: inc_adj.map(|a| DeviceAdjacency::upload(gpu, a)).transpose()?,
             bins: (gpu.upload(&small, "degree bins")?, small.len() as u32, gpu.upload(&large, "degree bins")?, large.len() as u32),
             upload_seconds: 0.0,
             upload_bytes: g.size_bytes() + 4 * n as u64,
@@ -229,11 +235,8 @@ impl DeviceGraph {
         Ok(DeviceGraph { upload_seconds: start.elapsed().as_secs_f64(), ..dg })
     }
 
-    fn in_edges(&self) -> (&CudaSlice<u64>, &CudaSlice<u32>, Option<&CudaSlice<u32>>) {
-        match &self.inc {
-            Some((o, a, w)) => (o, a, w.as_ref()),
-            None => (&self.out_off, &self.out_adj, self.weights.as_ref()),
-        }
+    fn in_edges(&self) -> &DeviceAdjacency {
+        self.inc.as_ref().unwrap_or(&self.out)
     }
 }
 
@@ -391,12 +394,12 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
     let ctl = control(gpu, &BfsCtl { level: 1, len: [1, 0], unexplored: dg.m, ..Default::default() })?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
-    let (in_off, in_adj, _) = dg.in_edges();
+    let (in_off, in_adj) = (&dg.in_edges().off, &dg.in_edges().adj);
     let (alpha, beta) = (15u32, 18u32);
     // Both drivers take the same arguments.
     macro_rules! bfs_args {
         ($l:expr) => {
-            $l.arg(&ctl).arg(&dg.out_off).arg(&dg.out_adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs).arg(&n).arg(&alpha).arg(&beta)
+            $l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs).arg(&n).arg(&alpha).arg(&beta)
         };
     }
     let persistent = gpu.f("bfs_persistent");
@@ -442,8 +445,8 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
     let null = 0u64;
     let c: SsspCtl = device_loop(gpu, &ctl, |c: &SsspCtl| c.done != 0, || {
         let mut l = gpu.stream.launch_builder(gpu.f("sssp_step"));
-        l.arg(&ctl).arg(&dg.out_off).arg(&dg.out_adj);
-        arg_or_null(&mut l, dg.weights.as_ref(), &null);
+        l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj);
+        arg_or_null(&mut l, dg.out.weights.as_ref(), &null);
         l.arg(&dist).arg(&stamp).arg(&in_far).arg(&near0).arg(&near1).arg(&far0).arg(&far1).arg(&is_float);
         // SAFETY: arguments match sssp_step; near queues and far piles hold n entries
         // and admit a vertex at most once each (stamps, far flags).
@@ -474,7 +477,8 @@ fn arg_or_null<'a, T>(l: &mut LaunchArgs<'a>, buffer: Option<&'a CudaSlice<T>>, 
 }
 
 fn pull(gpu: &Gpu, dg: &DeviceGraph, a: &PullArgs) -> Result<()> {
-    let (in_off, in_adj, in_w) = dg.in_edges();
+    let inc = dg.in_edges();
+    let (in_off, in_adj, in_w) = (&inc.off, &inc.adj, inc.weights.as_ref());
     let wkind: u32 = match (a.x.is_some(), dg.weight_type) {
         (false, _) | (_, WeightType::None) => 0,
         (_, WeightType::Int) => 1,
@@ -493,7 +497,7 @@ fn pull(gpu: &Gpu, dg: &DeviceGraph, a: &PullArgs) -> Result<()> {
         l.arg(&wkind).arg(a.y);
         arg_or_null(&mut l, a.score, &null);
         arg_or_null(&mut l, a.contrib_next, &null);
-        l.arg(&dg.out_off).arg(&a.base).arg(&a.damping);
+        l.arg(&dg.out.off).arg(&a.base).arg(&a.damping);
         arg_or_null(&mut l, a.sums, &null);
         // SAFETY: arguments match the pull kernels; null pointers are passed exactly
         // where the kernel tests for them (contrib vs x, score, sums).
@@ -513,7 +517,7 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, peak: &mut u64) -> Result<S
     let start = gpu.timer()?;
     let nn = n as u32;
     let mut l = gpu.stream.launch_builder(gpu.f("pr_init"));
-    l.arg(&nn).arg(&score).arg(&contrib).arg(&dg.out_off).arg(&sums);
+    l.arg(&nn).arg(&score).arg(&contrib).arg(&dg.out.off).arg(&sums);
     // SAFETY: arguments match pr_init.
     unsafe { l.launch(gpu.cfg()) }.check("pr_init")?;
     let mut iters = 0;
@@ -556,7 +560,7 @@ fn wcc(gpu: &Gpu, dg: &DeviceGraph, peak: &mut u64) -> Result<Step> {
         rounds += 1;
         gpu.stream.memset_zeros(&mut changed).check("clearing the flag")?;
         let mut l = gpu.stream.launch_builder(gpu.f("wcc_hook"));
-        l.arg(&n).arg(&dg.out_off).arg(&dg.out_adj).arg(&comp).arg(&changed);
+        l.arg(&n).arg(&dg.out.off).arg(&dg.out.adj).arg(&comp).arg(&changed);
         // SAFETY: arguments match wcc_hook.
         unsafe { l.launch(gpu.cfg()) }.check("wcc_hook")?;
         let mut l = gpu.stream.launch_builder(gpu.f("wcc_compress"));
@@ -594,7 +598,7 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<St
             let (begin, end) = (levels[d as usize], levels[d as usize + 1]);
             gpu.stream.memset_zeros(&mut next_len).check("clearing a counter")?;
             let mut l = gpu.stream.launch_builder(gpu.f("bc_forward"));
-            l.arg(&dg.out_off).arg(&dg.out_adj).arg(&depth).arg(&sigma).arg(&order).arg(&begin).arg(&end).arg(&next_len).arg(&d);
+            l.arg(&dg.out.off).arg(&dg.out.adj).arg(&depth).arg(&sigma).arg(&order).arg(&begin).arg(&end).arg(&next_len).arg(&d);
             // SAFETY: arguments match bc_forward; `order` holds n entries and each
             // vertex is appended once.
             unsafe { l.launch(gpu.cfg()) }.check("bc_forward")?;
@@ -607,7 +611,7 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<St
         for d in (0..levels.len() - 1).rev() {
             let (begin, end, level) = (levels[d], levels[d + 1], d as u32);
             let mut l = gpu.stream.launch_builder(gpu.f("bc_backward"));
-            l.arg(&dg.out_off).arg(&dg.out_adj).arg(&depth).arg(&sigma).arg(&delta).arg(&scores).arg(&order).arg(&begin).arg(&end).arg(&level).arg(&s);
+            l.arg(&dg.out.off).arg(&dg.out.adj).arg(&depth).arg(&sigma).arg(&delta).arg(&scores).arg(&order).arg(&begin).arg(&end).arg(&level).arg(&s);
             // SAFETY: arguments match bc_backward.
             unsafe { l.launch(gpu.cfg()) }.check("bc_backward")?;
         }
