@@ -175,3 +175,44 @@ fn component_counts_match_the_datasets_readme() {
         }
     }
 }
+
+/// The operators by themselves: push and pull reach the same vertices, and
+/// vertex_map visits every member of a frontier once.
+#[test]
+fn program_model_operators() {
+    use chatty_algo::edge_map::{edge_map, vertex_map, EdgeMapOptions, EdgeOp};
+    use chatty_algo::frontier::Frontier;
+    use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+    /// Marks every vertex reached, once.
+    struct Reach(Vec<AtomicU32>);
+    impl EdgeOp for Reach {
+        fn cond(&self, v: u32) -> bool {
+            self.0[v as usize].load(Relaxed) == 0
+        }
+        fn update(&self, _: u32, v: u32, _: u32) -> bool {
+            self.0[v as usize].store(1, Relaxed);
+            true
+        }
+        fn update_atomic(&self, _: u32, v: u32, _: u32) -> bool {
+            self.0[v as usize].compare_exchange(0, 1, Relaxed, Relaxed).is_ok()
+        }
+    }
+    let g = generate::rmat(10, 8, GenOptions { seed: 3, max_weight: None, undirected: false }, &NoProgress).unwrap().with_in_edges();
+    let n = g.num_vertices();
+    let mut reached = Vec::new();
+    for direction in [Direction::Push, Direction::Pull] {
+        let op = Reach((0..n).map(|_| AtomicU32::new(0)).collect());
+        let mut next = edge_map(&g, Frontier::all(n), &op, EdgeMapOptions { direction, ..Default::default() });
+        let mut ids = next.ids().to_vec();
+        ids.sort();
+        reached.push(ids);
+    }
+    assert_eq!(reached[0], reached[1]);
+    let visits = AtomicU32::new(0);
+    let mut all = Frontier::all(n);
+    vertex_map(&mut all, |_| {
+        visits.fetch_add(1, Relaxed);
+    });
+    assert_eq!(visits.into_inner() as usize, n);
+}

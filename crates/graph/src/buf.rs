@@ -38,14 +38,6 @@ impl<T: Pod> Buf<T> {
         let slice: &[T] = bytemuck::cast_slice(&map[offset..offset + bytes]);
         Buf { ptr: slice.as_ptr(), len, owner: Owner::Map(map) }
     }
-
-    /// Takes ownership of the vector, or copies a mapped array into memory.
-    pub fn into_vec(self) -> Vec<T> {
-        match self.owner {
-            Owner::Vec(v) => v,
-            Owner::Map(_) => self.deref().to_vec(),
-        }
-    }
 }
 
 impl<T: Pod> From<Vec<T>> for Buf<T> {
