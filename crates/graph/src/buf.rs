@@ -14,16 +14,17 @@ use memmap2::Mmap;
 pub struct Buf<T: Pod> {
     ptr: *const T,
     len: usize,
-    owner: Owner<T>,
+    _owner: Owner<T>,
 }
 
-/// What keeps the memory behind `ptr` alive.
+/// What keeps the memory behind `ptr` alive: held, never read.
+#[allow(dead_code)]
 enum Owner<T> {
     Vec(Vec<T>),
-    Map(#[allow(dead_code)] Arc<Mmap>),
+    Map(Arc<Mmap>),
 }
 
-// SAFETY: a Buf is an immutable view of memory its `owner` keeps alive and never
+// SAFETY: a Buf is an immutable view of memory its `_owner` keeps alive and never
 // mutates; Vec<T> and Arc<Mmap> are themselves Send + Sync for Pod T.
 unsafe impl<T: Pod> Send for Buf<T> {}
 unsafe impl<T: Pod> Sync for Buf<T> {}
@@ -36,14 +37,14 @@ impl<T: Pod> Buf<T> {
     pub(crate) fn mapped(map: Arc<Mmap>, offset: usize, len: usize) -> Buf<T> {
         let bytes = len.checked_mul(std::mem::size_of::<T>()).expect("section size overflows");
         let slice: &[T] = bytemuck::cast_slice(&map[offset..offset + bytes]);
-        Buf { ptr: slice.as_ptr(), len, owner: Owner::Map(map) }
+        Buf { ptr: slice.as_ptr(), len, _owner: Owner::Map(map) }
     }
 }
 
 impl<T: Pod> From<Vec<T>> for Buf<T> {
     fn from(v: Vec<T>) -> Buf<T> {
         // Moving the Vec into `owner` does not move its heap buffer.
-        Buf { ptr: v.as_ptr(), len: v.len(), owner: Owner::Vec(v) }
+        Buf { ptr: v.as_ptr(), len: v.len(), _owner: Owner::Vec(v) }
     }
 }
 
@@ -51,7 +52,7 @@ impl<T: Pod> Deref for Buf<T> {
     type Target = [T];
     #[inline]
     fn deref(&self) -> &[T] {
-        // SAFETY: ptr/len describe memory owned by `self.owner` (see the constructors).
+        // SAFETY: ptr/len describe memory owned by `self._owner` (see the constructors).
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
