@@ -227,7 +227,10 @@ impl Mapped {
 /// the structure of the CSR (offsets monotone, targets < n), so that no kernel can
 /// index out of bounds on a corrupt file. Checksums are left to [`check`].
 pub fn load(path: &Path) -> Result<Graph> {
-    let mapped = open(path)?;
+    graph_from(path, open(path)?)
+}
+
+fn graph_from(path: &Path, mapped: Mapped) -> Result<Graph> {
     let out = mapped.adjacency(path, 0)?;
     let inc = if mapped.has_transpose { Some(mapped.adjacency(path, 3)?) } else { None };
     for (name, adj) in [("out", Some(&out)), ("transpose", inc.as_ref())] {
@@ -250,7 +253,7 @@ pub fn check(path: &Path, progress: &dyn Progress) -> Result<Graph> {
         }
         progress.advance(s.len);
     }
-    load(path)
+    graph_from(path, mapped)
 }
 
 /// Offsets monotone, targets below n.
