@@ -257,18 +257,21 @@ pub struct GpuRun {
 #[derive(Copy, Clone, Pod, Zeroable, Default, Debug)]
 struct BfsCtl {
     level: u32,
-    bottom_up: u32,
+    flags: u32,
     parity: u32,
-    hub_phase: u32,
-    done: u32,
+    pad0: u32,
     len: [u32; 2],
     blocks_done: u32,
     generation: u32,
     hub_len: u32,
+    pad1: u32,
     scout: u64,
     unexplored: u64,
-    pad: [u32; 2],
+    pad2: [u32; 2],
 }
+
+/// `BFS_DONE` in bfs.cu.
+const BFS_DONE: u32 = 4;
 
 /// Mirrors `SsspCtl` in sssp.cu.
 #[repr(C)]
@@ -415,7 +418,7 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
             let bytes = gpu.stream.clone_dtoh(&ctl).check("reading the control block")?;
             bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<BfsCtl>()])
         }
-        Err(_) => device_loop(gpu, &ctl, |c: &BfsCtl| c.done != 0, || {
+        Err(_) => device_loop(gpu, &ctl, |c: &BfsCtl| c.flags & BFS_DONE != 0, || {
             let mut l = gpu.stream.launch_builder(gpu.f("bfs_level"));
             bfs_args!(l);
             // SAFETY: as above, for bfs_level.

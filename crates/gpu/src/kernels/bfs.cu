@@ -9,19 +9,24 @@
 // Loads of data written during the launch (depths, queues, the control block) use
 // __ldcg, which bypasses the non-coherent L1.
 
+// Bits of BfsCtl::flags.
+#define BFS_BOTTOM_UP 1u  // this step pulls
+#define BFS_HUB_PHASE 2u  // this step expands the hubs set aside by the previous one
+#define BFS_DONE 4u       // a level discovered nothing
+
 struct __align__(16) BfsCtl {
     u32 level;        // depth given to vertices discovered by this step
-    u32 bottom_up;    // direction of this step
+    u32 flags;        // BFS_* bits
     u32 parity;       // queue[parity] is the frontier, queue[parity ^ 1] the next one
-    u32 hub_phase;    // this step expands the hubs set aside by the previous one
-    u32 done;         // set once a level discovers nothing
+    u32 pad0;
     u32 len[2];       // queue lengths
     u32 blocks_done;  // arrivals at the end of a step
     u32 generation;   // barrier generation (persistent driver)
     u32 hub_len;      // frontier vertices of degree >= HUB_DEGREE, set aside
+    u32 pad1;
     u64 scout;        // out-edges of the vertices discovered by this step
     u64 unexplored;   // edges not yet examined (Beamer's edges_to_check)
-    u32 pad[2];
+    u32 pad2[2];
 };
 
 // A top-down warp expands one frontier vertex at a time; a hub of 10^5 edges would
@@ -34,12 +39,15 @@ __device__ __forceinline__ void visit(u32 v, u32 level, u32* depth, const u64* o
     if (*found) *scout += out_off[v + 1] - out_off[v];
 }
 
-__device__ void bfs_step(BfsCtl* ctl, const u64* out_off, const u32* out_adj, const u64* in_off,
+// The first 16 bytes of the control block in one load: every load here is an L2 round
+// trip on the critical path of a level, which is what road graphs pay per level.
+__device__ __forceinline__ uint4 bfs_head(const BfsCtl* ctl) {
+    return __ldcg((const uint4*)ctl);
+}
+
+__device__ void bfs_step(BfsCtl* ctl, uint4 head, const u64* out_off, const u32* out_adj, const u64* in_off,
                          const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32* hubs, u32 n) {
-    // One 16-byte load for level, direction, parity and phase: each load here is an
-    // L2 round trip on the critical path of every level.
-    const uint4 head = __ldcg((const uint4*)ctl);
-    const u32 level = head.x, bottom_up = head.y, parity = head.z, hub_phase = head.w;
+    const u32 level = head.x, bottom_up = head.y & BFS_BOTTOM_UP, parity = head.z, hub_phase = head.y & BFS_HUB_PHASE;
     const u32* in_q = parity ? queue1 : queue0;
     u32* out_q = parity ? queue0 : queue1;
     u32* out_len = &ctl->len[parity ^ 1];
@@ -111,25 +119,27 @@ __device__ void bfs_step(BfsCtl* ctl, const u64* out_off, const u32* out_adj, co
 
 // Run by one thread once every block has finished a step: choose the next one.
 __device__ void bfs_decide(BfsCtl* ctl, u32 n, u32 alpha, u32 beta) {
-    if (!ctl->hub_phase && ctl->hub_len > 0) {
-        ctl->hub_phase = 1; // same level: expand the hubs set aside
+    const u32 flags = ctl->flags;
+    if (!(flags & BFS_HUB_PHASE) && ctl->hub_len > 0) {
+        ctl->flags = flags | BFS_HUB_PHASE; // same level: expand the hubs set aside
         return;
     }
-    ctl->hub_phase = 0;
     ctl->hub_len = 0;
     const u32 parity = ctl->parity;
     const u32 next_len = ctl->len[parity ^ 1];
     if (next_len == 0) {
-        ctl->done = 1;
+        ctl->flags = BFS_DONE;
         return;
     }
     const u64 scout = ctl->scout;
     ctl->unexplored = ctl->unexplored > scout ? ctl->unexplored - scout : 0;
-    if (!ctl->bottom_up) {
-        ctl->bottom_up = scout > ctl->unexplored / alpha;
+    bool pull;
+    if (!(flags & BFS_BOTTOM_UP)) {
+        pull = scout > ctl->unexplored / alpha;
     } else {
-        ctl->bottom_up = next_len >= n / beta;
+        pull = next_len >= n / beta;
     }
+    ctl->flags = pull ? BFS_BOTTOM_UP : 0;
     ctl->scout = 0;
     ctl->len[parity] = 0;
     ctl->parity = parity ^ 1;
@@ -139,16 +149,17 @@ __device__ void bfs_decide(BfsCtl* ctl, u32 n, u32 alpha, u32 beta) {
 extern "C" __global__ void bfs_level(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                      const u64* in_off, const u32* in_adj, u32* depth,
                                      u32* queue0, u32* queue1, u32* hubs, u32 n, u32 alpha, u32 beta) {
-    if (__ldcg(&ctl->done)) return;
-    bfs_step(ctl, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, n);
+    const uint4 head = bfs_head(ctl);
+    if (head.y & BFS_DONE) return;
+    bfs_step(ctl, head, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, n);
     if (last_block_done(&ctl->blocks_done)) bfs_decide(ctl, n, alpha, beta);
 }
 
 extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                           const u64* in_off, const u32* in_adj, u32* depth,
                                           u32* queue0, u32* queue1, u32* hubs, u32 n, u32 alpha, u32 beta) {
-    while (!__ldcg(&ctl->done)) {
-        bfs_step(ctl, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, n);
+    for (uint4 head = bfs_head(ctl); !(head.y & BFS_DONE); head = bfs_head(ctl)) {
+        bfs_step(ctl, head, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, n);
         // Grid barrier; the last block to arrive decides before releasing the others.
         __syncthreads();
         if (threadIdx.x == 0) {
