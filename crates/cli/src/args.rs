@@ -18,7 +18,7 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Generate a small graph, convert, load and analyse it: offline, no GPU needed.
+    /// Generate two graphs, write and check them, run and verify every kernel on the best engine here: offline, no GPU needed.
     Demo {
         /// Where to keep the demo's files (default: a temporary directory).
         #[arg(long)]
