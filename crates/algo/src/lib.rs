@@ -206,12 +206,23 @@ fn reached_edges(g: &Graph, reached: impl Fn(usize) -> bool + Sync) -> u64 {
     (0..g.num_vertices()).into_par_iter().filter(|&v| reached(v)).map(|v| g.out_edges().degree(v as u32) as u64).sum()
 }
 
-fn spmv_x(g: &Graph, p: &Params) -> Result<Vec<f64>, String> {
+/// SpMV's x: `p.x` checked against the graph, or all ones. Shared by every engine.
+pub fn spmv_x<'a>(g: &Graph, p: &'a Params) -> Result<std::borrow::Cow<'a, [f64]>, String> {
     match &p.x {
         Some(x) if x.len() != g.num_vertices() => Err(format!("x has {} entries for {} vertices", x.len(), g.num_vertices())),
-        Some(x) => Ok(x.clone()),
-        None => Ok(vec![1.0; g.num_vertices()]),
+        Some(x) => Ok(std::borrow::Cow::Borrowed(x)),
+        None => Ok(std::borrow::Cow::Owned(vec![1.0; g.num_vertices()])),
     }
+}
+
+/// SSSP's Δ: `p.delta` checked, or [`sssp::default_delta`] (a pass over the weights,
+/// so callers timing trials resolve it once beforehand). Shared by every engine.
+pub fn sssp_delta(g: &Graph, p: &Params) -> Result<f64, String> {
+    let delta = p.delta.unwrap_or_else(|| sssp::default_delta(g));
+    if delta.is_nan() || delta <= 0.0 {
+        return Err(format!("delta must be positive, got {delta}"));
+    }
+    Ok(delta)
 }
 
 /// Runs one trial of `alg` on `g` (which must have in-edges if
@@ -225,11 +236,7 @@ pub fn run(alg: Algorithm, g: &Graph, p: &Params, trial: u64) -> Result<RunResul
         }
         Algorithm::Sssp => {
             sssp::check_weights(g)?;
-            let delta = p.delta.unwrap_or_else(|| sssp::default_delta(g));
-            if delta.is_nan() || delta <= 0.0 {
-                return Err(format!("delta must be positive, got {delta}"));
-            }
-            let (d, rounds) = sssp::sssp(g, sources[0], delta);
+            let (d, rounds) = sssp::sssp(g, sources[0], sssp_delta(g, p)?);
             (Output::Distances(d), rounds)
         }
         Algorithm::Pr => {

@@ -318,28 +318,20 @@ fn control<C: Pod>(gpu: &Gpu, c: &C) -> Result<CudaSlice<u8>> {
 /// (for source picking and parameters).
 pub fn run(gpu: &Gpu, dg: &DeviceGraph, g: &Graph, alg: Algorithm, p: &Params, trial: u64) -> Result<GpuRun> {
     let sources = if alg.has_source() { chatty_algo::pick_sources(g, p, trial).map_err(GpuError::Usage)? } else { Vec::new() };
-    if alg.wants_in_edges() && dg.directed && dg.inc.is_none() && matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv) {
+    if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv) && dg.directed && dg.inc.is_none() {
         return Err(GpuError::Usage(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
     }
-    let n = dg.n as u32;
     let mut peak = gpu.used_bytes();
     let (output, iterations, start, stop) = match alg {
         Algorithm::Bfs => bfs(gpu, dg, sources[0], &mut peak)?,
         Algorithm::Sssp => {
             chatty_algo::sssp::check_weights(g).map_err(GpuError::Usage)?;
-            let delta = p.delta.unwrap_or_else(|| chatty_algo::sssp::default_delta(g));
-            if delta.is_nan() || delta <= 0.0 {
-                return Err(GpuError::Usage(format!("delta must be positive, got {delta}")));
-            }
+            let delta = chatty_algo::sssp_delta(g, p).map_err(GpuError::Usage)?;
             sssp(gpu, dg, sources[0], delta, &mut peak)?
         }
         Algorithm::Pr => pagerank(gpu, dg, p, &mut peak)?,
         Algorithm::Spmv => {
-            let x = match &p.x {
-                Some(x) if x.len() != dg.n => return Err(GpuError::Usage(format!("x has {} entries for {n} vertices", x.len()))),
-                Some(x) => x.clone(),
-                None => vec![1.0; dg.n],
-            };
+            let x = chatty_algo::spmv_x(g, p).map_err(GpuError::Usage)?;
             spmv(gpu, dg, &x, &mut peak)?
         }
         Algorithm::Wcc => wcc(gpu, dg, &mut peak)?,

@@ -25,11 +25,7 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
         }
     };
     // The best engine this machine has: a GPU if one is usable, else the CPU.
-    let gpu = if chatty_gpu::Gpu::count() > 0 {
-        chatty_gpu::Gpu::open(0).map_err(|e| eprintln!("note: the GPU could not be used ({e}); running on the CPU")).ok()
-    } else {
-        None
-    };
+    let gpu = super::auto_gpu(false);
     let engine = match &gpu {
         Some(g) => format!("the GPU engine ({})", g.name()),
         None => format!("the CPU engine ({} threads)", rayon::current_num_threads()),

@@ -38,6 +38,19 @@ pub fn load_graph(path: &Path, load: &LoadArgs, progress: &dyn Progress) -> Resu
     Ok(chatty_graph::read_graph(path, ReadOptions { format, build }, progress)?)
 }
 
+/// The GPU `--engine auto` takes: the first one, if it opens. Says why not when it
+/// falls back to the CPU (always for a GPU that fails to open; with `announce`, also
+/// when there is none).
+pub fn auto_gpu(announce: bool) -> Option<chatty_gpu::Gpu> {
+    if chatty_gpu::Gpu::count() == 0 {
+        if announce {
+            eprintln!("engine: cpu (auto: no GPU on this machine)");
+        }
+        return None;
+    }
+    chatty_gpu::Gpu::open(0).map_err(|e| eprintln!("engine: cpu (auto: the GPU could not be used: {e})")).ok()
+}
+
 /// Bytes as MB/s over `seconds`.
 pub fn mb_per_s(bytes: u64, seconds: f64) -> f64 {
     bytes as f64 / 1e6 / seconds.max(1e-9)
