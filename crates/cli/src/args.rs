@@ -32,6 +32,111 @@ pub enum Command {
     Info(InfoArgs),
     /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv) on a graph.
     Run(RunArgs),
+    /// Send a file to every receiver of a multicast group, reliably (graph distribution).
+    Broadcast(BroadcastArgs),
+    /// Benchmarks that need more than one kernel run.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+/// `chatty bench`.
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Reliable multicast: NACK against RMA-pull recovery, latency and rate against loss
+    /// and receiver count, one process per receiver on loopback multicast.
+    Broadcast(BroadcastBenchArgs),
+    /// A receiver process of `bench broadcast` (started by it).
+    #[command(hide = true)]
+    BroadcastReceiver {
+        /// Its arguments as JSON.
+        args: String,
+    },
+}
+
+/// `chatty bench broadcast`.
+#[derive(Args, Debug)]
+pub struct BroadcastBenchArgs {
+    /// A run of under a minute: loss 0 and 1%, 1 and 4 receivers, fewer messages.
+    #[arg(long)]
+    pub quick: bool,
+    /// Print one JSON object with a list `runs`.
+    #[arg(long)]
+    pub json: bool,
+    /// Recovery schemes to compare.
+    #[arg(long, value_delimiter = ',', default_value = "nack,rma")]
+    pub schemes: Vec<String>,
+    /// Loss rates injected at each receiver (default 0,0.001,0.01,0.05; quick: 0,0.01).
+    #[arg(long, value_delimiter = ',')]
+    pub loss: Option<Vec<f64>>,
+    /// Receiver counts, one process each (default 1,2,4,8,16; quick: 1,4).
+    #[arg(long, value_delimiter = ',')]
+    pub receivers: Option<Vec<u32>>,
+    /// Mean length of a loss burst (1: independent losses).
+    #[arg(long, default_value_t = 1.0)]
+    pub burst: f64,
+    /// Bytes per message.
+    #[arg(long, default_value_t = 8192)]
+    pub message_bytes: usize,
+    /// Messages of the paced latency phase (default 2000; quick 400).
+    #[arg(long)]
+    pub latency_messages: Option<u64>,
+    /// Microseconds between messages in the latency phase.
+    #[arg(long, default_value_t = 500)]
+    pub interval_us: u64,
+    /// Messages of the unpaced rate phase (default 10000; quick 2000).
+    #[arg(long)]
+    pub rate_messages: Option<u64>,
+    /// The sender's window limit in bytes (flow control).
+    #[arg(long, default_value_t = 8 << 20)]
+    pub window: usize,
+    /// Write broadcast-latency.svg and broadcast-rate.svg into this directory.
+    #[arg(long)]
+    pub charts: Option<PathBuf>,
+}
+
+/// `chatty broadcast`.
+#[derive(Args, Debug)]
+pub struct BroadcastArgs {
+    #[command(subcommand)]
+    pub role: BroadcastRole,
+    /// Multicast group address and port.
+    #[arg(long, default_value = "239.255.42.1:7400", global = true)]
+    pub group: String,
+    /// Interface address to multicast on (127.0.0.1: this host only).
+    #[arg(long, default_value = "127.0.0.1", global = true)]
+    pub interface: String,
+    /// Shared secret of the group (default: $CHATTY_BROADCAST_KEY): packets without it are dropped.
+    #[arg(long, global = true)]
+    pub key: Option<String>,
+    /// Recovery scheme: rma (receivers read lost packets) or nack.
+    #[arg(long, default_value = "rma", global = true)]
+    pub scheme: String,
+}
+
+/// Which side of a file broadcast.
+#[derive(Subcommand, Debug)]
+pub enum BroadcastRole {
+    /// Send FILE once `--receivers` have joined, then exit when all hold it.
+    Send {
+        file: PathBuf,
+        /// Receivers to wait for before sending.
+        #[arg(long, default_value_t = 1)]
+        receivers: usize,
+        /// Seconds to wait for them.
+        #[arg(long, default_value_t = 60)]
+        wait: u64,
+    },
+    /// Receive one file and write it to OUTPUT (verified against the sender's checksum).
+    Recv {
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Seconds to wait for the sender.
+        #[arg(long, default_value_t = 60)]
+        wait: u64,
+        /// Injected loss rate on arriving multicast packets (testing).
+        #[arg(long, default_value_t = 0.0)]
+        loss: f64,
+    },
 }
 
 /// `chatty run`.

@@ -2,6 +2,7 @@
 //! (0 success, 1 a verification failed, 2 an error).
 
 mod args;
+mod chart;
 mod cmd;
 mod progress;
 

@@ -67,10 +67,15 @@ pub enum Event {
     Message(Message),
     /// A new incarnation of the sender appeared; messages of the old one that had not
     /// arrived are not delivered. The receiver has joined the new one.
-    SenderRestarted { old: u64, new: u64 },
+    SenderRestarted {
+        old: u64,
+        new: u64,
+    },
     /// The sender no longer holds packets this receiver missed (it was evicted as
     /// silent); the receiver rejoined at the next message.
-    StreamBroken { from_seq: u64 },
+    StreamBroken {
+        from_seq: u64,
+    },
 }
 
 /// One application message.
@@ -333,7 +338,9 @@ impl Protocol {
     }
 
     fn on_join_ack(&mut self, h: &Header, payload: &[u8]) -> Result<(), NetError> {
-        let Some(j) = self.joining.take_if(|j| j.session == h.session) else { return Ok(()) };
+        let Some(j) = self.joining.take_if(|j| j.session == h.session) else {
+            return Ok(());
+        };
         let read_service = match self.cfg.recovery {
             Recovery::Rma => match decode_addr(payload) {
                 Some(a) => Some(a),
@@ -521,7 +528,9 @@ impl Protocol {
                 self.send(Header { kind: Kind::Join, session, seq: 0, a: self.cfg.id, b: 0 }, &[], control)?;
             }
         }
-        let Some(s) = &mut self.session else { return Ok(()) };
+        let Some(s) = &mut self.session else {
+            return Ok(());
+        };
         let due: Vec<u64> = s.missing.iter().filter(|(_, m)| m.due <= now).map(|(&seq, _)| seq).collect();
         if !due.is_empty() {
             match self.cfg.recovery {
@@ -566,7 +575,9 @@ impl Protocol {
     /// Acknowledges what is held and handed over (see the module docs on slow readers).
     fn send_ack(&mut self) -> Result<(), NetError> {
         let held = self.pending.iter().map(|(_, first)| *first).min().unwrap_or(u64::MAX);
-        let Some(s) = &mut self.session else { return Ok(()) };
+        let Some(s) = &mut self.session else {
+            return Ok(());
+        };
         let acked = s.next.min(held).max(s.acked);
         let echo = s.heartbeat_echo.take().map_or(0, |(stamp, at)| stamp + at.elapsed().as_nanos() as u64);
         s.acked = acked;

@@ -165,9 +165,7 @@ impl Sender {
             grtt_ns: AtomicU64::new(cfg.min_grtt.as_nanos() as u64),
             cfg,
             // Wall-clock nanoseconds: a restarted sender always has a larger session.
-            session: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64),
+            session: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64),
             window: Mutex::new(Window { base: 0, next: 0, next_message: 0, packets: VecDeque::new(), bytes: 0, peak_bytes: 0 }),
             changed: Condvar::new(),
             members: Mutex::new(HashMap::new()),
@@ -404,7 +402,9 @@ impl Transmitter<'_> {
             w.next_message = first + count as u64;
             first
         };
-        for (index, chunk) in (0..count).map(|i| (i, &message[(i * s.cfg.payload).min(message.len())..((i + 1) * s.cfg.payload).min(message.len())])) {
+        for (index, chunk) in
+            (0..count).map(|i| (i, &message[(i * s.cfg.payload).min(message.len())..((i + 1) * s.cfg.payload).min(message.len())]))
+        {
             let h = s.header(Kind::Data, first + index as u64, (index as u64) << 32 | count as u64, stamp);
             let mut datagram = Vec::with_capacity(packet::HEADER + chunk.len() + packet::TAG);
             packet::encode(&s.cfg.key, &h, chunk, &mut datagram)?;
@@ -464,7 +464,9 @@ impl Transmitter<'_> {
             std::mem::take(&mut r.pending)
         };
         for seq in seqs {
-            let Some(p) = s.window.lock().expect("window").get(seq) else { continue };
+            let Some(p) = s.window.lock().expect("window").get(seq) else {
+                continue;
+            };
             self.port.send_to(&p, self.group)?;
             s.counters.repairs.fetch_add(1, Ordering::Relaxed);
         }
@@ -537,7 +539,9 @@ fn handle_control(
         }
         Kind::Ack => {
             let mut members = s.members.lock().expect("members");
-            let Some(m) = members.get_mut(&id) else { return Ok(()) };
+            let Some(m) = members.get_mut(&id) else {
+                return Ok(());
+            };
             m.last_heard = Instant::now();
             let advanced = h.seq > m.acked;
             m.acked = m.acked.max(h.seq);
@@ -598,7 +602,9 @@ fn serve_reads(s: &Shared, mut port: Box<dyn Port>) -> Result<(), NetError> {
     let mut buf = vec![0u8; packet::MAX_DATAGRAM];
     let mut out = Vec::new();
     while !s.closed.load(Ordering::SeqCst) {
-        let Some((n, from)) = port.recv(&mut buf, Duration::from_millis(5))? else { continue };
+        let Some((n, from)) = port.recv(&mut buf, Duration::from_millis(5))? else {
+            continue;
+        };
         let (h, payload) = match packet::decode(&s.cfg.key, &buf[..n]) {
             Ok((h, p)) if h.session == s.session && h.kind == Kind::Read => (h, p),
             Ok(_) => continue,

@@ -155,9 +155,7 @@ impl Port for UdpPort {
         loop {
             match self.unicast.send_to(datagram, to) {
                 Ok(_) => return Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock && start.elapsed() < SEND_STALL_LIMIT => {
-                    std::thread::yield_now()
-                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock && start.elapsed() < SEND_STALL_LIMIT => std::thread::yield_now(),
                 // A peer's closed port (ICMP unreachable) is loss, not our failure.
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => return Ok(()),
                 Err(e) => return Err(e),
@@ -255,9 +253,7 @@ struct MemPort {
 impl Port for MemPort {
     fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<()> {
         let members = match to {
-            SocketAddr::V4(g) if g.ip().is_multicast() => {
-                self.hub.groups.lock().expect("hub").get(&g).cloned().unwrap_or_default()
-            }
+            SocketAddr::V4(g) if g.ip().is_multicast() => self.hub.groups.lock().expect("hub").get(&g).cloned().unwrap_or_default(),
             _ => vec![to],
         };
         let via_group = members.len() != 1 || members[0] != to;

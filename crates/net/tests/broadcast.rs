@@ -76,8 +76,7 @@ fn exactly_once_in_order_under_heavy_and_bursty_loss() {
         for (rate, burst) in [(0.2, 1.0), (0.05, 8.0), (0.3, 4.0)] {
             let net = MemNet::new();
             let s = sender(&net, recovery, |c| c.window_bytes = 512 << 10);
-            let receivers: Vec<Receiver> =
-                (0..3).map(|i| receiver(&net, recovery, Some(LossModel::new(rate, burst, 100 + i)))).collect();
+            let receivers: Vec<Receiver> = (0..3).map(|i| receiver(&net, recovery, Some(LossModel::new(rate, burst, 100 + i)))).collect();
             s.wait_for_receivers(3, WAIT).unwrap();
             let n = 1500;
             std::thread::scope(|scope| {

@@ -1,5 +1,7 @@
 //! One function per subcommand.
 
+mod bench;
+mod broadcast;
 mod convert;
 mod demo;
 mod generate;
@@ -22,6 +24,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Convert(a) => convert::run(&a, quiet),
         Command::Info(a) => info::run(&a, quiet),
         Command::Run(a) => run::run(&a, quiet),
+        Command::Broadcast(a) => broadcast::run(&a),
+        Command::Bench(c) => bench::run(&c),
     }
 }
 

@@ -1,0 +1,161 @@
+//! `chatty bench broadcast`: runs chatty-net's broadcast benchmark over a grid of
+//! scheme × loss × receivers, one receiver process each, and reports a table (or
+//! JSON) and, with `--charts`, two SVG charts.
+
+use anyhow::{Context, Result};
+use chatty_net::bench::{self, ReceiverArgs, RunResult, RunSpec};
+
+use crate::args::{BenchCommand, BroadcastBenchArgs};
+use crate::chart::{line_chart, Series};
+
+pub fn run(c: &BenchCommand) -> Result<i32> {
+    match c {
+        BenchCommand::Broadcast(a) => broadcast(a),
+        BenchCommand::BroadcastReceiver { args } => {
+            let args: ReceiverArgs = serde_json::from_str(args).context("bench broadcast-receiver: bad arguments")?;
+            let report = bench::receive(&args);
+            println!("{}", serde_json::to_string(&report)?);
+            Ok(if report.error.is_some() { 2 } else { 0 })
+        }
+    }
+}
+
+fn broadcast(a: &BroadcastBenchArgs) -> Result<i32> {
+    let losses = a.loss.clone().unwrap_or_else(|| if a.quick { vec![0.0, 0.01] } else { vec![0.0, 0.001, 0.01, 0.05] });
+    let receivers = a.receivers.clone().unwrap_or_else(|| if a.quick { vec![1, 4] } else { vec![1, 2, 4, 8, 16] });
+    let latency_messages = a.latency_messages.unwrap_or(if a.quick { 400 } else { 2000 });
+    let rate_messages = a.rate_messages.unwrap_or(if a.quick { 2000 } else { 10_000 });
+    for s in &a.schemes {
+        anyhow::ensure!(chatty_net::Recovery::from_name(s).is_some(), "--schemes: unknown scheme `{s}` (nack, rma)");
+    }
+    for &l in &losses {
+        anyhow::ensure!((0.0..0.5).contains(&l), "--loss {l}: expected a rate in [0, 0.5)");
+    }
+    anyhow::ensure!(receivers.iter().all(|&r| (1..=256).contains(&r)), "--receivers: counts from 1 to 256");
+    anyhow::ensure!(a.message_bytes >= 8, "--message-bytes: at least 8 (the message number)");
+    let exe = std::env::current_exe().context("cannot find the chatty executable to start receivers")?;
+    let launch = |args: &ReceiverArgs| bench::receiver_command(&exe, &["bench", "broadcast-receiver"], args);
+    let mut runs: Vec<RunResult> = Vec::new();
+    if !a.json {
+        eprintln!(
+            "{:>6} {:>6} {:>4} {:>9} {:>9} {:>10} {:>8} {:>5} {:>5} {:>5} {:>10} {:>10} {:>10}",
+            "scheme", "loss", "R", "p50_us", "p99_us", "msgs/s", "MB/s", "lost", "dup", "reord", "recov_us", "window_KiB", "model_KiB"
+        );
+    }
+    for &r in &receivers {
+        for &loss in &losses {
+            for scheme in &a.schemes {
+                let spec = RunSpec {
+                    scheme: scheme.clone(),
+                    loss,
+                    burst: a.burst,
+                    receivers: r,
+                    message_bytes: a.message_bytes,
+                    latency_messages,
+                    interval_us: a.interval_us,
+                    rate_messages,
+                    window_bytes: a.window,
+                };
+                let res = bench::run(&spec, &launch).with_context(|| format!("run {scheme}, loss {loss}, {r} receivers"))?;
+                eprintln!("done: {scheme}, loss {loss}, {r} receivers");
+                runs.push(res);
+            }
+        }
+    }
+    bench::calibrate_models(&mut runs);
+    if !a.json {
+        for res in &runs {
+            println!(
+                "{:>6} {:>6} {:>4} {:>9.1} {:>9.1} {:>10.0} {:>8.1} {:>5} {:>5} {:>5} {:>10.1} {:>10.0} {:>10.0}",
+                res.scheme,
+                res.loss,
+                res.receivers,
+                res.p50_us,
+                res.p99_us,
+                res.rate_msgs_per_s,
+                res.rate_mb_per_s,
+                res.lost,
+                res.duplicated,
+                res.reordered,
+                res.recovery_us_mean,
+                res.peak_window_bytes as f64 / 1024.0,
+                res.model_window_bytes / 1024.0
+            );
+        }
+    }
+    if a.json {
+        let out = serde_json::json!({
+            "benchmark": "broadcast",
+            "message_bytes": a.message_bytes,
+            "latency_messages": latency_messages,
+            "interval_us": a.interval_us,
+            "rate_messages": rate_messages,
+            "window_bytes": a.window,
+            "burst": a.burst,
+            "commit": env!("CHATTY_COMMIT"),
+            "runs": runs,
+        });
+        println!("{out}");
+    } else {
+        print_comparison(&runs);
+    }
+    if let Some(dir) = &a.charts {
+        charts(dir, &runs)?;
+    }
+    let violations: u64 = runs.iter().map(|r| r.lost + r.duplicated + r.reordered).sum();
+    if violations > 0 {
+        eprintln!("FAILED: {violations} messages lost, duplicated or reordered at the application");
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// RMA against NACK at each (loss > 0, receivers): latency reduction and rate gain.
+fn print_comparison(runs: &[RunResult]) {
+    println!("\nRMA-pull against NACK (loss > 0): p50 / p99 latency lower by, rate higher by");
+    for nack in runs.iter().filter(|r| r.scheme == "nack" && r.loss > 0.0) {
+        let Some(rma) = runs.iter().find(|r| r.scheme == "rma" && r.loss == nack.loss && r.receivers == nack.receivers) else {
+            continue;
+        };
+        println!(
+            "  loss {:>6} R {:>3}: p50 {:>5.1}%  p99 {:>5.1}%  rate {:>+6.1}%",
+            nack.loss,
+            nack.receivers,
+            100.0 * (1.0 - rma.p50_us / nack.p50_us),
+            100.0 * (1.0 - rma.p99_us / nack.p99_us),
+            100.0 * (rma.rate_msgs_per_s / nack.rate_msgs_per_s - 1.0)
+        );
+    }
+}
+
+/// p99 latency against loss (at the largest receiver count) and rate against receivers
+/// (at the loss closest to 1%), one line per scheme.
+fn charts(dir: &std::path::Path, runs: &[RunResult]) -> Result<()> {
+    let max_r = runs.iter().map(|r| r.receivers).max().unwrap_or(1);
+    let loss_1 = runs.iter().map(|r| r.loss).min_by(|a, b| (a - 0.01).abs().total_cmp(&(b - 0.01).abs())).unwrap_or(0.0);
+    let schemes = ["nack", "rma"];
+    let latency: Vec<Series> = schemes
+        .iter()
+        .flat_map(|s| {
+            let pts = |f: fn(&RunResult) -> f64| {
+                runs.iter().filter(|r| r.scheme == *s && r.receivers == max_r).map(|r| (r.loss * 100.0, f(r))).collect::<Vec<_>>()
+            };
+            [Series { name: format!("{s} p99"), points: pts(|r| r.p99_us) }, Series { name: format!("{s} p50"), points: pts(|r| r.p50_us) }]
+        })
+        .collect();
+    line_chart(
+        &dir.join("broadcast-latency.svg"),
+        &format!("Broadcast latency, {max_r} receivers"),
+        "injected loss (%)",
+        "latency (us)",
+        &latency,
+    )?;
+    let rate: Vec<Series> = schemes
+        .iter()
+        .map(|s| Series {
+            name: s.to_string(),
+            points: runs.iter().filter(|r| r.scheme == *s && r.loss == loss_1).map(|r| (r.receivers as f64, r.rate_msgs_per_s)).collect(),
+        })
+        .collect();
+    line_chart(&dir.join("broadcast-rate.svg"), &format!("Broadcast rate at {}% loss", loss_1 * 100.0), "receivers", "messages/s", &rate)
+}
