@@ -86,9 +86,9 @@ pub struct BroadcastBenchArgs {
     /// Messages of the unpaced rate phase (default 10000; quick 2000).
     #[arg(long)]
     pub rate_messages: Option<u64>,
-    /// The sender's window limit in bytes (flow control).
-    #[arg(long, default_value_t = 8 << 20)]
-    pub window: usize,
+    /// The sender's window limits in bytes (flow control); several values add a dimension.
+    #[arg(long, value_delimiter = ',', default_value = "8388608")]
+    pub window: Vec<usize>,
     /// Write broadcast-latency.svg and broadcast-rate.svg into this directory.
     #[arg(long)]
     pub charts: Option<PathBuf>,

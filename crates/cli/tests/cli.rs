@@ -166,3 +166,65 @@ fn a_closed_pipe_ends_quietly() {
     let out = child.wait_with_output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn bench_broadcast_quick_json_reports_every_run_and_no_violation() {
+    let o = chatty(&["bench", "broadcast", "--quick", "--json", "--latency-messages", "100", "--rate-messages", "300"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let runs = j["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 8, "2 schemes x 2 losses x 2 receiver counts");
+    for r in runs {
+        assert!(["nack", "rma"].contains(&r["scheme"].as_str().unwrap()));
+        for key in ["loss", "p50_us", "p99_us", "rate_msgs_per_s"] {
+            assert!(r[key].as_f64().is_some_and(|v| v >= 0.0), "{key} in {r}");
+        }
+        assert!(r["receivers"].as_u64().is_some_and(|n| n == 1 || n == 4));
+        for key in ["lost", "duplicated", "reordered"] {
+            assert_eq!(r[key], 0, "{key} in {r}");
+        }
+        assert!(r["rate_msgs_per_s"].as_f64().unwrap() > 0.0);
+    }
+    fails(&["bench", "broadcast", "--schemes", "carrier-pigeon"], "unknown scheme");
+    fails(&["bench", "broadcast", "--loss", "2"], "--loss");
+}
+
+#[test]
+fn broadcast_sends_a_file_to_receivers_despite_loss() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    assert!(chatty(&["generate", "rmat", "--scale", "12", "-o", &p("g.cgr")]).status.success());
+    let group = format!("239.255.{}.{}:{}", std::process::id() % 200, 7, 20_000 + std::process::id() % 20_000);
+    for scheme in ["rma", "nack"] {
+        let out = [p(&format!("a-{scheme}.cgr")), p(&format!("b-{scheme}.cgr"))];
+        let common = ["--group", group.as_str(), "--scheme", scheme, "--key", "test"];
+        let recv = |o: &str, loss: &str| {
+            Command::new(env!("CARGO_BIN_EXE_chatty"))
+                .args(["broadcast", "recv", "-o", o, "--loss", loss, "--wait", "30"])
+                .args(common)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let receivers = [recv(&out[0], "0.05"), recv(&out[1], "0")];
+        let s = Command::new(env!("CARGO_BIN_EXE_chatty"))
+            .args(["broadcast", "send", &p("g.cgr"), "--receivers", "2", "--wait", "30"])
+            .args(common)
+            .output()
+            .unwrap();
+        assert!(s.status.success(), "{}", text(&s));
+        for (r, o) in receivers.into_iter().zip(&out) {
+            let r = r.wait_with_output().unwrap();
+            assert!(r.status.success(), "{}", text(&r));
+            assert_eq!(std::fs::read(o).unwrap(), std::fs::read(p("g.cgr")).unwrap(), "{scheme}: {o} differs");
+        }
+    }
+    // The received file is a valid graph.
+    assert!(chatty(&["info", &p("a-rma.cgr"), "--check"]).status.success());
+    fails(&["broadcast", "send", &p("g.cgr"), "--group", "10.0.0.1:7000"], "not a multicast address");
+    fails(&["broadcast", "send", &p("g.cgr"), "--group", "nonsense"], "--group");
+    fails(&["broadcast", "send", &p("missing.cgr"), "--group", &group], "cannot open");
+    fails(&["broadcast", "recv", "-o", &p("none.cgr"), "--wait", "1", "--group", &group, "--key", "k"], "nothing written");
+    assert!(!files_in(d.path()).iter().any(|f| f.starts_with("none") || f.contains("partial")), "{:?}", files_in(d.path()));
+}

@@ -76,6 +76,7 @@ pub struct RunResult {
     pub p50_us: f64,
     pub p99_us: f64,
     pub rate_msgs_per_s: f64,
+    pub mean_us: f64,
     pub lost: u64,
     pub duplicated: u64,
     pub reordered: u64,
@@ -106,7 +107,7 @@ pub struct RunResult {
 pub fn run(spec: &RunSpec, launch: &dyn Fn(&ReceiverArgs) -> io::Result<Child>) -> Result<RunResult, NetError> {
     let recovery = Recovery::from_name(&spec.scheme).ok_or_else(|| NetError::Config(format!("unknown scheme `{}`", spec.scheme)))?;
     let seed = clock::now_ns() ^ (std::process::id() as u64) << 32;
-    let key_hex = format!("{:032x}", seed as u128 * 0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
+    let key_hex = format!("{:032x}", (seed as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835));
     let key = Key::derive(key_hex.as_bytes());
     // A group and port of our own, so that concurrent runs never hear each other.
     let group = SocketAddrV4::new([239, 77, (seed >> 8) as u8, seed as u8].into(), 20_000 + (seed >> 16) as u16 % 30_000);
@@ -150,6 +151,7 @@ pub fn run(spec: &RunSpec, launch: &dyn Fn(&ReceiverArgs) -> io::Result<Child>) 
         receivers: spec.receivers,
         p50_us: pct(0.5),
         p99_us: pct(0.99),
+        mean_us: latencies.iter().map(|&l| l as f64).sum::<f64>() / latencies.len().max(1) as f64,
         rate_msgs_per_s: spec.rate_messages as f64 / rate_s,
         lost: sum(|r| r.lost),
         duplicated: sum(|r| r.duplicated),
@@ -200,13 +202,20 @@ impl RunResult {
 /// lossless run of the same scheme and receiver count (peak window / (rate × packet)),
 /// so that the model is checked on what loss adds.
 pub fn calibrate_models(runs: &mut [RunResult]) {
-    let measured: Vec<(String, u32, f64)> = runs
+    let measured: Vec<(String, u32, usize, f64)> = runs
         .iter()
         .filter(|r| r.loss == 0.0 && r.paced_packets_per_s > 0.0)
-        .map(|r| (r.scheme.clone(), r.receivers, r.peak_window_bytes as f64 / (r.paced_packets_per_s * r.packet_bytes) * 1e6))
+        .map(|r| {
+            (
+                r.scheme.clone(),
+                r.receivers,
+                r.window_limit_bytes,
+                r.peak_window_bytes as f64 / (r.paced_packets_per_s * r.packet_bytes) * 1e6,
+            )
+        })
         .collect();
     for r in runs.iter_mut() {
-        if let Some((_, _, us)) = measured.iter().find(|(s, n, _)| *s == r.scheme && *n == r.receivers) {
+        if let Some((.., us)) = measured.iter().find(|(s, n, w, _)| *s == r.scheme && *n == r.receivers && *w == r.window_limit_bytes) {
             r.ack_delay_us = *us;
             r.model_window_bytes = r.model().peak_bytes(Duration::from_secs_f64(r.paced_seconds));
         }

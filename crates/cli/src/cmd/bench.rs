@@ -35,53 +35,34 @@ fn broadcast(a: &BroadcastBenchArgs) -> Result<i32> {
     anyhow::ensure!(a.message_bytes >= 8, "--message-bytes: at least 8 (the message number)");
     let exe = std::env::current_exe().context("cannot find the chatty executable to start receivers")?;
     let launch = |args: &ReceiverArgs| bench::receiver_command(&exe, &["bench", "broadcast-receiver"], args);
+    anyhow::ensure!(a.window.iter().all(|&w| w >= 4096), "--window: at least 4096 bytes");
     let mut runs: Vec<RunResult> = Vec::new();
-    if !a.json {
-        eprintln!(
-            "{:>6} {:>6} {:>4} {:>9} {:>9} {:>10} {:>8} {:>5} {:>5} {:>5} {:>10} {:>10} {:>10}",
-            "scheme", "loss", "R", "p50_us", "p99_us", "msgs/s", "MB/s", "lost", "dup", "reord", "recov_us", "window_KiB", "model_KiB"
-        );
-    }
-    for &r in &receivers {
-        for &loss in &losses {
-            for scheme in &a.schemes {
-                let spec = RunSpec {
-                    scheme: scheme.clone(),
-                    loss,
-                    burst: a.burst,
-                    receivers: r,
-                    message_bytes: a.message_bytes,
-                    latency_messages,
-                    interval_us: a.interval_us,
-                    rate_messages,
-                    window_bytes: a.window,
-                };
-                let res = bench::run(&spec, &launch).with_context(|| format!("run {scheme}, loss {loss}, {r} receivers"))?;
-                eprintln!("done: {scheme}, loss {loss}, {r} receivers");
-                runs.push(res);
+    for &window in &a.window {
+        for &r in &receivers {
+            for &loss in &losses {
+                for scheme in &a.schemes {
+                    let spec = RunSpec {
+                        scheme: scheme.clone(),
+                        loss,
+                        burst: a.burst,
+                        receivers: r,
+                        message_bytes: a.message_bytes,
+                        latency_messages,
+                        interval_us: a.interval_us,
+                        rate_messages,
+                        window_bytes: window,
+                    };
+                    let res =
+                        bench::run(&spec, &launch).with_context(|| format!("run {scheme}, loss {loss}, {r} receivers, window {window}"))?;
+                    eprintln!("done: {scheme}, loss {loss}, {r} receivers, window {window}");
+                    runs.push(res);
+                }
             }
         }
     }
     bench::calibrate_models(&mut runs);
     if !a.json {
-        for res in &runs {
-            println!(
-                "{:>6} {:>6} {:>4} {:>9.1} {:>9.1} {:>10.0} {:>8.1} {:>5} {:>5} {:>5} {:>10.1} {:>10.0} {:>10.0}",
-                res.scheme,
-                res.loss,
-                res.receivers,
-                res.p50_us,
-                res.p99_us,
-                res.rate_msgs_per_s,
-                res.rate_mb_per_s,
-                res.lost,
-                res.duplicated,
-                res.reordered,
-                res.recovery_us_mean,
-                res.peak_window_bytes as f64 / 1024.0,
-                res.model_window_bytes / 1024.0
-            );
-        }
+        print_table(&runs);
     }
     if a.json {
         let out = serde_json::json!({
@@ -96,8 +77,6 @@ fn broadcast(a: &BroadcastBenchArgs) -> Result<i32> {
             "runs": runs,
         });
         println!("{out}");
-    } else {
-        print_comparison(&runs);
     }
     if let Some(dir) = &a.charts {
         charts(dir, &runs)?;
@@ -110,19 +89,60 @@ fn broadcast(a: &BroadcastBenchArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// RMA against NACK at each (loss > 0, receivers): latency reduction and rate gain.
-fn print_comparison(runs: &[RunResult]) {
-    println!("\nRMA-pull against NACK (loss > 0): p50 / p99 latency lower by, rate higher by");
-    for nack in runs.iter().filter(|r| r.scheme == "nack" && r.loss > 0.0) {
-        let Some(rma) = runs.iter().find(|r| r.scheme == "rma" && r.loss == nack.loss && r.receivers == nack.receivers) else {
-            continue;
-        };
+fn print_table(runs: &[RunResult]) {
+    println!(
+        "{:>6} {:>6} {:>4} {:>9} {:>8} {:>8} {:>8} {:>9} {:>7} {:>4} {:>4} {:>5} {:>9} {:>9} {:>9}",
+        "scheme",
+        "loss",
+        "R",
+        "window",
+        "p50_us",
+        "mean_us",
+        "p99_us",
+        "msgs/s",
+        "MB/s",
+        "lost",
+        "dup",
+        "reord",
+        "recov_us",
+        "peak_KiB",
+        "model_KiB"
+    );
+    for r in runs {
         println!(
-            "  loss {:>6} R {:>3}: p50 {:>5.1}%  p99 {:>5.1}%  rate {:>+6.1}%",
+            "{:>6} {:>6} {:>4} {:>9} {:>8.0} {:>8.0} {:>8.0} {:>9.0} {:>7.1} {:>4} {:>4} {:>5} {:>9.0} {:>9.0} {:>9.0}",
+            r.scheme,
+            r.loss,
+            r.receivers,
+            r.window_limit_bytes,
+            r.p50_us,
+            r.mean_us,
+            r.p99_us,
+            r.rate_msgs_per_s,
+            r.rate_mb_per_s,
+            r.lost,
+            r.duplicated,
+            r.reordered,
+            r.recovery_us_mean,
+            r.peak_window_bytes as f64 / 1024.0,
+            r.model_window_bytes / 1024.0
+        );
+    }
+    println!("\nRMA-pull against NACK with loss: latency lower by (p50, mean, p99), rate higher by");
+    for nack in runs.iter().filter(|r| r.scheme == "nack" && r.loss > 0.0) {
+        let same = |r: &&RunResult| {
+            r.scheme == "rma" && r.loss == nack.loss && r.receivers == nack.receivers && r.window_limit_bytes == nack.window_limit_bytes
+        };
+        let Some(rma) = runs.iter().find(same) else { continue };
+        let lower = |f: fn(&RunResult) -> f64| 100.0 * (1.0 - f(rma) / f(nack));
+        println!(
+            "  loss {:>6} R {:>3} window {:>9}: p50 {:>5.1}%  mean {:>5.1}%  p99 {:>5.1}%  rate {:>+6.1}%",
             nack.loss,
             nack.receivers,
-            100.0 * (1.0 - rma.p50_us / nack.p50_us),
-            100.0 * (1.0 - rma.p99_us / nack.p99_us),
+            nack.window_limit_bytes,
+            lower(|r| r.p50_us),
+            lower(|r| r.mean_us),
+            lower(|r| r.p99_us),
             100.0 * (rma.rate_msgs_per_s / nack.rate_msgs_per_s - 1.0)
         );
     }
