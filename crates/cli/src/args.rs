@@ -89,7 +89,8 @@ pub struct BroadcastBenchArgs {
     /// The sender's window limits in bytes (flow control); several values add a dimension.
     #[arg(long, value_delimiter = ',', default_value = "8388608")]
     pub window: Vec<usize>,
-    /// Write broadcast-latency.svg and broadcast-rate.svg into this directory.
+    /// Write broadcast-latency.svg, broadcast-rate.svg (and with several windows
+    /// broadcast-window.svg) into this directory.
     #[arg(long)]
     pub charts: Option<PathBuf>,
 }

@@ -148,34 +148,48 @@ fn print_table(runs: &[RunResult]) {
     }
 }
 
-/// p99 latency against loss (at the largest receiver count) and rate against receivers
-/// (at the loss closest to 1%), one line per scheme.
+/// At the largest window: latency against loss (largest receiver count) and rate
+/// against receivers (loss nearest 1%); with several windows, rate against window.
 fn charts(dir: &std::path::Path, runs: &[RunResult]) -> Result<()> {
+    let max_w = runs.iter().map(|r| r.window_limit_bytes).max().unwrap_or(0);
     let max_r = runs.iter().map(|r| r.receivers).max().unwrap_or(1);
     let loss_1 = runs.iter().map(|r| r.loss).min_by(|a, b| (a - 0.01).abs().total_cmp(&(b - 0.01).abs())).unwrap_or(0.0);
     let schemes = ["nack", "rma"];
+    let select = |scheme: &str, keep: &dyn Fn(&RunResult) -> bool, xy: &dyn Fn(&RunResult) -> (f64, f64)| -> Vec<(f64, f64)> {
+        runs.iter().filter(|r| r.scheme == scheme && keep(r)).map(xy).collect()
+    };
     let latency: Vec<Series> = schemes
         .iter()
         .flat_map(|s| {
-            let pts = |f: fn(&RunResult) -> f64| {
-                runs.iter().filter(|r| r.scheme == *s && r.receivers == max_r).map(|r| (r.loss * 100.0, f(r))).collect::<Vec<_>>()
-            };
-            [Series { name: format!("{s} p99"), points: pts(|r| r.p99_us) }, Series { name: format!("{s} p50"), points: pts(|r| r.p50_us) }]
+            let keep = |r: &RunResult| r.receivers == max_r && r.window_limit_bytes == max_w;
+            [
+                Series { name: format!("{s} p99"), points: select(s, &keep, &|r| (r.loss * 100.0, r.p99_us)) },
+                Series { name: format!("{s} mean"), points: select(s, &keep, &|r| (r.loss * 100.0, r.mean_us)) },
+            ]
         })
         .collect();
-    line_chart(
-        &dir.join("broadcast-latency.svg"),
-        &format!("Broadcast latency, {max_r} receivers"),
-        "injected loss (%)",
-        "latency (us)",
-        &latency,
-    )?;
+    let title = format!("Broadcast latency, {max_r} receivers");
+    line_chart(&dir.join("broadcast-latency.svg"), &title, "injected loss (%)", "latency (us)", &latency)?;
     let rate: Vec<Series> = schemes
         .iter()
-        .map(|s| Series {
-            name: s.to_string(),
-            points: runs.iter().filter(|r| r.scheme == *s && r.loss == loss_1).map(|r| (r.receivers as f64, r.rate_msgs_per_s)).collect(),
+        .map(|s| {
+            let keep = |r: &RunResult| r.loss == loss_1 && r.window_limit_bytes == max_w;
+            Series { name: s.to_string(), points: select(s, &keep, &|r| (r.receivers as f64, r.rate_msgs_per_s)) }
         })
         .collect();
-    line_chart(&dir.join("broadcast-rate.svg"), &format!("Broadcast rate at {}% loss", loss_1 * 100.0), "receivers", "messages/s", &rate)
+    let title = format!("Broadcast rate at {}% loss", loss_1 * 100.0);
+    line_chart(&dir.join("broadcast-rate.svg"), &title, "receivers", "messages/s", &rate)?;
+    if runs.iter().any(|r| r.window_limit_bytes != max_w) {
+        let window: Vec<Series> = schemes
+            .iter()
+            .map(|s| {
+                let keep = |r: &RunResult| r.loss == loss_1 && r.receivers == max_r;
+                let xy = |r: &RunResult| ((r.window_limit_bytes as f64 / 1024.0).log2(), r.rate_msgs_per_s);
+                Series { name: s.to_string(), points: select(s, &keep, &xy) }
+            })
+            .collect();
+        let title = format!("Broadcast rate against window, {}% loss, {max_r} receivers", loss_1 * 100.0);
+        line_chart(&dir.join("broadcast-window.svg"), &title, "log2(window limit in KiB)", "messages/s", &window)?;
+    }
+    Ok(())
 }
