@@ -29,7 +29,9 @@ pub enum Kind {
     /// `b` the message's submit time (ns, [`crate::clock::now_ns`]).
     Data = 1,
     /// Sender → group, periodic. `seq` highest packet sent (u64::MAX: none yet);
-    /// `a` the group round-trip time estimate (ns); `b` send time (ns, echoed in ACKs).
+    /// `a` the group round-trip time estimate (ns); `b` send time (ns, echoed in ACKs);
+    /// payload: the control address (6 bytes) and how many packets receivers may take
+    /// between ACKs (u32).
     Heartbeat = 2,
     /// Receiver → sender. `seq` next packet the receiver needs (all before it are held);
     /// `a` receiver id; `b` the last heartbeat's time plus how long the receiver held it.

@@ -41,7 +41,7 @@ pub struct ReceiverConfig {
     pub id: u64,
     /// NACK back-off factor K (NORM's default for multicast is 4).
     pub backoff_factor: f64,
-    /// Acknowledge at least every this many packets.
+    /// Acknowledge at least every this many packets (fewer if the sender's window asks).
     pub ack_every: u64,
     /// Messages the application may leave unread before the receiver holds back ACKs.
     pub queue: usize,
@@ -222,6 +222,8 @@ struct Session {
     grtt: Duration,
     heartbeat_echo: Option<(u64, Instant)>,
     acked: u64,
+    /// Acknowledge after this many packets (the sender's hint, capped by the config).
+    ack_every: u64,
     last_ack: Instant,
 }
 
@@ -301,12 +303,14 @@ impl Protocol {
     }
 
     fn on_heartbeat(&mut self, h: &Header, payload: &[u8]) -> Result<(), NetError> {
-        let Some(control) = decode_addr(payload) else {
+        let (Some(control), Some(ack_every)) = (payload.get(..6).and_then(decode_addr), payload.get(6..10)) else {
             self.stats.malformed += 1;
             return Ok(());
         };
+        let ack_every = u32::from_le_bytes(ack_every.try_into().expect("4 bytes")).max(1) as u64;
         match &mut self.session {
             Some(s) if s.id == h.session => {
+                s.ack_every = ack_every.min(self.cfg.ack_every);
                 s.grtt = Duration::from_nanos(h.a.clamp(10_000, 1_000_000_000));
                 s.heartbeat_echo = Some((h.b, Instant::now()));
                 let now = Instant::now();
@@ -368,6 +372,7 @@ impl Protocol {
             grtt: Duration::from_micros(100),
             heartbeat_echo: None,
             acked: h.seq,
+            ack_every: self.cfg.ack_every,
             last_ack: now,
         });
         Ok(())
@@ -408,7 +413,7 @@ impl Protocol {
         }
         self.reassemble();
         let s = self.session.as_ref().expect("session");
-        if s.next >= s.acked + self.cfg.ack_every {
+        if s.next >= s.acked + s.ack_every {
             self.send_ack()?;
         }
         Ok(())

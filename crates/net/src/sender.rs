@@ -450,7 +450,11 @@ impl Transmitter<'_> {
         s.trim(&s.members.lock().expect("members"));
         let next = s.window.lock().expect("window").next;
         let h = s.header(Kind::Heartbeat, next, s.grtt_ns.load(Ordering::Relaxed), clock::now_ns());
-        packet::encode(&s.cfg.key, &h, &encode_addr(self.control), &mut self.buf)?;
+        // Ask for ACKs often enough that a quarter of the window is never waiting on one.
+        let datagram = s.cfg.payload + packet::HEADER + packet::TAG;
+        let ack_every = (s.cfg.window_bytes / datagram / 4).clamp(1, 64) as u32;
+        let payload = [&encode_addr(self.control)[..], &ack_every.to_le_bytes()].concat();
+        packet::encode(&s.cfg.key, &h, &payload, &mut self.buf)?;
         self.port.send_to(&self.buf, self.group)?;
         self.next_heartbeat = Instant::now() + s.cfg.heartbeat;
         Ok(())

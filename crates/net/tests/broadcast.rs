@@ -174,7 +174,7 @@ fn slow_reader_is_waited_for_and_a_silent_member_is_evicted() {
         let (n, _) = ghost.recv(&mut buf, WAIT).unwrap().expect("heartbeat");
         if let Ok((h, payload)) = packet::decode(&key(), &buf[..n]) {
             if h.kind == Kind::Heartbeat {
-                let a: [u8; 6] = payload.try_into().unwrap();
+                let a: [u8; 6] = payload[..6].try_into().unwrap();
                 let addr = SocketAddrV4::new(a[..4].try_into().map(|o: [u8; 4]| o.into()).unwrap(), u16::from_le_bytes([a[4], a[5]]));
                 break (h.session, SocketAddr::V4(addr));
             }
