@@ -166,7 +166,11 @@ pub fn edges_traversed(alg: Algorithm, g: &Graph, r: &RunResult) -> u64 {
 /// The sources of trial `trial`: `--source` if given, else GAPBS-style random
 /// vertices with at least one out-edge, the same sequence for the kernel and `verify`.
 pub fn pick_sources(g: &Graph, p: &Params, trial: u64) -> Result<Vec<u32>, String> {
-    let n = g.num_vertices();
+    pick_sources_by(g.num_vertices(), |v| g.out_edges().degree(v) as u64, g.num_edges() > 0, p, trial)
+}
+
+/// [`pick_sources`] for any engine: `n` vertices with out-degrees `degree`.
+pub fn pick_sources_by(n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p: &Params, trial: u64) -> Result<Vec<u32>, String> {
     if n == 0 {
         return Err("the graph has no vertices".into());
     }
@@ -191,11 +195,10 @@ pub fn pick_sources(g: &Graph, p: &Params, trial: u64) -> Result<Vec<u32>, Strin
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
-    let has_edges = g.num_edges() > 0;
     Ok((0..count)
         .map(|_| loop {
             let v = (next() % n as u64) as u32;
-            if !has_edges || g.out_edges().degree(v) > 0 {
+            if !has_edges || degree(v) > 0 {
                 break v;
             }
         })
@@ -208,10 +211,15 @@ fn reached_edges(g: &Graph, reached: impl Fn(usize) -> bool + Sync) -> u64 {
 
 /// SpMV's x: `p.x` checked against the graph, or all ones. Shared by every engine.
 pub fn spmv_x<'a>(g: &Graph, p: &'a Params) -> Result<std::borrow::Cow<'a, [f64]>, String> {
+    spmv_x_for(g.num_vertices(), p)
+}
+
+/// [`spmv_x`] for a graph of `n` vertices held anywhere.
+pub fn spmv_x_for(n: usize, p: &Params) -> Result<std::borrow::Cow<'_, [f64]>, String> {
     match &p.x {
-        Some(x) if x.len() != g.num_vertices() => Err(format!("x has {} entries for {} vertices", x.len(), g.num_vertices())),
+        Some(x) if x.len() != n => Err(format!("x has {} entries for {n} vertices", x.len())),
         Some(x) => Ok(std::borrow::Cow::Borrowed(x)),
-        None => Ok(std::borrow::Cow::Owned(vec![1.0; g.num_vertices()])),
+        None => Ok(std::borrow::Cow::Owned(vec![1.0; n])),
     }
 }
 

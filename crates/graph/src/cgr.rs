@@ -257,7 +257,7 @@ pub fn check(path: &Path, progress: &dyn Progress) -> Result<Graph> {
 }
 
 /// Offsets monotone, targets below n.
-fn check_structure(adj: &Adjacency) -> std::result::Result<(), String> {
+pub(crate) fn check_structure(adj: &Adjacency) -> std::result::Result<(), String> {
     let o = adj.offsets();
     if let Some(v) = (0..o.len() - 1).into_par_iter().find_first(|&v| o[v] > o[v + 1]) {
         return Err(format!("offsets decrease at vertex {v} ({} > {})", o[v], o[v + 1]));

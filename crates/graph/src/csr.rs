@@ -50,6 +50,20 @@ pub struct Adjacency {
 }
 
 impl Adjacency {
+    /// An adjacency from its arrays (other layers' storage formats). Checks the sizes
+    /// and the structure: offsets monotone from 0 to `targets.len()`, targets below n.
+    pub fn from_parts(offsets: Vec<u64>, targets: Vec<u32>, weight_type: WeightType, weights: Option<Vec<u32>>) -> Result<Adjacency, String> {
+        if offsets.first() != Some(&0) || offsets.last() != Some(&(targets.len() as u64)) {
+            return Err(format!("offsets must run from 0 to {} edges", targets.len()));
+        }
+        if weights.as_ref().is_some_and(|w| w.len() != targets.len()) || weights.is_some() == (weight_type == WeightType::None) {
+            return Err("weights do not match the edges or the weight type".into());
+        }
+        let adj = Adjacency { offsets: offsets.into(), targets: targets.into(), weight_type, weights: weights.map(Into::into) };
+        crate::cgr::check_structure(&adj)?;
+        Ok(adj)
+    }
+
     /// Number of vertices (`offsets.len() - 1`).
     pub fn num_vertices(&self) -> usize {
         self.offsets.len() - 1
@@ -134,6 +148,11 @@ impl Graph {
     /// A graph from its out-edges.
     pub fn from_adjacency(out: Adjacency, directed: bool) -> Graph {
         Graph { directed, out, inc: None }
+    }
+
+    /// A directed graph from its out-edges and their transpose (not checked to agree).
+    pub fn from_adjacencies(out: Adjacency, inc: Adjacency) -> Graph {
+        Graph { directed: true, out, inc: Some(inc) }
     }
 
     /// Number of vertices.

@@ -1,0 +1,398 @@
+//! `edge_map` streamed from disk with online binning (Blaze: Kim et al., "Blaze:
+//! Fast Graph Processing on Fast SSDs", SC 2022).
+//!
+//! One round: the vertex frontier becomes a page frontier (a sorted list when sparse,
+//! a bitmap walk when dense); one IO thread per stripe file reads merged runs of its
+//! pages; scatter threads decode each page's records, keep those whose source is in
+//! the frontier, and append `(src, dst, weight)` to per-thread staging for the bin that
+//! owns `dst` (bins cover contiguous vertex ranges); full staging goes to the shared
+//! bin, full bins to a queue; gather threads take whole bins and apply
+//! [`EdgeOp::update`] without atomics, one thread per bin at a time. Without binning
+//! (`binning: false`) scatter threads apply [`EdgeOp::update_atomic`] themselves.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use chatty_algo::edge_map::EdgeOp;
+use chatty_algo::frontier::Bitmap;
+use serde::Serialize;
+
+use crate::io::{self, Chunk, IoConfig, Pool, StripeFiles};
+use crate::layout::{self, Layout, Side, PAGE};
+use crate::SsdError;
+
+/// Which edges a round streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edges {
+    Out,
+    In,
+}
+
+/// The engine's knobs.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    pub io: IoConfig,
+    pub scatter_threads: usize,
+    pub gather_threads: usize,
+    pub binning: bool,
+    /// Records per bin buffer handed to a gather thread.
+    pub bin_records: usize,
+    /// Records a scatter thread stages per bin before taking the bin's lock.
+    pub staging_records: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        // Decoding a page costs about what applying its records does.
+        let scatter = threads.div_ceil(2);
+        EngineConfig {
+            io: IoConfig::default(),
+            scatter_threads: scatter,
+            gather_threads: (threads - scatter).max(1),
+            binning: true,
+            bin_records: 1 << 14,
+            staging_records: 128,
+        }
+    }
+}
+
+/// IO figures of one round, or of a whole run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct IoStats {
+    pub rounds: u64,
+    pub bytes_read: u64,
+    /// Bytes of the records the frontier needed (read bytes / this = amplification).
+    pub bytes_needed: u64,
+    pub seconds: f64,
+    /// Bytes read from each stripe file (skew = max / mean).
+    pub per_file: Vec<u64>,
+}
+
+impl IoStats {
+    pub fn gb_per_s(&self) -> f64 {
+        self.bytes_read as f64 / 1e9 / self.seconds.max(1e-9)
+    }
+
+    pub fn amplification(&self) -> f64 {
+        self.bytes_read as f64 / self.bytes_needed.max(1) as f64
+    }
+
+    pub fn skew(&self) -> f64 {
+        let max = self.per_file.iter().copied().max().unwrap_or(0) as f64;
+        let mean = self.per_file.iter().sum::<u64>() as f64 / self.per_file.len().max(1) as f64;
+        if mean == 0.0 {
+            1.0
+        } else {
+            max / mean
+        }
+    }
+
+    fn add(&mut self, r: &IoStats) {
+        self.rounds += r.rounds;
+        self.bytes_read += r.bytes_read;
+        self.bytes_needed += r.bytes_needed;
+        self.seconds += r.seconds;
+        if self.per_file.len() < r.per_file.len() {
+            self.per_file.resize(r.per_file.len(), 0);
+        }
+        for (a, b) in self.per_file.iter_mut().zip(&r.per_file) {
+            *a += b;
+        }
+    }
+}
+
+/// A graph on disk, ready to stream.
+pub struct SsdGraph {
+    pub layout: Layout,
+    out: StripeFiles,
+    inc: Option<StripeFiles>,
+    pub cfg: EngineConfig,
+    totals: Mutex<IoStats>,
+    rounds: Mutex<Vec<IoStats>>,
+}
+
+/// A bin record: the edge `src → dst` and its weight word.
+#[derive(Clone, Copy)]
+struct Record {
+    src: u32,
+    dst: u32,
+    weight: u32,
+}
+
+impl SsdGraph {
+    /// Loads the index (in memory) and opens the stripe files.
+    pub fn open(index: &std::path::Path, cfg: EngineConfig) -> Result<SsdGraph, SsdError> {
+        let layout = layout::load(index)?;
+        let out = StripeFiles::open(&layout.out.files, &cfg.io)?;
+        let inc = match &layout.inc {
+            Some(side) => Some(StripeFiles::open(&side.files, &cfg.io)?),
+            None => None,
+        };
+        let totals = Mutex::new(IoStats { per_file: vec![0; out.files.len()], ..IoStats::default() });
+        Ok(SsdGraph { layout, out, inc, cfg, totals, rounds: Mutex::new(Vec::new()) })
+    }
+
+    pub fn num_vertices(&self) -> usize {
+        self.layout.num_vertices()
+    }
+
+    /// Out-degree of `v` (from the index in memory).
+    pub fn out_degree(&self, v: u32) -> u64 {
+        let o = &self.layout.out.offsets;
+        o[v as usize + 1] - o[v as usize]
+    }
+
+    /// Whether pages are read with `O_DIRECT`.
+    pub fn direct(&self) -> bool {
+        self.out.direct
+    }
+
+    /// IO figures so far (and per round), then reset.
+    pub fn take_stats(&self) -> (IoStats, Vec<IoStats>) {
+        let k = self.out.files.len();
+        let totals = std::mem::replace(&mut *self.totals.lock().expect("stats"), IoStats { per_file: vec![0; k], ..IoStats::default() });
+        (totals, std::mem::take(&mut *self.rounds.lock().expect("stats")))
+    }
+
+    /// Memory the engine itself needs beyond the index: IO pools and bins.
+    pub fn engine_bytes(&self) -> u64 {
+        let k = self.out.files.len() as u64;
+        let pools = k * self.cfg.io.pool_bytes() as u64;
+        let bins = (self.bins(self.num_vertices()).1 as u64 + self.cfg.gather_threads as u64 * 4) * self.cfg.bin_records as u64 * 12;
+        let staging = self.cfg.scatter_threads as u64 * self.bins(self.num_vertices()).1 as u64 * self.cfg.staging_records as u64 * 12;
+        pools + bins + staging
+    }
+
+    /// Bin width (a multiple of 64 vertices, so bins own whole bitmap words) and count.
+    fn bins(&self, n: usize) -> (usize, usize) {
+        let want = (self.cfg.gather_threads * 16).max(64);
+        let width = n.div_ceil(want).max(1024).next_multiple_of(64);
+        (width, n.div_ceil(width).max(1))
+    }
+
+    /// Applies `op` along every edge (of the chosen side) leaving a vertex of
+    /// `frontier`; sets in `next` the vertices it changed.
+    pub fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: &Bitmap, op: &O, next: &Bitmap) -> Result<(), SsdError> {
+        let (side, files) = match edges {
+            Edges::Out => (&self.layout.out, &self.out),
+            Edges::In => (self.layout.inc.as_ref().unwrap_or(&self.layout.out), self.inc.as_ref().unwrap_or(&self.out)),
+        };
+        let start = Instant::now();
+        let rec = self.layout.header.record_bytes;
+        let k = files.files.len();
+        let (runs, needed) = page_runs(side, frontier, rec, k, self.cfg.io.merge_pages.max(1));
+        let mut stats = IoStats { rounds: 1, bytes_needed: needed, per_file: vec![0; k], ..IoStats::default() };
+        for (j, r) in runs.iter().enumerate() {
+            stats.per_file[j] = r.iter().map(|&(_, p)| (p * PAGE) as u64).sum();
+        }
+        stats.bytes_read = stats.per_file.iter().sum();
+        if stats.bytes_read > 0 {
+            self.stream(side, files, &runs, frontier, op, next)?;
+        }
+        stats.seconds = start.elapsed().as_secs_f64();
+        self.totals.lock().expect("stats").add(&stats);
+        self.rounds.lock().expect("stats").push(stats);
+        Ok(())
+    }
+
+    fn stream<O: EdgeOp>(
+        &self,
+        side: &Side,
+        files: &StripeFiles,
+        runs: &[Vec<(u64, usize)>],
+        frontier: &Bitmap,
+        op: &O,
+        next: &Bitmap,
+    ) -> Result<(), SsdError> {
+        let cfg = &self.cfg;
+        let k = files.files.len();
+        let buffers = cfg.io.queue_depth.max(1) * 2;
+        let pools: Vec<Pool> = (0..k).map(|_| Pool::new(buffers, cfg.io.merge_pages.max(1) * PAGE)).collect();
+        let free: Vec<_> = (0..k)
+            .map(|_| {
+                let (tx, rx) = crossbeam_channel::bounded(buffers);
+                (0..buffers).for_each(|b| tx.send(b).expect("room for every buffer"));
+                (tx, rx)
+            })
+            .collect();
+        let (chunk_tx, chunk_rx) = crossbeam_channel::bounded::<Result<Chunk, SsdError>>(k * buffers);
+        let abort = AtomicBool::new(false);
+        let failure: Mutex<Option<SsdError>> = Mutex::new(None);
+        let (bin_width, nbins) = self.bins(self.num_vertices());
+        let bins: Vec<Mutex<Vec<Record>>> = (0..nbins).map(|_| Mutex::new(Vec::new())).collect();
+        let applying: Vec<Mutex<()>> = (0..nbins).map(|_| Mutex::new(())).collect();
+        let (full_tx, full_rx) = crossbeam_channel::bounded::<(usize, Vec<Record>)>(cfg.gather_threads.max(1) * 4);
+        let scatter_left = AtomicUsize::new(cfg.scatter_threads.max(1));
+        let decoder = Decoder { offsets: &side.offsets, record_bytes: self.layout.header.record_bytes as usize, files: k as u64 };
+        std::thread::scope(|scope| {
+            for (j, ((file, path), r)) in files.files.iter().zip(runs).enumerate() {
+                let (pool, free_rx, out, abort, io_cfg) = (&pools[j], &free[j].1, chunk_tx.clone(), &abort, &cfg.io);
+                scope.spawn(move || io::read_runs(j, file, path, r, pool, free_rx, &out, io_cfg, abort));
+            }
+            drop(chunk_tx);
+            for _ in 0..cfg.scatter_threads.max(1) {
+                let full_tx = full_tx.clone();
+                let (chunk_rx, pools, free, abort, failure, bins, scatter_left, decoder) =
+                    (&chunk_rx, &pools, &free, &abort, &failure, &bins, &scatter_left, &decoder);
+                scope.spawn(move || {
+                    let mut staging: Vec<Vec<Record>> = if cfg.binning { (0..nbins).map(|_| Vec::new()).collect() } else { Vec::new() };
+                    let hand_over = |b: usize, items: &mut Vec<Record>| {
+                        let mut bin = bins[b].lock().expect("bin");
+                        bin.append(items);
+                        if bin.len() >= cfg.bin_records {
+                            let full = std::mem::replace(&mut *bin, Vec::with_capacity(cfg.bin_records));
+                            drop(bin);
+                            let _ = full_tx.send((b, full));
+                        }
+                    };
+                    for got in chunk_rx.iter() {
+                        let chunk = match got {
+                            Ok(c) => c,
+                            Err(e) => {
+                                abort.store(true, Ordering::Relaxed);
+                                failure.lock().expect("failure").get_or_insert(e);
+                                continue;
+                            }
+                        };
+                        if !abort.load(Ordering::Relaxed) {
+                            let bytes = pools[chunk.file].slice(chunk.buf, chunk.pages * PAGE);
+                            let decoded = decoder.for_each(chunk, bytes, frontier, |r| {
+                                if cfg.binning {
+                                    let b = r.dst as usize / bin_width;
+                                    staging[b].push(r);
+                                    if staging[b].len() >= cfg.staging_records {
+                                        hand_over(b, &mut staging[b]);
+                                    }
+                                } else if op.update_atomic(r.src, r.dst, r.weight) {
+                                    next.set(r.dst as usize);
+                                }
+                            });
+                            if let Err(dst) = decoded {
+                                abort.store(true, Ordering::Relaxed);
+                                let path = &files.files[chunk.file].1;
+                                let e = SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {}", path.display(), frontier.len()));
+                                failure.lock().expect("failure").get_or_insert(e);
+                            }
+                        }
+                        let _ = free[chunk.file].0.send(chunk.buf);
+                    }
+                    for b in 0..staging.len() {
+                        if !staging[b].is_empty() {
+                            hand_over(b, &mut staging[b]);
+                        }
+                    }
+                    // The last scatter thread out hands over every partial bin.
+                    if scatter_left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                        for (b, bin) in bins.iter().enumerate() {
+                            let rest = std::mem::take(&mut *bin.lock().expect("bin"));
+                            if !rest.is_empty() {
+                                let _ = full_tx.send((b, rest));
+                            }
+                        }
+                    }
+                });
+            }
+            drop(full_tx);
+            for _ in 0..cfg.gather_threads.max(1) {
+                let (full_rx, applying) = (&full_rx, &applying);
+                scope.spawn(move || {
+                    for (b, records) in full_rx.iter() {
+                        // One gather thread per bin at a time: updates need no atomics.
+                        let _owner = applying[b].lock().expect("bin");
+                        for r in &records {
+                            if op.update(r.src, r.dst, r.weight) {
+                                next.set(r.dst as usize);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        match failure.into_inner().expect("failure") {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Turns the vertex frontier into each file's runs of local pages (merged up to
+/// `merge` pages), and counts the record bytes the frontier needs.
+fn page_runs(side: &Side, frontier: &Bitmap, rec: u64, k: usize, merge: usize) -> (Vec<Vec<(u64, usize)>>, u64) {
+    let o = &side.offsets;
+    let active = frontier.count();
+    let total_pages = side.pages(rec);
+    let mut runs: Vec<Vec<(u64, usize)>> = vec![Vec::new(); k];
+    let mut push = |p: u64| {
+        let (file, local) = ((p % k as u64) as usize, p / k as u64);
+        match runs[file].last_mut() {
+            Some((first, count)) if *first + *count as u64 == local && *count < merge => *count += 1,
+            _ => runs[file].push((local, 1)),
+        }
+    };
+    let page_span = |v: usize| (o[v] * rec / PAGE as u64, (o[v + 1] * rec).div_ceil(PAGE as u64));
+    let mut needed = 0;
+    if active as u64 * 8 < total_pages {
+        // Sparse: a sorted list of the pages of the few active vertices.
+        let mut pages: Vec<u64> = Vec::new();
+        for v in frontier.to_ids() {
+            let (a, b) = page_span(v as usize);
+            pages.extend(a..b);
+            needed += (o[v as usize + 1] - o[v as usize]) * rec;
+        }
+        pages.sort_unstable();
+        pages.dedup();
+        pages.into_iter().for_each(&mut push);
+    } else {
+        // Dense: a page bitmap.
+        let marked = Bitmap::new(total_pages as usize);
+        for v in frontier.to_ids() {
+            let (a, b) = page_span(v as usize);
+            (a..b).for_each(|p| marked.set(p as usize));
+            needed += (o[v as usize + 1] - o[v as usize]) * rec;
+        }
+        marked.to_ids().into_iter().for_each(|p| push(p as u64));
+    }
+    (runs, needed)
+}
+
+/// Decodes pages into the records of active sources.
+struct Decoder<'a> {
+    offsets: &'a [u64],
+    record_bytes: usize,
+    files: u64,
+}
+
+impl Decoder<'_> {
+    /// Calls `f` for each record of an active source; `Err(dst)` for a record naming
+    /// a vertex that does not exist (a corrupt file).
+    fn for_each(&self, chunk: Chunk, bytes: &[u8], frontier: &Bitmap, mut f: impl FnMut(Record)) -> Result<(), u32> {
+        let per_page = (PAGE / self.record_bytes) as u64;
+        let m = *self.offsets.last().expect("n + 1 offsets");
+        let n = self.offsets.len() - 1;
+        for i in 0..chunk.pages {
+            let logical = (chunk.first + i as u64) * self.files + chunk.file as u64;
+            let first = logical * per_page;
+            let end = (first + per_page).min(m);
+            let page = &bytes[i * PAGE..(i + 1) * PAGE];
+            // The vertex whose edges include record `first`.
+            let mut v = self.offsets.partition_point(|&o| o <= first).saturating_sub(1);
+            while v < n && self.offsets[v] < end {
+                if frontier.get(v) {
+                    for e in self.offsets[v].max(first)..self.offsets[v + 1].min(end) {
+                        let at = (e - first) as usize * self.record_bytes;
+                        let dst = u32::from_le_bytes(page[at..at + 4].try_into().expect("4 bytes"));
+                        if dst as usize >= n {
+                            return Err(dst);
+                        }
+                        let weight = if self.record_bytes == 8 { u32::from_le_bytes(page[at + 4..at + 8].try_into().expect("4 bytes")) } else { 1 };
+                        f(Record { src: v as u32, dst, weight });
+                    }
+                }
+                v += 1;
+            }
+        }
+        Ok(())
+    }
+}
