@@ -153,11 +153,18 @@ pub struct RunResult {
 /// out-edges of every reached vertex, for PR m per iteration, for BC m per source,
 /// for WCC and SpMV m. Computed after the timed run, from its output.
 pub fn edges_traversed(alg: Algorithm, g: &Graph, r: &RunResult) -> u64 {
-    let m = g.num_edges();
+    edges_traversed_by(alg, g.num_edges(), |v| g.out_edges().degree(v as u32) as u64, r)
+}
+
+/// [`edges_traversed`] for any engine: `m` edges, out-degrees `degree`.
+pub fn edges_traversed_by(alg: Algorithm, m: u64, degree: impl Fn(usize) -> u64 + Sync, r: &RunResult) -> u64 {
+    let reached_edges = |n: usize, reached: &(dyn Fn(usize) -> bool + Sync)| -> u64 {
+        (0..n).into_par_iter().filter(|&v| reached(v)).map(&degree).sum()
+    };
     match &r.output {
-        Output::Depths(d) => reached_edges(g, |v| d[v] != bfs::UNREACHED),
-        Output::Distances(Distances::Int(d)) => reached_edges(g, |v| d[v] != u64::MAX),
-        Output::Distances(Distances::Float(d)) => reached_edges(g, |v| d[v].is_finite()),
+        Output::Depths(d) => reached_edges(d.len(), &|v| d[v] != bfs::UNREACHED),
+        Output::Distances(Distances::Int(d)) => reached_edges(d.len(), &|v| d[v] != u64::MAX),
+        Output::Distances(Distances::Float(d)) => reached_edges(d.len(), &|v| d[v].is_finite()),
         _ if alg == Algorithm::Bc => m * r.sources.len() as u64,
         _ => m * r.iterations,
     }
@@ -203,10 +210,6 @@ pub fn pick_sources_by(n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p
             }
         })
         .collect())
-}
-
-fn reached_edges(g: &Graph, reached: impl Fn(usize) -> bool + Sync) -> u64 {
-    (0..g.num_vertices()).into_par_iter().filter(|&v| reached(v)).map(|v| g.out_edges().degree(v as u32) as u64).sum()
 }
 
 /// SpMV's x: `p.x` checked against the graph, or all ones. Shared by every engine.

@@ -191,6 +191,39 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     #[command(flatten)]
     pub load: LoadArgs,
+    #[command(flatten)]
+    pub ssd: SsdArgs,
+}
+
+/// The SSD engine's flags (`--engine ssd` on a layout from `convert --layout ssd`).
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "SSD engine")]
+pub struct SsdArgs {
+    /// Memory the run may use (index, vertex data, IO buffers, bins), e.g. 512M, 4G;
+    /// refused up front if it needs more. Default: what the machine has available.
+    #[arg(long, value_name = "SIZE")]
+    pub mem_budget: Option<String>,
+    /// Reads in flight per stripe file.
+    #[arg(long, default_value_t = 32)]
+    pub io_depth: usize,
+    /// Longest run of contiguous pages read at once (4 KiB each).
+    #[arg(long, default_value_t = 32)]
+    pub merge_pages: usize,
+    /// Scatter threads (decode pages into bins); default: half the cores.
+    #[arg(long)]
+    pub scatter_threads: Option<usize>,
+    /// Gather threads (apply bins); default: the other half.
+    #[arg(long)]
+    pub gather_threads: Option<usize>,
+    /// Apply updates with atomics in the scatter threads instead of binning them.
+    #[arg(long)]
+    pub no_binning: bool,
+    /// Read through the page cache (no O_DIRECT).
+    #[arg(long)]
+    pub buffered: bool,
+    /// Read with pread instead of io_uring.
+    #[arg(long)]
+    pub pread: bool,
 }
 
 /// `chatty generate`.
@@ -254,6 +287,16 @@ pub struct ConvertArgs {
     /// Also store the transpose (in-edges) of a directed graph in the .cgr.
     #[arg(long)]
     pub transpose: bool,
+    /// Output layout: cgr (one file), or ssd (an index OUTPUT plus 4 KiB pages dealt
+    /// over --stripes files per side, for `run --engine ssd`).
+    #[arg(long, default_value = "cgr")]
+    pub layout: String,
+    /// Stripe files per side of an ssd layout (one per SSD).
+    #[arg(long, default_value_t = 1)]
+    pub stripes: usize,
+    /// Directories for the stripe files, dealt round-robin (repeat; default: beside OUTPUT).
+    #[arg(long)]
+    pub stripe_dir: Vec<PathBuf>,
 }
 
 /// How to read an input graph.

@@ -228,3 +228,39 @@ fn broadcast_sends_a_file_to_receivers_despite_loss() {
     fails(&["broadcast", "recv", "-o", &p("none.cgr"), "--wait", "1", "--group", &group, "--key", "k"], "nothing written");
     assert!(!files_in(d.path()).iter().any(|f| f.starts_with("none") || f.contains("partial")), "{:?}", files_in(d.path()));
 }
+
+#[test]
+fn ssd_layout_and_engine_end_to_end() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "--weights", "50", "-o", &p("g.cgr")]).status.success());
+    let o = chatty(&["convert", &p("g.cgr"), "-o", &p("g.ssd"), "--layout", "ssd", "--stripes", "3"]);
+    assert!(o.status.success(), "{}", text(&o));
+    for k in 0..3 {
+        assert!(d.path().join(format!("g.ssd.out.{k}")).is_file() && d.path().join(format!("g.ssd.in.{k}")).is_file());
+    }
+    for alg in ["bfs", "sssp", "pr", "wcc", "spmv", "bc"] {
+        let o = chatty(&["run", alg, &p("g.ssd"), "--engine", "ssd", "-v", "-n", "2", "--mem-budget", "256M"]);
+        assert!(o.status.success() && text(&o).contains("Verification:        PASS"), "{alg}: {}", text(&o));
+    }
+    let o = chatty(&["run", "pr", &p("g.ssd"), "--json", "--pread", "--buffered", "--no-binning"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["engine"], "ssd");
+    let s = &j["ssd"];
+    assert!(s["bytes_read"].as_u64().unwrap() > 0 && s["gb_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(s["per_file_bytes"].as_array().unwrap().len(), 3);
+    assert!(!s["rounds"].as_array().unwrap().is_empty());
+    assert_eq!((s["io"].as_str(), s["binning"].as_bool(), s["direct"].as_bool()), (Some("pread"), Some(false), Some(false)));
+    assert!(s["amplification"].as_f64().unwrap() >= 1.0 && s["skew"].as_f64().unwrap() >= 1.0);
+
+    fails(&["run", "pr", &p("g.ssd"), "--engine", "ssd", "--mem-budget", "1M"], "--mem-budget");
+    fails(&["run", "pr", &p("g.cgr"), "--engine", "ssd"], "SSD layout");
+    fails(&["run", "pr", &p("g.ssd"), "--engine", "cpu"], "--engine ssd");
+    fails(&["convert", &p("g.cgr"), "-o", &p("h.ssd"), "--layout", "floppy"], "--layout");
+    fails(&["convert", &p("g.cgr"), "-o", &p("h.ssd"), "--layout", "ssd", "--stripes", "0"], "--stripes");
+    fails(&["convert", &p("g.cgr"), "-o", &p("h.cgr"), "--stripes", "2"], "--layout ssd");
+    let f = std::fs::OpenOptions::new().write(true).open(d.path().join("g.ssd.out.1")).unwrap();
+    f.set_len(4096).unwrap();
+    fails(&["run", "pr", &p("g.ssd"), "--engine", "ssd"], "truncated");
+}

@@ -123,7 +123,7 @@ pub fn available_memory() -> u64 {
 }
 
 /// "512M" → 536870912; plain digits are bytes.
-fn parse_size(s: &str) -> Option<u64> {
+pub fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
     let (digits, unit) = match s.char_indices().last()? {
         (i, c) if c.is_ascii_alphabetic() => (&s[..i], c.to_ascii_uppercase()),

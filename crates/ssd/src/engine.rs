@@ -111,6 +111,12 @@ pub struct SsdGraph {
     pub cfg: EngineConfig,
     totals: Mutex<IoStats>,
     rounds: Mutex<Vec<IoStats>>,
+    /// One buffer pool per stripe file, allocated once; the lock makes a round the
+    /// pools' only user.
+    pools: Mutex<Vec<Pool>>,
+    /// Emptied bin buffers kept between rounds (a fresh 200 KB buffer per bin hand-over
+    /// would be an mmap and its page faults each time).
+    spare_bins: Mutex<Vec<Vec<Record>>>,
 }
 
 /// A bin record: the edge `src → dst` and its weight word.
@@ -131,7 +137,9 @@ impl SsdGraph {
             None => None,
         };
         let totals = Mutex::new(IoStats { per_file: vec![0; out.files.len()], ..IoStats::default() });
-        Ok(SsdGraph { layout, out, inc, cfg, totals, rounds: Mutex::new(Vec::new()) })
+        let buffers = cfg.io.queue_depth.max(1) * 2;
+        let pools = (0..out.files.len()).map(|_| Pool::new(buffers, cfg.io.merge_pages.max(1) * PAGE)).collect();
+        Ok(SsdGraph { layout, out, inc, cfg, totals, rounds: Mutex::new(Vec::new()), pools: Mutex::new(pools), spare_bins: Mutex::new(Vec::new()) })
     }
 
     pub fn num_vertices(&self) -> usize {
@@ -165,11 +173,13 @@ impl SsdGraph {
         pools + bins + staging
     }
 
-    /// Bin width (a multiple of 64 vertices, so bins own whole bitmap words) and count.
-    fn bins(&self, n: usize) -> (usize, usize) {
-        let want = (self.cfg.gather_threads * 16).max(64);
-        let width = n.div_ceil(want).max(1024).next_multiple_of(64);
-        (width, n.div_ceil(width).max(1))
+    /// Bin width as a power of two (log2) and bin count. A bin's slice of an f64
+    /// vertex array stays within 128 KiB, so a gather thread applies it from L2; at least
+    /// 16 bins per gather thread keep them all busy.
+    fn bins(&self, n: usize) -> (u32, usize) {
+        let per_thread = n.div_ceil(self.cfg.gather_threads.max(1) * 16).max(1);
+        let shift = per_thread.next_power_of_two().trailing_zeros().clamp(6, 14);
+        (shift, n.div_ceil(1 << shift).max(1))
     }
 
     /// Applies `op` along every edge (of the chosen side) leaving a vertex of
@@ -209,7 +219,7 @@ impl SsdGraph {
         let cfg = &self.cfg;
         let k = files.files.len();
         let buffers = cfg.io.queue_depth.max(1) * 2;
-        let pools: Vec<Pool> = (0..k).map(|_| Pool::new(buffers, cfg.io.merge_pages.max(1) * PAGE)).collect();
+        let pools = self.pools.lock().expect("pools");
         let free: Vec<_> = (0..k)
             .map(|_| {
                 let (tx, rx) = crossbeam_channel::bounded(buffers);
@@ -220,8 +230,11 @@ impl SsdGraph {
         let (chunk_tx, chunk_rx) = crossbeam_channel::bounded::<Result<Chunk, SsdError>>(k * buffers);
         let abort = AtomicBool::new(false);
         let failure: Mutex<Option<SsdError>> = Mutex::new(None);
-        let (bin_width, nbins) = self.bins(self.num_vertices());
-        let bins: Vec<Mutex<Vec<Record>>> = (0..nbins).map(|_| Mutex::new(Vec::new())).collect();
+        let (bin_shift, nbins) = self.bins(self.num_vertices());
+        let (spare_tx, spare_rx) = crossbeam_channel::unbounded::<Vec<Record>>();
+        std::mem::take(&mut *self.spare_bins.lock().expect("spares")).into_iter().for_each(|b| spare_tx.send(b).expect("unbounded"));
+        let fresh = || spare_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(cfg.bin_records));
+        let bins: Vec<Mutex<Vec<Record>>> = (0..nbins).map(|_| Mutex::new(fresh())).collect();
         let applying: Vec<Mutex<()>> = (0..nbins).map(|_| Mutex::new(())).collect();
         let (full_tx, full_rx) = crossbeam_channel::bounded::<(usize, Vec<Record>)>(cfg.gather_threads.max(1) * 4);
         let scatter_left = AtomicUsize::new(cfg.scatter_threads.max(1));
@@ -235,14 +248,14 @@ impl SsdGraph {
             for _ in 0..cfg.scatter_threads.max(1) {
                 let full_tx = full_tx.clone();
                 let (chunk_rx, pools, free, abort, failure, bins, scatter_left, decoder) =
-                    (&chunk_rx, &pools, &free, &abort, &failure, &bins, &scatter_left, &decoder);
+                    (&chunk_rx, &*pools, &free, &abort, &failure, &bins, &scatter_left, &decoder);
                 scope.spawn(move || {
                     let mut staging: Vec<Vec<Record>> = if cfg.binning { (0..nbins).map(|_| Vec::new()).collect() } else { Vec::new() };
                     let hand_over = |b: usize, items: &mut Vec<Record>| {
                         let mut bin = bins[b].lock().expect("bin");
                         bin.append(items);
                         if bin.len() >= cfg.bin_records {
-                            let full = std::mem::replace(&mut *bin, Vec::with_capacity(cfg.bin_records));
+                            let full = std::mem::replace(&mut *bin, fresh());
                             drop(bin);
                             let _ = full_tx.send((b, full));
                         }
@@ -260,7 +273,7 @@ impl SsdGraph {
                             let bytes = pools[chunk.file].slice(chunk.buf, chunk.pages * PAGE);
                             let decoded = decoder.for_each(chunk, bytes, frontier, |r| {
                                 if cfg.binning {
-                                    let b = r.dst as usize / bin_width;
+                                    let b = (r.dst >> bin_shift) as usize;
                                     staging[b].push(r);
                                     if staging[b].len() >= cfg.staging_records {
                                         hand_over(b, &mut staging[b]);
@@ -278,10 +291,8 @@ impl SsdGraph {
                         }
                         let _ = free[chunk.file].0.send(chunk.buf);
                     }
-                    for b in 0..staging.len() {
-                        if !staging[b].is_empty() {
-                            hand_over(b, &mut staging[b]);
-                        }
+                    for (b, items) in staging.iter_mut().enumerate().filter(|(_, s)| !s.is_empty()) {
+                        hand_over(b, items);
                     }
                     // The last scatter thread out hands over every partial bin.
                     if scatter_left.fetch_sub(1, Ordering::AcqRel) == 1 {
@@ -296,9 +307,9 @@ impl SsdGraph {
             }
             drop(full_tx);
             for _ in 0..cfg.gather_threads.max(1) {
-                let (full_rx, applying) = (&full_rx, &applying);
+                let (full_rx, applying, spare_tx) = (&full_rx, &applying, &spare_tx);
                 scope.spawn(move || {
-                    for (b, records) in full_rx.iter() {
+                    for (b, mut records) in full_rx.iter() {
                         // One gather thread per bin at a time: updates need no atomics.
                         let _owner = applying[b].lock().expect("bin");
                         for r in &records {
@@ -306,10 +317,16 @@ impl SsdGraph {
                                 next.set(r.dst as usize);
                             }
                         }
+                        records.clear();
+                        let _ = spare_tx.send(records);
                     }
                 });
             }
         });
+        let mut spares: Vec<Vec<Record>> = spare_rx.try_iter().collect();
+        spares.extend(bins.into_iter().map(|b| b.into_inner().expect("bin")).filter(|b| b.capacity() > 0));
+        spares.iter_mut().for_each(Vec::clear);
+        *self.spare_bins.lock().expect("spares") = spares;
         match failure.into_inner().expect("failure") {
             Some(e) => Err(e),
             None => Ok(()),

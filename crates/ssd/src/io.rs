@@ -228,9 +228,11 @@ fn read_uring(
     let uring_err = |e: std::io::Error| SsdError::io(path, "io_uring", e);
     let iovecs: Vec<libc::iovec> =
         (0..pool.count()).map(|i| libc::iovec { iov_base: pool.ptr(i).cast(), iov_len: pool.buf_bytes }).collect();
+    // Registering pins the pool's pages: worth it for a long round, not for the few
+    // reads of a sparse one (a BFS level on a road graph).
     // SAFETY: the iovecs describe the pool's buffers, which outlive the ring (the ring
     // is dropped at the end of this function, the pool later).
-    let registered = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+    let registered = runs.len() > pool.count() && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
     let fd = types::Fd(file.as_raw_fd());
     let depth = cfg.queue_depth.clamp(1, 4096);
     let mut pending: Vec<Option<(u64, usize)>> = vec![None; pool.count()];

@@ -123,7 +123,7 @@ struct Relax<'a> {
 
 impl Relax<'_> {
     fn candidate(&self, src: u32, w: u32) -> u64 {
-        if self.weights == WeightType::Float && !(f32::from_bits(w) >= 0.0) {
+        if self.weights == WeightType::Float && (f32::from_bits(w).is_nan() || f32::from_bits(w) < 0.0) {
             self.bad_weight.store(w, Relaxed);
             return u64::MAX;
         }

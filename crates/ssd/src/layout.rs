@@ -195,7 +195,7 @@ pub fn load(index: &Path) -> Result<Layout, SsdError> {
     if header.record_bytes != want_record || header.out_files.is_empty() || n >= u32::MAX as u64 {
         return Err(bad("inconsistent header".into()));
     }
-    if header.directed != !header.in_files.is_empty() || (header.directed && header.in_files.len() != header.out_files.len()) {
+    if header.directed == header.in_files.is_empty() || (header.directed && header.in_files.len() != header.out_files.len()) {
         return Err(bad("a directed layout has in-edge files, as many as out-edge files".into()));
     }
     let sides = if header.directed { 2 } else { 1 };
@@ -227,4 +227,35 @@ pub fn load(index: &Path) -> Result<Layout, SsdError> {
     let out = side(0, &header.out_files)?;
     let inc = if header.directed { Some(side(1, &header.in_files)?) } else { None };
     Ok(Layout { path: index.to_path_buf(), header, weight_type, out, inc })
+}
+
+/// Reads the whole graph back into memory (for checking a run against the CPU
+/// references; the engine itself never does this).
+pub fn read_graph(layout: &Layout) -> Result<Graph, SsdError> {
+    let rec = layout.header.record_bytes as usize;
+    let side = |s: &Side| -> Result<Adjacency, SsdError> {
+        let m = *s.offsets.last().unwrap_or(&0) as usize;
+        let mut files: Vec<(File, &PathBuf)> =
+            s.files.iter().map(|p| File::open(p).map(|f| (f, p)).map_err(|e| SsdError::io(p, "cannot open", e))).collect::<Result<_, _>>()?;
+        let mut targets = Vec::with_capacity(m);
+        let mut weights = (rec == 8).then(|| Vec::with_capacity(m));
+        let mut page = vec![0u8; PAGE];
+        for p in 0..s.pages(rec as u64) as usize {
+            let (f, path) = &mut files[p % s.files.len()];
+            f.read_exact(&mut page).map_err(|e| SsdError::io(path, "cannot read", e))?;
+            for r in page.chunks_exact(rec).take(m - targets.len()) {
+                targets.push(u32::from_le_bytes(r[..4].try_into().expect("4 bytes")));
+                if let Some(w) = &mut weights {
+                    w.push(u32::from_le_bytes(r[4..8].try_into().expect("4 bytes")));
+                }
+            }
+        }
+        Adjacency::from_parts(s.offsets.clone(), targets, layout.weight_type, weights)
+            .map_err(|e| SsdError::Invalid(format!("{}: {e}", layout.path.display())))
+    };
+    let out = side(&layout.out)?;
+    Ok(match &layout.inc {
+        Some(inc) => Graph::from_adjacencies(out, side(inc)?),
+        None => Graph::from_adjacency(out, false),
+    })
 }

@@ -10,7 +10,23 @@ use crate::args::ConvertArgs;
 use crate::progress::Bar;
 
 pub fn run(a: &ConvertArgs, quiet: bool) -> Result<i32> {
-    chatty_graph::write::check_output_path(&a.output)?;
+    let ssd = match a.layout.as_str() {
+        "cgr" => false,
+        "ssd" => true,
+        other => anyhow::bail!("unknown --layout `{other}`: expected cgr or ssd"),
+    };
+    if !ssd && (a.stripes != 1 || !a.stripe_dir.is_empty()) {
+        anyhow::bail!("--stripes and --stripe-dir apply to --layout ssd");
+    }
+    if let Some(d) = a.stripe_dir.iter().find(|d| !d.is_dir()) {
+        anyhow::bail!("--stripe-dir {}: not a directory", d.display());
+    }
+    if ssd && !(1..=1024).contains(&a.stripes) {
+        anyhow::bail!("--stripes {}: expected 1 to 1024", a.stripes);
+    }
+    if !ssd {
+        chatty_graph::write::check_output_path(&a.output)?;
+    }
     let bar = Bar::new(quiet);
     let start = Instant::now();
     let mut g = load_graph(&a.input, &a.load, &bar)?;
@@ -18,7 +34,12 @@ pub fn run(a: &ConvertArgs, quiet: bool) -> Result<i32> {
     if a.transpose {
         g = g.with_in_edges();
     }
-    write_graph(&g, &a.output, &bar)?;
+    if ssd {
+        let layout = chatty_ssd::layout::write(&g, &a.output, a.stripes, &a.stripe_dir)?;
+        eprintln!("ssd layout: {} stripe file(s) per side, {} bytes of pages", a.stripes, layout.data_bytes());
+    } else {
+        write_graph(&g, &a.output, &bar)?;
+    }
     drop(bar);
     let bytes = std::fs::metadata(&a.input).map(|m| m.len()).unwrap_or(0);
     eprintln!(

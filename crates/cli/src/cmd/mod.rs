@@ -7,6 +7,7 @@ mod demo;
 mod generate;
 mod info;
 mod run;
+mod ssd;
 
 use std::path::Path;
 

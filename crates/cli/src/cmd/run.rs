@@ -50,7 +50,7 @@ fn params(a: &RunArgs, alg: Algorithm) -> Result<Params> {
     })
 }
 
-fn read_x(path: &Path, n: usize) -> Result<Vec<f64>> {
+pub(crate) fn read_x(path: &Path, n: usize) -> Result<Vec<f64>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read --x {}", path.display()))?;
     let x: Vec<f64> = text
         .lines()
@@ -68,7 +68,7 @@ fn read_x(path: &Path, n: usize) -> Result<Vec<f64>> {
 }
 
 /// Peak resident memory of this process (VmHWM), in bytes.
-fn peak_rss() -> u64 {
+pub(crate) fn peak_rss() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap_or(0))))
@@ -85,15 +85,19 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     if !matches!(engine_name, "auto" | "cpu" | "gpu" | "ssd") {
         bail!("unknown engine `{engine_name}`: expected auto, cpu, gpu or ssd");
     }
-    if engine_name == "ssd" {
-        bail!("the ssd engine is not in this build yet; use --engine cpu or gpu");
-    }
     if let Some(t) = a.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().context("cannot size the thread pool")?;
     }
     if let Some(out) = &a.output {
         // Fail on a bad output path before the (possibly long) load and run.
         drop(AtomicFile::create(out)?);
+    }
+    let layout = super::ssd::is_layout(&a.graph);
+    if engine_name == "ssd" || (engine_name == "auto" && layout) {
+        return super::ssd::run(a, alg, p);
+    }
+    if layout {
+        bail!("{}: an SSD layout runs on --engine ssd (or auto)", a.graph.display());
     }
 
     // Probe the device before the (possibly long) load, so `--engine gpu` on a
@@ -272,7 +276,7 @@ pub(crate) fn summary(o: &Output) -> String {
 }
 
 /// Writes `vertex value` per line, through a temporary file.
-fn write_output(path: &Path, o: &Output) -> Result<()> {
+pub(crate) fn write_output(path: &Path, o: &Output) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
     let mut line = |v: usize, value: std::fmt::Arguments| writeln!(f, "{v} {value}");
     match o {
