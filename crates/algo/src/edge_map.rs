@@ -25,6 +25,20 @@ pub trait EdgeOp: Sync {
     fn update(&self, src: u32, dst: u32, weight: u32) -> bool;
     /// Applies the edge when other threads may update `dst` at once (push).
     fn update_atomic(&self, src: u32, dst: u32, weight: u32) -> bool;
+    /// For engines that read an edge in one place and apply it in another (the SSD
+    /// engine's scatter and gather threads, after Blaze): what `src` sends along the
+    /// edge, computed where the edge is read, while `src`'s state is close at hand.
+    /// The default sends `src` and the weight, and [`EdgeOp::apply`] calls `update`.
+    #[inline]
+    fn message(&self, src: u32, weight: u32) -> u64 {
+        (src as u64) << 32 | weight as u64
+    }
+    /// Applies a [`EdgeOp::message`] to `dst`, owned by the calling thread; returns
+    /// whether `dst` joins the output frontier.
+    #[inline]
+    fn apply(&self, dst: u32, message: u64) -> bool {
+        self.update((message >> 32) as u32, dst, message as u32)
+    }
 }
 
 /// Which way an [`edge_map`] walks edges.

@@ -4,11 +4,12 @@
 //! One round: the vertex frontier becomes a page frontier (a sorted list when sparse,
 //! a bitmap walk when dense); one IO thread per stripe file reads merged runs of its
 //! pages; scatter threads decode each page's records, keep those whose source is in
-//! the frontier, and append `(src, dst, weight)` to per-thread staging for the bin that
-//! owns `dst` (bins cover contiguous vertex ranges); full staging goes to the shared
-//! bin, full bins to a queue; gather threads take whole bins and apply
-//! [`EdgeOp::update`] without atomics, one thread per bin at a time. Without binning
-//! (`binning: false`) scatter threads apply [`EdgeOp::update_atomic`] themselves.
+//! the frontier, and append `(dst, message)` to per-thread staging for the bin that
+//! owns `dst` (bins cover contiguous vertex ranges), the message being what the source
+//! sends ([`EdgeOp::message`], computed while the source's state is at hand); full
+//! staging goes to the shared bin, full bins to a queue; gather threads take whole bins
+//! and apply [`EdgeOp::apply`] without atomics, one thread per bin at a time. Without
+//! binning (`binning: false`) scatter threads apply [`EdgeOp::update_atomic`] themselves.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -119,9 +120,18 @@ pub struct SsdGraph {
     spare_bins: Mutex<Vec<Vec<Record>>>,
 }
 
-/// A bin record: the edge `src → dst` and its weight word.
+/// A bin record: a destination and the message its source sent (as two words, so
+/// that a record takes 12 bytes, not 16).
 #[derive(Clone, Copy)]
 struct Record {
+    dst: u32,
+    lo: u32,
+    hi: u32,
+}
+
+/// An edge as a page holds it.
+#[derive(Clone, Copy)]
+struct Edge {
     src: u32,
     dst: u32,
     weight: u32,
@@ -274,7 +284,8 @@ impl SsdGraph {
                             let decoded = decoder.for_each(chunk, bytes, frontier, |r| {
                                 if cfg.binning {
                                     let b = (r.dst >> bin_shift) as usize;
-                                    staging[b].push(r);
+                                    let m = op.message(r.src, r.weight);
+                                    staging[b].push(Record { dst: r.dst, lo: m as u32, hi: (m >> 32) as u32 });
                                     if staging[b].len() >= cfg.staging_records {
                                         hand_over(b, &mut staging[b]);
                                     }
@@ -313,7 +324,7 @@ impl SsdGraph {
                         // One gather thread per bin at a time: updates need no atomics.
                         let _owner = applying[b].lock().expect("bin");
                         for r in &records {
-                            if op.update(r.src, r.dst, r.weight) {
+                            if op.apply(r.dst, (r.hi as u64) << 32 | r.lo as u64) {
                                 next.set(r.dst as usize);
                             }
                         }
@@ -362,12 +373,13 @@ fn page_runs(side: &Side, frontier: &Bitmap, rec: u64, k: usize, merge: usize) -
         pages.dedup();
         pages.into_iter().for_each(&mut push);
     } else {
-        // Dense: a page bitmap.
+        // Dense: a page bitmap (walking the frontier in place: listing a dense
+        // frontier's ids would cost 4 bytes a vertex).
         let marked = Bitmap::new(total_pages as usize);
-        for v in frontier.to_ids() {
-            let (a, b) = page_span(v as usize);
+        for v in (0..frontier.len()).filter(|&v| frontier.get(v)) {
+            let (a, b) = page_span(v);
             (a..b).for_each(|p| marked.set(p as usize));
-            needed += (o[v as usize + 1] - o[v as usize]) * rec;
+            needed += (o[v + 1] - o[v]) * rec;
         }
         marked.to_ids().into_iter().for_each(|p| push(p as u64));
     }
@@ -384,7 +396,7 @@ struct Decoder<'a> {
 impl Decoder<'_> {
     /// Calls `f` for each record of an active source; `Err(dst)` for a record naming
     /// a vertex that does not exist (a corrupt file).
-    fn for_each(&self, chunk: Chunk, bytes: &[u8], frontier: &Bitmap, mut f: impl FnMut(Record)) -> Result<(), u32> {
+    fn for_each(&self, chunk: Chunk, bytes: &[u8], frontier: &Bitmap, mut f: impl FnMut(Edge)) -> Result<(), u32> {
         let per_page = (PAGE / self.record_bytes) as u64;
         let m = *self.offsets.last().expect("n + 1 offsets");
         let n = self.offsets.len() - 1;
@@ -404,7 +416,7 @@ impl Decoder<'_> {
                             return Err(dst);
                         }
                         let weight = if self.record_bytes == 8 { u32::from_le_bytes(page[at + 4..at + 8].try_into().expect("4 bytes")) } else { 1 };
-                        f(Record { src: v as u32, dst, weight });
+                        f(Edge { src: v as u32, dst, weight });
                     }
                 }
                 v += 1;

@@ -144,7 +144,12 @@ impl Relax<'_> {
 
 impl EdgeOp for Relax<'_> {
     fn update(&self, src: u32, dst: u32, w: u32) -> bool {
-        let nd = self.candidate(src, w);
+        self.apply(dst, self.candidate(src, w))
+    }
+    fn message(&self, src: u32, w: u32) -> u64 {
+        self.candidate(src, w)
+    }
+    fn apply(&self, dst: u32, nd: u64) -> bool {
         let cell = &self.dist[dst as usize];
         self.less(nd, cell.load(Relaxed)) && {
             cell.store(nd, Relaxed);
@@ -191,7 +196,13 @@ struct Accumulate<'a, V: Fn(u32) -> f64 + Sync> {
 
 impl<V: Fn(u32) -> f64 + Sync> EdgeOp for Accumulate<'_, V> {
     fn update(&self, src: u32, dst: u32, w: u32) -> bool {
-        add_owned(&self.acc[dst as usize], weight(self.weights, w) * (self.value)(src));
+        self.apply(dst, self.message(src, w))
+    }
+    fn message(&self, src: u32, w: u32) -> u64 {
+        (weight(self.weights, w) * (self.value)(src)).to_bits()
+    }
+    fn apply(&self, dst: u32, x: u64) -> bool {
+        add_owned(&self.acc[dst as usize], f64::from_bits(x));
         false
     }
     fn update_atomic(&self, src: u32, dst: u32, w: u32) -> bool {
@@ -242,9 +253,14 @@ struct MinLabel<'a> {
 }
 
 impl EdgeOp for MinLabel<'_> {
-    fn update(&self, src: u32, dst: u32, _w: u32) -> bool {
-        let l = self.label[src as usize].load(Relaxed);
-        let cell = &self.label[dst as usize];
+    fn update(&self, src: u32, dst: u32, w: u32) -> bool {
+        self.apply(dst, self.message(src, w))
+    }
+    fn message(&self, src: u32, _w: u32) -> u64 {
+        self.label[src as usize].load(Relaxed) as u64
+    }
+    fn apply(&self, dst: u32, l: u64) -> bool {
+        let (l, cell) = (l as u32, &self.label[dst as usize]);
         l < cell.load(Relaxed) && {
             cell.store(l, Relaxed);
             true
@@ -291,14 +307,20 @@ struct CountPaths<'a> {
 }
 
 impl EdgeOp for CountPaths<'_> {
-    fn update(&self, src: u32, dst: u32, _w: u32) -> bool {
+    fn update(&self, src: u32, dst: u32, w: u32) -> bool {
+        self.apply(dst, self.message(src, w))
+    }
+    fn message(&self, src: u32, _w: u32) -> u64 {
+        self.sigma[src as usize].load(Relaxed)
+    }
+    fn apply(&self, dst: u32, paths: u64) -> bool {
         let d = &self.depth[dst as usize];
         let first = d.load(Relaxed) == UNREACHED;
         if first {
             d.store(self.level, Relaxed);
         }
         if d.load(Relaxed) == self.level {
-            add_owned(&self.sigma[dst as usize], f64::from_bits(self.sigma[src as usize].load(Relaxed)));
+            add_owned(&self.sigma[dst as usize], f64::from_bits(paths));
         }
         first
     }
@@ -321,23 +343,35 @@ struct Dependency<'a> {
 }
 
 impl Dependency<'_> {
-    fn share(&self, w: u32, v: u32) -> Option<f64> {
-        (self.depth[v as usize].load(Relaxed) == self.level - 1).then(|| {
-            let f = |a: &[AtomicU64], i: u32| f64::from_bits(a[i as usize].load(Relaxed));
-            f(self.sigma, v) / f(self.sigma, w) * (1.0 + f(self.delta, w))
-        })
+    fn value(&self, a: &[AtomicU64], i: u32) -> f64 {
+        f64::from_bits(a[i as usize].load(Relaxed))
+    }
+
+    /// `(1 + δ_w) / σ_w`: the part of the share that depends on `w` alone.
+    fn per_path(&self, w: u32) -> f64 {
+        (1.0 + self.value(self.delta, w)) / self.value(self.sigma, w)
+    }
+
+    fn share(&self, v: u32, per_path: f64) -> Option<f64> {
+        (self.depth[v as usize].load(Relaxed) == self.level - 1).then(|| self.value(self.sigma, v) * per_path)
     }
 }
 
 impl EdgeOp for Dependency<'_> {
-    fn update(&self, w: u32, v: u32, _weight: u32) -> bool {
-        if let Some(x) = self.share(w, v) {
+    fn update(&self, w: u32, v: u32, weight: u32) -> bool {
+        self.apply(v, self.message(w, weight))
+    }
+    fn message(&self, w: u32, _weight: u32) -> u64 {
+        self.per_path(w).to_bits()
+    }
+    fn apply(&self, v: u32, per_path: u64) -> bool {
+        if let Some(x) = self.share(v, f64::from_bits(per_path)) {
             add_owned(&self.delta[v as usize], x);
         }
         false
     }
     fn update_atomic(&self, w: u32, v: u32, _weight: u32) -> bool {
-        if let Some(x) = self.share(w, v) {
+        if let Some(x) = self.share(v, self.per_path(w)) {
             add_atomic(&self.delta[v as usize], x);
         }
         false

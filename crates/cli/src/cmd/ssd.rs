@@ -57,7 +57,9 @@ pub fn run(a: &RunArgs, alg: Algorithm, mut p: Params) -> Result<i32> {
     let n = g.num_vertices() as u64;
     let sides = if g.layout.inc.is_some() { 2 } else { 1 };
     let index_bytes = sides * (n + 1) * 8;
-    let need = index_bytes + n * vertex_bytes(alg) + g.engine_bytes();
+    // The process itself (code, stacks, allocator slack) counts too.
+    const PROCESS: u64 = 32 << 20;
+    let need = PROCESS + index_bytes + n * vertex_bytes(alg) + g.engine_bytes();
     let data = g.layout.data_bytes();
     if need > budget {
         bail!(
