@@ -48,7 +48,7 @@ for entry in "${graphs[@]}"; do
     layout="$DIR/$name.ssd"
     [ -f "$layout" ] || "$CHATTY" -q convert "$src" -o "$layout" --layout ssd --stripes "$STRIPES"
     data=$(python3 -c "import os,glob; print(sum(os.path.getsize(f) for f in glob.glob('$layout.*')))")
-    budget=$(( data / 2 > (256 << 20) ? data / 2 : (256 << 20) ))
+    budget=$(( data / 2 > (384 << 20) ? data / 2 : (384 << 20) ))
     echo "== $name: $data bytes of pages in $STRIPES stripes per side; --mem-budget $budget"
     for alg in pr spmv bfs wcc bc; do
         run "$name" "$layout" "$alg" --engine ssd --mem-budget "$budget"
