@@ -32,11 +32,21 @@ pub enum Command {
     Info(InfoArgs),
     /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv) on a graph.
     Run(RunArgs),
+    /// The GPUs of this machine and the link between each pair (NVLink, PCIe, peer access).
+    Topo(TopoArgs),
     /// Send a file to every receiver of a multicast group, reliably (graph distribution).
     Broadcast(BroadcastArgs),
     /// Benchmarks that need more than one kernel run.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+/// `chatty topo`.
+#[derive(Args, Debug)]
+pub struct TopoArgs {
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `chatty bench`.

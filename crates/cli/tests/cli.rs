@@ -264,3 +264,18 @@ fn ssd_layout_and_engine_end_to_end() {
     f.set_len(4096).unwrap();
     fails(&["run", "pr", &p("g.ssd"), "--engine", "ssd"], "truncated");
 }
+
+#[test]
+fn topo_reports_the_gpus_or_why_there_are_none() {
+    let o = chatty(&["topo", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let gpus = j["gpus"].as_array().unwrap();
+    let pairs = j["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), gpus.len() * gpus.len().saturating_sub(1), "every ordered pair");
+    if gpus.is_empty() {
+        assert!(!j["notes"].as_array().unwrap().is_empty(), "says why there is no GPU");
+    }
+    let o = chatty(&["topo"]);
+    assert!(o.status.success() && text(&o).contains("GPUs:"), "{}", text(&o));
+}

@@ -1,0 +1,14 @@
+//! The communication layer of the multi-GPU engine (design.md §1.1, §2): what the GPUs
+//! of this machine are and how each pair is linked, so that transports are chosen from
+//! this machine's facts, not from constants tuned on another box.
+//!
+//! - [`topology`]: the probe behind `chatty topo`: every GPU (name, PCI bus id, memory,
+//!   SMs), and for every ordered pair the CUDA peer-access attributes and the NVML link
+//!   (NVLink count, direct or through a switch, or the PCIe level).
+//!
+//! Not here yet: transports, calibration and the cost model (issue 5). This crate knows
+//! nothing of graphs or algorithms.
+
+pub mod topology;
+
+pub use topology::{probe, Gpu, Link, Pair, Topology};
