@@ -47,6 +47,16 @@ pub struct TopoArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Also measure latency and bandwidth of each transport, 4 B up to --max-bytes
+    /// (cached per machine; reused unless --recalibrate).
+    #[arg(long)]
+    pub calibrate: bool,
+    /// Largest message of the calibration, e.g. 256M.
+    #[arg(long, default_value = "256M")]
+    pub max_bytes: String,
+    /// Measure again even if this machine's calibration is cached.
+    #[arg(long)]
+    pub recalibrate: bool,
 }
 
 /// `chatty bench`.

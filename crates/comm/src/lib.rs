@@ -6,9 +6,13 @@
 //!   SMs), and for every ordered pair the CUDA peer-access attributes and the NVML link
 //!   (NVLink count, direct or through a switch, or the PCIe level).
 //!
-//! Not here yet: transports, calibration and the cost model (issue 5). This crate knows
-//! nothing of graphs or algorithms.
+//! - [`calibrate`]: latency and bandwidth by message size of each transport measured so
+//!   far (peer copies with and without peer access, GPU↔host), cached per machine.
+//!
+//! Not here yet: NCCL, direct peer loads/stores, zero-copy kernels, the cost model that
+//! picks a transport (issue 5). This crate knows nothing of graphs or algorithms.
 
+pub mod calibrate;
 pub mod topology;
 
 pub use topology::{probe, Gpu, Link, Pair, Topology};

@@ -1,26 +1,38 @@
-//! `chatty topo`: the GPUs of this machine and how each pair is linked.
+//! `chatty topo`: the GPUs of this machine, how each pair is linked, and with
+//! `--calibrate` what each transport achieves by message size.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+use chatty_comm::calibrate::{self, Calibration};
 
 use crate::args::TopoArgs;
 
 pub fn run(a: &TopoArgs) -> Result<i32> {
     let t = chatty_comm::probe()?;
+    let calibration = if a.calibrate {
+        let max = chatty_graph::parse_size(&a.max_bytes).with_context(|| format!("--max-bytes `{}`: expected a size like 256M", a.max_bytes))?;
+        Some(match calibrate::load_cached(&t, max).filter(|_| !a.recalibrate) {
+            Some(c) => {
+                eprintln!("calibration: cached in {} (--recalibrate to measure again)", calibrate::cache_path().display());
+                c
+            }
+            None => {
+                let c = calibrate::calibrate(&t, max, &mut |what| eprintln!("calibrating {what} ..."))?;
+                let path = calibrate::save(&c)?;
+                eprintln!("calibration: saved to {}", path.display());
+                c
+            }
+        })
+    } else {
+        None
+    };
     if a.json {
-        println!("{}", serde_json::to_string(&t)?);
+        println!("{}", serde_json::json!({ "topology": t, "calibration": calibration }));
         return Ok(0);
     }
     println!("GPUs: {}", t.gpus.len());
     for g in &t.gpus {
         let (major, minor) = g.compute_capability;
-        println!(
-            "  GPU{}  {}  sm_{major}{minor}  {} SMs  {:.1} GB  {}",
-            g.ordinal,
-            g.name,
-            g.sms,
-            g.memory_bytes as f64 / 1e9,
-            g.pci_bus_id
-        );
+        println!("  GPU{}  {}  sm_{major}{minor}  {} SMs  {:.1} GB  {}", g.ordinal, g.name, g.sms, g.memory_bytes as f64 / 1e9, g.pci_bus_id);
     }
     if t.gpus.len() > 1 {
         println!("\nLinks (NVn: n NVLinks; PIX/PXB/PHB/NODE/SYS: PCIe, as nvidia-smi topo -m):");
@@ -45,5 +57,39 @@ pub fn run(a: &TopoArgs) -> Result<i32> {
     for n in &t.notes {
         println!("note: {n}");
     }
+    if let Some(c) = &calibration {
+        print_calibration(c);
+    }
     Ok(0)
+}
+
+/// One table per endpoint pair: a row per size, latency and bandwidth per transport.
+fn print_calibration(c: &Calibration) {
+    let name = |e: Option<usize>| e.map_or("host".to_string(), |g| format!("GPU{g}"));
+    let mut routes: Vec<(Option<usize>, Option<usize>)> = c.samples.iter().map(|s| (s.src, s.dst)).collect();
+    routes.dedup();
+    routes.sort();
+    routes.dedup();
+    for (src, dst) in routes {
+        let here: Vec<_> = c.samples.iter().filter(|s| s.src == src && s.dst == dst).collect();
+        let mut transports: Vec<&str> = here.iter().map(|s| s.transport.as_str()).collect();
+        transports.dedup();
+        let mut sizes: Vec<u64> = here.iter().map(|s| s.bytes).collect();
+        sizes.sort();
+        sizes.dedup();
+        println!("\n{} -> {}", name(src), name(dst));
+        print!("{:>12}", "bytes");
+        transports.iter().for_each(|t| print!(" {:>22}", format!("{t} us | GB/s")));
+        println!();
+        for b in sizes {
+            print!("{b:>12}");
+            for t in &transports {
+                match here.iter().find(|s| s.bytes == b && s.transport == *t) {
+                    Some(s) => print!(" {:>22}", format!("{:.2} | {:.2}", s.seconds * 1e6, s.gb_per_s)),
+                    None => print!(" {:>22}", "-"),
+                }
+            }
+            println!();
+        }
+    }
 }
