@@ -270,12 +270,28 @@ fn topo_reports_the_gpus_or_why_there_are_none() {
     let o = chatty(&["topo", "--json"]);
     assert!(o.status.success(), "{}", text(&o));
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let gpus = j["gpus"].as_array().unwrap();
-    let pairs = j["pairs"].as_array().unwrap();
+    let t = &j["topology"];
+    let gpus = t["gpus"].as_array().unwrap();
+    let pairs = t["pairs"].as_array().unwrap();
     assert_eq!(pairs.len(), gpus.len() * gpus.len().saturating_sub(1), "every ordered pair");
     if gpus.is_empty() {
-        assert!(!j["notes"].as_array().unwrap().is_empty(), "says why there is no GPU");
+        assert!(!t["notes"].as_array().unwrap().is_empty(), "says why there is no GPU");
     }
     let o = chatty(&["topo"]);
     assert!(o.status.success() && text(&o).contains("GPUs:"), "{}", text(&o));
+}
+
+#[test]
+fn topo_calibrate_without_a_gpu_fails_clearly() {
+    if chatty_gpu_present() {
+        return;
+    }
+    fails(&["topo", "--calibrate"], "calibration needs a GPU");
+    fails(&["topo", "--calibrate", "--max-bytes", "lots"], "--max-bytes");
+}
+
+fn chatty_gpu_present() -> bool {
+    let o = chatty(&["topo", "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    !j["topology"]["gpus"].as_array().unwrap().is_empty()
 }
