@@ -6,7 +6,12 @@
 //! - `staged`: the same call before peer access is enabled, which the driver stages
 //!   through host memory (the WS-VR-style baseline);
 //! - `d2h` / `h2d`: copies between a GPU and pinned host memory (the host side of the
-//!   paper's zero-copy "UVA" path).
+//!   paper's zero-copy "UVA" path);
+//! - `peer-store`: a kernel on the source GPU storing 16-byte words through a peer
+//!   pointer into the destination's memory (direct loads/stores);
+//! - `nccl-bcast` / `nccl-allgather`: NCCL collectives over all GPUs, driven by one
+//!   thread in a group call (a broadcast from `src`; an all-gather of `bytes` in all),
+//!   timed until the slowest GPU is done; recorded for every pair they serve.
 //!
 //! Results are cached per machine (host name and GPU bus ids) and reused.
 
@@ -180,7 +185,7 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
     let sizes = sizes(max_bytes);
     let mut samples = Vec::new();
     let mut record = |transport: &str, src: Option<usize>, dst: Option<usize>, bytes: u64, seconds: f64| {
-        samples.push(Sample { transport: transport.into(), src, dst, bytes, seconds, gb_per_s: bytes as f64 / seconds.max(1e-12) / 1e9 });
+        samples.push(sample(transport, src, dst, bytes, seconds));
     };
     let pairs: Vec<(usize, usize)> = (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).collect();
     // Peer copies before and after peer access is enabled.
@@ -232,6 +237,16 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
             }
         }
     }
+    match peer_store(&bufs, &timers, &pairs, topology, &sizes, &current) {
+        Ok(found) => samples.extend(found),
+        Err(e) => progress(&format!("peer-store skipped: {e}")),
+    }
+    if n > 1 {
+        match nccl(&bufs, &timers, &sizes, &current, progress) {
+            Ok(found) => samples.extend(found),
+            Err(e) => progress(&format!("nccl skipped: {e}")),
+        }
+    }
     drop(timers);
     drop(bufs);
     Ok(Calibration {
@@ -240,6 +255,187 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
         unix_time: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         samples,
     })
+}
+
+fn sample(transport: &str, src: Option<usize>, dst: Option<usize>, bytes: u64, seconds: f64) -> Sample {
+    Sample { transport: transport.into(), src, dst, bytes, seconds, gb_per_s: bytes as f64 / seconds.max(1e-12) / 1e9 }
+}
+
+const STORE_KERNEL: &str = r#"
+extern "C" __global__ void peer_store(const uint4* __restrict__ src, uint4* dst, unsigned long long words,
+                                      const unsigned char* src_tail, unsigned char* dst_tail, unsigned long long tail) {
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    for (; i < words; i += (unsigned long long)gridDim.x * blockDim.x) dst[i] = src[i];
+    if (blockIdx.x == 0 && threadIdx.x < tail) dst_tail[threadIdx.x] = src_tail[threadIdx.x];
+}
+"#;
+
+/// Direct stores through peer pointers: a grid-stride copy kernel on the source GPU
+/// writing the destination's memory (peer access is enabled by then).
+fn peer_store(
+    bufs: &[DeviceBuf],
+    timers: &[Timer],
+    pairs: &[(usize, usize)],
+    topology: &Topology,
+    sizes: &[u64],
+    current: &dyn Fn(usize) -> Result<(), CalibrationError>,
+) -> Result<Vec<Sample>, CalibrationError> {
+    // SAFETY: only probes whether the shared library can be opened.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(CalibrationError::Io("NVRTC is not installed".into()));
+    }
+    let mut out = Vec::new();
+    for &(i, j) in pairs.iter().filter(|&&(i, j)| topology.pairs.iter().any(|p| p.src == i && p.dst == j && p.peer_access)) {
+        current(i)?;
+        let (major, minor) = topology.gpus[i].compute_capability;
+        // NVRTC's options take a &'static str: one short string per calibrated pair.
+        let arch: &'static str = Box::leak(format!("compute_{major}{minor}").into_boxed_str());
+        let opts = cudarc::nvrtc::CompileOptions { arch: Some(arch), ..Default::default() };
+        let ptx = cudarc::nvrtc::compile_ptx_with_opts(STORE_KERNEL, opts).map_err(|e| CalibrationError::Io(format!("compiling the store kernel: {e:?}")))?;
+        let src = std::ffi::CString::new(ptx.to_src()).map_err(|e| CalibrationError::Io(e.to_string()))?;
+        let mut module = std::ptr::null_mut();
+        let mut f = std::ptr::null_mut();
+        // SAFETY: loading PTX text into the current context; checked.
+        unsafe {
+            ok(sys::cuModuleLoadData(&mut module, src.as_ptr().cast()), "loading the store kernel")?;
+            ok(sys::cuModuleGetFunction(&mut f, module, c"peer_store".as_ptr()), "finding the store kernel")?;
+        }
+        let sms = topology.gpus[i].sms.max(1);
+        for &bytes in sizes {
+            let (s_ptr, d_ptr) = (bufs[i].0, bufs[j].0);
+            let words = bytes / 16;
+            let tail = bytes % 16;
+            let (s_tail, d_tail) = (s_ptr + words * 16, d_ptr + words * 16);
+            let blocks = words.div_ceil(256).clamp(1, sms as u64 * 8) as u32;
+            let launch = |stream: sys::CUstream| {
+                let mut args: [*mut std::ffi::c_void; 6] = [
+                    (&s_ptr as *const u64).cast_mut().cast(),
+                    (&d_ptr as *const u64).cast_mut().cast(),
+                    (&words as *const u64).cast_mut().cast(),
+                    (&s_tail as *const u64).cast_mut().cast(),
+                    (&d_tail as *const u64).cast_mut().cast(),
+                    (&tail as *const u64).cast_mut().cast(),
+                ];
+                // SAFETY: six arguments matching the kernel's; both buffers hold `bytes`
+                // and the destination is reachable through peer access.
+                unsafe { sys::cuLaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, stream, args.as_mut_ptr(), std::ptr::null_mut()) }
+            };
+            let t = timers[i].median(reps(bytes), &launch, &format!("peer-store {i}->{j} {bytes} B"))?;
+            out.push(sample("peer-store", Some(i), Some(j), bytes, t));
+        }
+        // SAFETY: the module loaded above; its function is not used after this.
+        unsafe { sys::cuModuleUnload(module) };
+    }
+    Ok(out)
+}
+
+/// NCCL broadcast (from each root) and all-gather over every GPU, one thread, group calls.
+fn nccl(
+    bufs: &[DeviceBuf],
+    timers: &[Timer],
+    sizes: &[u64],
+    current: &dyn Fn(usize) -> Result<(), CalibrationError>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<Sample>, CalibrationError> {
+    use cudarc::nccl::sys as nccl;
+    // SAFETY: only probes whether the shared library can be opened.
+    if !unsafe { nccl::is_culib_present() } {
+        return Err(CalibrationError::Io("libnccl.so is not installed".into()));
+    }
+    // NVLink multicast (NVLS) is forbidden on the shared machines; keep it off unless
+    // the caller chose otherwise.
+    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
+        std::env::set_var("NCCL_NVLS_ENABLE", "0");
+    }
+    let n = bufs.len();
+    let nccl_ok = |r: nccl::ncclResult_t, what: &str| -> Result<(), CalibrationError> {
+        if r == nccl::ncclResult_t::ncclSuccess {
+            Ok(())
+        } else {
+            Err(CalibrationError::Io(format!("NCCL {what}: {r:?}")))
+        }
+    };
+    let mut comms: Vec<nccl::ncclComm_t> = vec![std::ptr::null_mut(); n];
+    let devs: Vec<i32> = (0..n as i32).collect();
+    progress("nccl: creating communicators (ncclCommInitAll)");
+    // SAFETY: n communicators for devices 0..n; checked; destroyed below.
+    nccl_ok(unsafe { nccl::ncclCommInitAll(comms.as_mut_ptr(), n as i32, devs.as_ptr()) }, "ncclCommInitAll")?;
+    struct Comms(Vec<nccl::ncclComm_t>);
+    impl Drop for Comms {
+        fn drop(&mut self) {
+            // SAFETY: created by ncclCommInitAll, destroyed once.
+            self.0.iter().for_each(|&c| unsafe {
+                let _ = nccl::ncclCommDestroy(c);
+            });
+        }
+    }
+    let comms = Comms(comms);
+    // One collective call on every GPU, timed until the slowest finishes.
+    let collective = |issue: &dyn Fn(usize, nccl::cudaStream_t) -> nccl::ncclResult_t, what: &str| -> Result<f64, CalibrationError> {
+        let mut times = Vec::new();
+        for rep in 0..12 {
+            for (g, t) in timers.iter().enumerate() {
+                current(g)?;
+                // SAFETY: recording an event of this context on its stream.
+                ok(unsafe { sys::cuEventRecord(t.start, t.stream) }, what)?;
+            }
+            // SAFETY: group of one call per GPU on its own stream; checked.
+            unsafe {
+                nccl_ok(nccl::ncclGroupStart(), what)?;
+                for (g, t) in timers.iter().enumerate() {
+                    nccl_ok(issue(g, t.stream as nccl::cudaStream_t), what)?;
+                }
+                nccl_ok(nccl::ncclGroupEnd(), what)?;
+            }
+            let mut slowest = 0f64;
+            for (g, t) in timers.iter().enumerate() {
+                current(g)?;
+                let mut ms = 0f32;
+                // SAFETY: events of this context; checked.
+                unsafe {
+                    ok(sys::cuEventRecord(t.end, t.stream), what)?;
+                    ok(sys::cuEventSynchronize(t.end), what)?;
+                    ok(sys::cuEventElapsedTime_v2(&mut ms, t.start, t.end), what)?;
+                }
+                slowest = slowest.max(ms as f64 / 1e3);
+            }
+            if rep >= 2 {
+                times.push(slowest); // the first two are warm-up (lazy connection set-up)
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        Ok(times[times.len() / 2])
+    };
+    let mut out = Vec::new();
+    for root in 0..n {
+        progress(&format!("nccl-bcast from GPU{root}"));
+        for &bytes in sizes {
+            let issue = |g: usize, s| {
+                let p = bufs[g].0 as *mut std::ffi::c_void;
+                // SAFETY: in-place broadcast of `bytes` within each GPU's buffer.
+                unsafe { nccl::ncclBroadcast(p, p, bytes as usize, nccl::ncclDataType_t::ncclUint8, root as i32, comms.0[g], s) }
+            };
+            let t = collective(&issue, &format!("broadcast from {root}, {bytes} B"))?;
+            out.extend((0..n).filter(|&j| j != root).map(|j| sample("nccl-bcast", Some(root), Some(j), bytes, t)));
+        }
+    }
+    progress("nccl-allgather");
+    for &bytes in sizes.iter().filter(|&&b| b >= n as u64) {
+        let part = bytes / n as u64;
+        let issue = |g: usize, s| {
+            let base = bufs[g].0;
+            // SAFETY: in-place all-gather: rank g's part sits at g·part in a buffer of n·part ≤ bytes.
+            unsafe {
+                nccl::ncclAllGather((base + g as u64 * part) as *const _, base as *mut _, part as usize, nccl::ncclDataType_t::ncclUint8, comms.0[g], s)
+            }
+        };
+        let t = collective(&issue, &format!("all-gather of {bytes} B"))?;
+        for i in 0..n {
+            out.extend((0..n).filter(|&j| j != i).map(|j| sample("nccl-allgather", Some(i), Some(j), part * n as u64, t)));
+        }
+    }
+    drop(comms);
+    Ok(out)
 }
 
 fn host_name() -> String {
