@@ -6,11 +6,12 @@
 //!   SMs), and for every ordered pair the CUDA peer-access attributes and the NVML link
 //!   (NVLink count, direct or through a switch, or the PCIe level).
 //!
-//! - [`calibrate`]: latency and bandwidth by message size of each transport measured so
-//!   far (peer copies with and without peer access, GPU↔host), cached per machine.
+//! - [`calibrate`]: latency and bandwidth by message size of each transport (peer
+//!   copies with and without peer access, peer stores, NCCL broadcast and all-gather,
+//!   GPU↔host), cached per machine.
 //!
-//! Not here yet: NCCL, direct peer loads/stores, zero-copy kernels, the cost model that
-//! picks a transport (issue 5). This crate knows nothing of graphs or algorithms.
+//! Not here yet: zero-copy kernels on mapped memory and the cost model that picks a
+//! transport (issue 5). This crate knows nothing of graphs or algorithms.
 
 pub mod calibrate;
 pub mod topology;
