@@ -9,6 +9,8 @@
 //!   paper's zero-copy "UVA" path);
 //! - `peer-store`: a kernel on the source GPU storing 16-byte words through a peer
 //!   pointer into the destination's memory (direct loads/stores);
+//! - `uva`: the paper's zero-copy path: a kernel on the source stores into host-mapped
+//!   pinned memory, a kernel on the destination loads from it (host-timed);
 //! - `nccl-bcast` / `nccl-allgather`: NCCL collectives over all GPUs, driven by one
 //!   thread in a group call (a broadcast from `src`; an all-gather of `bytes` in all),
 //!   timed until the slowest GPU is done; recorded for every pair they serve.
@@ -41,6 +43,38 @@ pub struct Calibration {
     pub gpus: Vec<String>,
     pub unix_time: u64,
     pub samples: Vec<Sample>,
+}
+
+impl Calibration {
+    /// Predicted seconds to move `bytes` from `src` to `dst` by `transport`: linear
+    /// between the measured sizes around it, and beyond the largest at its bandwidth.
+    pub fn predict(&self, transport: &str, src: Option<usize>, dst: Option<usize>, bytes: u64) -> Option<f64> {
+        let mut points: Vec<(u64, f64)> =
+            self.samples.iter().filter(|s| s.transport == transport && s.src == src && s.dst == dst).map(|s| (s.bytes, s.seconds)).collect();
+        points.sort_by_key(|p| p.0);
+        let (&(b0, t0), &(bn, tn)) = (points.first()?, points.last()?);
+        if bytes <= b0 {
+            return Some(t0);
+        }
+        if bytes >= bn {
+            return Some(tn * bytes as f64 / bn as f64);
+        }
+        let k = points.partition_point(|p| p.0 < bytes);
+        let ((xa, ya), (xb, yb)) = (points[k - 1], points[k]);
+        Some(ya + (yb - ya) * (bytes - xa) as f64 / (xb - xa) as f64)
+    }
+
+    /// The fastest measured transport for a route and size, with its predicted seconds
+    /// (what `--comm auto` will pick from).
+    pub fn best(&self, src: Option<usize>, dst: Option<usize>, bytes: u64) -> Option<(String, f64)> {
+        let mut transports: Vec<&str> = self.samples.iter().filter(|s| s.src == src && s.dst == dst).map(|s| s.transport.as_str()).collect();
+        transports.sort_unstable();
+        transports.dedup();
+        transports
+            .into_iter()
+            .filter_map(|t| self.predict(t, src, dst, bytes).map(|s| (t.to_string(), s)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -237,9 +271,10 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
             }
         }
     }
-    match peer_store(&bufs, &timers, &pairs, topology, &sizes, &current) {
+    progress("peer-store and uva (kernels)");
+    match kernel_transports(&bufs, &timers, &pairs, topology, &sizes, &current) {
         Ok(found) => samples.extend(found),
-        Err(e) => progress(&format!("peer-store skipped: {e}")),
+        Err(e) => progress(&format!("peer-store and uva skipped: {e}")),
     }
     if n > 1 {
         match nccl(&bufs, &timers, &sizes, &current, progress) {
@@ -270,9 +305,65 @@ extern "C" __global__ void peer_store(const uint4* __restrict__ src, uint4* dst,
 }
 "#;
 
-/// Direct stores through peer pointers: a grid-stride copy kernel on the source GPU
-/// writing the destination's memory (peer access is enabled by then).
-fn peer_store(
+/// The copy kernel, loaded in one GPU's context (unloaded on drop).
+struct StoreKernel {
+    module: sys::CUmodule,
+    f: sys::CUfunction,
+    blocks_max: u64,
+}
+
+impl Drop for StoreKernel {
+    fn drop(&mut self) {
+        // SAFETY: loaded in `StoreKernel::load`; not used after this.
+        unsafe { sys::cuModuleUnload(self.module) };
+    }
+}
+
+impl StoreKernel {
+    /// Compiles (NVRTC) and loads the kernel for GPU `i`, whose context is current.
+    fn load(topology: &Topology, i: usize) -> Result<StoreKernel, CalibrationError> {
+        // SAFETY: only probes whether the shared library can be opened.
+        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            return Err(CalibrationError::Io("NVRTC is not installed".into()));
+        }
+        let (major, minor) = topology.gpus[i].compute_capability;
+        // NVRTC's options take a &'static str: one short string per GPU.
+        let arch: &'static str = Box::leak(format!("compute_{major}{minor}").into_boxed_str());
+        let opts = cudarc::nvrtc::CompileOptions { arch: Some(arch), ..Default::default() };
+        let ptx = cudarc::nvrtc::compile_ptx_with_opts(STORE_KERNEL, opts).map_err(|e| CalibrationError::Io(format!("compiling the store kernel: {e:?}")))?;
+        let src = std::ffi::CString::new(ptx.to_src()).map_err(|e| CalibrationError::Io(e.to_string()))?;
+        let mut k = StoreKernel { module: std::ptr::null_mut(), f: std::ptr::null_mut(), blocks_max: topology.gpus[i].sms.max(1) as u64 * 8 };
+        // SAFETY: loading PTX text into the current context; checked.
+        unsafe {
+            ok(sys::cuModuleLoadData(&mut k.module, src.as_ptr().cast()), "loading the store kernel")?;
+            ok(sys::cuModuleGetFunction(&mut k.f, k.module, c"peer_store".as_ptr()), "finding the store kernel")?;
+        }
+        Ok(k)
+    }
+
+    /// Launches a copy of `bytes` from `src` to `dst` (any pointers the GPU can reach).
+    fn launch(&self, stream: sys::CUstream, src: sys::CUdeviceptr, dst: sys::CUdeviceptr, bytes: u64) -> sys::CUresult {
+        let (words, tail) = (bytes / 16, bytes % 16);
+        let (s_tail, d_tail) = (src + words * 16, dst + words * 16);
+        let blocks = words.div_ceil(256).clamp(1, self.blocks_max) as u32;
+        let mut args: [*mut std::ffi::c_void; 6] = [
+            (&src as *const u64).cast_mut().cast(),
+            (&dst as *const u64).cast_mut().cast(),
+            (&words as *const u64).cast_mut().cast(),
+            (&s_tail as *const u64).cast_mut().cast(),
+            (&d_tail as *const u64).cast_mut().cast(),
+            (&tail as *const u64).cast_mut().cast(),
+        ];
+        // SAFETY: six arguments matching the kernel's; the caller's pointers hold `bytes`.
+        unsafe { sys::cuLaunchKernel(self.f, blocks, 1, 1, 256, 1, 1, 0, stream, args.as_mut_ptr(), std::ptr::null_mut()) }
+    }
+}
+
+/// Direct stores through peer pointers (`peer-store`), and the zero-copy path through
+/// host-mapped memory (`uva`: a kernel on the source stores into mapped pinned memory,
+/// the host waits, a kernel on the destination loads it; host-timed, since events of
+/// two contexts cannot be compared).
+fn kernel_transports(
     bufs: &[DeviceBuf],
     timers: &[Timer],
     pairs: &[(usize, usize)],
@@ -280,52 +371,43 @@ fn peer_store(
     sizes: &[u64],
     current: &dyn Fn(usize) -> Result<(), CalibrationError>,
 ) -> Result<Vec<Sample>, CalibrationError> {
-    // SAFETY: only probes whether the shared library can be opened.
-    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        return Err(CalibrationError::Io("NVRTC is not installed".into()));
-    }
+    let n = bufs.len();
+    let kernels: Vec<StoreKernel> = (0..n).map(|i| current(i).and_then(|_| StoreKernel::load(topology, i))).collect::<Result<_, _>>()?;
+    let max = sizes.last().copied().unwrap_or(4) as usize;
+    let mut mapped = std::ptr::null_mut();
+    // SAFETY: pinned, portable, device-mapped host memory; checked; freed by HostBuf.
+    ok(unsafe { sys::cuMemHostAlloc(&mut mapped, max, sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP) }, "allocating mapped host memory")?;
+    let mapped = HostBuf(mapped);
     let mut out = Vec::new();
-    for &(i, j) in pairs.iter().filter(|&&(i, j)| topology.pairs.iter().any(|p| p.src == i && p.dst == j && p.peer_access)) {
-        current(i)?;
-        let (major, minor) = topology.gpus[i].compute_capability;
-        // NVRTC's options take a &'static str: one short string per calibrated pair.
-        let arch: &'static str = Box::leak(format!("compute_{major}{minor}").into_boxed_str());
-        let opts = cudarc::nvrtc::CompileOptions { arch: Some(arch), ..Default::default() };
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(STORE_KERNEL, opts).map_err(|e| CalibrationError::Io(format!("compiling the store kernel: {e:?}")))?;
-        let src = std::ffi::CString::new(ptx.to_src()).map_err(|e| CalibrationError::Io(e.to_string()))?;
-        let mut module = std::ptr::null_mut();
-        let mut f = std::ptr::null_mut();
-        // SAFETY: loading PTX text into the current context; checked.
-        unsafe {
-            ok(sys::cuModuleLoadData(&mut module, src.as_ptr().cast()), "loading the store kernel")?;
-            ok(sys::cuModuleGetFunction(&mut f, module, c"peer_store".as_ptr()), "finding the store kernel")?;
-        }
-        let sms = topology.gpus[i].sms.max(1);
+    for &(i, j) in pairs {
+        let peer = topology.pairs.iter().any(|p| p.src == i && p.dst == j && p.peer_access);
         for &bytes in sizes {
-            let (s_ptr, d_ptr) = (bufs[i].0, bufs[j].0);
-            let words = bytes / 16;
-            let tail = bytes % 16;
-            let (s_tail, d_tail) = (s_ptr + words * 16, d_ptr + words * 16);
-            let blocks = words.div_ceil(256).clamp(1, sms as u64 * 8) as u32;
-            let launch = |stream: sys::CUstream| {
-                let mut args: [*mut std::ffi::c_void; 6] = [
-                    (&s_ptr as *const u64).cast_mut().cast(),
-                    (&d_ptr as *const u64).cast_mut().cast(),
-                    (&words as *const u64).cast_mut().cast(),
-                    (&s_tail as *const u64).cast_mut().cast(),
-                    (&d_tail as *const u64).cast_mut().cast(),
-                    (&tail as *const u64).cast_mut().cast(),
-                ];
-                // SAFETY: six arguments matching the kernel's; both buffers hold `bytes`
-                // and the destination is reachable through peer access.
-                unsafe { sys::cuLaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, stream, args.as_mut_ptr(), std::ptr::null_mut()) }
-            };
-            let t = timers[i].median(reps(bytes), &launch, &format!("peer-store {i}->{j} {bytes} B"))?;
-            out.push(sample("peer-store", Some(i), Some(j), bytes, t));
+            if peer {
+                current(i)?;
+                let copy = |s| kernels[i].launch(s, bufs[i].0, bufs[j].0, bytes);
+                let t = timers[i].median(reps(bytes), &copy, &format!("peer-store {i}->{j} {bytes} B"))?;
+                out.push(sample("peer-store", Some(i), Some(j), bytes, t));
+            }
+            let mut times = Vec::new();
+            for rep in 0..reps(bytes) + 2 {
+                let start = std::time::Instant::now();
+                for (g, from, to) in [(i, bufs[i].0, mapped.0 as u64), (j, mapped.0 as u64, bufs[j].0)] {
+                    current(g)?;
+                    // SAFETY: unified addressing: the mapped host pointer is valid on every GPU.
+                    unsafe {
+                        ok(kernels[g].launch(timers[g].stream, from, to, bytes), "uva copy")?;
+                        ok(sys::cuStreamSynchronize(timers[g].stream), "uva copy")?;
+                    }
+                }
+                if rep >= 2 {
+                    times.push(start.elapsed().as_secs_f64());
+                }
+            }
+            times.sort_by(f64::total_cmp);
+            out.push(sample("uva", Some(i), Some(j), bytes, times[times.len() / 2]));
         }
-        // SAFETY: the module loaded above; its function is not used after this.
-        unsafe { sys::cuModuleUnload(module) };
     }
+    drop(kernels);
     Ok(out)
 }
 
@@ -484,6 +566,29 @@ mod tests {
         assert_eq!(sizes(256 << 20), vec![4, 64, 1024, 16384, 262144, 4194304, 67108864, 268435456]);
         assert_eq!(sizes(1000), vec![4, 64, 1000]);
         assert_eq!(sizes(4), vec![4]);
+    }
+
+    /// Latency `lat` seconds plus `bytes / gbps`, at the standard sizes.
+    fn line(transport: &str, lat: f64, gbps: f64) -> Vec<Sample> {
+        sizes(1 << 28).into_iter().map(|b| sample(transport, Some(0), Some(1), b, lat + b as f64 / (gbps * 1e9))).collect()
+    }
+
+    #[test]
+    fn the_model_picks_by_size_from_the_measurements() {
+        // Peer copies: low latency; NCCL: higher latency, more bandwidth (as measured on 2x H200).
+        let samples = [line("p2p", 5e-6, 393.0), line("nccl-allgather", 28e-6, 484.0), line("staged", 18e-6, 38.6)].concat();
+        let c = Calibration { host: "h".into(), gpus: vec![], unix_time: 0, samples };
+        let route = (Some(0), Some(1));
+        assert_eq!(c.best(route.0, route.1, 4).unwrap().0, "p2p");
+        assert_eq!(c.best(route.0, route.1, 1 << 20).unwrap().0, "p2p");
+        assert_eq!(c.best(route.0, route.1, 1 << 30).unwrap().0, "nccl-allgather", "bandwidth wins for large messages");
+        // Between measured sizes the prediction interpolates; beyond them it scales.
+        let p = c.predict("p2p", route.0, route.1, 3 << 20).unwrap();
+        let (lo, hi) = (c.predict("p2p", route.0, route.1, 1 << 18).unwrap(), c.predict("p2p", route.0, route.1, 1 << 22).unwrap());
+        assert!(lo < p && p < hi);
+        let big = c.predict("p2p", route.0, route.1, 1 << 30).unwrap();
+        assert!((big / c.predict("p2p", route.0, route.1, 1 << 28).unwrap() - 4.0).abs() < 1e-9);
+        assert!(c.best(Some(1), Some(0), 4).is_none(), "no measurement, no choice");
     }
 
     #[test]

@@ -77,10 +77,10 @@ fn print_calibration(c: &Calibration) {
         let mut sizes: Vec<u64> = here.iter().map(|s| s.bytes).collect();
         sizes.sort();
         sizes.dedup();
-        println!("\n{} -> {}", name(src), name(dst));
+        println!("\n{} -> {} (best: the fastest measured at that size)", name(src), name(dst));
         print!("{:>12}", "bytes");
         transports.iter().for_each(|t| print!(" {:>22}", format!("{t} us | GB/s")));
-        println!();
+        println!(" {:>15}", "best");
         for b in sizes {
             print!("{b:>12}");
             for t in &transports {
@@ -89,7 +89,7 @@ fn print_calibration(c: &Calibration) {
                     None => print!(" {:>22}", "-"),
                 }
             }
-            println!();
+            println!(" {:>15}", c.best(src, dst, b).map_or("-".into(), |(t, _)| t));
         }
     }
 }
