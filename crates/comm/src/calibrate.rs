@@ -12,8 +12,9 @@
 //! - `uva`: the paper's zero-copy path: a kernel on the source stores into host-mapped
 //!   pinned memory, a kernel on the destination loads from it (host-timed);
 //! - `nccl-bcast` / `nccl-allgather`: NCCL collectives over all GPUs, driven by one
-//!   thread in a group call (a broadcast from `src`; an all-gather of `bytes` in all),
-//!   timed until the slowest GPU is done; recorded for every pair they serve.
+//!   thread in a group call, timed until the slowest GPU is done, recorded for every
+//!   pair they serve with the bytes that pair receives (a broadcast from `src`: all of
+//!   them; an all-gather: one rank's part).
 //!
 //! Results are cached per machine (host name and GPU bus ids) and reused.
 
@@ -512,8 +513,10 @@ fn nccl(
             }
         };
         let t = collective(&issue, &format!("all-gather of {bytes} B"))?;
+        // Per pair, what an all-gather moves is one rank's part: record that, so that
+        // it compares with a copy of the same bytes from src to dst.
         for i in 0..n {
-            out.extend((0..n).filter(|&j| j != i).map(|j| sample("nccl-allgather", Some(i), Some(j), part * n as u64, t)));
+            out.extend((0..n).filter(|&j| j != i).map(|j| sample("nccl-allgather", Some(i), Some(j), part, t)));
         }
     }
     drop(comms);

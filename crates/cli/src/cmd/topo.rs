@@ -72,8 +72,12 @@ fn print_calibration(c: &Calibration) {
     routes.dedup();
     for (src, dst) in routes {
         let here: Vec<_> = c.samples.iter().filter(|s| s.src == src && s.dst == dst).collect();
-        let mut transports: Vec<&str> = here.iter().map(|s| s.transport.as_str()).collect();
-        transports.dedup();
+        let mut transports: Vec<&str> = Vec::new();
+        for s in &here {
+            if !transports.contains(&s.transport.as_str()) {
+                transports.push(&s.transport);
+            }
+        }
         let mut sizes: Vec<u64> = here.iter().map(|s| s.bytes).collect();
         sizes.sort();
         sizes.dedup();
