@@ -120,6 +120,9 @@ pub struct SsdGraph {
     spare_bins: Mutex<Vec<Vec<Record>>>,
 }
 
+/// Rounds of at most this many pages run on the calling thread ([`SsdGraph::inline`]).
+const INLINE_PAGES: usize = 16;
+
 /// A bin record: a destination and the message its source sent (as two words, so
 /// that a record takes 12 bytes, not 16).
 #[derive(Clone, Copy)]
@@ -208,12 +211,45 @@ impl SsdGraph {
             stats.per_file[j] = r.iter().map(|&(_, p)| (p * PAGE) as u64).sum();
         }
         stats.bytes_read = stats.per_file.iter().sum();
-        if stats.bytes_read > 0 {
+        let pages: usize = runs.iter().flatten().map(|&(_, p)| p).sum();
+        if pages > 0 && pages <= INLINE_PAGES {
+            self.inline(files, &runs, frontier, &Decoder { offsets: &side.offsets, record_bytes: rec as usize, files: k as u64 }, op, next)?;
+        } else if pages > 0 {
             self.stream(side, files, &runs, frontier, op, next)?;
         }
         stats.seconds = start.elapsed().as_secs_f64();
         self.totals.lock().expect("stats").add(&stats);
         self.rounds.lock().expect("stats").push(stats);
+        Ok(())
+    }
+
+    /// A round of a few pages on the calling thread: synchronous reads, updates applied
+    /// in place. On high-diameter graphs (thousands of BFS levels of a few pages each)
+    /// starting threads and rings would cost more than the round's work.
+    fn inline<O: EdgeOp>(
+        &self,
+        files: &StripeFiles,
+        runs: &[Vec<(u64, usize)>],
+        frontier: &Bitmap,
+        decoder: &Decoder<'_>,
+        op: &O,
+        next: &Bitmap,
+    ) -> Result<(), SsdError> {
+        let pools = self.pools.lock().expect("pools");
+        for (j, file_runs) in runs.iter().enumerate() {
+            let (file, path) = &files.files[j];
+            for &(first, pages) in file_runs {
+                io::read_pages(file, path, first, pools[j].slice_mut(0, pages * PAGE))?;
+                let chunk = Chunk { file: j, first, pages, buf: 0 };
+                decoder
+                    .for_each(chunk, pools[j].slice(0, pages * PAGE), frontier, |e| {
+                        if op.update(e.src, e.dst, e.weight) {
+                            next.set(e.dst as usize);
+                        }
+                    })
+                    .map_err(|dst| SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {}", path.display(), frontier.len())))?;
+            }
+        }
         Ok(())
     }
 

@@ -114,7 +114,7 @@ impl Pool {
     }
 
     #[allow(clippy::mut_from_ref)]
-    fn slice_mut(&self, i: usize, len: usize) -> &mut [u8] {
+    pub(crate) fn slice_mut(&self, i: usize, len: usize) -> &mut [u8] {
         assert!(len <= self.buf_bytes);
         // SAFETY: as `slice`; the IO thread owns buffer `i` while it reads into it.
         unsafe { std::slice::from_raw_parts_mut(self.ptr(i), len) }
@@ -176,6 +176,21 @@ fn short_read(path: &Path, offset: u64, want: usize, got: usize) -> SsdError {
     ))
 }
 
+/// Reads `dst.len()` bytes of pages from local page `first` with `pread`.
+pub(crate) fn read_pages(file: &File, path: &Path, first: u64, dst: &mut [u8]) -> Result<(), SsdError> {
+    let offset = first * PAGE as u64;
+    let mut got = 0;
+    while got < dst.len() {
+        match file.read_at(&mut dst[got..], offset + got as u64) {
+            Ok(0) => return Err(short_read(path, offset, dst.len(), got)),
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(SsdError::io(path, "cannot read", e)),
+        }
+    }
+    Ok(())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn read_pread(
     file_index: usize,
@@ -192,18 +207,7 @@ fn read_pread(
             return Ok(());
         }
         let Ok(buf) = free.recv() else { return Ok(()) };
-        let len = pages * PAGE;
-        let dst = pool.slice_mut(buf, len);
-        let offset = first * PAGE as u64;
-        let mut got = 0;
-        while got < len {
-            match file.read_at(&mut dst[got..], offset + got as u64) {
-                Ok(0) => return Err(short_read(path, offset, len, got)),
-                Ok(k) => got += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(SsdError::io(path, "cannot read", e)),
-            }
-        }
+        read_pages(file, path, first, pool.slice_mut(buf, pages * PAGE))?;
         if out.send(Ok(Chunk { file: file_index, first, pages, buf })).is_err() {
             return Ok(());
         }

@@ -98,6 +98,16 @@ fn a_file_truncated_or_corrupted_mid_run_is_a_clear_error() {
         std::fs::OpenOptions::new().write(true).open(victim).unwrap().set_len(len / 2).unwrap();
         let e = kernels::run(&ssd, Algorithm::Pr, &Params::default(), Vec::new()).unwrap_err().to_string();
         assert!(e.contains("short read") && e.contains(".out.1"), "{e}");
+        // Sparse rounds (read on the calling thread) meet the truncation too: a BFS from
+        // every vertex whose pages lie in the lost half of a file.
+        let lost = (0..g.num_vertices() as u32).find(|&v| {
+            let o = &layout.out.offsets;
+            let page = o[v as usize] * 4 / 4096;
+            o[v as usize + 1] > o[v as usize] && page % 2 == 1 && page / 2 * 4096 >= len / 2
+        });
+        let p = Params { source: lost, ..Params::default() };
+        let e = kernels::run(&ssd, Algorithm::Bfs, &p, vec![lost.unwrap()]).unwrap_err().to_string();
+        assert!(e.contains("short read"), "{e}");
         // Opening it again refuses up front.
         let e = SsdGraph::open(&index, config(uring, true)).err().unwrap().to_string();
         assert!(e.contains("truncated"), "{e}");
