@@ -347,6 +347,14 @@ pub struct InfoArgs {
     /// Verify a .cgr file: checksums, offsets monotone, targets < n.
     #[arg(long)]
     pub check: bool,
+    /// Show the multi-GPU engine's partition into K edge-balanced contiguous ranges:
+    /// vertices, edges and boundary vertices per part.
+    #[arg(long, value_name = "K")]
+    pub partition: Option<usize>,
+    /// Renumber vertices before partitioning: none, or bfs (breadth-first order, fewer
+    /// boundary vertices on meshes and road networks).
+    #[arg(long, default_value = "none")]
+    pub reorder: String,
     #[command(flatten)]
     pub load: LoadArgs,
 }

@@ -295,3 +295,22 @@ fn chatty_gpu_present() -> bool {
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     !j["topology"]["gpus"].as_array().unwrap().is_empty()
 }
+
+#[test]
+fn info_shows_the_partition_and_bfs_order_reduces_its_boundary() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("g.cgr");
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "--undirected", "-o", g.to_str().unwrap()]).status.success());
+    let o = chatty(&["info", g.to_str().unwrap(), "--json", "--partition", "3"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let parts = j["partition"]["per_part"].as_array().unwrap();
+    assert_eq!(parts.len(), 3);
+    let sum = |k: &str| parts.iter().map(|p| p[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!((sum("vertices"), sum("edges")), (j["vertices"].as_u64().unwrap(), j["edges"].as_u64().unwrap()));
+    assert_eq!(sum("boundary_vertices"), j["partition"]["boundary_vertices"].as_u64().unwrap());
+    let o = chatty(&["info", g.to_str().unwrap(), "--partition", "3", "--reorder", "bfs"]);
+    assert!(o.status.success() && text(&o).contains("reorder: bfs"), "{}", text(&o));
+    fails(&["info", g.to_str().unwrap(), "--partition", "0"], "--partition");
+    fails(&["info", g.to_str().unwrap(), "--partition", "2", "--reorder", "random"], "--reorder");
+}

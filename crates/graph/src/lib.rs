@@ -30,6 +30,7 @@ pub mod datasets;
 mod csr;
 mod error;
 pub mod generate;
+pub mod partition;
 mod progress;
 pub mod read;
 mod stats;

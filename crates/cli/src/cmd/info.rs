@@ -17,8 +17,38 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
     } else {
         load_graph(&a.graph, &a.load, &bar)?
     };
+    let bfs = match a.reorder.as_str() {
+        "none" => false,
+        "bfs" => true,
+        other => anyhow::bail!("unknown --reorder `{other}`: expected none or bfs"),
+    };
+    if a.partition == Some(0) {
+        anyhow::bail!("--partition takes a part count of at least 1");
+    }
     let s = stats(&g);
     drop(bar);
+    let partition = a.partition.map(|k| -> Result<serde_json::Value> {
+        let reordered;
+        let g = if bfs {
+            reordered = chatty_graph::transform::relabel(&g, &chatty_graph::partition::bfs_order(&g))?;
+            &reordered
+        } else {
+            &g
+        };
+        let p = chatty_graph::partition::Partition::edge_balanced(g, k);
+        let per_part: Vec<serde_json::Value> = p
+            .summary(g)
+            .iter()
+            .map(|&(vertices, edges, boundary)| serde_json::json!({"vertices": vertices, "edges": edges, "boundary_vertices": boundary}))
+            .collect();
+        Ok(serde_json::json!({
+            "parts": p.parts(),
+            "reorder": a.reorder,
+            "boundary_vertices": p.boundary.iter().filter(|&&b| b).count(),
+            "per_part": per_part,
+        }))
+    });
+    let partition = partition.transpose()?;
     let json = serde_json::json!({
         "path": a.graph.display().to_string(),
         "vertices": s.vertices,
@@ -34,12 +64,22 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
         "has_transpose": s.has_transpose,
         "size_bytes": g.size_bytes(),
         "checked": a.check,
+        "partition": partition,
     });
     if a.json {
         println!("{json}");
     } else {
-        for (k, v) in json.as_object().unwrap() {
+        for (k, v) in json.as_object().unwrap().iter().filter(|(k, _)| *k != "partition") {
             println!("{k:>18}: {}", v.as_str().map_or_else(|| v.to_string(), str::to_string));
+        }
+        if let Some(p) = &partition {
+            println!(
+                "partition: {} edge-balanced contiguous ranges (reorder: {}), {} boundary vertices of {}",
+                p["parts"], a.reorder, p["boundary_vertices"], s.vertices
+            );
+            for (i, part) in p["per_part"].as_array().into_iter().flatten().enumerate() {
+                println!("  part {i}: {} vertices, {} edges, {} boundary", part["vertices"], part["edges"], part["boundary_vertices"]);
+            }
         }
         if a.check {
             println!("check: OK (checksums and structure verified)");
