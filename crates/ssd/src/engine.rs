@@ -152,7 +152,16 @@ impl SsdGraph {
         let totals = Mutex::new(IoStats { per_file: vec![0; out.files.len()], ..IoStats::default() });
         let buffers = cfg.io.queue_depth.max(1) * 2;
         let pools = (0..out.files.len()).map(|_| Pool::new(buffers, cfg.io.merge_pages.max(1) * PAGE)).collect();
-        Ok(SsdGraph { layout, out, inc, cfg, totals, rounds: Mutex::new(Vec::new()), pools: Mutex::new(pools), spare_bins: Mutex::new(Vec::new()) })
+        Ok(SsdGraph {
+            layout,
+            out,
+            inc,
+            cfg,
+            totals,
+            rounds: Mutex::new(Vec::new()),
+            pools: Mutex::new(pools),
+            spare_bins: Mutex::new(Vec::new()),
+        })
     }
 
     pub fn num_vertices(&self) -> usize {
@@ -213,7 +222,14 @@ impl SsdGraph {
         stats.bytes_read = stats.per_file.iter().sum();
         let pages: usize = runs.iter().flatten().map(|&(_, p)| p).sum();
         if pages > 0 && pages <= INLINE_PAGES {
-            self.inline(files, &runs, frontier, &Decoder { offsets: &side.offsets, record_bytes: rec as usize, files: k as u64 }, op, next)?;
+            self.inline(
+                files,
+                &runs,
+                frontier,
+                &Decoder { offsets: &side.offsets, record_bytes: rec as usize, files: k as u64 },
+                op,
+                next,
+            )?;
         } else if pages > 0 {
             self.stream(side, files, &runs, frontier, op, next)?;
         }
@@ -247,7 +263,9 @@ impl SsdGraph {
                             next.set(e.dst as usize);
                         }
                     })
-                    .map_err(|dst| SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {}", path.display(), frontier.len())))?;
+                    .map_err(|dst| {
+                        SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {}", path.display(), frontier.len()))
+                    })?;
             }
         }
         Ok(())
@@ -287,8 +305,18 @@ impl SsdGraph {
         let decoder = Decoder { offsets: &side.offsets, record_bytes: self.layout.header.record_bytes as usize, files: k as u64 };
         std::thread::scope(|scope| {
             for (j, ((file, path), r)) in files.files.iter().zip(runs).enumerate() {
-                let (pool, free_rx, out, abort, io_cfg) = (&pools[j], &free[j].1, chunk_tx.clone(), &abort, &cfg.io);
-                scope.spawn(move || io::read_runs(j, file, path, r, pool, free_rx, &out, io_cfg, abort));
+                let reader = io::FileReader {
+                    file_index: j,
+                    file,
+                    path,
+                    runs: r,
+                    pool: &pools[j],
+                    free: &free[j].1,
+                    out: chunk_tx.clone(),
+                    abort: &abort,
+                };
+                let io_cfg = &cfg.io;
+                scope.spawn(move || reader.run(io_cfg));
             }
             drop(chunk_tx);
             for _ in 0..cfg.scatter_threads.max(1) {
@@ -332,7 +360,11 @@ impl SsdGraph {
                             if let Err(dst) = decoded {
                                 abort.store(true, Ordering::Relaxed);
                                 let path = &files.files[chunk.file].1;
-                                let e = SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {}", path.display(), frontier.len()));
+                                let e = SsdError::Invalid(format!(
+                                    "{}: corrupt page: an edge to vertex {dst} of {}",
+                                    path.display(),
+                                    frontier.len()
+                                ));
                                 failure.lock().expect("failure").get_or_insert(e);
                             }
                         }
@@ -451,7 +483,8 @@ impl Decoder<'_> {
                         if dst as usize >= n {
                             return Err(dst);
                         }
-                        let weight = if self.record_bytes == 8 { u32::from_le_bytes(page[at + 4..at + 8].try_into().expect("4 bytes")) } else { 1 };
+                        let weight =
+                            if self.record_bytes == 8 { u32::from_le_bytes(page[at + 4..at + 8].try_into().expect("4 bytes")) } else { 1 };
                         f(Edge { src: v as u32, dst, weight });
                     }
                 }

@@ -57,7 +57,9 @@ impl StripeFiles {
                 true => match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(p) {
                     Ok(f) => f,
                     Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                        BUFFERED_NOTE.call_once(|| eprintln!("note: {}: O_DIRECT refused by the file system; reading through the page cache", p.display()));
+                        BUFFERED_NOTE.call_once(|| {
+                            eprintln!("note: {}: O_DIRECT refused by the file system; reading through the page cache", p.display())
+                        });
                         direct = false;
                         File::open(p).map_err(|e| SsdError::io(p, "cannot open", e))?
                     }
@@ -139,33 +141,138 @@ pub struct Chunk {
     pub buf: usize,
 }
 
-/// Reads `runs` (local first page, page count) of one file into buffers taken from
-/// `free`, sending each finished read to `out`. Stops early when `abort` is set.
-#[allow(clippy::too_many_arguments)]
-pub fn read_runs(
-    file_index: usize,
-    file: &File,
-    path: &Path,
-    runs: &[(u64, usize)],
-    pool: &Pool,
-    free: &crossbeam_channel::Receiver<usize>,
-    out: &crossbeam_channel::Sender<Result<Chunk, SsdError>>,
-    cfg: &IoConfig,
-    abort: &AtomicBool,
-) {
-    let result = if cfg.uring {
-        match io_uring::IoUring::new(cfg.queue_depth.clamp(1, 4096).next_power_of_two() as u32) {
-            Ok(ring) => read_uring(ring, file_index, file, path, runs, pool, free, out, cfg, abort),
-            Err(e) => {
-                PREAD_NOTE.call_once(|| eprintln!("note: io_uring unavailable ({e}); reading with pread"));
-                read_pread(file_index, file, path, runs, pool, free, out, abort)
+/// One IO thread's round: the runs (local first page, page count) of one stripe
+/// file, read into buffers taken from `free`, each finished read sent to `out`.
+pub struct FileReader<'a> {
+    pub file_index: usize,
+    pub file: &'a File,
+    pub path: &'a Path,
+    pub runs: &'a [(u64, usize)],
+    pub pool: &'a Pool,
+    pub free: &'a crossbeam_channel::Receiver<usize>,
+    pub out: crossbeam_channel::Sender<Result<Chunk, SsdError>>,
+    /// Set by a consumer that failed: stop issuing reads.
+    pub abort: &'a AtomicBool,
+}
+
+impl FileReader<'_> {
+    /// Reads every run (io_uring, or pread where that is off or refused); an error is
+    /// sent to `out`.
+    pub fn run(&self, cfg: &IoConfig) {
+        let result = if cfg.uring {
+            match io_uring::IoUring::new(cfg.queue_depth.clamp(1, 4096).next_power_of_two() as u32) {
+                Ok(ring) => self.read_uring(ring, cfg),
+                Err(e) => {
+                    PREAD_NOTE.call_once(|| eprintln!("note: io_uring unavailable ({e}); reading with pread"));
+                    self.read_pread()
+                }
+            }
+        } else {
+            self.read_pread()
+        };
+        if let Err(e) = result {
+            let _ = self.out.send(Err(e));
+        }
+    }
+
+    fn chunk(&self, first: u64, pages: usize, buf: usize) -> Chunk {
+        Chunk { file: self.file_index, first, pages, buf }
+    }
+
+    fn read_pread(&self) -> Result<(), SsdError> {
+        for &(first, pages) in self.runs {
+            if self.abort.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let Ok(buf) = self.free.recv() else { return Ok(()) };
+            read_pages(self.file, self.path, first, self.pool.slice_mut(buf, pages * PAGE))?;
+            if self.out.send(Ok(self.chunk(first, pages, buf))).is_err() {
+                return Ok(());
             }
         }
-    } else {
-        read_pread(file_index, file, path, runs, pool, free, out, abort)
-    };
-    if let Err(e) = result {
-        let _ = out.send(Err(e));
+        Ok(())
+    }
+
+    fn read_uring(&self, mut ring: io_uring::IoUring, cfg: &IoConfig) -> Result<(), SsdError> {
+        use io_uring::{opcode, types};
+        let uring_err = |e: std::io::Error| SsdError::io(self.path, "io_uring", e);
+        let iovecs: Vec<libc::iovec> =
+            (0..self.pool.count()).map(|i| libc::iovec { iov_base: self.pool.ptr(i).cast(), iov_len: self.pool.buf_bytes }).collect();
+        // Registering pins the pool's pages: worth it for a long round, not for the few
+        // reads of a sparse one (a BFS level on a road graph).
+        // SAFETY: the iovecs describe the pool's buffers, which outlive the ring (the ring
+        // is dropped at the end of this function, the pool later).
+        let registered = self.runs.len() > self.pool.count() && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+        let fd = types::Fd(self.file.as_raw_fd());
+        let depth = cfg.queue_depth.clamp(1, 4096);
+        let mut pending: Vec<Option<(u64, usize)>> = vec![None; self.pool.count()];
+        let mut next = 0;
+        let mut inflight = 0;
+        // After an error or a closed consumer: no new reads, but every read in flight is
+        // reaped before the ring (and then the pool) goes away.
+        let mut failed: Option<SsdError> = None;
+        let mut stopped = false;
+        loop {
+            while inflight < depth && next < self.runs.len() && failed.is_none() && !stopped && !self.abort.load(Ordering::Relaxed) {
+                let buf = if inflight == 0 {
+                    match self.free.recv() {
+                        Ok(b) => b,
+                        Err(_) => return Ok(()),
+                    }
+                } else {
+                    match self.free.try_recv() {
+                        Ok(b) => b,
+                        Err(_) => break,
+                    }
+                };
+                let (first, pages) = self.runs[next];
+                next += 1;
+                let len = (pages * PAGE) as u32;
+                let ptr = self.pool.ptr(buf);
+                let entry = if registered {
+                    opcode::ReadFixed::new(fd, ptr, len, buf as u16).offset(first * PAGE as u64).build()
+                } else {
+                    opcode::Read::new(fd, ptr, len).offset(first * PAGE as u64).build()
+                };
+                pending[buf] = Some((first, pages));
+                // SAFETY: the buffer (owned by us until its completion) and the file stay
+                // valid until the completion is reaped below.
+                if unsafe { ring.submission().push(&entry.user_data(buf as u64)) }.is_err() {
+                    pending[buf] = None;
+                    failed = Some(uring_err(std::io::Error::other("submission queue full")));
+                    break;
+                }
+                inflight += 1;
+            }
+            if inflight == 0 {
+                return failed.map_or(Ok(()), Err);
+            }
+            if let Err(e) = ring.submit_and_wait(1) {
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(uring_err(e));
+            }
+            let done: Vec<(usize, i32)> = ring.completion().map(|c| (c.user_data() as usize, c.result())).collect();
+            for (buf, res) in done {
+                inflight -= 1;
+                let (first, pages) = pending[buf].take().expect("a read in flight");
+                let outcome = if res < 0 {
+                    Err(SsdError::io(self.path, "cannot read", std::io::Error::from_raw_os_error(-res)))
+                } else if res as usize != pages * PAGE {
+                    Err(short_read(self.path, first * PAGE as u64, pages * PAGE, res as usize))
+                } else {
+                    Ok(self.chunk(first, pages, buf))
+                };
+                match outcome {
+                    Ok(chunk) if failed.is_none() && !stopped => stopped = self.out.send(Ok(chunk)).is_err(),
+                    Ok(_) => {}
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -189,122 +296,4 @@ pub(crate) fn read_pages(file: &File, path: &Path, first: u64, dst: &mut [u8]) -
         }
     }
     Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn read_pread(
-    file_index: usize,
-    file: &File,
-    path: &Path,
-    runs: &[(u64, usize)],
-    pool: &Pool,
-    free: &crossbeam_channel::Receiver<usize>,
-    out: &crossbeam_channel::Sender<Result<Chunk, SsdError>>,
-    abort: &AtomicBool,
-) -> Result<(), SsdError> {
-    for &(first, pages) in runs {
-        if abort.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        let Ok(buf) = free.recv() else { return Ok(()) };
-        read_pages(file, path, first, pool.slice_mut(buf, pages * PAGE))?;
-        if out.send(Ok(Chunk { file: file_index, first, pages, buf })).is_err() {
-            return Ok(());
-        }
-    }
-    Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn read_uring(
-    mut ring: io_uring::IoUring,
-    file_index: usize,
-    file: &File,
-    path: &Path,
-    runs: &[(u64, usize)],
-    pool: &Pool,
-    free: &crossbeam_channel::Receiver<usize>,
-    out: &crossbeam_channel::Sender<Result<Chunk, SsdError>>,
-    cfg: &IoConfig,
-    abort: &AtomicBool,
-) -> Result<(), SsdError> {
-    use io_uring::{opcode, types};
-    let uring_err = |e: std::io::Error| SsdError::io(path, "io_uring", e);
-    let iovecs: Vec<libc::iovec> =
-        (0..pool.count()).map(|i| libc::iovec { iov_base: pool.ptr(i).cast(), iov_len: pool.buf_bytes }).collect();
-    // Registering pins the pool's pages: worth it for a long round, not for the few
-    // reads of a sparse one (a BFS level on a road graph).
-    // SAFETY: the iovecs describe the pool's buffers, which outlive the ring (the ring
-    // is dropped at the end of this function, the pool later).
-    let registered = runs.len() > pool.count() && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
-    let fd = types::Fd(file.as_raw_fd());
-    let depth = cfg.queue_depth.clamp(1, 4096);
-    let mut pending: Vec<Option<(u64, usize)>> = vec![None; pool.count()];
-    let mut next = 0;
-    let mut inflight = 0;
-    // After an error or a closed consumer: no new reads, but every read in flight is
-    // reaped before the ring (and then the pool) goes away.
-    let mut failed: Option<SsdError> = None;
-    let mut stopped = false;
-    loop {
-        while inflight < depth && next < runs.len() && failed.is_none() && !stopped && !abort.load(Ordering::Relaxed) {
-            let buf = if inflight == 0 {
-                match free.recv() {
-                    Ok(b) => b,
-                    Err(_) => return Ok(()),
-                }
-            } else {
-                match free.try_recv() {
-                    Ok(b) => b,
-                    Err(_) => break,
-                }
-            };
-            let (first, pages) = runs[next];
-            next += 1;
-            let len = (pages * PAGE) as u32;
-            let ptr = pool.ptr(buf);
-            let entry = if registered {
-                opcode::ReadFixed::new(fd, ptr, len, buf as u16).offset(first * PAGE as u64).build()
-            } else {
-                opcode::Read::new(fd, ptr, len).offset(first * PAGE as u64).build()
-            };
-            pending[buf] = Some((first, pages));
-            // SAFETY: the buffer (owned by us until its completion) and the file stay
-            // valid until the completion is reaped below.
-            if unsafe { ring.submission().push(&entry.user_data(buf as u64)) }.is_err() {
-                pending[buf] = None;
-                failed = Some(uring_err(std::io::Error::other("submission queue full")));
-                break;
-            }
-            inflight += 1;
-        }
-        if inflight == 0 {
-            return failed.map_or(Ok(()), Err);
-        }
-        if let Err(e) = ring.submit_and_wait(1) {
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(uring_err(e));
-        }
-        let done: Vec<(usize, i32)> = ring.completion().map(|c| (c.user_data() as usize, c.result())).collect();
-        for (buf, res) in done {
-            inflight -= 1;
-            let (first, pages) = pending[buf].take().expect("a read in flight");
-            let outcome = if res < 0 {
-                Err(SsdError::io(path, "cannot read", std::io::Error::from_raw_os_error(-res)))
-            } else if res as usize != pages * PAGE {
-                Err(short_read(path, first * PAGE as u64, pages * PAGE, res as usize))
-            } else {
-                Ok(Chunk { file: file_index, first, pages, buf })
-            };
-            match outcome {
-                Ok(chunk) if failed.is_none() && !stopped => stopped = out.send(Ok(chunk)).is_err(),
-                Ok(_) => {}
-                Err(e) => {
-                    failed.get_or_insert(e);
-                }
-            }
-        }
-    }
 }

@@ -207,7 +207,8 @@ pub fn load(index: &Path) -> Result<Layout, SsdError> {
     let base = index.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let side = |i: u64, names: &[String]| -> Result<Side, SsdError> {
         let at = start + (i * (n + 1) * 8) as usize;
-        let offsets: Vec<u64> = bytes[at..at + (n as usize + 1) * 8].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+        let offsets: Vec<u64> =
+            bytes[at..at + (n as usize + 1) * 8].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
         if offsets[0] != 0 || offsets[n as usize] != header.edges || offsets.windows(2).any(|w| w[0] > w[1]) {
             return Err(bad("offsets are not monotone from 0 to the edge count".into()));
         }
@@ -235,8 +236,11 @@ pub fn read_graph(layout: &Layout) -> Result<Graph, SsdError> {
     let rec = layout.header.record_bytes as usize;
     let side = |s: &Side| -> Result<Adjacency, SsdError> {
         let m = *s.offsets.last().unwrap_or(&0) as usize;
-        let mut files: Vec<(File, &PathBuf)> =
-            s.files.iter().map(|p| File::open(p).map(|f| (f, p)).map_err(|e| SsdError::io(p, "cannot open", e))).collect::<Result<_, _>>()?;
+        let mut files: Vec<(File, &PathBuf)> = s
+            .files
+            .iter()
+            .map(|p| File::open(p).map(|f| (f, p)).map_err(|e| SsdError::io(p, "cannot open", e)))
+            .collect::<Result<_, _>>()?;
         let mut targets = Vec::with_capacity(m);
         let mut weights = (rec == 8).then(|| Vec::with_capacity(m));
         let mut page = vec![0u8; PAGE];
