@@ -227,7 +227,7 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
     for transport in ["staged", "p2p"] {
         if transport == "p2p" {
             for &(i, j) in &pairs {
-                if topology.pairs.iter().any(|p| p.src == i && p.dst == j && p.peer_access) {
+                if topology.peer_access(i, j) {
                     current(i)?;
                     // SAFETY: enabling access from the current context to a live peer context.
                     match unsafe { sys::cuCtxEnablePeerAccess(ctxs[j].cu_ctx(), 0) } {
@@ -238,7 +238,7 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
             }
         }
         for &(i, j) in &pairs {
-            if transport == "p2p" && !topology.pairs.iter().any(|p| p.src == i && p.dst == j && p.peer_access) {
+            if transport == "p2p" && !topology.peer_access(i, j) {
                 continue;
             }
             progress(&format!("{transport} GPU{i} -> GPU{j}"));
@@ -381,7 +381,7 @@ fn kernel_transports(
     let mapped = HostBuf(mapped);
     let mut out = Vec::new();
     for &(i, j) in pairs {
-        let peer = topology.pairs.iter().any(|p| p.src == i && p.dst == j && p.peer_access);
+        let peer = topology.peer_access(i, j);
         for &bytes in sizes {
             if peer {
                 current(i)?;

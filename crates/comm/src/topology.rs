@@ -209,6 +209,11 @@ fn nvml_links(gpus: &[Gpu]) -> Result<Vec<Vec<Link>>, nvml_wrapper::error::NvmlE
 }
 
 impl Topology {
+    /// Whether kernels on `src` may access `dst`'s memory (once peer access is enabled).
+    pub fn peer_access(&self, src: usize, dst: usize) -> bool {
+        self.pairs.iter().any(|p| p.src == src && p.dst == dst && p.peer_access)
+    }
+
     /// The link matrix as nvidia-smi's `topo -m` lays it out, for any number of GPUs.
     pub fn matrix(&self) -> String {
         let n = self.gpus.len();

@@ -136,7 +136,6 @@ impl Receiver {
             session: None,
             joining: None,
             pending: VecDeque::new(),
-            buf: vec![0u8; packet::MAX_DATAGRAM],
             scratch: Vec::new(),
         };
         let f = failure.clone();
@@ -251,13 +250,12 @@ struct Protocol {
     /// Events the application's queue had no room for yet.
     pending: VecDeque<(Event, u64)>,
     rng: Xoshiro256PlusPlus,
-    buf: Vec<u8>,
     scratch: Vec<u8>,
 }
 
 impl Protocol {
     fn run(&mut self) -> Result<(), NetError> {
-        let mut buf = std::mem::take(&mut self.buf);
+        let mut buf = vec![0u8; packet::MAX_DATAGRAM];
         let mut published = Instant::now();
         while !self.stop.load(Ordering::SeqCst) {
             let busy = self.session.as_ref().is_some_and(|s| !s.missing.is_empty()) || !self.pending.is_empty();

@@ -92,7 +92,8 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         // Fail on a bad output path before the (possibly long) load and run.
         drop(AtomicFile::create(out)?);
     }
-    let layout = super::ssd::is_layout(&a.graph);
+    // A layout goes to the SSD engine, unless another engine was asked for.
+    let layout = chatty_ssd::layout::is_layout(&a.graph);
     if engine_name == "ssd" || (engine_name == "auto" && layout) {
         return super::ssd::run(a, alg, p);
     }
@@ -152,7 +153,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let mut end_to_end_seconds = Vec::new();
     let mut download_seconds = Vec::new();
     let mut peak_device_bytes = 0;
-    let mut verification = None;
+    let mut verification = Verification::default();
     let mut last: Option<RunResult> = None;
     for trial in 0..a.trials as u64 {
         let start = Instant::now();
@@ -174,14 +175,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             println!("Trial Time:          {t:.5}");
         }
         if a.verify {
-            let outcome = chatty_algo::verify(alg, &g, &p, &r);
-            if !a.json {
-                match &outcome {
-                    Ok(()) => println!("Verification:        PASS"),
-                    Err(e) => println!("Verification:        FAIL ({e})"),
-                }
-            }
-            verification = Some(verification.unwrap_or(Ok(())).and(outcome));
+            verification.record(chatty_algo::verify(alg, &g, &p, &r), !a.json);
         }
         last = Some(r);
     }
@@ -232,7 +226,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             "gteps": gteps,
             "transports": [],
             "bytes_between_devices": 0,
-            "verification": verification.as_ref().map(|v| match v { Ok(()) => "PASS".to_string(), Err(e) => format!("FAIL: {e}") }),
+            "verification": verification.json(),
             "peak_memory_bytes": peak_rss(),
             "graph_bytes": g.size_bytes(),
             "version": env!("CARGO_PKG_VERSION"),
@@ -240,15 +234,47 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         });
         println!("{json}");
     } else {
-        println!("Average Time:        {average:.5}");
-        println!("Iterations:          {}", r.iterations);
-        println!("GTEPS:               {gteps:.3} ({edges_traversed} edges examined)");
+        print_averages(average, r.iterations, gteps, edges_traversed);
         println!("{}", summary(&r.output));
     }
-    Ok(match verification {
-        Some(Err(_)) => 1,
-        _ => 0,
-    })
+    Ok(verification.exit_code())
+}
+
+/// The verdicts of `--verify` over the trials.
+#[derive(Default)]
+pub(crate) struct Verification(Option<Result<(), String>>);
+
+impl Verification {
+    /// Adds one trial's verdict, printing its `Verification:` line if `print`.
+    pub(crate) fn record(&mut self, outcome: Result<(), String>, print: bool) {
+        if print {
+            match &outcome {
+                Ok(()) => println!("Verification:        PASS"),
+                Err(e) => println!("Verification:        FAIL ({e})"),
+            }
+        }
+        self.0 = Some(self.0.take().unwrap_or(Ok(())).and(outcome));
+    }
+
+    /// `PASS`, `FAIL: ...`, or null when nothing was verified.
+    pub(crate) fn json(&self) -> Option<String> {
+        self.0.as_ref().map(|v| match v {
+            Ok(()) => "PASS".to_string(),
+            Err(e) => format!("FAIL: {e}"),
+        })
+    }
+
+    /// 1 if a trial failed verification, else 0.
+    pub(crate) fn exit_code(&self) -> i32 {
+        i32::from(matches!(self.0, Some(Err(_))))
+    }
+}
+
+/// GAPBS's closing lines.
+pub(crate) fn print_averages(average: f64, iterations: u64, gteps: f64, edges: u64) {
+    println!("Average Time:        {average:.5}");
+    println!("Iterations:          {iterations}");
+    println!("GTEPS:               {gteps:.3} ({edges} edges examined)");
 }
 
 /// One line about the result, as a human reads it.

@@ -2,14 +2,13 @@
 //! vertex data in memory (under `--mem-budget`) and edges streamed from the stripes.
 //! Reports Blaze-style IO figures per round and in total.
 
-use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use chatty_algo::{Algorithm, Params, RunResult};
 use chatty_ssd::{EngineConfig, IoConfig, IoStats, SsdGraph};
 
-use super::run::{peak_rss, read_x, summary, write_output};
+use super::run::{peak_rss, print_averages, read_x, summary, write_output, Verification};
 use crate::args::RunArgs;
 
 /// Vertex data bytes per vertex each kernel keeps in memory (frontier bitmaps included;
@@ -88,7 +87,7 @@ pub fn run(a: &RunArgs, alg: Algorithm, mut p: Params) -> Result<i32> {
     let reference = if a.verify { Some(chatty_ssd::layout::read_graph(&g.layout)?) } else { None };
     let has_edges = g.layout.header.edges > 0;
     let mut trial_seconds = Vec::new();
-    let mut verification: Option<Result<(), String>> = None;
+    let mut verification = Verification::default();
     let mut last: Option<(RunResult, IoStats, Vec<IoStats>)> = None;
     for trial in 0..a.trials as u64 {
         let sources = if alg.has_source() {
@@ -107,14 +106,7 @@ pub fn run(a: &RunArgs, alg: Algorithm, mut p: Params) -> Result<i32> {
             println!("{}", io_line("IO", &io));
         }
         if let Some(reference) = &reference {
-            let outcome = chatty_algo::verify(alg, reference, &p, &r);
-            if !a.json {
-                match &outcome {
-                    Ok(()) => println!("Verification:        PASS"),
-                    Err(e) => println!("Verification:        FAIL ({e})"),
-                }
-            }
-            verification = Some(verification.unwrap_or(Ok(())).and(outcome));
+            verification.record(chatty_algo::verify(alg, reference, &p, &r), !a.json);
         }
         last = Some((r, io, rounds));
     }
@@ -139,7 +131,7 @@ pub fn run(a: &RunArgs, alg: Algorithm, mut p: Params) -> Result<i32> {
             "iterations": r.iterations,
             "edges_traversed": edges,
             "gteps": gteps,
-            "verification": verification.as_ref().map(|v| match v { Ok(()) => "PASS".to_string(), Err(e) => format!("FAIL: {e}") }),
+            "verification": verification.json(),
             "ssd": {
                 "binning": !a.ssd.no_binning,
                 "direct": g.direct(),
@@ -166,16 +158,11 @@ pub fn run(a: &RunArgs, alg: Algorithm, mut p: Params) -> Result<i32> {
         });
         println!("{json}");
     } else {
-        println!("Average Time:        {average:.5}");
-        println!("Iterations:          {}", r.iterations);
-        println!("GTEPS:               {gteps:.3} ({edges} edges examined)");
+        print_averages(average, r.iterations, gteps, edges);
         println!("Peak memory:         {} bytes (budget {budget})", peak_rss());
         println!("{}", summary(&r.output));
     }
-    Ok(match verification {
-        Some(Err(_)) => 1,
-        _ => 0,
-    })
+    Ok(verification.exit_code())
 }
 
 fn io_line(what: &str, s: &IoStats) -> String {
@@ -200,9 +187,4 @@ fn print_rounds(rounds: &[IoStats]) {
     for (i, r) in rounds.iter().enumerate() {
         println!("{}", io_line(&format!("round {i}:"), r));
     }
-}
-
-/// Whether `path` is an SSD layout (so `--engine auto` runs it on the SSD engine).
-pub fn is_layout(path: &Path) -> bool {
-    chatty_ssd::layout::is_layout(path)
 }

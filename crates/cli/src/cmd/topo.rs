@@ -67,7 +67,6 @@ pub fn run(a: &TopoArgs) -> Result<i32> {
 fn print_calibration(c: &Calibration) {
     let name = |e: Option<usize>| e.map_or("host".to_string(), |g| format!("GPU{g}"));
     let mut routes: Vec<(Option<usize>, Option<usize>)> = c.samples.iter().map(|s| (s.src, s.dst)).collect();
-    routes.dedup();
     routes.sort();
     routes.dedup();
     for (src, dst) in routes {
