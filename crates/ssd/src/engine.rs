@@ -120,6 +120,10 @@ pub struct SsdGraph {
     spare_bins: Mutex<Vec<Vec<Record>>>,
 }
 
+fn corrupt_page(path: &std::path::Path, dst: u32, n: usize) -> SsdError {
+    SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {n}", path.display()))
+}
+
 /// Rounds of at most this many pages run on the calling thread ([`SsdGraph::inline`]).
 const INLINE_PAGES: usize = 16;
 
@@ -190,8 +194,9 @@ impl SsdGraph {
     pub fn engine_bytes(&self) -> u64 {
         let k = self.out.files.len() as u64;
         let pools = k * self.cfg.io.pool_bytes() as u64;
-        let bins = (self.bins(self.num_vertices()).1 as u64 + self.cfg.gather_threads as u64 * 4) * self.cfg.bin_records as u64 * 12;
-        let staging = self.cfg.scatter_threads as u64 * self.bins(self.num_vertices()).1 as u64 * self.cfg.staging_records as u64 * 12;
+        let nbins = self.bins(self.num_vertices()).1 as u64;
+        let bins = (nbins + self.cfg.gather_threads as u64 * 4) * self.cfg.bin_records as u64 * 12;
+        let staging = self.cfg.scatter_threads as u64 * nbins * self.cfg.staging_records as u64 * 12;
         pools + bins + staging
     }
 
@@ -221,17 +226,11 @@ impl SsdGraph {
         }
         stats.bytes_read = stats.per_file.iter().sum();
         let pages: usize = runs.iter().flatten().map(|&(_, p)| p).sum();
+        let decoder = Decoder { offsets: &side.offsets, record_bytes: rec as usize, files: k as u64 };
         if pages > 0 && pages <= INLINE_PAGES {
-            self.inline(
-                files,
-                &runs,
-                frontier,
-                &Decoder { offsets: &side.offsets, record_bytes: rec as usize, files: k as u64 },
-                op,
-                next,
-            )?;
+            self.inline(files, &runs, frontier, &decoder, op, next)?;
         } else if pages > 0 {
-            self.stream(side, files, &runs, frontier, op, next)?;
+            self.stream(files, &runs, frontier, &decoder, op, next)?;
         }
         stats.seconds = start.elapsed().as_secs_f64();
         self.totals.lock().expect("stats").add(&stats);
@@ -263,9 +262,7 @@ impl SsdGraph {
                             next.set(e.dst as usize);
                         }
                     })
-                    .map_err(|dst| {
-                        SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {}", path.display(), frontier.len()))
-                    })?;
+                    .map_err(|dst| corrupt_page(path, dst, frontier.len()))?;
             }
         }
         Ok(())
@@ -273,10 +270,10 @@ impl SsdGraph {
 
     fn stream<O: EdgeOp>(
         &self,
-        side: &Side,
         files: &StripeFiles,
         runs: &[Vec<(u64, usize)>],
         frontier: &Bitmap,
+        decoder: &Decoder<'_>,
         op: &O,
         next: &Bitmap,
     ) -> Result<(), SsdError> {
@@ -302,7 +299,6 @@ impl SsdGraph {
         let applying: Vec<Mutex<()>> = (0..nbins).map(|_| Mutex::new(())).collect();
         let (full_tx, full_rx) = crossbeam_channel::bounded::<(usize, Vec<Record>)>(cfg.gather_threads.max(1) * 4);
         let scatter_left = AtomicUsize::new(cfg.scatter_threads.max(1));
-        let decoder = Decoder { offsets: &side.offsets, record_bytes: self.layout.header.record_bytes as usize, files: k as u64 };
         std::thread::scope(|scope| {
             for (j, ((file, path), r)) in files.files.iter().zip(runs).enumerate() {
                 let reader = io::FileReader {
@@ -322,7 +318,7 @@ impl SsdGraph {
             for _ in 0..cfg.scatter_threads.max(1) {
                 let full_tx = full_tx.clone();
                 let (chunk_rx, pools, free, abort, failure, bins, scatter_left, decoder) =
-                    (&chunk_rx, &*pools, &free, &abort, &failure, &bins, &scatter_left, &decoder);
+                    (&chunk_rx, &*pools, &free, &abort, &failure, &bins, &scatter_left, decoder);
                 scope.spawn(move || {
                     let mut staging: Vec<Vec<Record>> = if cfg.binning { (0..nbins).map(|_| Vec::new()).collect() } else { Vec::new() };
                     let hand_over = |b: usize, items: &mut Vec<Record>| {
@@ -359,12 +355,7 @@ impl SsdGraph {
                             });
                             if let Err(dst) = decoded {
                                 abort.store(true, Ordering::Relaxed);
-                                let path = &files.files[chunk.file].1;
-                                let e = SsdError::Invalid(format!(
-                                    "{}: corrupt page: an edge to vertex {dst} of {}",
-                                    path.display(),
-                                    frontier.len()
-                                ));
+                                let e = corrupt_page(&files.files[chunk.file].1, dst, frontier.len());
                                 failure.lock().expect("failure").get_or_insert(e);
                             }
                         }
