@@ -20,7 +20,7 @@ use chatty_graph::{Graph, WeightType};
 use crate::kernels::{arch_for, FUNCTIONS};
 use crate::{Check, GpuError, Result};
 
-const BLOCK: u32 = 256;
+pub(crate) const BLOCK: u32 = 256;
 /// Blocks per SM of the persistent BFS (a guess pending the tuning run recorded in
 /// docs/benchmarks/gpu.md).
 const PERSISTENT_BLOCKS_PER_SM: u32 = 2;
@@ -29,8 +29,8 @@ const SMALL_DEGREE: u64 = 32;
 
 /// One GPU: context, stream, compiled kernels.
 pub struct Gpu {
-    ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
     functions: HashMap<&'static str, CudaFunction>,
     name: String,
     grid: u32,
@@ -97,7 +97,7 @@ impl Gpu {
         &self.name
     }
 
-    fn f(&self, name: &str) -> &CudaFunction {
+    pub(crate) fn f(&self, name: &str) -> &CudaFunction {
         &self.functions[name]
     }
 
@@ -111,47 +111,47 @@ impl Gpu {
         Ok(LaunchConfig { grid_dim: (self.sms * wanted.min(fit).max(1), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 })
     }
 
-    fn cfg(&self) -> LaunchConfig {
+    pub(crate) fn cfg(&self) -> LaunchConfig {
         LaunchConfig { grid_dim: (self.grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
     }
 
     /// Bytes of device memory in use since [`Gpu::open`] (ours, as the driver sees it).
-    fn used_bytes(&self) -> u64 {
+    pub(crate) fn used_bytes(&self) -> u64 {
         self.ctx.mem_get_info().map_or(0, |(free, _)| self.free_at_open.saturating_sub(free as u64))
     }
 
-    fn upload<T: DeviceRepr + ValidAsZeroBits>(&self, data: &[T], what: &str) -> Result<CudaSlice<T>> {
+    pub(crate) fn upload<T: DeviceRepr + ValidAsZeroBits>(&self, data: &[T], what: &str) -> Result<CudaSlice<T>> {
         if data.is_empty() {
             return self.zeros(1, what);
         }
         self.stream.clone_htod(data).check(&format!("uploading {what}"))
     }
 
-    fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize, what: &str) -> Result<CudaSlice<T>> {
+    pub(crate) fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize, what: &str) -> Result<CudaSlice<T>> {
         self.stream.alloc_zeros(len.max(1)).check(&format!("allocating {what}"))
     }
 
-    fn download<T: DeviceRepr + Clone + Default>(&self, data: &CudaSlice<T>, len: usize, what: &str) -> Result<Vec<T>> {
+    pub(crate) fn download<T: DeviceRepr + Clone + Default>(&self, data: &CudaSlice<T>, len: usize, what: &str) -> Result<Vec<T>> {
         let mut v = self.stream.clone_dtoh(data).check(&format!("downloading {what}"))?;
         v.truncate(len);
         Ok(v)
     }
 
-    fn fill_u32(&self, a: &mut CudaSlice<u32>, n: u32, value: u32) -> Result<()> {
+    pub(crate) fn fill_u32(&self, a: &mut CudaSlice<u32>, n: u32, value: u32) -> Result<()> {
         let mut l = self.stream.launch_builder(self.f("fill_u32"));
         l.arg(a).arg(&n).arg(&value);
         // SAFETY: the kernel writes a[0..n), which the slice holds.
         unsafe { l.launch(self.cfg()) }.check("fill_u32").map(drop)
     }
 
-    fn fill_u64(&self, a: &mut CudaSlice<u64>, n: u32, value: u64) -> Result<()> {
+    pub(crate) fn fill_u64(&self, a: &mut CudaSlice<u64>, n: u32, value: u64) -> Result<()> {
         let mut l = self.stream.launch_builder(self.f("fill_u64"));
         l.arg(a).arg(&n).arg(&value);
         // SAFETY: as fill_u32.
         unsafe { l.launch(self.cfg()) }.check("fill_u64").map(drop)
     }
 
-    fn set<T: DeviceRepr>(&self, a: &mut CudaSlice<T>, index: usize, value: T, what: &str) -> Result<()> {
+    pub(crate) fn set<T: DeviceRepr>(&self, a: &mut CudaSlice<T>, index: usize, value: T, what: &str) -> Result<()> {
         self.stream.memcpy_htod(&[value], &mut a.slice_mut(index..index + 1)).check(&format!("setting {what}"))
     }
 
@@ -186,8 +186,7 @@ pub struct DeviceGraph {
     out: DeviceAdjacency,
     /// In-edges of a directed graph (`None`: undirected, use the out-edges).
     inc: Option<DeviceAdjacency>,
-    /// Vertices by in-degree bin: (small, large), for the pull kernels.
-    bins: (CudaSlice<u32>, u32, CudaSlice<u32>, u32),
+    bins: Bins,
     /// Seconds the upload took.
     pub upload_seconds: f64,
     /// Bytes uploaded.
@@ -214,12 +213,6 @@ impl DeviceGraph {
         let out = g.out_edges();
         let inc_adj = if g.is_directed() { g.transpose_if_built() } else { None };
         let pull = inc_adj.unwrap_or(out);
-        let (small, large): (Vec<u32>, Vec<u32>) = {
-            let degree = |v: u32| pull.degree(v) as u64;
-            let small: Vec<u32> = (0..n as u32).into_par_iter().filter(|&v| degree(v) < SMALL_DEGREE).collect();
-            let large: Vec<u32> = (0..n as u32).into_par_iter().filter(|&v| degree(v) >= SMALL_DEGREE).collect();
-            (small, large)
-        };
         let dg = DeviceGraph {
             n,
             m: g.num_edges(),
@@ -227,7 +220,7 @@ impl DeviceGraph {
             weight_type: g.weight_type(),
             out: DeviceAdjacency::upload(gpu, out)?,
             inc: inc_adj.map(|a| DeviceAdjacency::upload(gpu, a)).transpose()?,
-            bins: (gpu.upload(&small, "degree bins")?, small.len() as u32, gpu.upload(&large, "degree bins")?, large.len() as u32),
+            bins: Bins::upload(gpu, 0..n as u32, |v| pull.degree(v) as u64)?,
             upload_seconds: 0.0,
             upload_bytes: g.size_bytes() + 4 * n as u64,
         };
@@ -238,6 +231,34 @@ impl DeviceGraph {
     fn in_edges(&self) -> &DeviceAdjacency {
         self.inc.as_ref().unwrap_or(&self.out)
     }
+
+    fn pull_graph(&self) -> PullGraph<'_> {
+        let inc = self.in_edges();
+        PullGraph { in_off: &inc.off, in_adj: &inc.adj, in_weights: inc.weights.as_ref(), out_off: &self.out.off, bins: &self.bins, weight_type: self.weight_type }
+    }
+}
+
+/// Vertices by in-degree, for the pull kernels: (small, count, large, count).
+pub(crate) struct Bins(CudaSlice<u32>, u32, CudaSlice<u32>, u32);
+
+impl Bins {
+    /// Bins `vertices` by `degree`.
+    pub(crate) fn upload(gpu: &Gpu, vertices: std::ops::Range<u32>, degree: impl Fn(u32) -> u64 + Sync) -> Result<Bins> {
+        let small: Vec<u32> = vertices.clone().into_par_iter().filter(|&v| degree(v) < SMALL_DEGREE).collect();
+        let large: Vec<u32> = vertices.into_par_iter().filter(|&v| degree(v) >= SMALL_DEGREE).collect();
+        Ok(Bins(gpu.upload(&small, "degree bins")?, small.len() as u32, gpu.upload(&large, "degree bins")?, large.len() as u32))
+    }
+}
+
+/// What the pull kernels read of a graph: in-edges (rows of the vertices in `bins`),
+/// and out-offsets for out-degrees.
+pub(crate) struct PullGraph<'a> {
+    pub in_off: &'a CudaSlice<u64>,
+    pub in_adj: &'a CudaSlice<u32>,
+    pub in_weights: Option<&'a CudaSlice<u32>>,
+    pub out_off: &'a CudaSlice<u64>,
+    pub bins: &'a Bins,
+    pub weight_type: WeightType,
 }
 
 /// One trial on the GPU.
@@ -255,19 +276,19 @@ pub struct GpuRun {
 /// Mirrors `BfsCtl` in bfs.cu.
 #[repr(C, align(16))]
 #[derive(Copy, Clone, Pod, Zeroable, Default, Debug)]
-struct BfsCtl {
-    level: u32,
-    flags: u32,
-    parity: u32,
-    pad0: u32,
-    len: [u32; 2],
-    blocks_done: u32,
-    generation: u32,
-    hub_len: u32,
-    pad1: u32,
-    scout: u64,
-    unexplored: u64,
-    pad2: [u32; 2],
+pub(crate) struct BfsCtl {
+    pub level: u32,
+    pub flags: u32,
+    pub parity: u32,
+    pub pad0: u32,
+    pub len: [u32; 2],
+    pub blocks_done: u32,
+    pub generation: u32,
+    pub hub_len: u32,
+    pub pad1: u32,
+    pub scout: u64,
+    pub unexplored: u64,
+    pub pad2: [u32; 2],
 }
 
 /// `BFS_DONE` in bfs.cu.
@@ -310,7 +331,7 @@ fn device_loop<C: Pod>(gpu: &Gpu, ctl: &CudaSlice<u8>, done: impl Fn(&C) -> bool
     }
 }
 
-fn control<C: Pod>(gpu: &Gpu, c: &C) -> Result<CudaSlice<u8>> {
+pub(crate) fn control<C: Pod>(gpu: &Gpu, c: &C) -> Result<CudaSlice<u8>> {
     gpu.upload(bytemuck::bytes_of(c), "a control block")
 }
 
@@ -394,12 +415,12 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
     // Both drivers take the same arguments.
     macro_rules! bfs_args {
         ($l:expr) => {
-            $l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs).arg(&n).arg(&alpha).arg(&beta)
+            $l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs)
         };
     }
     let persistent = gpu.f("bfs_persistent");
     let mut l = gpu.stream.launch_builder(persistent);
-    bfs_args!(l);
+    bfs_args!(l).arg(&n).arg(&alpha).arg(&beta);
     let per_level = std::env::var("CHATTY_BFS_DRIVER").is_ok_and(|d| d == "level");
     // SAFETY: arguments match bfs_persistent's signature; queues hold n entries and a
     // vertex enters a queue once. A cooperative launch guarantees every block is
@@ -412,7 +433,8 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
         }
         Err(_) => device_loop(gpu, &ctl, |c: &BfsCtl| c.flags & BFS_DONE != 0, || {
             let mut l = gpu.stream.launch_builder(gpu.f("bfs_level"));
-            bfs_args!(l);
+            let (lo, pause) = (0u32, 0u32);
+            bfs_args!(l).arg(&lo).arg(&n).arg(&alpha).arg(&beta).arg(&pause);
             // SAFETY: as above, for bfs_level.
             unsafe { l.launch(gpu.cfg()) }.check("bfs_level").map(drop)
         })?,
@@ -452,35 +474,34 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
 }
 
 /// Arguments of the pull kernels that differ between PageRank and SpMV.
-struct PullArgs<'a> {
-    contrib: Option<&'a CudaSlice<f32>>,
-    x: Option<&'a CudaSlice<f64>>,
-    y: &'a CudaSlice<f64>,
-    score: Option<&'a CudaSlice<f64>>,
-    contrib_next: Option<&'a CudaSlice<f32>>,
-    base: f64,
-    damping: f64,
-    sums: Option<&'a CudaSlice<f64>>,
+pub(crate) struct PullArgs<'a> {
+    pub contrib: Option<&'a CudaSlice<f32>>,
+    pub x: Option<&'a CudaSlice<f64>>,
+    pub y: &'a CudaSlice<f64>,
+    pub score: Option<&'a CudaSlice<f64>>,
+    pub contrib_next: Option<&'a CudaSlice<f32>>,
+    pub base: f64,
+    pub damping: f64,
+    pub sums: Option<&'a CudaSlice<f64>>,
 }
 
 /// Passes `buffer`, or a null device pointer for a kernel that tests for one.
-fn arg_or_null<'a, T>(l: &mut LaunchArgs<'a>, buffer: Option<&'a CudaSlice<T>>, null: &'a u64) {
+pub(crate) fn arg_or_null<'a, T>(l: &mut LaunchArgs<'a>, buffer: Option<&'a CudaSlice<T>>, null: &'a u64) {
     match buffer {
         Some(b) => l.arg(b),
         None => l.arg(null),
     };
 }
 
-fn pull(gpu: &Gpu, dg: &DeviceGraph, a: &PullArgs) -> Result<()> {
-    let inc = dg.in_edges();
-    let (in_off, in_adj, in_w) = (&inc.off, &inc.adj, inc.weights.as_ref());
-    let wkind: u32 = match (a.x.is_some(), dg.weight_type) {
+pub(crate) fn pull(gpu: &Gpu, pg: &PullGraph, a: &PullArgs) -> Result<()> {
+    let (in_off, in_adj, in_w) = (pg.in_off, pg.in_adj, pg.in_weights);
+    let wkind: u32 = match (a.x.is_some(), pg.weight_type) {
         (false, _) | (_, WeightType::None) => 0,
         (_, WeightType::Int) => 1,
         (_, WeightType::Float) => 2,
     };
     let null = 0u64;
-    for (kernel, vertices, count) in [("pull_small", &dg.bins.0, dg.bins.1), ("pull_large", &dg.bins.2, dg.bins.3)] {
+    for (kernel, vertices, count) in [("pull_small", &pg.bins.0, pg.bins.1), ("pull_large", &pg.bins.2, pg.bins.3)] {
         if count == 0 {
             continue;
         }
@@ -492,7 +513,7 @@ fn pull(gpu: &Gpu, dg: &DeviceGraph, a: &PullArgs) -> Result<()> {
         l.arg(&wkind).arg(a.y);
         arg_or_null(&mut l, a.score, &null);
         arg_or_null(&mut l, a.contrib_next, &null);
-        l.arg(&dg.out.off).arg(&a.base).arg(&a.damping);
+        l.arg(pg.out_off).arg(&a.base).arg(&a.damping);
         arg_or_null(&mut l, a.sums, &null);
         // SAFETY: arguments match the pull kernels; null pointers are passed exactly
         // where the kernel tests for them (contrib vs x, score, sums).
@@ -524,7 +545,7 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, peak: &mut u64) -> Result<S
         iters += 1;
         gpu.stream.memset_zeros(&mut sums).check("clearing sums")?;
         let base = (1.0 - p.pr.damping) / n as f64 + p.pr.damping * dangling / n as f64;
-        pull(gpu, dg, &PullArgs { contrib: Some(&contrib), x: None, y: &next, score: Some(&score), contrib_next: Some(&contrib_next), base, damping: p.pr.damping, sums: Some(&sums) })?;
+        pull(gpu, &dg.pull_graph(), &PullArgs { contrib: Some(&contrib), x: None, y: &next, score: Some(&score), contrib_next: Some(&contrib_next), base, damping: p.pr.damping, sums: Some(&sums) })?;
         std::mem::swap(&mut score, &mut next);
         std::mem::swap(&mut contrib, &mut contrib_next);
     }
@@ -536,7 +557,7 @@ fn spmv(gpu: &Gpu, dg: &DeviceGraph, x: &[f64], peak: &mut u64) -> Result<Step> 
     let y = gpu.zeros::<f64>(dg.n, "y")?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
-    pull(gpu, dg, &PullArgs { contrib: None, x: Some(&x), y: &y, score: None, contrib_next: None, base: 0.0, damping: 0.0, sums: None })?;
+    pull(gpu, &dg.pull_graph(), &PullArgs { contrib: None, x: Some(&x), y: &y, score: None, contrib_next: None, base: 0.0, damping: 0.0, sums: None })?;
     Ok((Pending::Values(y), 1, start, gpu.timer()?))
 }
 

@@ -17,6 +17,8 @@ pub const KERNEL_SOURCE: &str = concat!(
     include_str!("kernels/wcc.cu"),
     "\n",
     include_str!("kernels/bc.cu"),
+    "\n",
+    include_str!("kernels/multi.cu"),
 );
 
 /// The kernel entry points, for loading and for the compile test.
@@ -34,6 +36,12 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "wcc_compress",
     "bc_forward",
     "bc_backward",
+    "mg_bfs_advance",
+    "mg_pack",
+    "mg_apply",
+    "mg_copy_words",
+    "mg_sssp_relax",
+    "mg_wcc_round",
 ];
 
 /// Compiles every kernel for `arch` (e.g. `compute_90`). Needs NVRTC, not a GPU.

@@ -9,6 +9,9 @@
 //!   with [`GpuError::NoDriver`] on machines without CUDA (the binary still runs).
 //! - [`DeviceGraph`]: CSR in device memory; refused up front when it does not fit.
 //! - [`run`]: one trial of a kernel, timed with CUDA events.
+//! - [`MultiGpu`]: the multi-GPU engine (design.md §1.1): the graph split into
+//!   contiguous parts, one per GPU, with updated boundary vertices exchanged after
+//!   each step over the transport the calibration predicts fastest.
 //! - [`compile_kernels`]: NVRTC only (no GPU needed), which CI runs so a kernel that
 //!   does not compile fails the build.
 //!
@@ -18,8 +21,10 @@
 
 mod device;
 mod kernels;
+pub mod multi;
 
 pub use device::{run, DeviceGraph, Gpu, GpuRun};
+pub use multi::{Comm, CommStats, Control, MultiGpu, MultiOptions, MultiRun, Transport};
 pub use kernels::{compile_kernels, KERNEL_SOURCE};
 
 /// Errors of the GPU engine.
@@ -56,6 +61,27 @@ pub enum GpuError {
     /// The request cannot run on the GPU (bad parameters, unsupported input).
     #[error("{0}")]
     Usage(String),
+    /// The graph does not fit in the GPUs of a multi-GPU run.
+    #[error("the graph needs {needed_mib} MiB on {device} but it has {free_mib} MiB free; use more GPUs, or --engine ssd (edges stay on disk)")]
+    PartTooLarge {
+        /// The device.
+        device: String,
+        /// MiB needed.
+        needed_mib: u64,
+        /// MiB free.
+        free_mib: u64,
+    },
+    /// A GPU made no progress within the watchdog's time.
+    #[error("watchdog: GPU {gpu} made no progress for {seconds:.0} s (a hung kernel or collective); every GPU was stopped")]
+    Watchdog {
+        /// The GPU (part index).
+        gpu: usize,
+        /// The watchdog's time.
+        seconds: f64,
+    },
+    /// A GPU stopped because another one failed.
+    #[error("{0}")]
+    Stopped(String),
 }
 
 /// Result alias for the GPU engine.

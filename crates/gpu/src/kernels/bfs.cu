@@ -13,6 +13,7 @@
 #define BFS_BOTTOM_UP 1u  // this step pulls
 #define BFS_HUB_PHASE 2u  // this step expands the hubs set aside by the previous one
 #define BFS_DONE 4u       // a level discovered nothing
+#define BFS_EXCHANGE 8u   // multi-GPU: the level is complete; the host exchanges, then mg_bfs_advance
 
 struct __align__(16) BfsCtl {
     u32 level;        // depth given to vertices discovered by this step
@@ -45,8 +46,9 @@ __device__ __forceinline__ uint4 bfs_head(const BfsCtl* ctl) {
     return __ldcg((const uint4*)ctl);
 }
 
+// Bottom-up steps visit vertices lo..hi (one GPU's part; 0..n on a single GPU).
 __device__ void bfs_step(BfsCtl* ctl, uint4 head, const u64* out_off, const u32* out_adj, const u64* in_off,
-                         const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32* hubs, u32 n) {
+                         const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32* hubs, u32 lo, u32 hi) {
     const u32 level = head.x, bottom_up = head.y & BFS_BOTTOM_UP, parity = head.z, hub_phase = head.y & BFS_HUB_PHASE;
     const u32* in_q = parity ? queue1 : queue0;
     u32* out_q = parity ? queue0 : queue1;
@@ -96,11 +98,11 @@ __device__ void bfs_step(BfsCtl* ctl, uint4 head, const u64* out_off, const u32*
     } else {
         // Bottom-up: each unvisited vertex looks for any parent in the frontier and
         // stops at the first.
-        const u32 stride = gridDim.x * blockDim.x;
-        for (u32 r = 0; r < (n + stride - 1) / stride; r++) {
-            const u32 v = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
+        const u32 stride = gridDim.x * blockDim.x, span = hi - lo;
+        for (u32 r = 0; r < (span + stride - 1) / stride; r++) {
+            const u32 v = lo + r * stride + blockIdx.x * blockDim.x + threadIdx.x;
             bool found = false;
-            if (v < n && __ldcg(&depth[v]) == INF32) {
+            if (v < hi && __ldcg(&depth[v]) == INF32) {
                 for (u64 e = in_off[v]; e < in_off[v + 1]; e++) {
                     if (__ldcg(&depth[in_adj[e]]) == level - 1) {
                         depth[v] = level;
@@ -117,17 +119,13 @@ __device__ void bfs_step(BfsCtl* ctl, uint4 head, const u64* out_off, const u32*
     if ((threadIdx.x & 31) == 0 && scout) atomicAdd(&ctl->scout, scout);
 }
 
-// Run by one thread once every block has finished a step: choose the next one.
-__device__ void bfs_decide(BfsCtl* ctl, u32 n, u32 alpha, u32 beta) {
-    const u32 flags = ctl->flags;
-    if (!(flags & BFS_HUB_PHASE) && ctl->hub_len > 0) {
-        ctl->flags = flags | BFS_HUB_PHASE; // same level: expand the hubs set aside
-        return;
-    }
-    ctl->hub_len = 0;
+// The next level's direction (Beamer's alpha/beta rule over this part's n vertices)
+// and queue swap. On one GPU an empty next queue ends the search; with several, only
+// the host, which sees every part, can end it (`multi`).
+__device__ void bfs_advance(BfsCtl* ctl, u32 flags, u32 n, u32 alpha, u32 beta, u32 multi) {
     const u32 parity = ctl->parity;
     const u32 next_len = ctl->len[parity ^ 1];
-    if (next_len == 0) {
+    if (next_len == 0 && !multi) {
         ctl->flags = BFS_DONE;
         return;
     }
@@ -146,20 +144,43 @@ __device__ void bfs_decide(BfsCtl* ctl, u32 n, u32 alpha, u32 beta) {
     ctl->level += 1;
 }
 
+// Run by one thread once every block has finished a step: choose the next one. With
+// `pause` (multi-GPU), a finished level stops for the host's exchange instead.
+__device__ void bfs_decide(BfsCtl* ctl, u32 n, u32 alpha, u32 beta, u32 pause) {
+    const u32 flags = ctl->flags;
+    if (!(flags & BFS_HUB_PHASE) && ctl->hub_len > 0) {
+        ctl->flags = flags | BFS_HUB_PHASE; // same level: expand the hubs set aside
+        return;
+    }
+    ctl->hub_len = 0;
+    if (pause) {
+        ctl->flags = (flags & ~BFS_HUB_PHASE) | BFS_EXCHANGE;
+        return;
+    }
+    bfs_advance(ctl, flags, n, alpha, beta, 0);
+}
+
+// Multi-GPU: after the exchange appended the other parts' discoveries to the next
+// queue, start the next level.
+extern "C" __global__ void mg_bfs_advance(BfsCtl* ctl, u32 n, u32 alpha, u32 beta) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) bfs_advance(ctl, ctl->flags & ~BFS_EXCHANGE, n, alpha, beta, 1);
+}
+
 extern "C" __global__ void bfs_level(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                      const u64* in_off, const u32* in_adj, u32* depth,
-                                     u32* queue0, u32* queue1, u32* hubs, u32 n, u32 alpha, u32 beta) {
+                                     u32* queue0, u32* queue1, u32* hubs, u32 lo, u32 hi, u32 alpha, u32 beta,
+                                     u32 pause) {
     const uint4 head = bfs_head(ctl);
-    if (head.y & BFS_DONE) return;
-    bfs_step(ctl, head, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, n);
-    if (last_block_done(&ctl->blocks_done)) bfs_decide(ctl, n, alpha, beta);
+    if (head.y & (BFS_DONE | BFS_EXCHANGE)) return;
+    bfs_step(ctl, head, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, lo, hi);
+    if (last_block_done(&ctl->blocks_done)) bfs_decide(ctl, hi - lo, alpha, beta, pause);
 }
 
 extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                           const u64* in_off, const u32* in_adj, u32* depth,
                                           u32* queue0, u32* queue1, u32* hubs, u32 n, u32 alpha, u32 beta) {
     for (uint4 head = bfs_head(ctl); !(head.y & BFS_DONE); head = bfs_head(ctl)) {
-        bfs_step(ctl, head, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, n);
+        bfs_step(ctl, head, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, 0, n);
         // Grid barrier; the last block to arrive decides before releasing the others.
         __syncthreads();
         if (threadIdx.x == 0) {
@@ -167,7 +188,7 @@ extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const
             __threadfence();
             if (atomicAdd(&ctl->blocks_done, 1) == gridDim.x - 1) {
                 ctl->blocks_done = 0;
-                bfs_decide(ctl, n, alpha, beta);
+                bfs_decide(ctl, n, alpha, beta, 0);
                 __threadfence();
                 atomicAdd(&ctl->generation, 1);
             } else {

@@ -1,0 +1,1064 @@
+//! The multi-GPU engine (design.md §1.1; the ChattyGraph paper): bulk-synchronous
+//! steps over a graph split into contiguous vertex ranges, one per GPU.
+//!
+//! - Owner computes: a GPU writes only its own vertices' values, reading the others'
+//!   from its full copy of the value array. Each part holds the edges *into* its
+//!   vertices ([`plan`]), so pushes and pulls alike update own vertices, no remote
+//!   atomics.
+//! - After each step, the updated vertices another part reads (boundary vertices,
+//!   marked at load) are packed with warp ballot and popcount (`mg_pack`) into the
+//!   send buffer and written into every peer's receive buffer; two receive buffers
+//!   alternate (double buffering), so a fast GPU never overwrites records a slow one
+//!   has not applied. PageRank, where every vertex changes, sends its range as one
+//!   dense slice when that is fewer bytes than the records.
+//! - Per-step state (frontier sizes, convergence sums, record counts) comes back to
+//!   the host through pinned memory; the host threads meet at a barrier ([`crew`]).
+//! - The values travel over the transport `--comm` names, or, with `auto`, the one
+//!   the calibration (`chatty topo --calibrate`) predicts fastest for each
+//!   exchange's sizes ([`exchange`]).
+//!
+//! BFS (direction-optimizing per part), SSSP (frontier Bellman–Ford), PageRank, WCC
+//! (label propagation with shortcutting) and SpMV; BC runs on one GPU.
+
+mod crew;
+pub(crate) mod exchange;
+mod plan;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{sys, CudaSlice, DevicePtr, PushKernelArg};
+
+use chatty_algo::{Algorithm, Distances, Output, Params, RunResult};
+use chatty_comm::calibrate::{self, Calibration};
+use chatty_graph::{Graph, WeightType};
+
+pub use crew::Control;
+pub use exchange::{Comm, Transport};
+
+use crate::device::{control, pull, BfsCtl, Bins, PullArgs, PullGraph};
+use crate::{Check, Gpu, GpuError, Result};
+use crew::Crew;
+use exchange::{Nccl, Pinned};
+use plan::{LocalCsr, Needs};
+
+/// How to run on several GPUs.
+#[derive(Clone, Debug)]
+pub struct MultiOptions {
+    /// CUDA ordinals, one part per entry.
+    pub devices: Vec<usize>,
+    /// One host thread per GPU, or one for all.
+    pub control: Control,
+    /// The transport for vertex values.
+    pub comm: Comm,
+    /// Renumber vertices in breadth-first order before splitting (fewer boundary
+    /// vertices on meshes and road networks).
+    pub reorder: bool,
+    /// A step that makes no progress for this long stops every GPU with an error.
+    pub watchdog: Duration,
+}
+
+/// One part, as `chatty run --json` reports it.
+#[derive(Clone, Debug)]
+pub struct PartInfo {
+    /// The GPU.
+    pub device: String,
+    /// First vertex (after renumbering).
+    pub lo: u32,
+    /// One past the last.
+    pub hi: u32,
+    /// Edges into the part's vertices.
+    pub edges: u64,
+    /// Vertices another part reads.
+    pub boundary: u64,
+}
+
+/// What a run moved between GPUs.
+#[derive(Clone, Debug, Default)]
+pub struct CommStats {
+    /// Bulk-synchronous steps (levels, rounds or iterations).
+    pub steps: u64,
+    /// Steps after which values travelled.
+    pub exchanges: u64,
+    /// Exchanges sent as dense slices rather than records.
+    pub dense_exchanges: u64,
+    /// Vertex values computed (summed over GPUs).
+    pub updated: u64,
+    /// Vertex values sent (records, or a dense slice's values), counted once per sender.
+    pub communicated: u64,
+    /// Per transport: (exchanges, bytes delivered to peers).
+    pub by_transport: BTreeMap<&'static str, (u64, u64)>,
+    /// Bytes of per-step state read back by the host.
+    pub state_bytes: u64,
+}
+
+/// One trial on several GPUs.
+pub struct MultiRun {
+    /// The result, in the CPU engine's types and vertex ids.
+    pub result: RunResult,
+    /// Wall time from every GPU ready (arrays allocated and initialised, streams idle)
+    /// to every GPU done.
+    pub seconds: f64,
+    /// Seconds to copy the parts' results back.
+    pub download_seconds: f64,
+    /// Peak device memory in use on the fullest GPU.
+    pub peak_device_bytes: u64,
+    /// Communication.
+    pub comm: CommStats,
+}
+
+/// The edge sets of one part in device memory.
+struct DeviceCsr {
+    off: CudaSlice<u64>,
+    adj: CudaSlice<u32>,
+    weights: Option<CudaSlice<u32>>,
+    edges: u64,
+}
+
+impl DeviceCsr {
+    fn upload(gpu: &Gpu, c: &LocalCsr) -> Result<DeviceCsr> {
+        Ok(DeviceCsr {
+            off: gpu.upload(&c.offsets, "offsets")?,
+            adj: gpu.upload(&c.targets, "edges")?,
+            weights: c.weights.as_ref().map(|w| gpu.upload(w, "weights")).transpose()?,
+            edges: c.targets.len() as u64,
+        })
+    }
+}
+
+/// One GPU's part and its exchange buffers.
+struct Part {
+    gpu: Gpu,
+    lo: u32,
+    hi: u32,
+    push: Option<DeviceCsr>,
+    pull: Option<DeviceCsr>,
+    both: Option<DeviceCsr>,
+    /// Global out-offsets (PageRank's out-degrees).
+    out_off: Option<CudaSlice<u64>>,
+    bins: Option<Bins>,
+    send_flag: CudaSlice<u8>,
+    boundary: u64,
+    send: CudaSlice<u32>,
+    /// Double-buffered receive records; sender r's records start at word `slot[r]`.
+    recv: [CudaSlice<u32>; 2],
+    slot: Vec<u64>,
+    /// Host-mapped staging for the uva and staged transports.
+    staging: Pinned,
+    /// Per-step state, copied here for the host.
+    status: Pinned,
+    /// The pack kernel's record count.
+    counter: CudaSlice<u32>,
+}
+
+/// Words of `Part::status`: the algorithm's state first, the record count at 16.
+const STATUS_WORDS: usize = 32;
+const STATUS_COUNT: usize = 16;
+/// Value words per record, at most (SSSP's u64 distances).
+const MAX_WIDTH: u64 = 2;
+
+/// A kernel argument.
+#[derive(Clone, Copy)]
+enum A {
+    U32(u32),
+    U64(u64),
+}
+
+/// Launches `name` on `gpu`'s stream with `args` in the kernel's parameter order.
+///
+/// # Safety
+/// `args` must match the kernel's parameters in order and type, and every pointer must
+/// address memory of the size the kernel indexes.
+unsafe fn launch(gpu: &Gpu, name: &str, args: &[A]) -> Result<()> {
+    let mut l = gpu.stream.launch_builder(gpu.f(name));
+    for a in args {
+        match a {
+            A::U32(x) => l.arg(x),
+            A::U64(x) => l.arg(x),
+        };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { l.launch(gpu.cfg()) }.check(name).map(drop)
+}
+
+fn ptr<T>(s: &CudaSlice<T>, gpu: &Gpu) -> u64 {
+    s.device_ptr(&gpu.stream).0
+}
+
+fn driver(r: sys::CUresult, what: &str) -> Result<()> {
+    r.result().map_err(|source| GpuError::Driver { what: what.to_string(), source })
+}
+
+/// Zeroes `words` u32 at `p` on `gpu`'s stream.
+fn zero_words(gpu: &Gpu, p: u64, words: usize) -> Result<()> {
+    // SAFETY: callers pass a device pointer to at least `words` words.
+    driver(unsafe { sys::cuMemsetD32Async(p, 0, words, gpu.stream.cu_stream()) }, "clearing a counter")
+}
+
+/// Copies `bytes` from device address `src` into `dst` in `status` (host) on `gpu`'s stream.
+fn to_status(gpu: &Gpu, status: &Pinned, word: usize, src: u64, bytes: usize) -> Result<()> {
+    assert!(word * 4 + bytes <= STATUS_WORDS * 4);
+    // SAFETY: `status` holds STATUS_WORDS words; `src` holds `bytes`.
+    driver(unsafe { sys::cuMemcpyDtoHAsync_v2((status.host as *mut u32).add(word).cast(), src, bytes, gpu.stream.cu_stream()) }, "reading state")
+}
+
+fn needs_of(alg: Algorithm) -> Needs {
+    match alg {
+        Algorithm::Bfs => Needs { push: true, pull: true, both: false },
+        Algorithm::Sssp => Needs { push: true, ..Needs::default() },
+        Algorithm::Pr | Algorithm::Spmv => Needs { pull: true, ..Needs::default() },
+        Algorithm::Wcc => Needs { both: true, ..Needs::default() },
+        Algorithm::Bc => Needs::default(),
+    }
+}
+
+/// Device bytes per vertex of each kernel's run arrays (values, queues, stamps).
+fn run_bytes_per_vertex(alg: Algorithm) -> u64 {
+    match alg {
+        Algorithm::Bfs => 16,
+        Algorithm::Sssp => 20,
+        Algorithm::Pr => 24,
+        Algorithm::Wcc => 8,
+        Algorithm::Spmv | Algorithm::Bc => 16,
+    }
+}
+
+/// This machine's calibration: the cached one, or measured now (up to 64 MiB) and
+/// cached. `None` with a note when it cannot be had.
+fn calibration(notes: &mut Vec<String>) -> Option<Calibration> {
+    let topology = match chatty_comm::probe() {
+        Ok(t) => t,
+        Err(e) => {
+            notes.push(format!("--comm auto without a calibration ({e}); using p2p"));
+            return None;
+        }
+    };
+    if let Some(c) = calibrate::load_cached(&topology, 4) {
+        return Some(c);
+    }
+    eprintln!("note: no transport calibration cached for this machine; measuring (chatty topo --calibrate does it ahead)");
+    match calibrate::calibrate(&topology, 64 << 20, &mut |_| {}) {
+        Ok(c) => {
+            if let Err(e) = calibrate::save(&c) {
+                notes.push(format!("calibration not cached: {e}"));
+            }
+            Some(c)
+        }
+        Err(e) => {
+            notes.push(format!("--comm auto without a calibration ({e}); using p2p"));
+            None
+        }
+    }
+}
+
+/// The graph on several GPUs, ready to run one kernel.
+pub struct MultiGpu {
+    parts: Vec<Part>,
+    crew: Crew,
+    nccl: Option<Nccl>,
+    available: Vec<Transport>,
+    calibration: Option<Calibration>,
+    comm: Comm,
+    ordinals: Vec<usize>,
+    n: usize,
+    weight_type: WeightType,
+    alg: Algorithm,
+    /// `new_id[v]` of original vertex v, when renumbered.
+    new_id: Option<Vec<u32>>,
+    /// The parts.
+    pub info: Vec<PartInfo>,
+    /// Seconds to split and upload the graph.
+    pub upload_seconds: f64,
+    /// Bytes uploaded (all GPUs).
+    pub upload_bytes: u64,
+    /// Seconds NVRTC took (all GPUs).
+    pub compile_seconds: f64,
+    /// What the engine had to settle for (no NCCL, no calibration...).
+    pub notes: Vec<String>,
+}
+
+/// A finished sender half: what the receivers must still do.
+struct Sent {
+    transport: Transport,
+    bytes: Vec<u64>,
+    /// Where each part's values land in every other part.
+    dst: Dst,
+    /// Record layout (`Dst::Records`): value words per record.
+    width: u32,
+}
+
+enum Dst {
+    /// Into receive buffer `x` at the sender's slot.
+    Records { x: usize },
+    /// Into the same slice of an array at `base[j]` on each part j (`elem` bytes per vertex).
+    Slices { base: Vec<u64>, elem: u64 },
+}
+
+impl MultiGpu {
+    /// Splits `g` over `o.devices` and uploads the parts with the edge sets `alg` reads.
+    pub fn open(g: &Graph, alg: Algorithm, o: &MultiOptions) -> Result<MultiGpu> {
+        let k = o.devices.len();
+        if k == 0 {
+            return Err(GpuError::Usage("no GPUs to run on".into()));
+        }
+        if alg == Algorithm::Bc {
+            return Err(GpuError::Usage("bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv".into()));
+        }
+        let n = g.num_vertices();
+        if n >= u32::MAX as usize {
+            return Err(GpuError::Usage(format!("{n} vertices: the GPU engine takes fewer than {}", u32::MAX)));
+        }
+        let mut notes = Vec::new();
+        let mut distinct = o.devices.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let distinct = distinct.len() == k;
+        // Calibrate before this process enables peer access: the staged measurement
+        // needs it off.
+        let calibration = if o.comm == Comm::Auto && k > 1 && distinct { calibration(&mut notes) } else { None };
+        let gpus: Vec<Gpu> = o.devices.iter().map(|&d| Gpu::open(d)).collect::<Result<_>>()?;
+        let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();
+        let peer = k > 1 && exchange::enable_peer_access(&ctxs)?;
+        let nccl = if k > 1 && matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Nccl)) {
+            let made = if distinct { Nccl::new(&o.devices) } else { Err(GpuError::Usage("NCCL needs distinct GPUs".into())) };
+            match made {
+                Ok(c) => Some(c),
+                Err(e) if o.comm == Comm::Auto => {
+                    notes.push(format!("nccl unavailable: {e}"));
+                    None
+                }
+                Err(e) => return Err(e),
+            }
+        } else {
+            None
+        };
+        let available: Vec<Transport> = Transport::ALL
+            .into_iter()
+            .filter(|t| match t {
+                Transport::P2p | Transport::Peer => peer || !distinct,
+                Transport::Nccl => nccl.is_some(),
+                Transport::Uva | Transport::Staged => true,
+            })
+            .collect();
+        if let Comm::Forced(t) = o.comm {
+            if k > 1 && !available.contains(&t) {
+                return Err(GpuError::Usage(format!(
+                    "--comm {} needs peer access between every pair of GPUs, which this machine lacks; use --comm auto, uva or staged",
+                    t.name()
+                )));
+            }
+        }
+
+        let start = Instant::now();
+        let renumbered;
+        let (graph, new_id) = if o.reorder {
+            let id = chatty_graph::partition::bfs_order(g);
+            let r = chatty_graph::transform::relabel(g, &id).map_err(|e| GpuError::Usage(e.to_string()))?;
+            renumbered = if g.transpose_if_built().is_some() { r.with_in_edges() } else { r };
+            (&renumbered, Some(id))
+        } else {
+            (g, None)
+        };
+        let starts = chatty_graph::partition::Partition::edge_balanced(graph, k).starts;
+        let needs = needs_of(alg);
+        let locals = plan::split(graph, &starts, needs);
+        let send_words: Vec<u64> = locals.iter().map(|l| l.boundary * (1 + MAX_WIDTH)).collect();
+        let mut parts = Vec::with_capacity(k);
+        let mut info = Vec::with_capacity(k);
+        let mut upload_bytes = 0;
+        for (gpu, local) in gpus.into_iter().zip(&locals) {
+            let p = parts.len();
+            let own = (local.hi - local.lo) as u64;
+            let csr_bytes: u64 = [&local.push, &local.pull, &local.both].iter().filter_map(|c| c.as_ref()).map(|c| c.bytes()).sum();
+            let recv_words: u64 = (0..k).filter(|&r| r != p).map(|r| send_words[r]).sum();
+            let out_off_bytes = if alg == Algorithm::Pr { 8 * (n as u64 + 1) } else { 0 };
+            let needed = csr_bytes + out_off_bytes + own * 5 + 4 * (send_words[p] + 2 * recv_words) + run_bytes_per_vertex(alg) * (n as u64 + 1);
+            let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
+            if needed > free as u64 {
+                return Err(GpuError::PartTooLarge { device: gpu.name().to_string(), needed_mib: needed >> 20, free_mib: free as u64 >> 20 });
+            }
+            let upload = |c: &Option<LocalCsr>| c.as_ref().map(|c| DeviceCsr::upload(&gpu, c)).transpose();
+            let (push, pull_csr, both) = (upload(&local.push)?, upload(&local.pull)?, upload(&local.both)?);
+            let bins = match &local.pull {
+                Some(c) => Some(Bins::upload(&gpu, local.lo..local.hi, |v| c.offsets[v as usize + 1] - c.offsets[v as usize])?),
+                None => None,
+            };
+            let out_off = if alg == Algorithm::Pr { Some(gpu.upload(graph.out_edges().offsets(), "out-offsets")?) } else { None };
+            let mut slot = vec![0u64; k];
+            let mut at = 0;
+            for r in (0..k).filter(|&r| r != p) {
+                slot[r] = at;
+                at += send_words[r];
+            }
+            gpu.ctx.bind_to_thread().check("binding a GPU")?;
+            let staging_words = send_words[p].max(own);
+            let part = Part {
+                lo: local.lo,
+                hi: local.hi,
+                push,
+                pull: pull_csr,
+                both,
+                out_off,
+                bins,
+                send_flag: gpu.upload(&local.send_flag, "boundary flags")?,
+                boundary: local.boundary,
+                send: gpu.zeros(send_words[p] as usize, "the send buffer")?,
+                recv: [gpu.zeros(at as usize, "a receive buffer")?, gpu.zeros(at as usize, "a receive buffer")?],
+                slot,
+                staging: Pinned::new(4 * staging_words as usize, "host staging")?,
+                status: Pinned::new(4 * STATUS_WORDS, "host state")?,
+                counter: gpu.zeros(1, "a counter")?,
+                gpu,
+            };
+            part.gpu.stream.synchronize().check("uploading a part")?;
+            upload_bytes += csr_bytes + out_off_bytes + own;
+            let edges = [&part.push, &part.pull, &part.both].iter().filter_map(|c| c.as_ref()).map(|c| c.edges).max().unwrap_or(0);
+            info.push(PartInfo { device: part.gpu.name().to_string(), lo: part.lo, hi: part.hi, edges, boundary: part.boundary });
+            parts.push(part);
+        }
+        let compile_seconds = parts.iter().map(|p| p.gpu.compile_seconds).sum();
+        let crew = Crew::new(o.control, ctxs, o.watchdog)?;
+        Ok(MultiGpu {
+            parts,
+            crew,
+            nccl,
+            available,
+            calibration,
+            comm: o.comm.clone(),
+            ordinals: o.devices.clone(),
+            n,
+            weight_type: g.weight_type(),
+            alg,
+            new_id,
+            info,
+            upload_seconds: start.elapsed().as_secs_f64(),
+            upload_bytes,
+            compile_seconds,
+            notes,
+        })
+    }
+
+    /// The control mode.
+    pub fn control(&self) -> Control {
+        self.crew.control()
+    }
+
+    /// The GPUs' names.
+    pub fn names(&self) -> Vec<String> {
+        self.parts.iter().map(|p| p.gpu.name().to_string()).collect()
+    }
+
+    /// Whether a calibration backs `--comm auto`.
+    pub fn calibrated(&self) -> bool {
+        self.calibration.is_some()
+    }
+
+    /// One trial of the kernel the graph was opened for; `g` is the graph as given to
+    /// [`MultiGpu::open`] (sources are picked on it, results are in its ids).
+    pub fn run(&self, g: &Graph, alg: Algorithm, p: &Params, trial: u64) -> Result<MultiRun> {
+        if alg != self.alg {
+            return Err(GpuError::Usage(format!("the GPUs hold the edges {} reads, not {}", self.alg.name(), alg.name())));
+        }
+        let sources = if alg.has_source() { chatty_algo::pick_sources(g, p, trial).map_err(GpuError::Usage)? } else { Vec::new() };
+        let renamed = |v: u32| self.new_id.as_ref().map_or(v, |id| id[v as usize]);
+        let mut stats = CommStats::default();
+        let outcome = match alg {
+            Algorithm::Bfs => self.bfs(renamed(sources[0]), &mut stats),
+            Algorithm::Sssp => {
+                chatty_algo::sssp::check_weights(g).map_err(GpuError::Usage)?;
+                self.sssp(renamed(sources[0]), &mut stats)
+            }
+            Algorithm::Pr => self.pagerank(p, &mut stats),
+            Algorithm::Spmv => {
+                let x = chatty_algo::spmv_x(g, p).map_err(GpuError::Usage)?;
+                let x = match &self.new_id {
+                    Some(id) => {
+                        let mut y = vec![0.0; x.len()];
+                        id.iter().zip(x.iter()).for_each(|(&i, &v)| y[i as usize] = v);
+                        y
+                    }
+                    None => x.into_owned(),
+                };
+                self.spmv(&x)
+            }
+            Algorithm::Wcc => self.wcc(&mut stats),
+            Algorithm::Bc => unreachable!("refused at open"),
+        };
+        let (values, iterations, seconds, peak) = outcome.inspect_err(|_| {
+            if let Some(c) = &self.nccl {
+                c.failed.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        })?;
+        let download = Instant::now();
+        let output = self.output(values)?;
+        Ok(MultiRun { result: RunResult { output, sources, iterations }, seconds, download_seconds: download.elapsed().as_secs_f64(), peak_device_bytes: peak, comm: stats })
+    }
+
+    /// Waits for every GPU's stream (outside timed regions).
+    fn sync_all(&self) -> Result<()> {
+        self.parts.iter().try_for_each(|p| p.gpu.stream.synchronize().check("waiting for a GPU"))
+    }
+
+    fn peak(&self) -> u64 {
+        self.parts.iter().map(|p| p.gpu.used_bytes()).max().unwrap_or(0)
+    }
+
+    /// Runs one step: `issue` queues GPU g's work; then every GPU is waited for.
+    fn step(&self, issue: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
+        self.crew.each(false, issue, &|g| self.crew.wait_stream(g, &self.parts[g].gpu.stream))
+    }
+
+    /// The record counts the pack kernels left in the status words.
+    fn counts(&self) -> Vec<u64> {
+        self.parts.iter().map(|p| p.status.word(STATUS_COUNT) as u64).collect()
+    }
+
+    /// Queues `mg_pack` of `list` (device list and its length's address, or the
+    /// part's whole range when `list` is 0) with `width` words of `values` per record,
+    /// and the copy of the count to the status words.
+    fn pack(&self, g: usize, list: u64, list_len: u64, values: u64, width: u32) -> Result<()> {
+        let p = &self.parts[g];
+        let gpu = &p.gpu;
+        let counter = ptr(&p.counter, gpu);
+        zero_words(gpu, counter, 1)?;
+        // SAFETY: mg_pack's parameters; the send buffer holds (1 + MAX_WIDTH) words per
+        // boundary vertex and a vertex is packed at most once per step.
+        unsafe {
+            launch(
+                gpu,
+                "mg_pack",
+                &[
+                    A::U64(list),
+                    A::U64(list_len),
+                    A::U32(p.hi - p.lo),
+                    A::U32(p.lo),
+                    A::U64(ptr(&p.send_flag, gpu)),
+                    A::U64(values),
+                    A::U32(width),
+                    A::U64(ptr(&p.send, gpu)),
+                    A::U64(counter),
+                ],
+            )?;
+        }
+        to_status(gpu, &p.status, STATUS_COUNT, counter, 4)
+    }
+
+    /// The transport for an exchange of `bytes` per sender.
+    fn transport(&self, bytes: &[u64]) -> Transport {
+        match self.comm {
+            Comm::Forced(t) => t,
+            Comm::Auto => exchange::choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available),
+        }
+    }
+
+    fn dst(&self, dst: &Dst, r: usize, j: usize) -> u64 {
+        let pj = &self.parts[j];
+        match dst {
+            Dst::Records { x } => ptr(&pj.recv[*x], &pj.gpu) + 4 * pj.slot[r],
+            Dst::Slices { base, elem } => base[j] + elem * self.parts[r].lo as u64,
+        }
+    }
+
+    /// The senders' half of an exchange of `bytes[g]` at `src[g]`, ending when every
+    /// sender is done; the receivers' half is [`MultiGpu::receive`].
+    fn send(&self, src: Vec<u64>, bytes: Vec<u64>, dst: Dst, width: u32, stats: &mut CommStats) -> Result<Sent> {
+        let t = self.transport(&bytes);
+        let k = self.parts.len();
+        let issue = |g: usize| -> Result<()> {
+            let p = &self.parts[g];
+            let gpu = &p.gpu;
+            let stream = gpu.stream.cu_stream();
+            let b = bytes[g];
+            match t {
+                Transport::Nccl => {
+                    let nccl = self.nccl.as_ref().expect("nccl is available");
+                    return nccl.broadcast(g, stream, &src, &bytes, &|r, j| self.dst(&dst, r, j));
+                }
+                _ if b == 0 => {}
+                Transport::P2p => {
+                    for j in (0..k).filter(|&j| j != g) {
+                        let pj = &self.parts[j];
+                        // SAFETY: both ranges hold `b` bytes; peer access is enabled.
+                        driver(
+                            unsafe { sys::cuMemcpyPeerAsync(self.dst(&dst, g, j), pj.gpu.ctx.cu_ctx(), src[g], gpu.ctx.cu_ctx(), b as usize, stream) },
+                            "a peer copy",
+                        )?;
+                    }
+                }
+                Transport::Peer => {
+                    for j in (0..k).filter(|&j| j != g) {
+                        // SAFETY: mg_copy_words through a peer pointer; both hold `b` bytes.
+                        unsafe { launch(gpu, "mg_copy_words", &[A::U64(src[g]), A::U64(self.dst(&dst, g, j)), A::U64(b / 4)])? };
+                    }
+                }
+                // SAFETY: the staging buffer holds the largest message of this part.
+                Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[A::U64(src[g]), A::U64(p.staging.device), A::U64(b / 4)])? },
+                // SAFETY: as above.
+                Transport::Staged => driver(unsafe { sys::cuMemcpyDtoHAsync_v2(p.staging.host, src[g], b as usize, stream) }, "a copy to the host")?,
+            }
+            Ok(())
+        };
+        let wait = |g: usize| self.crew.wait_stream(g, &self.parts[g].gpu.stream);
+        self.crew.each(t == Transport::Nccl, &issue, &wait)?;
+        let use_ = stats.by_transport.entry(t.name()).or_default();
+        use_.0 += 1;
+        use_.1 += bytes.iter().sum::<u64>() * (k as u64 - 1);
+        stats.exchanges += 1;
+        stats.communicated += bytes.iter().map(|b| b / 4 / (1 + width as u64)).sum::<u64>();
+        Ok(Sent { transport: t, bytes, dst, width })
+    }
+
+    /// The receivers' half on GPU g: brings the values in (uva, staged) and, for
+    /// records, applies them (`fill` for width 0) and appends the vertices to `queue`
+    /// (a device list and its length's address; 0 for none).
+    fn receive(&self, g: usize, sent: &Sent, values: u64, fill: u32, queue: (u64, u64)) -> Result<()> {
+        let p = &self.parts[g];
+        let gpu = &p.gpu;
+        for r in (0..self.parts.len()).filter(|&r| r != g && sent.bytes[r] > 0) {
+            let (dst, b) = (self.dst(&sent.dst, r, g), sent.bytes[r]);
+            let pr = &self.parts[r];
+            match sent.transport {
+                // SAFETY: mg_copy_words from r's host-mapped staging (mapped in every context).
+                Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[A::U64(pr.staging.device), A::U64(dst), A::U64(b / 4)])? },
+                Transport::Staged => {
+                    // SAFETY: r's staging holds `b` bytes, written before the barrier.
+                    driver(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, pr.staging.host, b as usize, gpu.stream.cu_stream()) }, "a copy from the host")?
+                }
+                _ => {}
+            }
+            if let Dst::Records { .. } = sent.dst {
+                let count = b / 4 / (1 + sent.width as u64);
+                // SAFETY: mg_apply over `count` records at `dst`; ids index `values`; the
+                // queue has room for every vertex.
+                unsafe {
+                    launch(
+                        gpu,
+                        "mg_apply",
+                        &[A::U64(dst), A::U32(count as u32), A::U32(sent.width), A::U32(fill), A::U64(values), A::U64(queue.0), A::U64(queue.1)],
+                    )?
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// Part g's own slice of a device array of `T`.
+    fn own_slice<T: cudarc::driver::DeviceRepr + Default + Clone>(&self, g: usize, a: &CudaSlice<T>) -> Result<Vec<T>> {
+        let p = &self.parts[g];
+        p.gpu.stream.clone_dtoh(&a.slice(p.lo as usize..p.hi as usize)).check("downloading a result")
+    }
+
+    /// Every part's slice, concatenated (the result in renumbered ids).
+    fn gather<T: cudarc::driver::DeviceRepr + Default + Clone>(&self, arrays: &[CudaSlice<T>]) -> Result<Vec<T>> {
+        let mut all = Vec::with_capacity(self.n);
+        for (g, a) in arrays.iter().enumerate() {
+            all.extend(self.own_slice(g, a)?);
+        }
+        Ok(all)
+    }
+
+    /// A result in the caller's ids.
+    fn output(&self, o: Output) -> Result<Output> {
+        let Some(id) = &self.new_id else { return Ok(o) };
+        fn back<T: Copy>(id: &[u32], v: &[T]) -> Vec<T> {
+            id.iter().map(|&i| v[i as usize]).collect()
+        }
+        Ok(match o {
+            Output::Depths(d) => Output::Depths(back(id, &d)),
+            Output::Distances(Distances::Int(d)) => Output::Distances(Distances::Int(back(id, &d))),
+            Output::Distances(Distances::Float(d)) => Output::Distances(Distances::Float(back(id, &d))),
+            Output::Values(v) => Output::Values(back(id, &v)),
+            Output::Labels(l) => {
+                // A component's label is its smallest id: renumbering changes which.
+                let l = back(id, &l);
+                let mut smallest = vec![u32::MAX; self.n];
+                for (v, &c) in l.iter().enumerate() {
+                    smallest[c as usize] = smallest[c as usize].min(v as u32);
+                }
+                Output::Labels(l.iter().map(|&c| smallest[c as usize]).collect())
+            }
+        })
+    }
+
+    /// Allocates per-part arrays with `make`, then waits for every GPU.
+    fn per_part<T>(&self, make: impl Fn(&Part) -> Result<T>) -> Result<Vec<T>> {
+        let made = self.parts.iter().map(|p| p.gpu.ctx.bind_to_thread().check("binding a GPU").and_then(|_| make(p))).collect::<Result<Vec<T>>>()?;
+        self.sync_all()?;
+        Ok(made)
+    }
+}
+
+/// A kernel's values (renumbered ids), its steps, seconds, and peak device bytes.
+type Outcome = (Output, u64, f64, u64);
+
+impl MultiGpu {
+    /// BFS: each part runs the single-GPU level step (bfs.cu) over its edges with
+    /// `pause`, so a finished level stops for the exchange of newly visited boundary
+    /// vertices, which the receivers append to their next frontier.
+    fn bfs(&self, source: u32, stats: &mut CommStats) -> Result<Outcome> {
+        struct B {
+            depth: CudaSlice<u32>,
+            queue: [CudaSlice<u32>; 2],
+            hubs: CudaSlice<u32>,
+            ctl: CudaSlice<u8>,
+        }
+        let n = self.n;
+        let bufs = self.per_part(|p| {
+            let gpu = &p.gpu;
+            let mut depth = gpu.zeros::<u32>(n, "depths")?;
+            gpu.fill_u32(&mut depth, n as u32, u32::MAX)?;
+            gpu.set(&mut depth, source as usize, 0, "the source depth")?;
+            let mut q0 = gpu.zeros::<u32>(n, "a queue")?;
+            gpu.set(&mut q0, 0, source, "the first frontier")?;
+            let unexplored = p.push.as_ref().map_or(0, |c| c.edges);
+            let ctl = control(gpu, &BfsCtl { level: 1, len: [1, 0], unexplored, ..Default::default() })?;
+            Ok(B { depth, queue: [q0, gpu.zeros(n, "a queue")?], hubs: gpu.zeros(n, "the hub list")?, ctl })
+        })?;
+        let peak = self.peak();
+        let (alpha, beta) = (15u32, 18u32);
+        let len_at = |b: &B, gpu: &Gpu, q: usize| ptr(&b.ctl, gpu) + 16 + 4 * q as u64;
+        let start = Instant::now();
+        let (mut level, mut parity) = (1u32, 0usize);
+        let mut sent: Option<Sent> = None;
+        loop {
+            let issue = |g: usize| -> Result<()> {
+                let (p, b) = (&self.parts[g], &bufs[g]);
+                let gpu = &p.gpu;
+                if level > 1 {
+                    if let Some(s) = &sent {
+                        // The last level's discoveries elsewhere join this level's frontier.
+                        self.receive(g, s, ptr(&b.depth, gpu), level - 1, (ptr(&b.queue[parity], gpu), len_at(b, gpu, parity)))?;
+                    }
+                    // SAFETY: mg_bfs_advance(ctl, n, alpha, beta).
+                    unsafe { launch(gpu, "mg_bfs_advance", &[A::U64(ptr(&b.ctl, gpu)), A::U32(p.hi - p.lo), A::U32(alpha), A::U32(beta)])? };
+                }
+                let (push, pull) = (p.push.as_ref().expect("push edges"), p.pull.as_ref().expect("pull edges"));
+                let args = [
+                    A::U64(ptr(&b.ctl, gpu)),
+                    A::U64(ptr(&push.off, gpu)),
+                    A::U64(ptr(&push.adj, gpu)),
+                    A::U64(ptr(&pull.off, gpu)),
+                    A::U64(ptr(&pull.adj, gpu)),
+                    A::U64(ptr(&b.depth, gpu)),
+                    A::U64(ptr(&b.queue[0], gpu)),
+                    A::U64(ptr(&b.queue[1], gpu)),
+                    A::U64(ptr(&b.hubs, gpu)),
+                    A::U32(p.lo),
+                    A::U32(p.hi),
+                    A::U32(alpha),
+                    A::U32(beta),
+                    A::U32(1),
+                ];
+                // Twice: a level whose frontier had hubs finishes in a second launch;
+                // otherwise the second returns at once (the level is paused).
+                for _ in 0..2 {
+                    // SAFETY: bfs_level's parameters; queues hold n entries.
+                    unsafe { launch(gpu, "bfs_level", &args)? };
+                }
+                self.pack(g, ptr(&b.queue[parity ^ 1], gpu), len_at(b, gpu, parity ^ 1), 0, 0)?;
+                to_status(gpu, &p.status, 0, ptr(&b.ctl, gpu), 32)
+            };
+            self.step(&issue)?;
+            stats.steps += 1;
+            stats.state_bytes += 36 * self.parts.len() as u64;
+            let found: u64 = self.parts.iter().map(|p| p.status.word(4 + (parity ^ 1)) as u64).sum();
+            stats.updated += found;
+            if found == 0 {
+                break;
+            }
+            let counts = self.counts();
+            sent = if counts.iter().any(|&c| c > 0) {
+                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
+                let x = (stats.exchanges % 2) as usize;
+                Some(self.send(src, counts.iter().map(|c| 4 * c).collect(), Dst::Records { x }, 0, stats)?)
+            } else {
+                None
+            };
+            level += 1;
+            parity ^= 1;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        let depth: Vec<CudaSlice<u32>> = bufs.into_iter().map(|b| b.depth).collect();
+        Ok((Output::Depths(self.gather(&depth)?), level as u64 - 1, seconds, peak))
+    }
+}
+
+impl MultiGpu {
+    /// The next round's frontier is exchanged as records (id, distance): the receivers
+    /// take the owner's distance and relax the vertex's edges into their part.
+    fn sssp(&self, source: u32, stats: &mut CommStats) -> Result<Outcome> {
+        struct B {
+            dist: CudaSlice<u64>,
+            stamp: CudaSlice<u32>,
+            queue: [CudaSlice<u32>; 2],
+            lens: CudaSlice<u32>,
+        }
+        let n = self.n;
+        let is_float = (self.weight_type == WeightType::Float) as u32;
+        let bufs = self.per_part(|p| {
+            let gpu = &p.gpu;
+            let mut dist = gpu.zeros::<u64>(n, "distances")?;
+            gpu.fill_u64(&mut dist, n as u32, u64::MAX)?;
+            gpu.set(&mut dist, source as usize, 0, "the source distance")?;
+            let mut q0 = gpu.zeros::<u32>(n, "a queue")?;
+            gpu.set(&mut q0, 0, source, "the first frontier")?;
+            let mut lens = gpu.zeros::<u32>(2, "queue lengths")?;
+            gpu.set(&mut lens, 0, 1, "the first frontier")?;
+            Ok(B { dist, stamp: gpu.zeros(n, "stamps")?, queue: [q0, gpu.zeros(n, "a queue")?], lens })
+        })?;
+        let peak = self.peak();
+        let start = Instant::now();
+        let (mut round, mut cur) = (1u32, 0usize);
+        let mut sent: Option<Sent> = None;
+        loop {
+            let issue = |g: usize| -> Result<()> {
+                let (p, b) = (&self.parts[g], &bufs[g]);
+                let gpu = &p.gpu;
+                let len = |q: usize| ptr(&b.lens, gpu) + 4 * q as u64;
+                if let Some(s) = &sent {
+                    self.receive(g, s, ptr(&b.dist, gpu), 0, (ptr(&b.queue[cur], gpu), len(cur)))?;
+                }
+                zero_words(gpu, len(cur ^ 1), 1)?;
+                let push = p.push.as_ref().expect("push edges");
+                let w = push.weights.as_ref().map_or(0, |w| ptr(w, gpu));
+                // SAFETY: mg_sssp_relax's parameters; queues hold n entries and a vertex
+                // enters `next` once per round (stamps).
+                unsafe {
+                    launch(
+                        gpu,
+                        "mg_sssp_relax",
+                        &[
+                            A::U64(ptr(&b.queue[cur], gpu)),
+                            A::U64(len(cur)),
+                            A::U64(ptr(&push.off, gpu)),
+                            A::U64(ptr(&push.adj, gpu)),
+                            A::U64(w),
+                            A::U32(is_float),
+                            A::U64(ptr(&b.dist, gpu)),
+                            A::U64(ptr(&b.stamp, gpu)),
+                            A::U32(round),
+                            A::U64(ptr(&b.queue[cur ^ 1], gpu)),
+                            A::U64(len(cur ^ 1)),
+                        ],
+                    )?
+                };
+                self.pack(g, ptr(&b.queue[cur ^ 1], gpu), len(cur ^ 1), ptr(&b.dist, gpu), 2)?;
+                to_status(gpu, &p.status, 0, ptr(&b.lens, gpu), 8)
+            };
+            self.step(&issue)?;
+            stats.steps += 1;
+            stats.state_bytes += 12 * self.parts.len() as u64;
+            let improved: u64 = self.parts.iter().map(|p| p.status.word(cur ^ 1) as u64).sum();
+            stats.updated += improved;
+            if improved == 0 {
+                break;
+            }
+            let counts = self.counts();
+            sent = if counts.iter().any(|&c| c > 0) {
+                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
+                let x = (stats.exchanges % 2) as usize;
+                Some(self.send(src, counts.iter().map(|c| 12 * c).collect(), Dst::Records { x }, 2, stats)?)
+            } else {
+                None
+            };
+            round += 1;
+            cur ^= 1;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>())?;
+        let output = if is_float != 0 {
+            Output::Distances(Distances::Float(dist.into_iter().map(|b| if b == u64::MAX { f64::INFINITY } else { f64::from_bits(b) }).collect()))
+        } else {
+            Output::Distances(Distances::Int(dist))
+        };
+        Ok((output, round as u64 - 1, seconds, peak))
+    }
+
+    fn pull_graph<'a>(&self, p: &'a Part) -> PullGraph<'a> {
+        let c = p.pull.as_ref().expect("pull edges");
+        PullGraph {
+            in_off: &c.off,
+            in_adj: &c.adj,
+            in_weights: c.weights.as_ref(),
+            out_off: p.out_off.as_ref().unwrap_or(&c.off),
+            bins: p.bins.as_ref().expect("bins"),
+            weight_type: self.weight_type,
+        }
+    }
+
+    /// PageRank (the single-GPU pull kernels over each part's vertices): after each
+    /// iteration the parts' new contributions travel, as one dense slice per part when
+    /// most vertices are boundary, else as records of the boundary ones.
+    fn pagerank(&self, params: &Params, stats: &mut CommStats) -> Result<Outcome> {
+        struct B {
+            score: [CudaSlice<f64>; 2],
+            contrib: [CudaSlice<f32>; 2],
+            sums: CudaSlice<f64>,
+        }
+        let n = self.n;
+        let own: u64 = self.parts.iter().map(|p| (p.hi - p.lo) as u64).sum();
+        let boundary: u64 = self.parts.iter().map(|p| p.boundary).sum();
+        let dense = 4 * own <= 8 * boundary;
+        let bufs = self.per_part(|p| {
+            let gpu = &p.gpu;
+            let score = gpu.upload(&vec![1.0 / n.max(1) as f64; n], "scores")?;
+            let contrib = gpu.zeros::<f32>(n, "contributions")?;
+            let sums = gpu.zeros::<f64>(2, "sums")?;
+            // SAFETY: pr_init(n, score, contrib, out_off, sums) over all n vertices.
+            unsafe {
+                launch(
+                    gpu,
+                    "pr_init",
+                    &[
+                        A::U32(n as u32),
+                        A::U64(ptr(&score, gpu)),
+                        A::U64(ptr(&contrib, gpu)),
+                        A::U64(ptr(p.out_off.as_ref().expect("out-offsets"), gpu)),
+                        A::U64(ptr(&sums, gpu)),
+                    ],
+                )?
+            };
+            to_status(gpu, &p.status, 0, ptr(&sums, gpu), 16)?;
+            Ok(B { score: [score, gpu.zeros(n, "scores")?], contrib: [contrib, gpu.zeros(n, "contributions")?], sums })
+        })?;
+        let peak = self.peak();
+        let sums_of = |parts: &[Part]| -> [f64; 2] {
+            let f = |p: &Part, i: usize| f64::from_bits(p.status.word(2 * i) as u64 | (p.status.word(2 * i + 1) as u64) << 32);
+            [parts.iter().map(|p| f(p, 0)).sum(), parts.iter().map(|p| f(p, 1)).sum()]
+        };
+        // Every part computed the whole initial dangling mass.
+        let (mut change, mut dangling) = (0.0, sums_of(&self.parts[..1])[1]);
+        let start = Instant::now();
+        let (mut iters, mut cur) = (0u32, 0usize);
+        let mut sent: Option<Sent> = None;
+        while iters < params.pr.max_iters && n > 0 {
+            if iters > 0 && change < params.pr.tolerance {
+                break;
+            }
+            iters += 1;
+            let base = (1.0 - params.pr.damping) / n as f64 + params.pr.damping * dangling / n as f64;
+            let issue = |g: usize| -> Result<()> {
+                let (p, b) = (&self.parts[g], &bufs[g]);
+                let gpu = &p.gpu;
+                if let Some(s) = &sent {
+                    self.receive(g, s, ptr(&b.contrib[cur], gpu), 0, (0, 0))?;
+                }
+                zero_words(gpu, ptr(&b.sums, gpu), 4)?;
+                let args = PullArgs {
+                    contrib: Some(&b.contrib[cur]),
+                    x: None,
+                    y: &b.score[cur ^ 1],
+                    score: Some(&b.score[cur]),
+                    contrib_next: Some(&b.contrib[cur ^ 1]),
+                    base,
+                    damping: params.pr.damping,
+                    sums: Some(&b.sums),
+                };
+                pull(gpu, &self.pull_graph(p), &args)?;
+                if !dense {
+                    self.pack(g, 0, 0, ptr(&b.contrib[cur ^ 1], gpu), 1)?;
+                }
+                to_status(gpu, &p.status, 0, ptr(&b.sums, gpu), 16)
+            };
+            self.step(&issue)?;
+            stats.steps += 1;
+            stats.state_bytes += 20 * self.parts.len() as u64;
+            stats.updated += own;
+            [change, dangling] = sums_of(&self.parts);
+            let next: Vec<u64> = bufs.iter().zip(&self.parts).map(|(b, p)| ptr(&b.contrib[cur ^ 1], &p.gpu)).collect();
+            sent = if self.parts.len() == 1 {
+                None
+            } else if dense {
+                stats.dense_exchanges += 1;
+                let src = next.iter().zip(&self.parts).map(|(&a, p)| a + 4 * p.lo as u64).collect();
+                let bytes = self.parts.iter().map(|p| 4 * (p.hi - p.lo) as u64).collect();
+                Some(self.send(src, bytes, Dst::Slices { base: next, elem: 4 }, 0, stats)?)
+            } else {
+                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
+                let x = (stats.exchanges % 2) as usize;
+                Some(self.send(src, self.counts().iter().map(|c| 8 * c).collect(), Dst::Records { x }, 1, stats)?)
+            };
+            cur ^= 1;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        let score = self.gather(&bufs.into_iter().map(|b| { let [a, b] = b.score; if cur == 0 { a } else { b } }).collect::<Vec<_>>())?;
+        Ok((Output::Values(score), iters as u64, seconds, peak))
+    }
+
+    /// SpMV: each part computes its rows; nothing travels.
+    fn spmv(&self, x: &[f64]) -> Result<Outcome> {
+        let bufs = self.per_part(|p| Ok((p.gpu.upload(x, "x")?, p.gpu.zeros::<f64>(self.n, "y")?)))?;
+        let peak = self.peak();
+        let start = Instant::now();
+        self.step(&|g| {
+            let (p, (x, y)) = (&self.parts[g], &bufs[g]);
+            pull(&p.gpu, &self.pull_graph(p), &PullArgs { contrib: None, x: Some(x), y, score: None, contrib_next: None, base: 0.0, damping: 0.0, sums: None })
+        })?;
+        let seconds = start.elapsed().as_secs_f64();
+        Ok((Output::Values(self.gather(&bufs.into_iter().map(|b| b.1).collect::<Vec<_>>())?), 1, seconds, peak))
+    }
+
+    /// WCC: rounds of label propagation; lowered boundary labels travel as records.
+    fn wcc(&self, stats: &mut CommStats) -> Result<Outcome> {
+        let n = self.n;
+        let bufs = self.per_part(|p| {
+            let gpu = &p.gpu;
+            let label = gpu.zeros::<u32>(n, "labels")?;
+            // SAFETY: iota_u32(label, n).
+            unsafe { launch(gpu, "iota_u32", &[A::U64(ptr(&label, gpu)), A::U32(n as u32)])? };
+            Ok((label, gpu.zeros::<u32>(n, "changed vertices")?, gpu.zeros::<u32>(1, "a counter")?))
+        })?;
+        let peak = self.peak();
+        let start = Instant::now();
+        let mut rounds = 0u64;
+        let mut sent: Option<Sent> = None;
+        loop {
+            let issue = |g: usize| -> Result<()> {
+                let (p, (label, changed, len)) = (&self.parts[g], &bufs[g]);
+                let gpu = &p.gpu;
+                if let Some(s) = &sent {
+                    self.receive(g, s, ptr(label, gpu), 0, (0, 0))?;
+                }
+                zero_words(gpu, ptr(len, gpu), 1)?;
+                let both = p.both.as_ref().expect("edges both ways");
+                // SAFETY: mg_wcc_round's parameters; `changed` holds n entries.
+                unsafe {
+                    launch(
+                        gpu,
+                        "mg_wcc_round",
+                        &[
+                            A::U32(p.lo),
+                            A::U32(p.hi),
+                            A::U64(ptr(&both.off, gpu)),
+                            A::U64(ptr(&both.adj, gpu)),
+                            A::U64(ptr(label, gpu)),
+                            A::U64(ptr(changed, gpu)),
+                            A::U64(ptr(len, gpu)),
+                        ],
+                    )?
+                };
+                self.pack(g, ptr(changed, gpu), ptr(len, gpu), ptr(label, gpu), 1)?;
+                to_status(gpu, &p.status, 0, ptr(len, gpu), 4)
+            };
+            self.step(&issue)?;
+            rounds += 1;
+            stats.steps += 1;
+            stats.state_bytes += 8 * self.parts.len() as u64;
+            let lowered: u64 = self.parts.iter().map(|p| p.status.word(0) as u64).sum();
+            stats.updated += lowered;
+            if lowered == 0 {
+                break;
+            }
+            let counts = self.counts();
+            sent = if counts.iter().any(|&c| c > 0) {
+                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
+                let x = (stats.exchanges % 2) as usize;
+                Some(self.send(src, counts.iter().map(|c| 8 * c).collect(), Dst::Records { x }, 1, stats)?)
+            } else {
+                None
+            };
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        Ok((Output::Labels(self.gather(&bufs.into_iter().map(|b| b.0).collect::<Vec<_>>())?), rounds, seconds, peak))
+    }
+}

@@ -1,0 +1,196 @@
+//! Each part's share of the graph, built on the host before upload: the multi-GPU
+//! engine's owner-computes rule needs, per part, the edges *into* its vertices (push
+//! along them, or pull over them), never the edges out of them into other parts.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+
+use chatty_graph::{Adjacency, Graph};
+
+/// Which edge sets a kernel reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Needs {
+    /// Edges u→v into the part, for every u (BFS top-down, SSSP).
+    pub push: bool,
+    /// In-edges of the part's vertices (BFS bottom-up, PageRank, SpMV).
+    pub pull: bool,
+    /// Neighbours both ways of the part's vertices (WCC).
+    pub both: bool,
+}
+
+/// A CSR over all `n` vertices in global ids, of which only some rows are non-empty.
+pub(crate) struct LocalCsr<'g> {
+    pub offsets: Vec<u64>,
+    pub targets: Cow<'g, [u32]>,
+    pub weights: Option<Cow<'g, [u32]>>,
+}
+
+impl LocalCsr<'_> {
+    pub fn bytes(&self) -> u64 {
+        8 * self.offsets.len() as u64 + 4 * self.targets.len() as u64 * (1 + self.weights.is_some() as u64)
+    }
+}
+
+/// One part: vertices `lo..hi`, its edge sets, and which of its vertices another part
+/// reads (`send_flag[v - lo]`).
+pub(crate) struct LocalGraph<'g> {
+    pub lo: u32,
+    pub hi: u32,
+    pub push: Option<LocalCsr<'g>>,
+    pub pull: Option<LocalCsr<'g>>,
+    pub both: Option<LocalCsr<'g>>,
+    pub send_flag: Vec<u8>,
+    /// Vertices with `send_flag` set.
+    pub boundary: u64,
+}
+
+/// The rows `lo..hi` of `a`, other rows empty: a slice of `a`, no copy of its edges.
+fn rows<'g>(a: &'g Adjacency, lo: u32, hi: u32) -> LocalCsr<'g> {
+    let off = a.offsets();
+    let (base, end) = (off[lo as usize], off[hi as usize]);
+    let offsets = (0..=off.len() - 1)
+        .into_par_iter()
+        .map(|v| if v < lo as usize { 0 } else if v > hi as usize { end - base } else { off[v] - base })
+        .collect();
+    LocalCsr {
+        offsets,
+        targets: Cow::Borrowed(&a.targets()[base as usize..end as usize]),
+        weights: a.raw_weights().map(|w| Cow::Borrowed(&w[base as usize..end as usize])),
+    }
+}
+
+/// Of every row of `a`, the edges whose target is in `lo..hi`.
+fn into_range(a: &Adjacency, lo: u32, hi: u32) -> LocalCsr<'static> {
+    let n = a.offsets().len() - 1;
+    let inside = |t: &u32| (lo..hi).contains(t);
+    let counts: Vec<u64> = (0..n as u32).into_par_iter().map(|u| a.neighbors(u).iter().filter(|t| inside(t)).count() as u64).collect();
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let mut total = 0;
+    for c in counts {
+        total += c;
+        offsets.push(total);
+    }
+    let off = a.offsets();
+    let targets: Vec<u32> = (0..n as u32).into_par_iter().flat_map_iter(|u| a.neighbors(u).iter().copied().filter(inside)).collect();
+    let weights = a.raw_weights().map(|w| {
+        let w: Vec<u32> = (0..n)
+            .into_par_iter()
+            .flat_map_iter(|u| {
+                let (b, e) = (off[u] as usize, off[u + 1] as usize);
+                a.targets()[b..e].iter().zip(&w[b..e]).filter(|(t, _)| inside(t)).map(|(_, &w)| w)
+            })
+            .collect();
+        Cow::Owned(w)
+    });
+    LocalCsr { offsets, targets: Cow::Owned(targets), weights }
+}
+
+/// The rows `lo..hi` of `out` followed by those of `inc` (neighbours both ways).
+fn both_ways(out: &Adjacency, inc: &Adjacency, lo: u32, hi: u32) -> LocalCsr<'static> {
+    let n = out.offsets().len() - 1;
+    let degree = |v: u32| (out.degree(v) + inc.degree(v)) as u64;
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let mut total = 0;
+    for v in 0..n as u32 {
+        if (lo..hi).contains(&v) {
+            total += degree(v);
+        }
+        offsets.push(total);
+    }
+    let targets: Vec<u32> = (lo..hi).into_par_iter().flat_map_iter(|v| out.neighbors(v).iter().chain(inc.neighbors(v)).copied()).collect();
+    LocalCsr { offsets, targets: Cow::Owned(targets), weights: None }
+}
+
+/// Splits `g` at `starts` (part p holds `starts[p]..starts[p + 1]`). A vertex is sent
+/// when another part reads it: it has an out-edge into another part, or, for `both`
+/// (WCC, which reads neighbours both ways), any edge to one.
+pub(crate) fn split<'g>(g: &'g Graph, starts: &[u32], needs: Needs) -> Vec<LocalGraph<'g>> {
+    let out = g.out_edges();
+    let inc = g.transpose_if_built().unwrap_or(out);
+    (0..starts.len() - 1)
+        .map(|p| {
+            let (lo, hi) = (starts[p], starts[p + 1]);
+            let outside = |w: &u32| !(lo..hi).contains(w);
+            let send_flag: Vec<u8> = (lo..hi)
+                .into_par_iter()
+                .map(|v| (out.neighbors(v).iter().any(outside) || (needs.both && inc.neighbors(v).iter().any(outside))) as u8)
+                .collect();
+            let boundary = send_flag.par_iter().map(|&f| f as u64).sum();
+            LocalGraph {
+                lo,
+                hi,
+                push: needs.push.then(|| into_range(out, lo, hi)),
+                pull: needs.pull.then(|| rows(inc, lo, hi)),
+                both: needs.both.then(|| if g.is_directed() { both_ways(out, inc, lo, hi) } else { rows(out, lo, hi) }),
+                send_flag,
+                boundary,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chatty_graph::{from_edges, generate, GenOptions, NoProgress};
+
+    fn row<'a>(c: &'a LocalCsr, v: usize) -> &'a [u32] {
+        &c.targets[c.offsets[v] as usize..c.offsets[v + 1] as usize]
+    }
+
+    /// Every edge appears in exactly the part that owns its target (push) or source
+    /// row (pull), and the send flags match their definition.
+    #[test]
+    fn parts_hold_each_edge_once_and_flag_what_others_read() {
+        let g = generate::rmat(10, 8, GenOptions { seed: 4, max_weight: Some(9), undirected: false }, &NoProgress).unwrap().with_in_edges();
+        let n = g.num_vertices();
+        let starts = vec![0, 300, 301, 700, n as u32];
+        let parts = split(&g, &starts, Needs { push: true, pull: true, both: true });
+        let inc = g.transpose_if_built().unwrap();
+        for (p, part) in parts.iter().enumerate() {
+            let (lo, hi) = (starts[p], starts[p + 1]);
+            let push = part.push.as_ref().unwrap();
+            let pull = part.pull.as_ref().unwrap();
+            let both = part.both.as_ref().unwrap();
+            for u in 0..n as u32 {
+                let (b, e) = (g.out_edges().offsets()[u as usize] as usize, g.out_edges().offsets()[u as usize + 1] as usize);
+                let want: Vec<(u32, u32)> = g.out_edges().targets()[b..e]
+                    .iter()
+                    .zip(&g.out_edges().raw_weights().unwrap()[b..e])
+                    .filter(|(t, _)| (lo..hi).contains(*t))
+                    .map(|(&t, &w)| (t, w))
+                    .collect();
+                let (pb, pe) = (push.offsets[u as usize] as usize, push.offsets[u as usize + 1] as usize);
+                let got: Vec<(u32, u32)> = push.targets[pb..pe].iter().copied().zip(push.weights.as_ref().unwrap()[pb..pe].iter().copied()).collect();
+                assert_eq!(got, want, "push row {u} of part {p}");
+                let own = (lo..hi).contains(&u);
+                assert_eq!(row(pull, u as usize), if own { inc.neighbors(u) } else { &[] }, "pull row {u}");
+                let mut nb: Vec<u32> = if own { g.out_edges().neighbors(u).iter().chain(inc.neighbors(u)).copied().collect() } else { vec![] };
+                let mut got = row(both, u as usize).to_vec();
+                nb.sort_unstable();
+                got.sort_unstable();
+                assert_eq!(got, nb, "both row {u}");
+                if own {
+                    let crosses = |a: &[u32]| a.iter().any(|w| !(lo..hi).contains(w));
+                    let want = crosses(g.out_edges().neighbors(u)) || crosses(inc.neighbors(u));
+                    assert_eq!(part.send_flag[(u - lo) as usize] != 0, want, "flag of {u}");
+                }
+            }
+        }
+        let total: usize = parts.iter().map(|p| p.push.as_ref().unwrap().targets.len()).sum();
+        assert_eq!(total as u64, g.num_edges());
+    }
+
+    #[test]
+    fn an_undirected_graph_reads_its_own_rows_both_ways() {
+        let g = from_edges(4, &[(0, 1), (1, 2), (2, 3)], false);
+        let parts = split(&g, &[0, 2, 4], Needs { both: true, ..Needs::default() });
+        assert_eq!(row(parts[0].both.as_ref().unwrap(), 1), &[0, 2]);
+        assert_eq!(parts[0].send_flag, vec![0, 1]);
+        assert_eq!(parts[1].send_flag, vec![1, 0]);
+        assert_eq!(parts[1].boundary, 1);
+    }
+}
