@@ -212,7 +212,36 @@ pub struct RunArgs {
     #[command(flatten)]
     pub load: LoadArgs,
     #[command(flatten)]
+    pub gpu: GpuArgs,
+    #[command(flatten)]
     pub ssd: SsdArgs,
+}
+
+/// The GPU engine's flags (`--engine gpu`).
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "GPU engine")]
+pub struct GpuArgs {
+    /// GPUs to split the graph over: a count, or `all`. bc runs on one.
+    #[arg(long, default_value = "all")]
+    pub gpus: String,
+    /// Explicit CUDA ordinals, one part each, e.g. 0,1 (0,0 splits over one GPU, for testing).
+    #[arg(long, value_delimiter = ',', hide = true)]
+    pub devices: Option<Vec<usize>>,
+    /// Multi-GPU control: `threads` (one host thread per GPU) or `single` (one for all).
+    #[arg(long, default_value = "threads")]
+    pub control: String,
+    /// Multi-GPU transport for vertex values: auto (the calibration's fastest per
+    /// exchange), p2p (peer copies), peer (peer stores), uva (host-mapped zero-copy),
+    /// staged (through host memory), nccl.
+    #[arg(long, default_value = "auto")]
+    pub comm: String,
+    /// Multi-GPU vertex order before splitting: `natural`, or `bfs` (breadth-first
+    /// renumbering: far fewer boundary vertices on road networks and meshes).
+    #[arg(long, default_value = "natural")]
+    pub partition: String,
+    /// Multi-GPU watchdog: a step with no progress for this many seconds stops every GPU.
+    #[arg(long, default_value_t = 60.0)]
+    pub watchdog: f64,
 }
 
 /// The SSD engine's flags (`--engine ssd` on a layout from `convert --layout ssd`).

@@ -3,7 +3,9 @@
 
 use chatty_algo::{Algorithm, BcSources, Params};
 use chatty_graph::{datasets, from_edges, generate, read_graph, GenOptions, Graph, NoProgress, ReadOptions};
-use chatty_gpu::{compile_kernels, DeviceGraph, Gpu, GpuError};
+use std::time::Duration;
+
+use chatty_gpu::{compile_kernels, Comm, Control, DeviceGraph, Gpu, GpuError, MultiGpu, MultiOptions, Transport};
 
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
@@ -74,4 +76,97 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(dir)
         .map(|entries| entries.flatten().flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] }).collect())
         .unwrap_or_default()
+}
+
+/// The multi-GPU engine on two parts: two GPUs when there are, else two parts on
+/// GPU 0 (which runs every code path but NCCL's).
+fn multi_devices() -> Vec<usize> {
+    if Gpu::count() >= 2 {
+        vec![0, 1]
+    } else {
+        vec![0, 0]
+    }
+}
+
+fn check_multi(label: &str, g: Graph, transports: &[Option<Transport>], controls: &[Control], reorder: bool) {
+    let g = g.with_in_edges();
+    for alg in [Algorithm::Bfs, Algorithm::Sssp, Algorithm::Pr, Algorithm::Wcc, Algorithm::Spmv] {
+        if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(&g).is_err() {
+            continue;
+        }
+        for &t in transports {
+            for &control in controls {
+                let devices = multi_devices();
+                if t == Some(Transport::Nccl) && devices[0] == devices[1] {
+                    continue;
+                }
+                let o = MultiOptions { devices, control, comm: t.map_or(Comm::Auto, Comm::Forced), reorder, watchdog: Duration::from_secs(60) };
+                let what = format!("{label} {} comm {t:?} control {control:?} reorder {reorder}", alg.name());
+                let mg = MultiGpu::open(&g, alg, &o).unwrap_or_else(|e| panic!("{what}: {e}"));
+                for trial in 0..2 {
+                    let params = Params { pr: chatty_algo::PrParams { tolerance: 1e-9, ..Default::default() }, ..Params::default() };
+                    let run = mg.run(&g, alg, &params, trial).unwrap_or_else(|e| panic!("{what}: {e}"));
+                    if let Err(e) = chatty_algo::verify(alg, &g, &params, &run.result) {
+                        panic!("{what}: multi-GPU result differs from the reference: {e}");
+                    }
+                    if let Some(t) = t.filter(|_| run.comm.exchanges > 0) {
+                        assert!(run.comm.by_transport.contains_key(t.name()), "{what}: {:?}", run.comm.by_transport);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn multi_gpu_matches_the_cpu_references() {
+    if Gpu::count() == 0 {
+        eprintln!("note: no GPU; the multi-GPU suite runs on the GPU machine (scripts/gpu_suite.sh)");
+        return;
+    }
+    let every: Vec<Option<Transport>> = std::iter::once(None).chain(Transport::ALL.into_iter().map(Some)).collect();
+    let both = [Control::Threads, Control::Single];
+    let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
+    check_multi("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true), &every, &both, false);
+    check_multi("rmat-12", generate::rmat(12, 8, o(1, Some(255), false), &NoProgress).unwrap(), &every, &both, false);
+    check_multi("rmat-12 undirected", generate::rmat(12, 8, o(2, Some(255), true), &NoProgress).unwrap(), &every, &both, false);
+    let grid = || generate::grid(120, 80, o(3, None, true), &NoProgress).unwrap();
+    check_multi("grid", grid(), &every, &both, false);
+    check_multi("grid", grid(), &[None], &[Control::Threads], true);
+    let Some(dir) = datasets::find() else { return };
+    let mut files: Vec<_> = walk(&dir).into_iter().filter(|p| p.to_string_lossy().ends_with(".gz") && !p.to_string_lossy().ends_with(".co.gz")).collect();
+    files.sort();
+    for f in files {
+        eprintln!("multi-GPU vs CPU: {}", f.display());
+        let g = || read_graph(&f, ReadOptions::default(), &NoProgress).unwrap();
+        check_multi(&f.display().to_string(), g(), &[None], &[Control::Threads], false);
+        check_multi(&f.display().to_string(), g(), &[None], &[Control::Threads], true);
+    }
+}
+
+#[test]
+fn a_hung_step_is_an_error_not_a_hang() {
+    if Gpu::count() == 0 {
+        return;
+    }
+    let g = generate::grid(300, 300, GenOptions { seed: 1, max_weight: None, undirected: true }, &NoProgress).unwrap();
+    for control in [Control::Threads, Control::Single] {
+        let o = MultiOptions { devices: multi_devices(), control, comm: Comm::Forced(Transport::P2p), reorder: false, watchdog: Duration::from_nanos(1) };
+        let mg = MultiGpu::open(&g, Algorithm::Bfs, &o).unwrap();
+        let err = mg.run(&g, Algorithm::Bfs, &Params::default(), 0).err().expect("a 1 ns watchdog fires");
+        assert!(err.to_string().contains("watchdog"), "{err}");
+    }
+}
+
+#[test]
+fn bc_and_impossible_transports_are_refused_clearly() {
+    if Gpu::count() == 0 {
+        return;
+    }
+    let g = from_edges(4, &[(0, 1), (1, 2)], false);
+    let o = MultiOptions { devices: vec![0, 0], control: Control::Threads, comm: Comm::Forced(Transport::Nccl), reorder: false, watchdog: Duration::from_secs(5) };
+    let err = MultiGpu::open(&g, Algorithm::Bfs, &o).err().expect("nccl needs distinct GPUs");
+    assert!(err.to_string().contains("NCCL"), "{err}");
+    let err = MultiGpu::open(&g, Algorithm::Bc, &MultiOptions { comm: Comm::Auto, ..o }).err().expect("bc is single-GPU");
+    assert!(err.to_string().contains("one GPU"), "{err}");
 }

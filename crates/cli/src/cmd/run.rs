@@ -101,30 +101,38 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         bail!("{}: an SSD layout runs on --engine ssd (or auto)", a.graph.display());
     }
 
+    let multi = if engine_name == "gpu" { multi_options(&a.gpu, alg)? } else { None };
     // Probe the device before the (possibly long) load, so `--engine gpu` on a
     // machine without one fails at once.
     let gpu = match engine_name {
-        "gpu" => Some(chatty_gpu::Gpu::open(0)?),
+        "gpu" if multi.is_none() => Some(chatty_gpu::Gpu::open(0)?),
         "auto" => super::auto_gpu(!a.json),
         _ => None,
     };
     let bar = Bar::new(quiet);
     let load_start = Instant::now();
     let mut g = load_graph(&a.graph, &a.load, &bar)?;
-    if alg.wants_in_edges() {
+    if alg.wants_in_edges() || (multi.is_some() && alg == Algorithm::Wcc) {
         g = g.with_in_edges();
     }
     drop(bar);
     let load_seconds = load_start.elapsed().as_secs_f64();
-    let device = match gpu {
-        Some(gpu) => {
+    let device = match (gpu, &multi) {
+        (Some(gpu), _) => {
             let dg = chatty_gpu::DeviceGraph::upload(&gpu, &g)?;
             if engine_name == "auto" && !a.json {
                 eprintln!("engine: gpu (auto: {})", gpu.name());
             }
-            Some((gpu, dg))
+            Some(Device::One(gpu, dg))
         }
-        None => None,
+        (None, Some(o)) => {
+            let mg = chatty_gpu::MultiGpu::open(&g, alg, o)?;
+            for note in &mg.notes {
+                eprintln!("note: {note}");
+            }
+            Some(Device::Multi(mg))
+        }
+        (None, None) => None,
     };
     let engine = if device.is_some() { "gpu" } else { "cpu" };
     if let Some(x) = &a.x {
@@ -134,9 +142,10 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         // The default Δ is a pass over the weights: resolve it once, outside the trials.
         p.delta = Some(chatty_algo::sssp_delta(&g, &p).map_err(anyhow::Error::msg)?);
     }
-    if let Some((gpu, dg)) = &device {
-        // One untimed trial: GPU clocks ramp up from idle, and the memory pool fills.
-        chatty_gpu::run(gpu, dg, &g, alg, &p, 0)?;
+    if let Some(device) = &device {
+        // One untimed trial: GPU clocks ramp up from idle, the memory pool fills, and
+        // NCCL connects lazily.
+        device.run(&g, alg, &p, 0)?;
     }
     if !a.json {
         println!(
@@ -155,6 +164,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let mut peak_device_bytes = 0;
     let mut verification = Verification::default();
     let mut last: Option<RunResult> = None;
+    let mut comm: Option<chatty_gpu::CommStats> = None;
     for trial in 0..a.trials as u64 {
         let start = Instant::now();
         let (r, t) = match &device {
@@ -162,11 +172,12 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
                 let r = chatty_algo::run(alg, &g, &p, trial).map_err(anyhow::Error::msg)?;
                 (r, start.elapsed().as_secs_f64())
             }
-            Some((gpu, dg)) => {
-                let run = chatty_gpu::run(gpu, dg, &g, alg, &p, trial)?;
+            Some(device) => {
+                let run = device.run(&g, alg, &p, trial)?;
                 download_seconds.push(run.download_seconds);
                 peak_device_bytes = peak_device_bytes.max(run.peak_device_bytes);
-                (run.result, run.kernel_seconds)
+                comm = run.comm;
+                (run.result, run.seconds)
             }
         };
         end_to_end_seconds.push(start.elapsed().as_secs_f64());
@@ -190,10 +201,10 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         let json = serde_json::json!({
             "algorithm": alg.name(),
             "engine": engine,
-            "devices": [match &device {
-                Some((gpu, _)) => gpu.name().to_string(),
-                None => format!("cpu ({} threads)", rayon::current_num_threads()),
-            }],
+            "devices": match &device {
+                Some(d) => d.names(),
+                None => vec![format!("cpu ({} threads)", rayon::current_num_threads())],
+            },
             "graph": {
                 "path": a.graph.display().to_string(),
                 "n": g.num_vertices(),
@@ -212,20 +223,28 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             },
             "load_seconds": load_seconds,
             "trial_seconds": trial_seconds,
-            "trial_timing": if device.is_some() { "kernel time between CUDA events" } else { "wall time of the kernel" },
+            "trial_timing": match &device {
+                Some(Device::One(..)) => "kernel time between CUDA events",
+                Some(Device::Multi(_)) => "wall time from every GPU ready to every GPU done",
+                None => "wall time of the kernel",
+            },
             "end_to_end_seconds": end_to_end_seconds,
-            "upload_seconds": device.as_ref().map(|(_, dg)| dg.upload_seconds),
-            "upload_bytes": device.as_ref().map(|(_, dg)| dg.upload_bytes),
+            "upload_seconds": device.as_ref().map(|d| d.upload().0),
+            "upload_bytes": device.as_ref().map(|d| d.upload().1),
             "download_seconds": download_seconds,
-            "compile_seconds": device.as_ref().map(|(gpu, _)| gpu.compile_seconds),
+            "compile_seconds": device.as_ref().map(|d| d.upload().2),
             "peak_device_memory_bytes": device.as_ref().map(|_| peak_device_bytes),
             "average_seconds": average,
             "iterations": r.iterations,
             "edges_traversed": edges_traversed,
             "edges_counting": "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per iteration (pr), m (wcc, spmv)",
             "gteps": gteps,
-            "transports": [],
-            "bytes_between_devices": 0,
+            "transports": comm.as_ref().map_or(Vec::new(), |c| c.by_transport.iter().map(|(t, (x, b))| serde_json::json!({"transport": t, "exchanges": x, "bytes": b})).collect()),
+            "bytes_between_devices": comm.as_ref().map_or(0, |c| c.by_transport.values().map(|v| v.1).sum::<u64>()),
+            "multi_gpu": match (&device, &comm) {
+                (Some(Device::Multi(mg)), Some(c)) => multi_json(mg, &a.gpu, c),
+                _ => serde_json::Value::Null,
+            },
             "verification": verification.json(),
             "peak_memory_bytes": peak_rss(),
             "graph_bytes": g.size_bytes(),
@@ -234,10 +253,142 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         });
         println!("{json}");
     } else {
+        if let (Some(Device::Multi(mg)), Some(c)) = (&device, &comm) {
+            let moved: Vec<String> = c.by_transport.iter().map(|(t, (x, b))| format!("{t} {x}x {:.1} MB", *b as f64 / 1e6)).collect();
+            println!(
+                "GPUs: {} ({} control); {} steps, {} exchanges ({}), {} of {} updated vertices sent",
+                mg.info.len(),
+                mg.control().name(),
+                c.steps,
+                c.exchanges,
+                if moved.is_empty() { "none".to_string() } else { moved.join(", ") },
+                c.communicated,
+                c.updated
+            );
+        }
         print_averages(average, r.iterations, gteps, edges_traversed);
         println!("{}", summary(&r.output));
     }
     Ok(verification.exit_code())
+}
+
+/// The GPU engine of a run: one GPU, or several.
+enum Device {
+    One(chatty_gpu::Gpu, chatty_gpu::DeviceGraph),
+    Multi(chatty_gpu::MultiGpu),
+}
+
+/// One GPU trial, in the shape both engines share.
+struct DeviceRun {
+    result: RunResult,
+    seconds: f64,
+    download_seconds: f64,
+    peak_device_bytes: u64,
+    comm: Option<chatty_gpu::CommStats>,
+}
+
+impl Device {
+    fn run(&self, g: &chatty_graph::Graph, alg: Algorithm, p: &Params, trial: u64) -> Result<DeviceRun> {
+        Ok(match self {
+            Device::One(gpu, dg) => {
+                let r = chatty_gpu::run(gpu, dg, g, alg, p, trial)?;
+                DeviceRun { result: r.result, seconds: r.kernel_seconds, download_seconds: r.download_seconds, peak_device_bytes: r.peak_device_bytes, comm: None }
+            }
+            Device::Multi(mg) => {
+                let r = mg.run(g, alg, p, trial)?;
+                DeviceRun { result: r.result, seconds: r.seconds, download_seconds: r.download_seconds, peak_device_bytes: r.peak_device_bytes, comm: Some(r.comm) }
+            }
+        })
+    }
+
+    fn names(&self) -> Vec<String> {
+        match self {
+            Device::One(gpu, _) => vec![gpu.name().to_string()],
+            Device::Multi(mg) => mg.names(),
+        }
+    }
+
+    /// (upload seconds, upload bytes, compile seconds).
+    fn upload(&self) -> (f64, u64, f64) {
+        match self {
+            Device::One(gpu, dg) => (dg.upload_seconds, dg.upload_bytes, gpu.compile_seconds),
+            Device::Multi(mg) => (mg.upload_seconds, mg.upload_bytes, mg.compile_seconds),
+        }
+    }
+}
+
+/// The multi-GPU engine's options from the flags, or `None` for one GPU. Checked
+/// before the graph is loaded.
+fn multi_options(a: &crate::args::GpuArgs, alg: Algorithm) -> Result<Option<chatty_gpu::MultiOptions>> {
+    let control = match a.control.as_str() {
+        "threads" => chatty_gpu::Control::Threads,
+        "single" => chatty_gpu::Control::Single,
+        c => bail!("unknown --control `{c}`: expected threads or single"),
+    };
+    let comm = match a.comm.as_str() {
+        "auto" => chatty_gpu::Comm::Auto,
+        c => match chatty_gpu::Transport::from_name(c) {
+            Some(t) => chatty_gpu::Comm::Forced(t),
+            None => bail!("unknown --comm `{c}`: expected auto, p2p, peer, uva, staged or nccl"),
+        },
+    };
+    let reorder = match a.partition.as_str() {
+        "natural" => false,
+        "bfs" => true,
+        o => bail!("unknown --partition `{o}`: expected natural or bfs"),
+    };
+    if !(a.watchdog > 0.0 && a.watchdog.is_finite()) {
+        bail!("--watchdog takes a positive number of seconds");
+    }
+    let devices = match &a.devices {
+        Some(d) if d.is_empty() => bail!("--devices needs at least one ordinal"),
+        Some(d) => d.clone(),
+        None => {
+            let count = chatty_gpu::Gpu::count();
+            let wanted = match a.gpus.as_str() {
+                "all" => count,
+                k => match k.parse::<usize>() {
+                    Ok(k) if k > 0 => k,
+                    _ => bail!("--gpus takes a positive count or `all`, not `{k}`"),
+                },
+            };
+            if count > 0 && wanted > count {
+                bail!("--gpus {wanted}: this machine has {count} GPU{}", if count == 1 { "" } else { "s" });
+            }
+            if wanted <= 1 {
+                return Ok(None);
+            }
+            if alg == Algorithm::Bc {
+                if a.gpus == "all" {
+                    eprintln!("note: bc runs on one GPU");
+                    return Ok(None);
+                }
+                bail!("bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv");
+            }
+            (0..wanted).collect()
+        }
+    };
+    let watchdog = std::time::Duration::from_secs_f64(a.watchdog);
+    Ok(Some(chatty_gpu::MultiOptions { devices, control, comm, reorder, watchdog }))
+}
+
+fn multi_json(mg: &chatty_gpu::MultiGpu, a: &crate::args::GpuArgs, c: &chatty_gpu::CommStats) -> serde_json::Value {
+    serde_json::json!({
+        "gpus": mg.info.len(),
+        "control": mg.control().name(),
+        "comm": a.comm,
+        "calibrated": mg.calibrated(),
+        "partition": a.partition,
+        "parts": mg.info.iter().map(|p| serde_json::json!({"device": p.device, "lo": p.lo, "hi": p.hi, "edges": p.edges, "boundary": p.boundary})).collect::<Vec<_>>(),
+        "steps": c.steps,
+        "exchanges": c.exchanges,
+        "dense_exchanges": c.dense_exchanges,
+        "updated_vertices": c.updated,
+        "communicated_vertices": c.communicated,
+        "state_bytes": c.state_bytes,
+        "state_transport": "d2h (pinned host memory) + host barrier",
+        "notes": mg.notes,
+    })
 }
 
 /// The verdicts of `--verify` over the trials.

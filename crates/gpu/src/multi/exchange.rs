@@ -153,6 +153,7 @@ pub(crate) struct Pinned {
     pub host: *mut c_void,
     pub device: sys::CUdeviceptr,
     pub bytes: usize,
+    ctx: Arc<CudaContext>,
 }
 
 // SAFETY: plain memory; the engine orders accesses with stream waits and barriers.
@@ -161,16 +162,18 @@ unsafe impl Send for Pinned {}
 unsafe impl Sync for Pinned {}
 
 impl Pinned {
-    /// Allocates `bytes` in the current context.
-    pub fn new(bytes: usize, what: &str) -> Result<Pinned> {
+    /// Allocates `bytes` in `ctx`.
+    pub fn new(ctx: &Arc<CudaContext>, bytes: usize, what: &str) -> Result<Pinned> {
+        ctx.bind_to_thread().map_err(|source| GpuError::Driver { what: format!("allocating {what}"), source })?;
         let mut host = std::ptr::null_mut();
         let mut device = 0;
         // SAFETY: allocation and pointer query; checked; freed on drop.
         unsafe {
             ok(sys::cuMemHostAlloc(&mut host, bytes.max(16), sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP), &format!("allocating {what}"))?;
-            let p = Pinned { host, device: 0, bytes };
+            let mut p = Pinned { host, device: 0, bytes, ctx: ctx.clone() };
             ok(sys::cuMemHostGetDevicePointer_v2(&mut device, host, 0), &format!("mapping {what}"))?;
-            Ok(Pinned { device, ..p })
+            p.device = device;
+            Ok(p)
         }
     }
 
@@ -184,6 +187,7 @@ impl Pinned {
 
 impl Drop for Pinned {
     fn drop(&mut self) {
+        let _ = self.ctx.bind_to_thread();
         // SAFETY: allocated by cuMemHostAlloc; freed once.
         unsafe { sys::cuMemFreeHost(self.host) };
     }

@@ -390,7 +390,6 @@ impl MultiGpu {
                 slot[r] = at;
                 at += send_words[r];
             }
-            gpu.ctx.bind_to_thread().check("binding a GPU")?;
             let staging_words = send_words[p].max(own);
             let part = Part {
                 lo: local.lo,
@@ -405,8 +404,8 @@ impl MultiGpu {
                 send: gpu.zeros(send_words[p] as usize, "the send buffer")?,
                 recv: [gpu.zeros(at as usize, "a receive buffer")?, gpu.zeros(at as usize, "a receive buffer")?],
                 slot,
-                staging: Pinned::new(4 * staging_words as usize, "host staging")?,
-                status: Pinned::new(4 * STATUS_WORDS, "host state")?,
+                staging: Pinned::new(&gpu.ctx, 4 * staging_words as usize, "host staging")?,
+                status: Pinned::new(&gpu.ctx, 4 * STATUS_WORDS, "host state")?,
                 counter: gpu.zeros(1, "a counter")?,
                 gpu,
             };
