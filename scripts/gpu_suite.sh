@@ -18,6 +18,8 @@ WORK=${WORK:-/tmp/gpu-graphs}
 mkdir -p "$OUT" "$WORK"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 ALGS="bfs sssp pr wcc bc spmv"
+# shellcheck source=scripts/device_graphs.sh
+source "$(dirname "$0")/device_graphs.sh"
 fails=0
 
 correctness() {
@@ -51,27 +53,6 @@ correctness() {
         done
     done
     echo "correctness: $pass passed, $fails failed"
-}
-
-bench_graph() { # name -> path of a .cgr on the device
-    local name=$1 path="$WORK/$1.cgr"
-    if [ ! -f "$path" ]; then
-        case $name in
-            rmat22) "$CHATTY" generate rmat -s 22 -e 16 --weights 255 -o "$path" -q ;;
-            rmat24) "$CHATTY" generate rmat -s 24 -e 16 --weights 255 -o "$path" -q ;;
-            rmat24sym) "$CHATTY" generate rmat -s 24 -e 16 --undirected --weights 255 -o "$path" -q ;;
-            rmat26) "$CHATTY" generate rmat -s 26 -e 16 -o "$path" -q ;;
-            urand24) "$CHATTY" generate urand -s 24 -e 16 --weights 255 -o "$path" -q ;;
-            grid16m) "$CHATTY" generate grid --width 4096 --height 4096 -o "$path" -q ;;
-            road-NE) "$CHATTY" convert "$DATASETS/road/USA-road-NE.pace.gr.gz" -o "$path" -q ;;
-            moscow) "$CHATTY" convert "$DATASETS/road/moscow-osm.gr.gz" -o "$path" -q ;;
-            twitter) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o "$path" -q ;;
-            web) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o "$path" -q ;;
-        esac 2>> "$OUT/generate.log"
-        # Store the transpose of directed graphs once, instead of building it per run.
-        "$CHATTY" convert "$path" -o "$WORK/tmp.cgr" --transpose -q 2>> "$OUT/generate.log" && mv "$WORK/tmp.cgr" "$path"
-    fi
-    echo "$path"
 }
 
 bench() {

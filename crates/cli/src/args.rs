@@ -71,6 +71,57 @@ pub enum BenchCommand {
         /// Its arguments as JSON.
         args: String,
     },
+    /// The multi-GPU ablation: every kernel on one GPU, then on several under every
+    /// transport and control mode, from one upload per graph and kernel; one JSON row
+    /// per configuration on standard output.
+    MultiGpu(MultiGpuBenchArgs),
+    /// Tables (markdown) and SVG charts from `bench multi-gpu` rows.
+    MultiGpuReport(MultiGpuReportArgs),
+}
+
+/// `chatty bench multi-gpu`.
+#[derive(Args, Debug)]
+pub struct MultiGpuBenchArgs {
+    /// Graphs (.cgr or any input format).
+    #[arg(required = true)]
+    pub graphs: Vec<PathBuf>,
+    /// Kernels.
+    #[arg(long, value_delimiter = ',', default_value = "bfs,sssp,pr,wcc,spmv")]
+    pub kernels: Vec<String>,
+    /// GPUs of the multi-GPU rows: a count or `all` (the one-GPU baseline always runs).
+    #[arg(long, default_value = "all")]
+    pub gpus: String,
+    /// Transports.
+    #[arg(long, value_delimiter = ',', default_value = "auto,p2p,peer,nccl,uva,staged")]
+    pub comm: Vec<String>,
+    /// Control modes.
+    #[arg(long, value_delimiter = ',', default_value = "threads,single")]
+    pub control: Vec<String>,
+    /// Vertex orders: natural, bfs.
+    #[arg(long, value_delimiter = ',', default_value = "natural")]
+    pub partition: Vec<String>,
+    /// Timed trials per configuration (after one warm-up), fresh sources each.
+    #[arg(long, short = 'n', default_value_t = 5)]
+    pub trials: u32,
+    /// PageRank iterations (tolerance 0, so every run does this many).
+    #[arg(long, default_value_t = 20)]
+    pub pr_iters: u32,
+    /// Check one trial of each upload against the CPU reference.
+    #[arg(long)]
+    pub verify: bool,
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+/// `chatty bench multi-gpu-report`.
+#[derive(Args, Debug)]
+pub struct MultiGpuReportArgs {
+    /// Files of JSON rows from `bench multi-gpu`.
+    #[arg(required = true)]
+    pub rows: Vec<PathBuf>,
+    /// Write scaling.svg and modes.svg here.
+    #[arg(long)]
+    pub charts: Option<PathBuf>,
 }
 
 /// `chatty bench broadcast`.

@@ -17,6 +17,8 @@ pub fn run(c: &BenchCommand) -> Result<i32> {
             println!("{}", serde_json::to_string(&report)?);
             Ok(if report.error.is_some() { 2 } else { 0 })
         }
+        BenchCommand::MultiGpu(a) => super::multi_bench::bench(a),
+        BenchCommand::MultiGpuReport(a) => super::multi_bench::report(a),
     }
 }
 

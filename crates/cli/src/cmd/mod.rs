@@ -6,6 +6,7 @@ mod convert;
 mod demo;
 mod generate;
 mod info;
+mod multi_bench;
 mod run;
 mod ssd;
 mod topo;

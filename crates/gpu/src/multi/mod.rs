@@ -260,6 +260,7 @@ pub struct MultiGpu {
     calibration: Option<Calibration>,
     comm: Comm,
     ordinals: Vec<usize>,
+    watchdog: Duration,
     n: usize,
     weight_type: WeightType,
     alg: Algorithm,
@@ -425,6 +426,7 @@ impl MultiGpu {
             calibration,
             comm: o.comm.clone(),
             ordinals: o.devices.clone(),
+            watchdog: o.watchdog,
             n,
             weight_type: g.weight_type(),
             alg,
@@ -440,6 +442,28 @@ impl MultiGpu {
     /// The control mode.
     pub fn control(&self) -> Control {
         self.crew.control()
+    }
+
+    /// Changes the control mode and transport of an open engine (the ablation
+    /// benchmark runs every mode on one upload). `Comm::Forced(Transport::Nccl)` needs
+    /// the engine opened with `Comm::Auto` or NCCL.
+    pub fn configure(&mut self, control: Control, comm: Comm) -> Result<()> {
+        if let Comm::Forced(t) = comm {
+            if self.parts.len() > 1 && !self.available.contains(&t) {
+                return Err(GpuError::Usage(format!("--comm {} is not available here (available: {:?})", t.name(), self.available)));
+            }
+        }
+        if control != self.crew.control() {
+            let ctxs = self.parts.iter().map(|p| p.gpu.ctx.clone()).collect();
+            self.crew = Crew::new(control, ctxs, self.watchdog)?;
+        }
+        self.comm = comm;
+        Ok(())
+    }
+
+    /// The transport `--comm auto` picks for an exchange of `bytes` from each GPU.
+    pub fn auto_choice(&self, bytes: &[u64]) -> Transport {
+        exchange::choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available)
     }
 
     /// The GPUs' names.
@@ -478,7 +502,7 @@ impl MultiGpu {
                     }
                     None => x.into_owned(),
                 };
-                self.spmv(&x)
+                self.spmv(&x, &mut stats)
             }
             Algorithm::Wcc => self.wcc(&mut stats),
             Algorithm::Bc => unreachable!("refused at open"),
@@ -985,7 +1009,7 @@ impl MultiGpu {
     }
 
     /// SpMV: each part computes its rows; nothing travels.
-    fn spmv(&self, x: &[f64]) -> Result<Outcome> {
+    fn spmv(&self, x: &[f64], stats: &mut CommStats) -> Result<Outcome> {
         let bufs = self.per_part(|p| Ok((p.gpu.upload(x, "x")?, p.gpu.zeros::<f64>(self.n, "y")?)))?;
         let peak = self.peak();
         let start = Instant::now();
@@ -994,6 +1018,8 @@ impl MultiGpu {
             pull(&p.gpu, &self.pull_graph(p), &PullArgs { contrib: None, x: Some(x), y, score: None, contrib_next: None, base: 0.0, damping: 0.0, sums: None })
         })?;
         let seconds = start.elapsed().as_secs_f64();
+        stats.steps = 1;
+        stats.updated = self.n as u64;
         Ok((Output::Values(self.gather(&bufs.into_iter().map(|b| b.1).collect::<Vec<_>>())?), 1, seconds, peak))
     }
 

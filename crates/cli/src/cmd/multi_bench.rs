@@ -1,0 +1,302 @@
+//! `chatty bench multi-gpu` (the ChattyGraph paper's ablation: every kernel on one GPU,
+//! then on several under each transport and control mode) and `bench
+//! multi-gpu-report` (its tables and charts).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use chatty_algo::{Algorithm, Params, PrParams};
+use chatty_gpu::{Comm, Control, DeviceGraph, Gpu, MultiGpu, MultiOptions, Transport};
+use serde::{Deserialize, Serialize};
+
+use super::load_graph;
+use crate::args::{MultiGpuBenchArgs, MultiGpuReportArgs};
+use crate::chart::bar_chart;
+use crate::progress::Bar;
+
+/// One configuration's result.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Row {
+    pub graph: String,
+    pub n: u64,
+    pub m: u64,
+    pub kernel: String,
+    pub gpus: usize,
+    pub comm: String,
+    pub control: String,
+    pub partition: String,
+    /// Median of the timed trials.
+    pub seconds: f64,
+    pub trial_seconds: Vec<f64>,
+    pub iterations: u64,
+    pub steps: u64,
+    pub exchanges: u64,
+    pub dense_exchanges: u64,
+    pub updated: u64,
+    pub communicated: u64,
+    /// Transport name → (exchanges, bytes).
+    pub transports: BTreeMap<String, (u64, u64)>,
+    pub boundary: Vec<u64>,
+    pub verification: Option<String>,
+    pub commit: String,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn verdict(r: Result<(), String>) -> Option<String> {
+    Some(match r {
+        Ok(()) => "PASS".into(),
+        Err(e) => format!("FAIL: {e}"),
+    })
+}
+
+pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
+    let algs: Vec<Algorithm> = a
+        .kernels
+        .iter()
+        .map(|k| match Algorithm::from_name(k) {
+            Some(Algorithm::Bc) => bail!("--kernels: bc runs on one GPU"),
+            Some(alg) => Ok(alg),
+            None => bail!("--kernels: unknown kernel `{k}`"),
+        })
+        .collect::<Result<_>>()?;
+    let comms: Vec<Comm> = a
+        .comm
+        .iter()
+        .map(|c| match c.as_str() {
+            "auto" => Ok(Comm::Auto),
+            t => Transport::from_name(t).map(Comm::Forced).with_context(|| format!("--comm: unknown transport `{t}`")),
+        })
+        .collect::<Result<_>>()?;
+    let controls: Vec<Control> = a
+        .control
+        .iter()
+        .map(|c| match c.as_str() {
+            "threads" => Ok(Control::Threads),
+            "single" => Ok(Control::Single),
+            c => bail!("--control: unknown mode `{c}`"),
+        })
+        .collect::<Result<_>>()?;
+    for p in &a.partition {
+        if !matches!(p.as_str(), "natural" | "bfs") {
+            bail!("--partition: unknown order `{p}` (natural, bfs)");
+        }
+    }
+    anyhow::ensure!(a.trials > 0, "--trials must be at least 1");
+    let count = Gpu::count();
+    if count == 0 {
+        bail!("bench multi-gpu needs a GPU (none found)");
+    }
+    let k = match a.gpus.as_str() {
+        "all" => count,
+        s => s.parse::<usize>().ok().filter(|&k| (1..=count).contains(&k)).with_context(|| format!("--gpus {s}: this machine has {count} GPUs"))?,
+    };
+    let name = |c: &Comm| match c {
+        Comm::Auto => "auto",
+        Comm::Forced(t) => t.name(),
+    };
+    for path in &a.graphs {
+        let g = load_graph(path, &a.load, &Bar::new(true))?.with_in_edges();
+        let label = path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned());
+        for &alg in &algs {
+            if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(&g).is_err() {
+                eprintln!("{label}: sssp skipped (negative weights)");
+                continue;
+            }
+            let mut p = Params { pr: PrParams { tolerance: 0.0, max_iters: a.pr_iters, ..PrParams::default() }, ..Params::default() };
+            if alg == Algorithm::Sssp {
+                p.delta = Some(chatty_algo::sssp_delta(&g, &p).map_err(anyhow::Error::msg)?);
+            }
+            let row = |gpus, comm: &str, control: &str, partition: &str| Row {
+                graph: label.clone(),
+                n: g.num_vertices() as u64,
+                m: g.num_edges(),
+                kernel: alg.name().into(),
+                gpus,
+                comm: comm.into(),
+                control: control.into(),
+                partition: partition.into(),
+                seconds: 0.0,
+                trial_seconds: Vec::new(),
+                iterations: 0,
+                steps: 0,
+                exchanges: 0,
+                dense_exchanges: 0,
+                updated: 0,
+                communicated: 0,
+                transports: BTreeMap::new(),
+                boundary: Vec::new(),
+                verification: None,
+                commit: env!("CHATTY_COMMIT").into(),
+            };
+            // One GPU: the single-GPU engine.
+            {
+                let gpu = Gpu::open(0)?;
+                let dg = DeviceGraph::upload(&gpu, &g)?;
+                let mut r = row(1, "-", "-", "natural");
+                let warm = chatty_gpu::run(&gpu, &dg, &g, alg, &p, 0)?;
+                if a.verify {
+                    r.verification = verdict(chatty_algo::verify(alg, &g, &p, &warm.result));
+                }
+                for t in 1..=a.trials as u64 {
+                    let run = chatty_gpu::run(&gpu, &dg, &g, alg, &p, t)?;
+                    r.trial_seconds.push(run.kernel_seconds);
+                    r.iterations = run.result.iterations;
+                }
+                r.seconds = median(r.trial_seconds.clone());
+                eprintln!("{label} {} 1 GPU: {:.3} ms", alg.name(), r.seconds * 1e3);
+                println!("{}", serde_json::to_string(&r)?);
+            }
+            if k < 2 {
+                continue;
+            }
+            for partition in &a.partition {
+                let o = MultiOptions {
+                    devices: (0..k).collect(),
+                    control: Control::Threads,
+                    comm: Comm::Auto,
+                    reorder: partition == "bfs",
+                    watchdog: std::time::Duration::from_secs(120),
+                };
+                let mut mg = MultiGpu::open(&g, alg, &o)?;
+                for note in &mg.notes {
+                    eprintln!("note: {note}");
+                }
+                let mut verified = None;
+                for &control in &controls {
+                    for comm in &comms {
+                        if let Err(e) = mg.configure(control, comm.clone()) {
+                            eprintln!("{label} {}: {} {}: skipped ({e})", alg.name(), name(comm), control.name());
+                            continue;
+                        }
+                        let mut r = row(k, name(comm), control.name(), partition);
+                        let warm = mg.run(&g, alg, &p, 0)?;
+                        if a.verify && verified.is_none() {
+                            verified = verdict(chatty_algo::verify(alg, &g, &p, &warm.result));
+                        }
+                        r.verification = verified.clone();
+                        for t in 1..=a.trials as u64 {
+                            let run = mg.run(&g, alg, &p, t)?;
+                            r.trial_seconds.push(run.seconds);
+                            r.iterations = run.result.iterations;
+                            let c = run.comm;
+                            (r.steps, r.exchanges, r.dense_exchanges, r.updated, r.communicated) = (c.steps, c.exchanges, c.dense_exchanges, c.updated, c.communicated);
+                            r.transports = c.by_transport.iter().map(|(t, v)| (t.to_string(), *v)).collect();
+                        }
+                        r.boundary = mg.info.iter().map(|p| p.boundary).collect();
+                        r.seconds = median(r.trial_seconds.clone());
+                        eprintln!("{label} {} {k} GPUs {} {} {partition}: {:.3} ms", alg.name(), name(comm), control.name(), r.seconds * 1e3);
+                        println!("{}", serde_json::to_string(&r)?);
+                    }
+                }
+            }
+        }
+    }
+    Ok(0)
+}
+
+fn ms(s: f64) -> String {
+    format!("{:.3}", s * 1e3)
+}
+
+pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
+    let mut rows: Vec<Row> = Vec::new();
+    for f in &a.rows {
+        let text = std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| l.starts_with('{')) {
+            rows.push(serde_json::from_str(line).with_context(|| format!("{}:{}: not a bench multi-gpu row", f.display(), i + 1))?);
+        }
+    }
+    if rows.is_empty() {
+        bail!("no rows");
+    }
+    // (graph, kernel) in first-seen order.
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for r in &rows {
+        let key = (r.graph.clone(), r.kernel.clone());
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    fn select<'a>(rows: &'a [Row], key: &'a (String, String)) -> impl Iterator<Item = &'a Row> {
+        rows.iter().filter(move |r| r.graph == key.0 && r.kernel == key.1)
+    }
+    let one = |key: &(String, String)| select(&rows, key).find(|r| r.gpus == 1).map(|r| r.seconds);
+    println!("## Summary (median ms; speedup over one GPU)\n");
+    println!("| graph | kernel | 1 GPU ms | auto ms | speedup | best forced | best ms | auto / best | steps | updated | sent | sent % | verification |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut scaling: Vec<(String, Vec<f64>)> = vec![("auto, threads".into(), Vec::new()), ("best forced mode".into(), Vec::new())];
+    let mut categories = Vec::new();
+    for key in &keys {
+        let base = one(key);
+        let multi: Vec<&Row> = select(&rows, key).filter(|r| r.gpus > 1).collect();
+        let auto = multi.iter().filter(|r| r.comm == "auto" && r.control == "threads").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let best = multi.iter().filter(|r| r.comm != "auto").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let (Some(auto), Some(best), Some(base)) = (auto, best, base) else { continue };
+        let verification = select(&rows, key).filter_map(|r| r.verification.clone()).find(|v| v != "PASS").unwrap_or_else(|| "PASS".into());
+        println!(
+            "| {} | {} | {} | {} | {:.2}x | {} {} {} | {} | {:.2} | {} | {} | {} | {:.1}% | {} |",
+            key.0,
+            key.1,
+            ms(base),
+            ms(auto.seconds),
+            base / auto.seconds,
+            best.comm,
+            best.control,
+            best.partition,
+            ms(best.seconds),
+            auto.seconds / best.seconds,
+            auto.steps,
+            auto.updated,
+            auto.communicated,
+            100.0 * auto.communicated as f64 / auto.updated.max(1) as f64,
+            verification
+        );
+        categories.push(format!("{} {}", key.0, key.1));
+        scaling[0].1.push(base / auto.seconds);
+        scaling[1].1.push(base / best.seconds);
+    }
+    println!("\n## Every mode (median ms)\n");
+    let mut modes: Vec<(String, String, String)> = Vec::new();
+    for r in rows.iter().filter(|r| r.gpus > 1) {
+        let m = (r.comm.clone(), r.control.clone(), r.partition.clone());
+        if !modes.contains(&m) {
+            modes.push(m);
+        }
+    }
+    let mode_name = |m: &(String, String, String)| if m.2 == "natural" { format!("{} {}", m.0, m.1) } else { format!("{} {} {}", m.0, m.1, m.2) };
+    println!("| graph | kernel | 1 GPU | {} |", modes.iter().map(mode_name).collect::<Vec<_>>().join(" | "));
+    println!("|---|---|---|{}", "---|".repeat(modes.len()));
+    let mut per_mode: Vec<(String, Vec<f64>)> = modes.iter().filter(|m| m.1 == "threads" && m.2 == "natural").map(|m| (m.0.clone(), Vec::new())).collect();
+    for key in &keys {
+        let Some(base) = one(key) else { continue };
+        let cell = |m: &(String, String, String)| select(&rows, key).find(|r| r.gpus > 1 && r.comm == m.0 && r.control == m.1 && r.partition == m.2).map(|r| r.seconds);
+        println!("| {} | {} | {} | {} |", key.0, key.1, ms(base), modes.iter().map(|m| cell(m).map_or("-".into(), ms)).collect::<Vec<_>>().join(" | "));
+        for (name, v) in per_mode.iter_mut() {
+            let m = (name.clone(), "threads".to_string(), "natural".to_string());
+            v.push(cell(&m).map_or(f64::NAN, |s| base / s));
+        }
+    }
+    println!("\n## Bytes between GPUs per trial (auto, threads)\n");
+    println!("| graph | kernel | exchanges | dense | transports (exchanges, MB) |");
+    println!("|---|---|---|---|---|");
+    for key in &keys {
+        if let Some(r) = select(&rows, key).find(|r| r.gpus > 1 && r.comm == "auto" && r.control == "threads" && r.partition == "natural") {
+            let t: Vec<String> = r.transports.iter().map(|(t, (x, b))| format!("{t} {x}x {:.2} MB", *b as f64 / 1e6)).collect();
+            println!("| {} | {} | {} | {} | {} |", key.0, key.1, r.exchanges, r.dense_exchanges, if t.is_empty() { "none".into() } else { t.join(", ") });
+        }
+    }
+    if let Some(dir) = &a.charts {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let gpus = rows.iter().map(|r| r.gpus).max().unwrap_or(2);
+        bar_chart(&dir.join("scaling.svg"), &format!("Speedup of {gpus} GPUs over one"), "speedup over 1 GPU", &categories, &scaling, Some(1.0))?;
+        let all_categories: Vec<String> = keys.iter().filter(|k| one(k).is_some()).map(|k| format!("{} {}", k.0, k.1)).collect();
+        bar_chart(&dir.join("modes.svg"), "Speedup by transport (threads control)", "speedup over 1 GPU", &all_categories, &per_mode, Some(1.0))?;
+        eprintln!("charts: {}", Path::new(dir).display());
+    }
+    Ok(0)
+}

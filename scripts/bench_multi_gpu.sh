@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The multi-GPU ablation on the GPU machine in one call: the transport calibration
+# (cached for --comm auto), then `chatty bench multi-gpu` per graph (every kernel on
+# one GPU, then on all GPUs under each transport and control mode), then the report
+# (markdown tables, SVG charts) with its summary table printed last.
+#
+# usage: scripts/bench_multi_gpu.sh
+# Environment: CHATTY (default target/release/chatty), DATASETS (default
+# .device-data/datasets), OUT (results; the device tool sets it), GRAPHS (names in
+# device_graphs.sh), TRIALS (default 5), ROAD_TRIALS (default 3).
+set -uo pipefail
+export NCCL_NVLS_ENABLE=0
+CHATTY=${CHATTY:-target/release/chatty}
+DATASETS=${DATASETS:-.device-data/datasets}
+OUT=${OUT:-/tmp/multi-gpu}
+WORK=${WORK:-/tmp/gpu-graphs}
+TRIALS=${TRIALS:-5}
+ROAD_TRIALS=${ROAD_TRIALS:-3}
+mkdir -p "$OUT" "$WORK"
+# shellcheck source=scripts/device_graphs.sh
+source "$(dirname "$0")/device_graphs.sh"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+"$CHATTY" topo > "$OUT/topo.txt" 2>&1
+"$CHATTY" topo --calibrate --max-bytes 256M --json > "$OUT/calibration.json" 2> "$OUT/calibration.log" || echo "calibration failed: $(tail -1 "$OUT/calibration.log")"
+for name in ${GRAPHS:-rmat24 rmat25 rmat26 grid16m road-NE moscow twitter web}; do
+    g=$(bench_graph "$name")
+    case $name in
+        # Road networks: thousands of steps per run; both vertex orders, fewer modes.
+        grid16m|road-NE|moscow) args=(--kernels bfs,sssp,pr,wcc --comm auto,p2p,nccl,staged --partition natural,bfs -n "$ROAD_TRIALS") ;;
+        *) args=(-n "$TRIALS") ;;
+    esac
+    echo "== $name"
+    "$CHATTY" bench multi-gpu "$g" --verify "${args[@]}" >> "$OUT/rows.jsonl" 2> >(tee -a "$OUT/bench.log" >&2)
+done
+"$CHATTY" bench multi-gpu-report "$OUT/rows.jsonl" --charts "$OUT/charts" > "$OUT/report.md"
+tar czf "$OUT/charts.tgz" -C "$OUT" charts && rm -r "$OUT/charts"
+sed -n '/## Summary/,/## Every/p' "$OUT/report.md"

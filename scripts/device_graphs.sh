@@ -1,0 +1,25 @@
+# The benchmark graphs of the GPU scripts, built on the GPU machine on first use
+# (sourced by gpu_suite.sh and bench_multi_gpu.sh; needs CHATTY, DATASETS, WORK, OUT).
+
+bench_graph() { # name -> path of a .cgr on the device
+    local name=$1 path="$WORK/$1.cgr"
+    if [ ! -f "$path" ]; then
+        case $name in
+            rmat22) "$CHATTY" generate rmat -s 22 -e 16 --weights 255 -o "$path" -q ;;
+            rmat24) "$CHATTY" generate rmat -s 24 -e 16 --weights 255 -o "$path" -q ;;
+            rmat25) "$CHATTY" generate rmat -s 25 -e 16 --weights 255 -o "$path" -q ;;
+            rmat24sym) "$CHATTY" generate rmat -s 24 -e 16 --undirected --weights 255 -o "$path" -q ;;
+            rmat26) "$CHATTY" generate rmat -s 26 -e 16 -o "$path" -q ;;
+            urand24) "$CHATTY" generate urand -s 24 -e 16 --weights 255 -o "$path" -q ;;
+            grid16m) "$CHATTY" generate grid --width 4096 --height 4096 -o "$path" -q ;;
+            road-NE) "$CHATTY" convert "$DATASETS/road/USA-road-NE.pace.gr.gz" -o "$path" -q ;;
+            moscow) "$CHATTY" convert "$DATASETS/road/moscow-osm.gr.gz" -o "$path" -q ;;
+            twitter) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o "$path" -q ;;
+            web) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o "$path" -q ;;
+        esac 2>> "$OUT/generate.log"
+        # Store the transpose of directed graphs once, instead of building it per run.
+        "$CHATTY" convert "$path" -o "$WORK/tmp.cgr" --transpose -q 2>> "$OUT/generate.log" && mv "$WORK/tmp.cgr" "$path"
+    fi
+    echo "$path"
+}
+
