@@ -26,6 +26,9 @@ pub(crate) const BLOCK: u32 = 256;
 const PERSISTENT_BLOCKS_PER_SM: u32 = 2;
 /// In-degree below which a pull gives a vertex one thread rather than a warp.
 const SMALL_DEGREE: u64 = 32;
+/// In-degree from which a pull gives a vertex a block of `HUGE_BLOCK` threads.
+const HUGE_DEGREE: u64 = 8192;
+const HUGE_BLOCK: u32 = 1024;
 
 /// One GPU: context, stream, compiled kernels.
 pub struct Gpu {
@@ -238,15 +241,18 @@ impl DeviceGraph {
     }
 }
 
-/// Vertices by in-degree, for the pull kernels: (small, count, large, count).
-pub(crate) struct Bins(CudaSlice<u32>, u32, CudaSlice<u32>, u32);
+/// Vertices by in-degree, for the pull kernels: small (a thread each), large (a warp
+/// each), huge (a block each), with their counts.
+pub(crate) struct Bins([(CudaSlice<u32>, u32); 3]);
 
 impl Bins {
     /// Bins `vertices` by `degree`.
     pub(crate) fn upload(gpu: &Gpu, vertices: std::ops::Range<u32>, degree: impl Fn(u32) -> u64 + Sync) -> Result<Bins> {
-        let small: Vec<u32> = vertices.clone().into_par_iter().filter(|&v| degree(v) < SMALL_DEGREE).collect();
-        let large: Vec<u32> = vertices.into_par_iter().filter(|&v| degree(v) >= SMALL_DEGREE).collect();
-        Ok(Bins(gpu.upload(&small, "degree bins")?, small.len() as u32, gpu.upload(&large, "degree bins")?, large.len() as u32))
+        let bin = |range: std::ops::Range<u64>| -> Result<(CudaSlice<u32>, u32)> {
+            let v: Vec<u32> = vertices.clone().into_par_iter().filter(|&v| range.contains(&degree(v))).collect();
+            Ok((gpu.upload(&v, "degree bins")?, v.len() as u32))
+        };
+        Ok(Bins([bin(0..SMALL_DEGREE)?, bin(SMALL_DEGREE..HUGE_DEGREE)?, bin(HUGE_DEGREE..u64::MAX)?]))
     }
 }
 
@@ -501,10 +507,16 @@ pub(crate) fn pull(gpu: &Gpu, pg: &PullGraph, a: &PullArgs) -> Result<()> {
         (_, WeightType::Float) => 2,
     };
     let null = 0u64;
-    for (kernel, vertices, count) in [("pull_small", &pg.bins.0, pg.bins.1), ("pull_large", &pg.bins.2, pg.bins.3)] {
+    for (kernel, (vertices, count)) in ["pull_small", "pull_large", "pull_huge"].into_iter().zip(&pg.bins.0) {
+        let count = *count;
         if count == 0 {
             continue;
         }
+        let cfg = if kernel == "pull_huge" {
+            LaunchConfig { grid_dim: (count.min(gpu.sms * 4), 1, 1), block_dim: (HUGE_BLOCK, 1, 1), shared_mem_bytes: 0 }
+        } else {
+            gpu.cfg()
+        };
         let mut l = gpu.stream.launch_builder(gpu.f(kernel));
         l.arg(vertices).arg(&count).arg(in_off).arg(in_adj);
         arg_or_null(&mut l, a.contrib, &null);
@@ -517,7 +529,7 @@ pub(crate) fn pull(gpu: &Gpu, pg: &PullGraph, a: &PullArgs) -> Result<()> {
         arg_or_null(&mut l, a.sums, &null);
         // SAFETY: arguments match the pull kernels; null pointers are passed exactly
         // where the kernel tests for them (contrib vs x, score, sums).
-        unsafe { l.launch(gpu.cfg()) }.check(kernel)?;
+        unsafe { l.launch(cfg) }.check(kernel)?;
     }
     Ok(())
 }

@@ -31,6 +31,7 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "sssp_step",
     "pull_small",
     "pull_large",
+    "pull_huge",
     "pr_init",
     "wcc_hook",
     "wcc_compress",

@@ -1,8 +1,8 @@
 // Pull sums for PageRank and SpMV: y[v] = sum over in-edges u->v of x(u, e).
 // Load balancing by degree bins, built once per graph (Merrill-style binning, as in
 // Gunrock's "thread-warp-CTA" mapping): vertices of small in-degree get a thread each,
-// the rest a warp each, so hubs do not serialise a thread and road vertices do not
-// idle a warp.
+// larger ones a warp each, and the few huge ones (an RMAT hub has 10^5-10^6
+// in-edges, whose warp alone would outlast the rest of the grid) a block each.
 
 // x(u, e): PageRank gathers float contributions; SpMV gathers x[u] * weight[e].
 __device__ __forceinline__ double gather(const float* contrib, const double* x, const u32* weight, u32 wkind,
@@ -72,6 +72,28 @@ extern "C" __global__ void pull_large(const u32* vertices, u32 count, const u64*
         if (lane == 0) finish(v, sum, y, score, contrib_next, out_off, base, damping, &change, &dangling);
     }
     add_sums(sums, change, dangling);
+}
+
+extern "C" __global__ void pull_huge(const u32* vertices, u32 count, const u64* in_off, const u32* in_adj,
+                                     const float* contrib, const double* x, const u32* weight, u32 wkind,
+                                     double* y, const double* score, float* contrib_next, const u64* out_off,
+                                     double base, double damping, double* sums) {
+    __shared__ double partial[32];
+    double change = 0.0, dangling = 0.0;
+    for (u32 i = blockIdx.x; i < count; i += gridDim.x) {
+        const u32 v = vertices[i];
+        double sum = 0.0;
+        for (u64 e = in_off[v] + threadIdx.x; e < in_off[v + 1]; e += blockDim.x) sum += gather(contrib, x, weight, wkind, in_adj[e], e);
+        sum = warp_sum(sum);
+        if ((threadIdx.x & 31) == 0) partial[threadIdx.x / 32] = sum;
+        __syncthreads();
+        if (threadIdx.x < 32) {
+            sum = warp_sum(threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : 0.0);
+            if (threadIdx.x == 0) finish(v, sum, y, score, contrib_next, out_off, base, damping, &change, &dangling);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x < 32) add_sums(sums, change, dangling);
 }
 
 // contrib[v] = score[v] / out_degree(v) (0 for dangling vertices), and the dangling mass.
