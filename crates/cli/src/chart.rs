@@ -50,12 +50,12 @@ pub fn bar_chart(path: &Path, title: &str, y_label: &str, categories: &[String],
     let y_max = series.iter().flat_map(|s| s.1.iter().copied()).chain(reference).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.15;
     let groups = categories.len().max(1);
     let width = 1.0 / (series.len() + 1) as f64;
-    let root = SVGBackend::new(path, ((120 * groups as u32).clamp(800, 2400), 560)).into_drawing_area();
+    let root = SVGBackend::new(path, ((130 * groups as u32).clamp(800, 3000), 520)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
         .margin(15)
-        .x_label_area_size(110)
+        .x_label_area_size(40)
         .y_label_area_size(70)
         .build_cartesian_2d(0.0..groups as f64, 0.0..y_max)
         .map_err(|e| fail(&e))?;
@@ -71,7 +71,7 @@ pub fn bar_chart(path: &Path, title: &str, y_label: &str, categories: &[String],
                 String::new()
             }
         })
-        .x_label_style(("sans-serif", 12).into_font().transform(FontTransform::Rotate90))
+        .x_label_style(("sans-serif", 12))
         .y_desc(y_label)
         .draw()
         .map_err(|e| fail(&e))?;

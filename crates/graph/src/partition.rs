@@ -24,6 +24,14 @@ impl Partition {
     /// Ranges whose out-edges plus vertices are as equal as contiguity allows (a vertex
     /// counts as one edge, so parts of isolated vertices still split).
     pub fn edge_balanced(g: &Graph, parts: usize) -> Partition {
+        let mut part = Partition { starts: Self::balanced_starts(g, parts), boundary: Vec::new() };
+        part.boundary = part.mark_boundary(g);
+        part
+    }
+
+    /// The ranges of [`Partition::edge_balanced`] without marking boundary vertices
+    /// (a pass over every edge): part `p` holds `starts[p]..starts[p + 1]`.
+    pub fn balanced_starts(g: &Graph, parts: usize) -> Vec<u32> {
         let n = g.num_vertices();
         let parts = parts.clamp(1, n.max(1));
         let offsets = g.out_edges().offsets();
@@ -45,9 +53,7 @@ impl Partition {
             starts.push(lo as u32);
         }
         starts.push(n as u32);
-        let mut part = Partition { starts, boundary: Vec::new() };
-        part.boundary = part.mark_boundary(g);
-        part
+        starts
     }
 
     /// Number of parts.

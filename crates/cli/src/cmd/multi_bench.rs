@@ -274,6 +274,9 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
     let mut per_mode: Vec<(String, Vec<f64>)> = modes.iter().filter(|m| m.1 == "threads" && m.2 == "natural").map(|m| (m.0.clone(), Vec::new())).collect();
     for key in &keys {
         let Some(base) = one(key) else { continue };
+        if !select(&rows, key).any(|r| r.gpus > 1) {
+            continue;
+        }
         let cell = |m: &(String, String, String)| select(&rows, key).find(|r| r.gpus > 1 && r.comm == m.0 && r.control == m.1 && r.partition == m.2).map(|r| r.seconds);
         println!("| {} | {} | {} | {} |", key.0, key.1, ms(base), modes.iter().map(|m| cell(m).map_or("-".into(), ms)).collect::<Vec<_>>().join(" | "));
         for (name, v) in per_mode.iter_mut() {
@@ -294,7 +297,8 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let gpus = rows.iter().map(|r| r.gpus).max().unwrap_or(2);
         bar_chart(&dir.join("scaling.svg"), &format!("Speedup of {gpus} GPUs over one"), "speedup over 1 GPU", &categories, &scaling, Some(1.0))?;
-        let all_categories: Vec<String> = keys.iter().filter(|k| one(k).is_some()).map(|k| format!("{} {}", k.0, k.1)).collect();
+        let all_categories: Vec<String> =
+            keys.iter().filter(|k| one(k).is_some() && select(&rows, k).any(|r| r.gpus > 1)).map(|k| format!("{} {}", k.0, k.1)).collect();
         bar_chart(&dir.join("modes.svg"), "Speedup by transport (threads control)", "speedup over 1 GPU", &all_categories, &per_mode, Some(1.0))?;
         eprintln!("charts: {}", Path::new(dir).display());
     }

@@ -360,7 +360,7 @@ impl MultiGpu {
         } else {
             (g, None)
         };
-        let starts = chatty_graph::partition::Partition::edge_balanced(graph, k).starts;
+        let starts = chatty_graph::partition::Partition::balanced_starts(graph, k);
         let needs = needs_of(alg);
         let locals = plan::split(graph, &starts, needs);
         let send_words: Vec<u64> = locals.iter().map(|l| l.boundary * (1 + MAX_WIDTH)).collect();
