@@ -314,3 +314,46 @@ fn info_shows_the_partition_and_bfs_order_reduces_its_boundary() {
     fails(&["info", g.to_str().unwrap(), "--partition", "0"], "--partition");
     fails(&["info", g.to_str().unwrap(), "--partition", "2", "--reorder", "random"], "--reorder");
 }
+
+#[test]
+fn multi_gpu_flags_are_checked_before_the_graph_is_read() {
+    let g = "no-such-graph.cgr";
+    fails(&["run", "bfs", g, "--engine", "gpu", "--control", "many"], "--control");
+    fails(&["run", "bfs", g, "--engine", "gpu", "--comm", "pigeon"], "--comm");
+    fails(&["run", "bfs", g, "--engine", "gpu", "--partition", "random"], "--partition");
+    fails(&["run", "bfs", g, "--engine", "gpu", "--watchdog", "0"], "--watchdog");
+    fails(&["run", "bfs", g, "--engine", "gpu", "--gpus", "zero"], "--gpus");
+    if !chatty_gpu_present() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("g.cgr");
+        assert!(chatty(&["generate", "rmat", "--scale", "8", "-o", path.to_str().unwrap()]).status.success());
+        fails(&["run", "pr", path.to_str().unwrap(), "--engine", "gpu", "--gpus", "2"], "no CUDA driver");
+        fails(&["bench", "multi-gpu", path.to_str().unwrap()], "needs a GPU");
+    }
+}
+
+#[test]
+fn multi_gpu_report_makes_tables_and_charts_from_rows() {
+    let d = tempfile::tempdir().unwrap();
+    let row = |gpus: usize, comm: &str, control: &str, seconds: f64| {
+        serde_json::json!({"graph": "g", "n": 4, "m": 8, "kernel": "pr", "gpus": gpus, "comm": comm, "control": control,
+            "partition": "natural", "seconds": seconds, "trial_seconds": [seconds], "iterations": 20, "steps": 20,
+            "exchanges": 20, "dense_exchanges": 0, "updated": 80, "communicated": 40, "transports": {"p2p": [20, 640]},
+            "boundary": [1, 1], "verification": "PASS", "commit": "x"})
+        .to_string()
+    };
+    let rows = [row(1, "-", "-", 0.010), row(2, "auto", "threads", 0.006), row(2, "p2p", "threads", 0.0058), row(2, "staged", "single", 0.009)];
+    let file = d.path().join("rows.jsonl");
+    std::fs::write(&file, rows.join("\n")).unwrap();
+    let charts = d.path().join("charts");
+    let o = chatty(&["bench", "multi-gpu-report", file.to_str().unwrap(), "--charts", charts.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("| g | pr | 10.000 | 6.000 | 1.67x | p2p threads natural | 5.800 | 1.03 |"), "{out}");
+    assert!(out.contains("p2p 20x 0.00 MB"), "{out}");
+    for chart in ["scaling.svg", "modes.svg"] {
+        assert!(std::fs::read_to_string(charts.join(chart)).unwrap().starts_with("<svg"), "{chart}");
+    }
+    std::fs::write(&file, "{not json").unwrap();
+    fails(&["bench", "multi-gpu-report", file.to_str().unwrap()], "not a bench multi-gpu row");
+}
