@@ -31,7 +31,7 @@ pub enum Command {
     /// Print a graph's size, degrees, self-loops; `--check` verifies a .cgr file.
     Info(InfoArgs),
     /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv) on a graph.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// The GPUs of this machine and the link between each pair (NVLink, PCIe, peer access).
     Topo(TopoArgs),
     /// Send a file to every receiver of a multicast group, reliably (graph distribution).

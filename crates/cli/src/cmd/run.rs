@@ -272,7 +272,9 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     Ok(verification.exit_code())
 }
 
-/// The GPU engine of a run: one GPU, or several.
+/// The GPU engine of a run: one GPU, or several (one value per run, so the size
+/// difference does not matter).
+#[allow(clippy::large_enum_variant)]
 enum Device {
     One(chatty_gpu::Gpu, chatty_gpu::DeviceGraph),
     Multi(chatty_gpu::MultiGpu),

@@ -159,7 +159,7 @@ const MAX_WIDTH: u64 = 2;
 
 /// A kernel argument.
 #[derive(Clone, Copy)]
-enum A {
+enum Arg {
     U32(u32),
     U64(u64),
 }
@@ -169,12 +169,12 @@ enum A {
 /// # Safety
 /// `args` must match the kernel's parameters in order and type, and every pointer must
 /// address memory of the size the kernel indexes.
-unsafe fn launch(gpu: &Gpu, name: &str, args: &[A]) -> Result<()> {
+unsafe fn launch(gpu: &Gpu, name: &str, args: &[Arg]) -> Result<()> {
     let mut l = gpu.stream.launch_builder(gpu.f(name));
     for a in args {
         match a {
-            A::U32(x) => l.arg(x),
-            A::U64(x) => l.arg(x),
+            Arg::U32(x) => l.arg(x),
+            Arg::U64(x) => l.arg(x),
         };
     }
     // SAFETY: the caller's contract.
@@ -551,15 +551,15 @@ impl MultiGpu {
                 gpu,
                 "mg_pack",
                 &[
-                    A::U64(list),
-                    A::U64(list_len),
-                    A::U32(p.hi - p.lo),
-                    A::U32(p.lo),
-                    A::U64(ptr(&p.send_flag, gpu)),
-                    A::U64(values),
-                    A::U32(width),
-                    A::U64(ptr(&p.send, gpu)),
-                    A::U64(counter),
+                    Arg::U64(list),
+                    Arg::U64(list_len),
+                    Arg::U32(p.hi - p.lo),
+                    Arg::U32(p.lo),
+                    Arg::U64(ptr(&p.send_flag, gpu)),
+                    Arg::U64(values),
+                    Arg::U32(width),
+                    Arg::U64(ptr(&p.send, gpu)),
+                    Arg::U64(counter),
                 ],
             )?;
         }
@@ -611,11 +611,11 @@ impl MultiGpu {
                 Transport::Peer => {
                     for j in (0..k).filter(|&j| j != g) {
                         // SAFETY: mg_copy_words through a peer pointer; both hold `b` bytes.
-                        unsafe { launch(gpu, "mg_copy_words", &[A::U64(src[g]), A::U64(self.dst(&dst, g, j)), A::U64(b / 4)])? };
+                        unsafe { launch(gpu, "mg_copy_words", &[Arg::U64(src[g]), Arg::U64(self.dst(&dst, g, j)), Arg::U64(b / 4)])? };
                     }
                 }
                 // SAFETY: the staging buffer holds the largest message of this part.
-                Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[A::U64(src[g]), A::U64(p.staging.device), A::U64(b / 4)])? },
+                Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[Arg::U64(src[g]), Arg::U64(p.staging.device), Arg::U64(b / 4)])? },
                 // SAFETY: as above.
                 Transport::Staged => driver(unsafe { sys::cuMemcpyDtoHAsync_v2(p.staging.host, src[g], b as usize, stream) }, "a copy to the host")?,
             }
@@ -642,7 +642,7 @@ impl MultiGpu {
             let pr = &self.parts[r];
             match sent.transport {
                 // SAFETY: mg_copy_words from r's host-mapped staging (mapped in every context).
-                Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[A::U64(pr.staging.device), A::U64(dst), A::U64(b / 4)])? },
+                Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[Arg::U64(pr.staging.device), Arg::U64(dst), Arg::U64(b / 4)])? },
                 Transport::Staged => {
                     // SAFETY: r's staging holds `b` bytes, written before the barrier.
                     driver(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, pr.staging.host, b as usize, gpu.stream.cu_stream()) }, "a copy from the host")?
@@ -657,7 +657,7 @@ impl MultiGpu {
                     launch(
                         gpu,
                         "mg_apply",
-                        &[A::U64(dst), A::U32(count as u32), A::U32(sent.width), A::U32(fill), A::U64(values), A::U64(queue.0), A::U64(queue.1)],
+                        &[Arg::U64(dst), Arg::U32(count as u32), Arg::U32(sent.width), Arg::U32(fill), Arg::U64(values), Arg::U64(queue.0), Arg::U64(queue.1)],
                     )?
                 };
             }
@@ -753,24 +753,24 @@ impl MultiGpu {
                         self.receive(g, s, ptr(&b.depth, gpu), level - 1, (ptr(&b.queue[parity], gpu), len_at(b, gpu, parity)))?;
                     }
                     // SAFETY: mg_bfs_advance(ctl, n, alpha, beta).
-                    unsafe { launch(gpu, "mg_bfs_advance", &[A::U64(ptr(&b.ctl, gpu)), A::U32(p.hi - p.lo), A::U32(alpha), A::U32(beta)])? };
+                    unsafe { launch(gpu, "mg_bfs_advance", &[Arg::U64(ptr(&b.ctl, gpu)), Arg::U32(p.hi - p.lo), Arg::U32(alpha), Arg::U32(beta)])? };
                 }
                 let (push, pull) = (p.push.as_ref().expect("push edges"), p.pull.as_ref().expect("pull edges"));
                 let args = [
-                    A::U64(ptr(&b.ctl, gpu)),
-                    A::U64(ptr(&push.off, gpu)),
-                    A::U64(ptr(&push.adj, gpu)),
-                    A::U64(ptr(&pull.off, gpu)),
-                    A::U64(ptr(&pull.adj, gpu)),
-                    A::U64(ptr(&b.depth, gpu)),
-                    A::U64(ptr(&b.queue[0], gpu)),
-                    A::U64(ptr(&b.queue[1], gpu)),
-                    A::U64(ptr(&b.hubs, gpu)),
-                    A::U32(p.lo),
-                    A::U32(p.hi),
-                    A::U32(alpha),
-                    A::U32(beta),
-                    A::U32(1),
+                    Arg::U64(ptr(&b.ctl, gpu)),
+                    Arg::U64(ptr(&push.off, gpu)),
+                    Arg::U64(ptr(&push.adj, gpu)),
+                    Arg::U64(ptr(&pull.off, gpu)),
+                    Arg::U64(ptr(&pull.adj, gpu)),
+                    Arg::U64(ptr(&b.depth, gpu)),
+                    Arg::U64(ptr(&b.queue[0], gpu)),
+                    Arg::U64(ptr(&b.queue[1], gpu)),
+                    Arg::U64(ptr(&b.hubs, gpu)),
+                    Arg::U32(p.lo),
+                    Arg::U32(p.hi),
+                    Arg::U32(alpha),
+                    Arg::U32(beta),
+                    Arg::U32(1),
                 ];
                 // Twice: a level whose frontier had hubs finishes in a second launch;
                 // otherwise the second returns at once (the level is paused).
@@ -851,17 +851,17 @@ impl MultiGpu {
                         gpu,
                         "mg_sssp_relax",
                         &[
-                            A::U64(ptr(&b.queue[cur], gpu)),
-                            A::U64(len(cur)),
-                            A::U64(ptr(&push.off, gpu)),
-                            A::U64(ptr(&push.adj, gpu)),
-                            A::U64(w),
-                            A::U32(is_float),
-                            A::U64(ptr(&b.dist, gpu)),
-                            A::U64(ptr(&b.stamp, gpu)),
-                            A::U32(round),
-                            A::U64(ptr(&b.queue[cur ^ 1], gpu)),
-                            A::U64(len(cur ^ 1)),
+                            Arg::U64(ptr(&b.queue[cur], gpu)),
+                            Arg::U64(len(cur)),
+                            Arg::U64(ptr(&push.off, gpu)),
+                            Arg::U64(ptr(&push.adj, gpu)),
+                            Arg::U64(w),
+                            Arg::U32(is_float),
+                            Arg::U64(ptr(&b.dist, gpu)),
+                            Arg::U64(ptr(&b.stamp, gpu)),
+                            Arg::U32(round),
+                            Arg::U64(ptr(&b.queue[cur ^ 1], gpu)),
+                            Arg::U64(len(cur ^ 1)),
                         ],
                     )?
                 };
@@ -933,11 +933,11 @@ impl MultiGpu {
                     gpu,
                     "pr_init",
                     &[
-                        A::U32(n as u32),
-                        A::U64(ptr(&score, gpu)),
-                        A::U64(ptr(&contrib, gpu)),
-                        A::U64(ptr(p.out_off.as_ref().expect("out-offsets"), gpu)),
-                        A::U64(ptr(&sums, gpu)),
+                        Arg::U32(n as u32),
+                        Arg::U64(ptr(&score, gpu)),
+                        Arg::U64(ptr(&contrib, gpu)),
+                        Arg::U64(ptr(p.out_off.as_ref().expect("out-offsets"), gpu)),
+                        Arg::U64(ptr(&sums, gpu)),
                     ],
                 )?
             };
@@ -1030,7 +1030,7 @@ impl MultiGpu {
             let gpu = &p.gpu;
             let label = gpu.zeros::<u32>(n, "labels")?;
             // SAFETY: iota_u32(label, n).
-            unsafe { launch(gpu, "iota_u32", &[A::U64(ptr(&label, gpu)), A::U32(n as u32)])? };
+            unsafe { launch(gpu, "iota_u32", &[Arg::U64(ptr(&label, gpu)), Arg::U32(n as u32)])? };
             Ok((label, gpu.zeros::<u32>(n, "changed vertices")?, gpu.zeros::<u32>(1, "a counter")?))
         })?;
         let peak = self.peak();
@@ -1052,13 +1052,13 @@ impl MultiGpu {
                         gpu,
                         "mg_wcc_round",
                         &[
-                            A::U32(p.lo),
-                            A::U32(p.hi),
-                            A::U64(ptr(&both.off, gpu)),
-                            A::U64(ptr(&both.adj, gpu)),
-                            A::U64(ptr(label, gpu)),
-                            A::U64(ptr(changed, gpu)),
-                            A::U64(ptr(len, gpu)),
+                            Arg::U32(p.lo),
+                            Arg::U32(p.hi),
+                            Arg::U64(ptr(&both.off, gpu)),
+                            Arg::U64(ptr(&both.adj, gpu)),
+                            Arg::U64(ptr(label, gpu)),
+                            Arg::U64(ptr(changed, gpu)),
+                            Arg::U64(ptr(len, gpu)),
                         ],
                     )?
                 };
