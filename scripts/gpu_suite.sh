@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU suite, run on the GPU machine in one call: the correctness suite (every
 # kernel on every dataset and on generated graphs, --engine gpu --verify against the
-# CPU references) and the single-GPU benchmark, with a compact table printed last.
+# CPU references; on several GPUs that is the multi-GPU engine) and the single-GPU
+# benchmark (--gpus 1), with a compact table printed last.
 #
 # usage: scripts/gpu_suite.sh [correctness|bench|all]   (default all)
 # Environment: CHATTY (binary, default target/release/chatty), DATASETS (default
@@ -71,7 +72,7 @@ bench() {
             local tag=${BENCH_TAG:-}
             local runs="$WORK/runs"
             mkdir -p "$runs"
-            "$CHATTY" run "$a" "$g" --engine gpu -n "$TRIALS" --json $extra > "$runs/$name-$a$tag.json" 2> "$runs/$name-$a$tag.err" || { echo "bench $name $a failed: $(cat "$runs/$name-$a$tag.err")"; continue; }
+            "$CHATTY" run "$a" "$g" --engine gpu --gpus 1 -n "$TRIALS" --json $extra > "$runs/$name-$a$tag.json" 2> "$runs/$name-$a$tag.err" || { echo "bench $name $a failed: $(cat "$runs/$name-$a$tag.err")"; continue; }
             python3 - "$name$tag" "$a" "$runs/$name-$a$tag.json" >> "$OUT/bench.csv" <<'PY'
 import json, sys, statistics
 name, alg, path = sys.argv[1:]

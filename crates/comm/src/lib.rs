@@ -10,10 +10,15 @@
 //!   copies with and without peer access, peer stores, NCCL broadcast and all-gather,
 //!   GPU↔host), cached per machine.
 //!
-//! Not here yet: zero-copy kernels on mapped memory and the cost model that picks a
-//! transport (issue 5). This crate knows nothing of graphs or algorithms.
+//! - [`messaging`]: device-initiated messaging's host side (GMPI-style): the request
+//!   ring GPU threads write, MPI-style tag matching, and the proxy that moves the
+//!   bytes and reports completion, with timeouts instead of hangs.
+//!
+//! The transports themselves run in the multi-GPU engine (`chatty-gpu`). This crate
+//! knows nothing of graphs or algorithms.
 
 pub mod calibrate;
+pub mod messaging;
 pub mod topology;
 
 pub use topology::{probe, Gpu, Link, Pair, Topology};

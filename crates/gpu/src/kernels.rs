@@ -19,6 +19,8 @@ pub const KERNEL_SOURCE: &str = concat!(
     include_str!("kernels/bc.cu"),
     "\n",
     include_str!("kernels/multi.cu"),
+    "\n",
+    include_str!("kernels/gmpi.cuh"),
 );
 
 /// The kernel entry points, for loading and for the compile test.
@@ -43,6 +45,7 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "mg_copy_words",
     "mg_sssp_relax",
     "mg_wcc_round",
+    "gmpi_pingpong",
 ];
 
 /// Compiles every kernel for `arch` (e.g. `compute_90`). Needs NVRTC, not a GPU.

@@ -15,7 +15,12 @@ fn in_ci() -> bool {
 fn every_kernel_compiles_with_nvrtc() {
     for arch in ["compute_90", "compute_80"] {
         match compile_kernels(arch) {
-            Ok(ptx) => assert!(ptx.to_src().contains(".entry bfs_level"), "{arch}"),
+            Ok(ptx) => {
+                let src = ptx.to_src();
+                for entry in [".entry bfs_level", ".entry mg_pack", ".entry gmpi_pingpong"] {
+                    assert!(src.contains(entry), "{arch}: {entry}");
+                }
+            }
             Err(GpuError::NoNvrtc) if !in_ci() => {
                 eprintln!("note: NVRTC not found; skipping (CI installs it)");
                 return;

@@ -1,0 +1,360 @@
+//! Device-initiated messaging in the manner of GMPI (design.md §1.3): GPU threads post
+//! `send`/`recv` requests into a ring in host-mapped memory (`ring`), a host proxy
+//! thread per GPU takes them out, matches sends with receives as MPI point-to-point
+//! does, moves the bytes, and reports completion through flags the GPU polls.
+//!
+//! Matching semantics (MPI's): a send to rank d with tag t matches the earliest posted
+//! receive on d whose source is the sender or [`ANY_SOURCE`] and whose tag is t or
+//! [`ANY_TAG`]; a receive matches the earliest posted send likewise. Messages from one
+//! sender that both match a receive are matched in the order they were posted (no
+//! overtaking). A receive buffer smaller than the message fails both with
+//! [`Status::Truncated`]; an operation unmatched for the timeout fails with
+//! [`Status::TimedOut`]; one whose peer's proxy stopped fails with
+//! [`Status::PeerGone`]. Nothing waits forever.
+//!
+//! This module is the host side and the protocol; the device side is
+//! `crates/gpu/src/kernels/gmpi.cuh`, whose structures mirror [`ring::Slot`].
+
+pub mod ring;
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub use ring::{Kind, Request, Ring};
+
+/// A receive from any sender.
+pub const ANY_SOURCE: u32 = u32::MAX;
+/// A receive of any tag.
+pub const ANY_TAG: u32 = u32::MAX;
+
+/// A request's completion, as its flag holds it (`GMPI_*` in gmpi.cuh).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Status {
+    Pending = 0,
+    Done = 1,
+    TimedOut = 2,
+    Truncated = 3,
+    PeerGone = 4,
+}
+
+impl Status {
+    fn from_u32(v: u32) -> Status {
+        match v {
+            1 => Status::Done,
+            2 => Status::TimedOut,
+            3 => Status::Truncated,
+            4 => Status::PeerGone,
+            _ => Status::Pending,
+        }
+    }
+}
+
+/// A request waiting for its match.
+#[derive(Clone, Copy, Debug)]
+pub struct Posted {
+    /// The rank that posted it.
+    pub rank: u32,
+    pub request: Request,
+    pub since: Instant,
+}
+
+/// The two halves of a message.
+#[derive(Clone, Copy, Debug)]
+pub struct Matched {
+    pub send: Posted,
+    pub recv: Posted,
+}
+
+/// Posted sends and receives of every rank, in posting order.
+#[derive(Default)]
+pub struct Matcher {
+    sends: VecDeque<Posted>,
+    recvs: VecDeque<Posted>,
+}
+
+fn matches(send: &Posted, recv: &Posted) -> bool {
+    send.request.peer == recv.rank
+        && (recv.request.peer == ANY_SOURCE || recv.request.peer == send.rank)
+        && (recv.request.tag == ANY_TAG || recv.request.tag == send.request.tag)
+}
+
+impl Matcher {
+    /// Posts `p`; returns its match if one was waiting.
+    pub fn post(&mut self, p: Posted) -> Option<Matched> {
+        let (mine, theirs) = match p.request.kind {
+            Kind::Send => (&mut self.sends, &mut self.recvs),
+            Kind::Recv => (&mut self.recvs, &mut self.sends),
+        };
+        let found = theirs.iter().position(|q| if p.request.kind == Kind::Send { matches(&p, q) } else { matches(q, &p) });
+        match found {
+            Some(i) => {
+                let q = theirs.remove(i).expect("found");
+                Some(if p.request.kind == Kind::Send { Matched { send: p, recv: q } } else { Matched { send: q, recv: p } })
+            }
+            None => {
+                mine.push_back(p);
+                None
+            }
+        }
+    }
+
+    /// Removes and returns what `fail` selects.
+    fn drain(&mut self, fail: impl Fn(&Posted) -> bool) -> Vec<Posted> {
+        let mut out = Vec::new();
+        for q in [&mut self.sends, &mut self.recvs] {
+            let (gone, keep): (Vec<Posted>, Vec<Posted>) = q.drain(..).partition(&fail);
+            *q = keep.into();
+            out.extend(gone);
+        }
+        out
+    }
+
+    /// Operations still waiting.
+    pub fn waiting(&self) -> usize {
+        self.sends.len() + self.recvs.len()
+    }
+}
+
+/// Moves a matched message's bytes: `bytes` from `src_addr` on rank `src` to
+/// `dst_addr` on rank `dst` (peer copies between GPUs; plain copies in host memory).
+pub trait Copier: Sync {
+    fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> Result<(), String>;
+}
+
+/// What the proxies of all ranks share: the matcher, each rank's ring and completion
+/// flags, and which proxies are running.
+pub struct Hub {
+    matcher: Mutex<Matcher>,
+    rings: Vec<Arc<Ring>>,
+    flags: Vec<Arc<[AtomicU32]>>,
+    alive: Vec<AtomicBool>,
+    timeout: Duration,
+}
+
+/// What one proxy did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProxyStats {
+    pub requests: u64,
+    pub messages: u64,
+    pub bytes: u64,
+    pub failed: u64,
+}
+
+impl Hub {
+    /// `ranks` ranks, each with a ring of `ring_slots` and `requests` completion flags;
+    /// an operation unmatched for `timeout` fails.
+    pub fn new(ranks: usize, ring_slots: usize, requests: usize, timeout: Duration) -> Hub {
+        Hub {
+            matcher: Mutex::new(Matcher::default()),
+            rings: (0..ranks).map(|_| Arc::new(Ring::new(ring_slots))).collect(),
+            flags: (0..ranks).map(|_| (0..requests).map(|_| AtomicU32::new(0)).collect()).collect(),
+            alive: (0..ranks).map(|_| AtomicBool::new(true)).collect(),
+            timeout,
+        }
+    }
+
+    pub fn ring(&self, rank: u32) -> &Arc<Ring> {
+        &self.rings[rank as usize]
+    }
+
+    /// The completion of `request` on `rank`.
+    pub fn status(&self, rank: u32, request: u32) -> Status {
+        Status::from_u32(self.flags[rank as usize][request as usize].load(Ordering::Acquire))
+    }
+
+    /// Clears a completion flag before its request id is reused.
+    pub fn reset(&self, rank: u32, request: u32) {
+        self.flags[rank as usize][request as usize].store(0, Ordering::Release);
+    }
+
+    fn complete(&self, p: &Posted, s: Status) {
+        if let Some(f) = self.flags[p.rank as usize].get(p.request.request as usize) {
+            f.store(s as u32, Ordering::Release);
+        }
+    }
+
+    /// The proxy of `rank`: serves its ring until `stop`, then marks the rank gone
+    /// and fails every operation waiting for it.
+    pub fn serve(&self, rank: u32, copier: &dyn Copier, stop: &AtomicBool) -> ProxyStats {
+        let mut stats = ProxyStats::default();
+        let ring = &self.rings[rank as usize];
+        let mut last_sweep = Instant::now();
+        let mut idle = ring::Idle::default();
+        while !stop.load(Ordering::Relaxed) {
+            let Some(request) = ring.poll() else {
+                if last_sweep.elapsed() > self.timeout / 8 {
+                    stats.failed += self.sweep(rank);
+                    last_sweep = Instant::now();
+                }
+                idle.wait();
+                continue;
+            };
+            idle = ring::Idle::default();
+            stats.requests += 1;
+            let posted = Posted { rank, request, since: Instant::now() };
+            let peer_gone = request.peer != ANY_SOURCE && self.alive.get(request.peer as usize).is_none_or(|a| !a.load(Ordering::Acquire));
+            if peer_gone {
+                self.complete(&posted, Status::PeerGone);
+                stats.failed += 1;
+                continue;
+            }
+            let matched = self.matcher.lock().expect("matcher").post(posted);
+            if let Some(m) = matched {
+                let status = if m.recv.request.bytes < m.send.request.bytes {
+                    Status::Truncated
+                } else {
+                    match copier.copy(m.send.rank, m.send.request.addr, m.recv.rank, m.recv.request.addr, m.send.request.bytes) {
+                        Ok(()) => Status::Done,
+                        Err(_) => Status::PeerGone,
+                    }
+                };
+                if status == Status::Done {
+                    stats.messages += 1;
+                    stats.bytes += m.send.request.bytes;
+                } else {
+                    stats.failed += 2;
+                }
+                self.complete(&m.send, status);
+                self.complete(&m.recv, status);
+            }
+        }
+        self.alive[rank as usize].store(false, Ordering::Release);
+        let orphans = self.matcher.lock().expect("matcher").drain(|p| p.rank == rank || p.request.peer == rank);
+        for p in &orphans {
+            self.complete(p, Status::PeerGone);
+        }
+        stats.failed += orphans.len() as u64;
+        stats
+    }
+
+    /// Fails this rank's operations that waited longer than the timeout.
+    fn sweep(&self, rank: u32) -> u64 {
+        let timeout = self.timeout;
+        let expired = self.matcher.lock().expect("matcher").drain(|p| p.rank == rank && p.since.elapsed() > timeout);
+        for p in &expired {
+            self.complete(p, Status::TimedOut);
+        }
+        expired.len() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranks' memory as plain byte arrays; addresses are offsets.
+    struct HostMemory(Vec<Mutex<Vec<u8>>>);
+
+    impl Copier for HostMemory {
+        fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> Result<(), String> {
+            let data = self.0[src as usize].lock().unwrap()[src_addr as usize..(src_addr + bytes) as usize].to_vec();
+            self.0[dst as usize].lock().unwrap()[dst_addr as usize..(dst_addr + bytes) as usize].copy_from_slice(&data);
+            Ok(())
+        }
+    }
+
+    fn req(kind: Kind, peer: u32, tag: u32, request: u32, bytes: u64, addr: u64) -> Request {
+        Request { kind, peer, tag, request, bytes, addr }
+    }
+
+    fn posted(rank: u32, r: Request) -> Posted {
+        Posted { rank, request: r, since: Instant::now() }
+    }
+
+    #[test]
+    fn matching_follows_tags_wildcards_and_posting_order() {
+        let mut m = Matcher::default();
+        // Rank 0 sends tags 7, 7, 9 to rank 1 before any receive is posted.
+        for (i, tag) in [7, 7, 9].into_iter().enumerate() {
+            assert!(m.post(posted(0, req(Kind::Send, 1, tag, i as u32, 4, 0))).is_none());
+        }
+        // A receive of tag 9 overtakes the 7s (different tag); the 7s match in order.
+        assert_eq!(m.post(posted(1, req(Kind::Recv, 0, 9, 10, 4, 0))).unwrap().send.request.request, 2);
+        assert_eq!(m.post(posted(1, req(Kind::Recv, ANY_SOURCE, 7, 11, 4, 0))).unwrap().send.request.request, 0);
+        assert_eq!(m.post(posted(1, req(Kind::Recv, 0, ANY_TAG, 12, 4, 0))).unwrap().send.request.request, 1);
+        // A receive from rank 2 does not take rank 0's message.
+        assert!(m.post(posted(1, req(Kind::Recv, 2, 7, 13, 4, 0))).is_none());
+        assert!(m.post(posted(0, req(Kind::Send, 1, 7, 3, 4, 0))).is_none());
+        let hit = m.post(posted(2, req(Kind::Send, 1, 7, 0, 4, 0))).unwrap();
+        assert_eq!((hit.recv.request.request, hit.send.rank), (13, 2));
+        assert_eq!(m.waiting(), 1);
+    }
+
+    fn hub_with_proxies(ranks: usize, timeout: Duration, memory: &HostMemory, run: impl FnOnce(&Hub)) -> Vec<ProxyStats> {
+        let hub = Hub::new(ranks, 4, 64, timeout);
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let proxies: Vec<_> = (0..ranks as u32).map(|r| s.spawn({ let (hub, stop) = (&hub, &stop); move || hub.serve(r, memory, stop) })).collect();
+            run(&hub);
+            stop.store(true, Ordering::SeqCst);
+            proxies.into_iter().map(|p| p.join().unwrap()).collect()
+        })
+    }
+
+    fn wait(hub: &Hub, rank: u32, request: u32) -> Status {
+        let start = Instant::now();
+        loop {
+            let s = hub.status(rank, request);
+            if s != Status::Pending {
+                return s;
+            }
+            assert!(start.elapsed() < Duration::from_secs(10), "request {request} of rank {rank} never completed");
+            std::thread::yield_now();
+        }
+    }
+
+    /// Many messages through rings of 4 slots: the bytes arrive, in order per tag.
+    #[test]
+    fn messages_arrive_through_small_rings() {
+        let memory = HostMemory((0..2).map(|r| Mutex::new((0..4096u32).map(|i| (i as u8).wrapping_mul(r + 1)).collect())).collect());
+        let stats = hub_with_proxies(2, Duration::from_secs(30), &memory, |hub| {
+            for round in 0..40u32 {
+                let id = round % 64;
+                // Rank 1 receives 16 bytes at 2048 + 16·(round % 64); rank 0 sends from 16·round.
+                hub.reset(0, id);
+                hub.reset(1, id);
+                assert!(hub.ring(1).push(req(Kind::Recv, 0, round, id, 16, 2048 + 16 * id as u64), &|| false));
+                assert!(hub.ring(0).push(req(Kind::Send, 1, round, id, 16, 16 * id as u64), &|| false));
+                assert_eq!(wait(hub, 0, id), Status::Done);
+                assert_eq!(wait(hub, 1, id), Status::Done);
+            }
+        });
+        let sent = memory.0[0].lock().unwrap()[..640].to_vec();
+        assert_eq!(&memory.0[1].lock().unwrap()[2048..2048 + 640], &sent[..]);
+        assert_eq!(stats.iter().map(|s| s.messages).sum::<u64>(), 40);
+        assert_eq!(stats.iter().map(|s| s.bytes).sum::<u64>(), 640);
+    }
+
+    #[test]
+    fn unmatched_short_and_orphaned_operations_fail_instead_of_hanging() {
+        let memory = HostMemory((0..3).map(|_| Mutex::new(vec![0u8; 64])).collect());
+        hub_with_proxies(3, Duration::from_millis(50), &memory, |hub| {
+            // Never matched: times out.
+            assert!(hub.ring(0).push(req(Kind::Recv, 1, 5, 0, 8, 0), &|| false));
+            assert_eq!(wait(hub, 0, 0), Status::TimedOut);
+            // A receive buffer smaller than the message.
+            assert!(hub.ring(1).push(req(Kind::Recv, 0, 6, 1, 4, 0), &|| false));
+            assert!(hub.ring(0).push(req(Kind::Send, 1, 6, 1, 8, 0), &|| false));
+            assert_eq!((wait(hub, 0, 1), wait(hub, 1, 1)), (Status::Truncated, Status::Truncated));
+            // To a rank that does not exist.
+            assert!(hub.ring(2).push(req(Kind::Send, 9, 1, 2, 8, 0), &|| false));
+            assert_eq!(wait(hub, 2, 2), Status::PeerGone);
+        });
+        // Proxies that stop fail what waits for them.
+        let hub = Hub::new(2, 4, 8, Duration::from_secs(60));
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let p0 = s.spawn(|| hub.serve(0, &memory, &stop));
+            assert!(hub.ring(0).push(req(Kind::Recv, 1, 1, 3, 8, 0), &|| false));
+            while hub.matcher.lock().unwrap().waiting() == 0 {
+                std::thread::yield_now();
+            }
+            stop.store(true, Ordering::SeqCst);
+            p0.join().unwrap();
+        });
+        assert_eq!(hub.status(0, 3), Status::PeerGone);
+    }
+}
