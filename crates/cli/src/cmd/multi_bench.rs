@@ -93,7 +93,11 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
     }
     let k = match a.gpus.as_str() {
         "all" => count,
-        s => s.parse::<usize>().ok().filter(|&k| (1..=count).contains(&k)).with_context(|| format!("--gpus {s}: this machine has {count} GPUs"))?,
+        s => s
+            .parse::<usize>()
+            .ok()
+            .filter(|&k| (1..=count).contains(&k))
+            .with_context(|| format!("--gpus {s}: this machine has {count} GPUs"))?,
     };
     let name = |c: &Comm| match c {
         Comm::Auto => "auto",
@@ -184,12 +188,19 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                             r.trial_seconds.push(run.seconds);
                             r.iterations = run.result.iterations;
                             let c = run.comm;
-                            (r.steps, r.exchanges, r.dense_exchanges, r.updated, r.communicated) = (c.steps, c.exchanges, c.dense_exchanges, c.updated, c.communicated);
+                            (r.steps, r.exchanges, r.dense_exchanges, r.updated, r.communicated) =
+                                (c.steps, c.exchanges, c.dense_exchanges, c.updated, c.communicated);
                             r.transports = c.by_transport.iter().map(|(t, v)| (t.to_string(), *v)).collect();
                         }
                         r.boundary = mg.info.iter().map(|p| p.boundary).collect();
                         r.seconds = median(r.trial_seconds.clone());
-                        eprintln!("{label} {} {k} GPUs {} {} {partition}: {:.3} ms", alg.name(), name(comm), control.name(), r.seconds * 1e3);
+                        eprintln!(
+                            "{label} {} {k} GPUs {} {} {partition}: {:.3} ms",
+                            alg.name(),
+                            name(comm),
+                            control.name(),
+                            r.seconds * 1e3
+                        );
                         println!("{}", serde_json::to_string(&r)?);
                     }
                 }
@@ -268,17 +279,27 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
             modes.push(m);
         }
     }
-    let mode_name = |m: &(String, String, String)| if m.2 == "natural" { format!("{} {}", m.0, m.1) } else { format!("{} {} {}", m.0, m.1, m.2) };
+    let mode_name =
+        |m: &(String, String, String)| if m.2 == "natural" { format!("{} {}", m.0, m.1) } else { format!("{} {} {}", m.0, m.1, m.2) };
     println!("| graph | kernel | 1 GPU | {} |", modes.iter().map(mode_name).collect::<Vec<_>>().join(" | "));
     println!("|---|---|---|{}", "---|".repeat(modes.len()));
-    let mut per_mode: Vec<(String, Vec<f64>)> = modes.iter().filter(|m| m.1 == "threads" && m.2 == "natural").map(|m| (m.0.clone(), Vec::new())).collect();
+    let mut per_mode: Vec<(String, Vec<f64>)> =
+        modes.iter().filter(|m| m.1 == "threads" && m.2 == "natural").map(|m| (m.0.clone(), Vec::new())).collect();
     for key in &keys {
         let Some(base) = one(key) else { continue };
         if !select(&rows, key).any(|r| r.gpus > 1) {
             continue;
         }
-        let cell = |m: &(String, String, String)| select(&rows, key).find(|r| r.gpus > 1 && r.comm == m.0 && r.control == m.1 && r.partition == m.2).map(|r| r.seconds);
-        println!("| {} | {} | {} | {} |", key.0, key.1, ms(base), modes.iter().map(|m| cell(m).map_or("-".into(), ms)).collect::<Vec<_>>().join(" | "));
+        let cell = |m: &(String, String, String)| {
+            select(&rows, key).find(|r| r.gpus > 1 && r.comm == m.0 && r.control == m.1 && r.partition == m.2).map(|r| r.seconds)
+        };
+        println!(
+            "| {} | {} | {} | {} |",
+            key.0,
+            key.1,
+            ms(base),
+            modes.iter().map(|m| cell(m).map_or("-".into(), ms)).collect::<Vec<_>>().join(" | ")
+        );
         for (name, v) in per_mode.iter_mut() {
             let m = (name.clone(), "threads".to_string(), "natural".to_string());
             v.push(cell(&m).map_or(f64::NAN, |s| base / s));
@@ -290,16 +311,37 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
     for key in &keys {
         if let Some(r) = select(&rows, key).find(|r| r.gpus > 1 && r.comm == "auto" && r.control == "threads" && r.partition == "natural") {
             let t: Vec<String> = r.transports.iter().map(|(t, (x, b))| format!("{t} {x}x {:.2} MB", *b as f64 / 1e6)).collect();
-            println!("| {} | {} | {} | {} | {} |", key.0, key.1, r.exchanges, r.dense_exchanges, if t.is_empty() { "none".into() } else { t.join(", ") });
+            println!(
+                "| {} | {} | {} | {} | {} |",
+                key.0,
+                key.1,
+                r.exchanges,
+                r.dense_exchanges,
+                if t.is_empty() { "none".into() } else { t.join(", ") }
+            );
         }
     }
     if let Some(dir) = &a.charts {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let gpus = rows.iter().map(|r| r.gpus).max().unwrap_or(2);
-        bar_chart(&dir.join("scaling.svg"), &format!("Speedup of {gpus} GPUs over one"), "speedup over 1 GPU", &categories, &scaling, Some(1.0))?;
+        bar_chart(
+            &dir.join("scaling.svg"),
+            &format!("Speedup of {gpus} GPUs over one"),
+            "speedup over 1 GPU",
+            &categories,
+            &scaling,
+            Some(1.0),
+        )?;
         let all_categories: Vec<String> =
             keys.iter().filter(|k| one(k).is_some() && select(&rows, k).any(|r| r.gpus > 1)).map(|k| format!("{} {}", k.0, k.1)).collect();
-        bar_chart(&dir.join("modes.svg"), "Speedup by transport (threads control)", "speedup over 1 GPU", &all_categories, &per_mode, Some(1.0))?;
+        bar_chart(
+            &dir.join("modes.svg"),
+            "Speedup by transport (threads control)",
+            "speedup over 1 GPU",
+            &all_categories,
+            &per_mode,
+            Some(1.0),
+        )?;
         eprintln!("charts: {}", Path::new(dir).display());
     }
     Ok(0)

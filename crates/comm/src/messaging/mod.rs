@@ -287,7 +287,14 @@ mod tests {
         let hub = Hub::new(ranks, 4, 64, timeout);
         let stop = AtomicBool::new(false);
         std::thread::scope(|s| {
-            let proxies: Vec<_> = (0..ranks as u32).map(|r| s.spawn({ let (hub, stop) = (&hub, &stop); move || hub.serve(r, memory, stop) })).collect();
+            let proxies: Vec<_> = (0..ranks as u32)
+                .map(|r| {
+                    s.spawn({
+                        let (hub, stop) = (&hub, &stop);
+                        move || hub.serve(r, memory, stop)
+                    })
+                })
+                .collect();
             run(&hub);
             stop.store(true, Ordering::SeqCst);
             proxies.into_iter().map(|p| p.join().unwrap()).collect()

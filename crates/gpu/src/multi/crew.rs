@@ -130,7 +130,10 @@ impl Crew {
                 let mut spins = 0u32;
                 while self.shared.pending.load(Ordering::Acquire) != 0 {
                     if self.shared.start.elapsed() > deadline + GRACE {
-                        eprintln!("error: watchdog: a GPU thread is stuck in a driver call {} s after its deadline; stopping", GRACE.as_secs());
+                        eprintln!(
+                            "error: watchdog: a GPU thread is stuck in a driver call {} s after its deadline; stopping",
+                            GRACE.as_secs()
+                        );
                         std::process::exit(3);
                     }
                     backoff(&mut spins);

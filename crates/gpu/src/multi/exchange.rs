@@ -169,7 +169,10 @@ impl Pinned {
         let mut device = 0;
         // SAFETY: allocation and pointer query; checked; freed on drop.
         unsafe {
-            ok(sys::cuMemHostAlloc(&mut host, bytes.max(16), sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP), &format!("allocating {what}"))?;
+            ok(
+                sys::cuMemHostAlloc(&mut host, bytes.max(16), sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP),
+                &format!("allocating {what}"),
+            )?;
             let mut p = Pinned { host, device: 0, bytes, ctx: ctx.clone() };
             ok(sys::cuMemHostGetDevicePointer_v2(&mut device, host, 0), &format!("mapping {what}"))?;
             p.device = device;
@@ -204,7 +207,16 @@ fn nccl_ok(r: nccl::ncclResult_t, what: &str) -> Result<()> {
 /// Opens (`true`) or closes an NCCL group.
 pub(crate) fn nccl_group(start: bool) -> Result<()> {
     // SAFETY: group calls nest and need no arguments.
-    nccl_ok(unsafe { if start { nccl::ncclGroupStart() } else { nccl::ncclGroupEnd() } }, "group call")
+    nccl_ok(
+        unsafe {
+            if start {
+                nccl::ncclGroupStart()
+            } else {
+                nccl::ncclGroupEnd()
+            }
+        },
+        "group call",
+    )
 }
 
 /// One NCCL communicator per GPU (`ncclCommInitAll`); aborted, not destroyed, after a
@@ -289,7 +301,14 @@ mod tests {
     fn line(transport: &str, src: usize, dst: usize, lat: f64, gbps: f64) -> Vec<Sample> {
         [4u64, 1 << 20, 1 << 28]
             .into_iter()
-            .map(|b| Sample { transport: transport.into(), src: Some(src), dst: Some(dst), bytes: b, seconds: lat + b as f64 / gbps / 1e9, gb_per_s: 0.0 })
+            .map(|b| Sample {
+                transport: transport.into(),
+                src: Some(src),
+                dst: Some(dst),
+                bytes: b,
+                seconds: lat + b as f64 / gbps / 1e9,
+                gb_per_s: 0.0,
+            })
             .collect()
     }
 

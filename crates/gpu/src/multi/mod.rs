@@ -20,6 +20,7 @@
 //! BFS (direction-optimizing per part), SSSP (frontier Bellman–Ford), PageRank, WCC
 //! (label propagation with shortcutting) and SpMV; BC runs on one GPU.
 
+mod algorithms;
 mod crew;
 pub(crate) mod exchange;
 mod plan;
@@ -36,7 +37,7 @@ use chatty_graph::{Graph, WeightType};
 pub use crew::Control;
 pub use exchange::{Comm, Transport};
 
-use crate::device::{control, pull, BfsCtl, Bins, PullArgs, PullGraph};
+use crate::device::Bins;
 use crate::{Check, Gpu, GpuError, Result};
 use crew::Crew;
 use exchange::{Nccl, Pinned};
@@ -199,7 +200,10 @@ fn zero_words(gpu: &Gpu, p: u64, words: usize) -> Result<()> {
 fn to_status(gpu: &Gpu, status: &Pinned, word: usize, src: u64, bytes: usize) -> Result<()> {
     assert!(word * 4 + bytes <= STATUS_WORDS * 4);
     // SAFETY: `status` holds STATUS_WORDS words; `src` holds `bytes`.
-    driver(unsafe { sys::cuMemcpyDtoHAsync_v2((status.host as *mut u32).add(word).cast(), src, bytes, gpu.stream.cu_stream()) }, "reading state")
+    driver(
+        unsafe { sys::cuMemcpyDtoHAsync_v2((status.host as *mut u32).add(word).cast(), src, bytes, gpu.stream.cu_stream()) },
+        "reading state",
+    )
 }
 
 fn needs_of(alg: Algorithm) -> Needs {
@@ -373,10 +377,15 @@ impl MultiGpu {
             let csr_bytes: u64 = [&local.push, &local.pull, &local.both].iter().filter_map(|c| c.as_ref()).map(|c| c.bytes()).sum();
             let recv_words: u64 = (0..k).filter(|&r| r != p).map(|r| send_words[r]).sum();
             let out_off_bytes = if alg == Algorithm::Pr { 8 * (n as u64 + 1) } else { 0 };
-            let needed = csr_bytes + out_off_bytes + own * 5 + 4 * (send_words[p] + 2 * recv_words) + run_bytes_per_vertex(alg) * (n as u64 + 1);
+            let needed =
+                csr_bytes + out_off_bytes + own * 5 + 4 * (send_words[p] + 2 * recv_words) + run_bytes_per_vertex(alg) * (n as u64 + 1);
             let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
             if needed > free as u64 {
-                return Err(GpuError::PartTooLarge { device: gpu.name().to_string(), needed_mib: needed >> 20, free_mib: free as u64 >> 20 });
+                return Err(GpuError::PartTooLarge {
+                    device: gpu.name().to_string(),
+                    needed_mib: needed >> 20,
+                    free_mib: free as u64 >> 20,
+                });
             }
             let upload = |c: &Option<LocalCsr>| c.as_ref().map(|c| DeviceCsr::upload(&gpu, c)).transpose();
             let (push, pull_csr, both) = (upload(&local.push)?, upload(&local.pull)?, upload(&local.both)?);
@@ -514,7 +523,13 @@ impl MultiGpu {
         })?;
         let download = Instant::now();
         let output = self.output(values)?;
-        Ok(MultiRun { result: RunResult { output, sources, iterations }, seconds, download_seconds: download.elapsed().as_secs_f64(), peak_device_bytes: peak, comm: stats })
+        Ok(MultiRun {
+            result: RunResult { output, sources, iterations },
+            seconds,
+            download_seconds: download.elapsed().as_secs_f64(),
+            peak_device_bytes: peak,
+            comm: stats,
+        })
     }
 
     /// Waits for every GPU's stream (outside timed regions).
@@ -603,7 +618,16 @@ impl MultiGpu {
                         let pj = &self.parts[j];
                         // SAFETY: both ranges hold `b` bytes; peer access is enabled.
                         driver(
-                            unsafe { sys::cuMemcpyPeerAsync(self.dst(&dst, g, j), pj.gpu.ctx.cu_ctx(), src[g], gpu.ctx.cu_ctx(), b as usize, stream) },
+                            unsafe {
+                                sys::cuMemcpyPeerAsync(
+                                    self.dst(&dst, g, j),
+                                    pj.gpu.ctx.cu_ctx(),
+                                    src[g],
+                                    gpu.ctx.cu_ctx(),
+                                    b as usize,
+                                    stream,
+                                )
+                            },
                             "a peer copy",
                         )?;
                     }
@@ -615,9 +639,13 @@ impl MultiGpu {
                     }
                 }
                 // SAFETY: the staging buffer holds the largest message of this part.
-                Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[Arg::U64(src[g]), Arg::U64(p.staging.device), Arg::U64(b / 4)])? },
+                Transport::Uva => unsafe {
+                    launch(gpu, "mg_copy_words", &[Arg::U64(src[g]), Arg::U64(p.staging.device), Arg::U64(b / 4)])?
+                },
                 // SAFETY: as above.
-                Transport::Staged => driver(unsafe { sys::cuMemcpyDtoHAsync_v2(p.staging.host, src[g], b as usize, stream) }, "a copy to the host")?,
+                Transport::Staged => {
+                    driver(unsafe { sys::cuMemcpyDtoHAsync_v2(p.staging.host, src[g], b as usize, stream) }, "a copy to the host")?
+                }
             }
             Ok(())
         };
@@ -645,7 +673,10 @@ impl MultiGpu {
                 Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[Arg::U64(pr.staging.device), Arg::U64(dst), Arg::U64(b / 4)])? },
                 Transport::Staged => {
                     // SAFETY: r's staging holds `b` bytes, written before the barrier.
-                    driver(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, pr.staging.host, b as usize, gpu.stream.cu_stream()) }, "a copy from the host")?
+                    driver(
+                        unsafe { sys::cuMemcpyHtoDAsync_v2(dst, pr.staging.host, b as usize, gpu.stream.cu_stream()) },
+                        "a copy from the host",
+                    )?
                 }
                 _ => {}
             }
@@ -657,7 +688,15 @@ impl MultiGpu {
                     launch(
                         gpu,
                         "mg_apply",
-                        &[Arg::U64(dst), Arg::U32(count as u32), Arg::U32(sent.width), Arg::U32(fill), Arg::U64(values), Arg::U64(queue.0), Arg::U64(queue.1)],
+                        &[
+                            Arg::U64(dst),
+                            Arg::U32(count as u32),
+                            Arg::U32(sent.width),
+                            Arg::U32(fill),
+                            Arg::U64(values),
+                            Arg::U64(queue.0),
+                            Arg::U64(queue.1),
+                        ],
                     )?
                 };
             }
@@ -705,385 +744,12 @@ impl MultiGpu {
 
     /// Allocates per-part arrays with `make`, then waits for every GPU.
     fn per_part<T>(&self, make: impl Fn(&Part) -> Result<T>) -> Result<Vec<T>> {
-        let made = self.parts.iter().map(|p| p.gpu.ctx.bind_to_thread().check("binding a GPU").and_then(|_| make(p))).collect::<Result<Vec<T>>>()?;
+        let made = self
+            .parts
+            .iter()
+            .map(|p| p.gpu.ctx.bind_to_thread().check("binding a GPU").and_then(|_| make(p)))
+            .collect::<Result<Vec<T>>>()?;
         self.sync_all()?;
         Ok(made)
-    }
-}
-
-/// A kernel's values (renumbered ids), its steps, seconds, and peak device bytes.
-type Outcome = (Output, u64, f64, u64);
-
-impl MultiGpu {
-    /// BFS: each part runs the single-GPU level step (bfs.cu) over its edges with
-    /// `pause`, so a finished level stops for the exchange of newly visited boundary
-    /// vertices, which the receivers append to their next frontier.
-    fn bfs(&self, source: u32, stats: &mut CommStats) -> Result<Outcome> {
-        struct B {
-            depth: CudaSlice<u32>,
-            queue: [CudaSlice<u32>; 2],
-            hubs: CudaSlice<u32>,
-            ctl: CudaSlice<u8>,
-        }
-        let n = self.n;
-        let bufs = self.per_part(|p| {
-            let gpu = &p.gpu;
-            let mut depth = gpu.zeros::<u32>(n, "depths")?;
-            gpu.fill_u32(&mut depth, n as u32, u32::MAX)?;
-            gpu.set(&mut depth, source as usize, 0, "the source depth")?;
-            let mut q0 = gpu.zeros::<u32>(n, "a queue")?;
-            gpu.set(&mut q0, 0, source, "the first frontier")?;
-            let unexplored = p.push.as_ref().map_or(0, |c| c.edges);
-            let ctl = control(gpu, &BfsCtl { level: 1, len: [1, 0], unexplored, ..Default::default() })?;
-            Ok(B { depth, queue: [q0, gpu.zeros(n, "a queue")?], hubs: gpu.zeros(n, "the hub list")?, ctl })
-        })?;
-        let peak = self.peak();
-        let (alpha, beta) = (15u32, 18u32);
-        let len_at = |b: &B, gpu: &Gpu, q: usize| ptr(&b.ctl, gpu) + 16 + 4 * q as u64;
-        let start = Instant::now();
-        let (mut level, mut parity) = (1u32, 0usize);
-        let mut sent: Option<Sent> = None;
-        loop {
-            let issue = |g: usize| -> Result<()> {
-                let (p, b) = (&self.parts[g], &bufs[g]);
-                let gpu = &p.gpu;
-                if level > 1 {
-                    if let Some(s) = &sent {
-                        // The last level's discoveries elsewhere join this level's frontier.
-                        self.receive(g, s, ptr(&b.depth, gpu), level - 1, (ptr(&b.queue[parity], gpu), len_at(b, gpu, parity)))?;
-                    }
-                    // SAFETY: mg_bfs_advance(ctl, n, alpha, beta).
-                    unsafe { launch(gpu, "mg_bfs_advance", &[Arg::U64(ptr(&b.ctl, gpu)), Arg::U32(p.hi - p.lo), Arg::U32(alpha), Arg::U32(beta)])? };
-                }
-                let (push, pull) = (p.push.as_ref().expect("push edges"), p.pull.as_ref().expect("pull edges"));
-                let args = [
-                    Arg::U64(ptr(&b.ctl, gpu)),
-                    Arg::U64(ptr(&push.off, gpu)),
-                    Arg::U64(ptr(&push.adj, gpu)),
-                    Arg::U64(ptr(&pull.off, gpu)),
-                    Arg::U64(ptr(&pull.adj, gpu)),
-                    Arg::U64(ptr(&b.depth, gpu)),
-                    Arg::U64(ptr(&b.queue[0], gpu)),
-                    Arg::U64(ptr(&b.queue[1], gpu)),
-                    Arg::U64(ptr(&b.hubs, gpu)),
-                    Arg::U32(p.lo),
-                    Arg::U32(p.hi),
-                    Arg::U32(alpha),
-                    Arg::U32(beta),
-                    Arg::U32(1),
-                ];
-                // Twice: a level whose frontier had hubs finishes in a second launch;
-                // otherwise the second returns at once (the level is paused).
-                for _ in 0..2 {
-                    // SAFETY: bfs_level's parameters; queues hold n entries.
-                    unsafe { launch(gpu, "bfs_level", &args)? };
-                }
-                self.pack(g, ptr(&b.queue[parity ^ 1], gpu), len_at(b, gpu, parity ^ 1), 0, 0)?;
-                to_status(gpu, &p.status, 0, ptr(&b.ctl, gpu), 32)
-            };
-            self.step(&issue)?;
-            stats.steps += 1;
-            stats.state_bytes += 36 * self.parts.len() as u64;
-            let found: u64 = self.parts.iter().map(|p| p.status.word(4 + (parity ^ 1)) as u64).sum();
-            stats.updated += found;
-            if found == 0 {
-                break;
-            }
-            let counts = self.counts();
-            sent = if counts.iter().any(|&c| c > 0) {
-                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
-                let x = (stats.exchanges % 2) as usize;
-                Some(self.send(src, counts.iter().map(|c| 4 * c).collect(), Dst::Records { x }, 0, stats)?)
-            } else {
-                None
-            };
-            level += 1;
-            parity ^= 1;
-        }
-        let seconds = start.elapsed().as_secs_f64();
-        let depth: Vec<CudaSlice<u32>> = bufs.into_iter().map(|b| b.depth).collect();
-        Ok((Output::Depths(self.gather(&depth)?), level as u64 - 1, seconds, peak))
-    }
-}
-
-impl MultiGpu {
-    /// The next round's frontier is exchanged as records (id, distance): the receivers
-    /// take the owner's distance and relax the vertex's edges into their part.
-    fn sssp(&self, source: u32, stats: &mut CommStats) -> Result<Outcome> {
-        struct B {
-            dist: CudaSlice<u64>,
-            stamp: CudaSlice<u32>,
-            queue: [CudaSlice<u32>; 2],
-            lens: CudaSlice<u32>,
-        }
-        let n = self.n;
-        let is_float = (self.weight_type == WeightType::Float) as u32;
-        let bufs = self.per_part(|p| {
-            let gpu = &p.gpu;
-            let mut dist = gpu.zeros::<u64>(n, "distances")?;
-            gpu.fill_u64(&mut dist, n as u32, u64::MAX)?;
-            gpu.set(&mut dist, source as usize, 0, "the source distance")?;
-            let mut q0 = gpu.zeros::<u32>(n, "a queue")?;
-            gpu.set(&mut q0, 0, source, "the first frontier")?;
-            let mut lens = gpu.zeros::<u32>(2, "queue lengths")?;
-            gpu.set(&mut lens, 0, 1, "the first frontier")?;
-            Ok(B { dist, stamp: gpu.zeros(n, "stamps")?, queue: [q0, gpu.zeros(n, "a queue")?], lens })
-        })?;
-        let peak = self.peak();
-        let start = Instant::now();
-        let (mut round, mut cur) = (1u32, 0usize);
-        let mut sent: Option<Sent> = None;
-        loop {
-            let issue = |g: usize| -> Result<()> {
-                let (p, b) = (&self.parts[g], &bufs[g]);
-                let gpu = &p.gpu;
-                let len = |q: usize| ptr(&b.lens, gpu) + 4 * q as u64;
-                if let Some(s) = &sent {
-                    self.receive(g, s, ptr(&b.dist, gpu), 0, (ptr(&b.queue[cur], gpu), len(cur)))?;
-                }
-                zero_words(gpu, len(cur ^ 1), 1)?;
-                let push = p.push.as_ref().expect("push edges");
-                let w = push.weights.as_ref().map_or(0, |w| ptr(w, gpu));
-                // SAFETY: mg_sssp_relax's parameters; queues hold n entries and a vertex
-                // enters `next` once per round (stamps).
-                unsafe {
-                    launch(
-                        gpu,
-                        "mg_sssp_relax",
-                        &[
-                            Arg::U64(ptr(&b.queue[cur], gpu)),
-                            Arg::U64(len(cur)),
-                            Arg::U64(ptr(&push.off, gpu)),
-                            Arg::U64(ptr(&push.adj, gpu)),
-                            Arg::U64(w),
-                            Arg::U32(is_float),
-                            Arg::U64(ptr(&b.dist, gpu)),
-                            Arg::U64(ptr(&b.stamp, gpu)),
-                            Arg::U32(round),
-                            Arg::U64(ptr(&b.queue[cur ^ 1], gpu)),
-                            Arg::U64(len(cur ^ 1)),
-                        ],
-                    )?
-                };
-                self.pack(g, ptr(&b.queue[cur ^ 1], gpu), len(cur ^ 1), ptr(&b.dist, gpu), 2)?;
-                to_status(gpu, &p.status, 0, ptr(&b.lens, gpu), 8)
-            };
-            self.step(&issue)?;
-            stats.steps += 1;
-            stats.state_bytes += 12 * self.parts.len() as u64;
-            let improved: u64 = self.parts.iter().map(|p| p.status.word(cur ^ 1) as u64).sum();
-            stats.updated += improved;
-            if improved == 0 {
-                break;
-            }
-            let counts = self.counts();
-            sent = if counts.iter().any(|&c| c > 0) {
-                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
-                let x = (stats.exchanges % 2) as usize;
-                Some(self.send(src, counts.iter().map(|c| 12 * c).collect(), Dst::Records { x }, 2, stats)?)
-            } else {
-                None
-            };
-            round += 1;
-            cur ^= 1;
-        }
-        let seconds = start.elapsed().as_secs_f64();
-        let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>())?;
-        let output = if is_float != 0 {
-            Output::Distances(Distances::Float(dist.into_iter().map(|b| if b == u64::MAX { f64::INFINITY } else { f64::from_bits(b) }).collect()))
-        } else {
-            Output::Distances(Distances::Int(dist))
-        };
-        Ok((output, round as u64 - 1, seconds, peak))
-    }
-
-    fn pull_graph<'a>(&self, p: &'a Part) -> PullGraph<'a> {
-        let c = p.pull.as_ref().expect("pull edges");
-        PullGraph {
-            in_off: &c.off,
-            in_adj: &c.adj,
-            in_weights: c.weights.as_ref(),
-            out_off: p.out_off.as_ref().unwrap_or(&c.off),
-            bins: p.bins.as_ref().expect("bins"),
-            weight_type: self.weight_type,
-        }
-    }
-
-    /// PageRank (the single-GPU pull kernels over each part's vertices): after each
-    /// iteration the parts' new contributions travel, as one dense slice per part when
-    /// most vertices are boundary, else as records of the boundary ones.
-    fn pagerank(&self, params: &Params, stats: &mut CommStats) -> Result<Outcome> {
-        struct B {
-            score: [CudaSlice<f64>; 2],
-            contrib: [CudaSlice<f32>; 2],
-            sums: CudaSlice<f64>,
-        }
-        let n = self.n;
-        let own: u64 = self.parts.iter().map(|p| (p.hi - p.lo) as u64).sum();
-        let boundary: u64 = self.parts.iter().map(|p| p.boundary).sum();
-        let dense = 4 * own <= 8 * boundary;
-        let bufs = self.per_part(|p| {
-            let gpu = &p.gpu;
-            let score = gpu.upload(&vec![1.0 / n.max(1) as f64; n], "scores")?;
-            let contrib = gpu.zeros::<f32>(n, "contributions")?;
-            let sums = gpu.zeros::<f64>(2, "sums")?;
-            // SAFETY: pr_init(n, score, contrib, out_off, sums) over all n vertices.
-            unsafe {
-                launch(
-                    gpu,
-                    "pr_init",
-                    &[
-                        Arg::U32(n as u32),
-                        Arg::U64(ptr(&score, gpu)),
-                        Arg::U64(ptr(&contrib, gpu)),
-                        Arg::U64(ptr(p.out_off.as_ref().expect("out-offsets"), gpu)),
-                        Arg::U64(ptr(&sums, gpu)),
-                    ],
-                )?
-            };
-            to_status(gpu, &p.status, 0, ptr(&sums, gpu), 16)?;
-            Ok(B { score: [score, gpu.zeros(n, "scores")?], contrib: [contrib, gpu.zeros(n, "contributions")?], sums })
-        })?;
-        let peak = self.peak();
-        let sums_of = |parts: &[Part]| -> [f64; 2] {
-            let f = |p: &Part, i: usize| f64::from_bits(p.status.word(2 * i) as u64 | (p.status.word(2 * i + 1) as u64) << 32);
-            [parts.iter().map(|p| f(p, 0)).sum(), parts.iter().map(|p| f(p, 1)).sum()]
-        };
-        // Every part computed the whole initial dangling mass.
-        let (mut change, mut dangling) = (0.0, sums_of(&self.parts[..1])[1]);
-        let start = Instant::now();
-        let (mut iters, mut cur) = (0u32, 0usize);
-        let mut sent: Option<Sent> = None;
-        while iters < params.pr.max_iters && n > 0 {
-            if iters > 0 && change < params.pr.tolerance {
-                break;
-            }
-            iters += 1;
-            let base = (1.0 - params.pr.damping) / n as f64 + params.pr.damping * dangling / n as f64;
-            let issue = |g: usize| -> Result<()> {
-                let (p, b) = (&self.parts[g], &bufs[g]);
-                let gpu = &p.gpu;
-                if let Some(s) = &sent {
-                    self.receive(g, s, ptr(&b.contrib[cur], gpu), 0, (0, 0))?;
-                }
-                zero_words(gpu, ptr(&b.sums, gpu), 4)?;
-                let args = PullArgs {
-                    contrib: Some(&b.contrib[cur]),
-                    x: None,
-                    y: &b.score[cur ^ 1],
-                    score: Some(&b.score[cur]),
-                    contrib_next: Some(&b.contrib[cur ^ 1]),
-                    base,
-                    damping: params.pr.damping,
-                    sums: Some(&b.sums),
-                };
-                pull(gpu, &self.pull_graph(p), &args)?;
-                if !dense {
-                    self.pack(g, 0, 0, ptr(&b.contrib[cur ^ 1], gpu), 1)?;
-                }
-                to_status(gpu, &p.status, 0, ptr(&b.sums, gpu), 16)
-            };
-            self.step(&issue)?;
-            stats.steps += 1;
-            stats.state_bytes += 20 * self.parts.len() as u64;
-            stats.updated += own;
-            [change, dangling] = sums_of(&self.parts);
-            let next: Vec<u64> = bufs.iter().zip(&self.parts).map(|(b, p)| ptr(&b.contrib[cur ^ 1], &p.gpu)).collect();
-            sent = if self.parts.len() == 1 {
-                None
-            } else if dense {
-                stats.dense_exchanges += 1;
-                let src = next.iter().zip(&self.parts).map(|(&a, p)| a + 4 * p.lo as u64).collect();
-                let bytes = self.parts.iter().map(|p| 4 * (p.hi - p.lo) as u64).collect();
-                Some(self.send(src, bytes, Dst::Slices { base: next, elem: 4 }, 0, stats)?)
-            } else {
-                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
-                let x = (stats.exchanges % 2) as usize;
-                Some(self.send(src, self.counts().iter().map(|c| 8 * c).collect(), Dst::Records { x }, 1, stats)?)
-            };
-            cur ^= 1;
-        }
-        let seconds = start.elapsed().as_secs_f64();
-        let score = self.gather(&bufs.into_iter().map(|b| { let [a, b] = b.score; if cur == 0 { a } else { b } }).collect::<Vec<_>>())?;
-        Ok((Output::Values(score), iters as u64, seconds, peak))
-    }
-
-    /// SpMV: each part computes its rows; nothing travels.
-    fn spmv(&self, x: &[f64], stats: &mut CommStats) -> Result<Outcome> {
-        let bufs = self.per_part(|p| Ok((p.gpu.upload(x, "x")?, p.gpu.zeros::<f64>(self.n, "y")?)))?;
-        let peak = self.peak();
-        let start = Instant::now();
-        self.step(&|g| {
-            let (p, (x, y)) = (&self.parts[g], &bufs[g]);
-            pull(&p.gpu, &self.pull_graph(p), &PullArgs { contrib: None, x: Some(x), y, score: None, contrib_next: None, base: 0.0, damping: 0.0, sums: None })
-        })?;
-        let seconds = start.elapsed().as_secs_f64();
-        stats.steps = 1;
-        stats.updated = self.n as u64;
-        Ok((Output::Values(self.gather(&bufs.into_iter().map(|b| b.1).collect::<Vec<_>>())?), 1, seconds, peak))
-    }
-
-    /// WCC: rounds of label propagation; lowered boundary labels travel as records.
-    fn wcc(&self, stats: &mut CommStats) -> Result<Outcome> {
-        let n = self.n;
-        let bufs = self.per_part(|p| {
-            let gpu = &p.gpu;
-            let label = gpu.zeros::<u32>(n, "labels")?;
-            // SAFETY: iota_u32(label, n).
-            unsafe { launch(gpu, "iota_u32", &[Arg::U64(ptr(&label, gpu)), Arg::U32(n as u32)])? };
-            Ok((label, gpu.zeros::<u32>(n, "changed vertices")?, gpu.zeros::<u32>(1, "a counter")?))
-        })?;
-        let peak = self.peak();
-        let start = Instant::now();
-        let mut rounds = 0u64;
-        let mut sent: Option<Sent> = None;
-        loop {
-            let issue = |g: usize| -> Result<()> {
-                let (p, (label, changed, len)) = (&self.parts[g], &bufs[g]);
-                let gpu = &p.gpu;
-                if let Some(s) = &sent {
-                    self.receive(g, s, ptr(label, gpu), 0, (0, 0))?;
-                }
-                zero_words(gpu, ptr(len, gpu), 1)?;
-                let both = p.both.as_ref().expect("edges both ways");
-                // SAFETY: mg_wcc_round's parameters; `changed` holds n entries.
-                unsafe {
-                    launch(
-                        gpu,
-                        "mg_wcc_round",
-                        &[
-                            Arg::U32(p.lo),
-                            Arg::U32(p.hi),
-                            Arg::U64(ptr(&both.off, gpu)),
-                            Arg::U64(ptr(&both.adj, gpu)),
-                            Arg::U64(ptr(label, gpu)),
-                            Arg::U64(ptr(changed, gpu)),
-                            Arg::U64(ptr(len, gpu)),
-                        ],
-                    )?
-                };
-                self.pack(g, ptr(changed, gpu), ptr(len, gpu), ptr(label, gpu), 1)?;
-                to_status(gpu, &p.status, 0, ptr(len, gpu), 4)
-            };
-            self.step(&issue)?;
-            rounds += 1;
-            stats.steps += 1;
-            stats.state_bytes += 8 * self.parts.len() as u64;
-            let lowered: u64 = self.parts.iter().map(|p| p.status.word(0) as u64).sum();
-            stats.updated += lowered;
-            if lowered == 0 {
-                break;
-            }
-            let counts = self.counts();
-            sent = if counts.iter().any(|&c| c > 0) {
-                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
-                let x = (stats.exchanges % 2) as usize;
-                Some(self.send(src, counts.iter().map(|c| 8 * c).collect(), Dst::Records { x }, 1, stats)?)
-            } else {
-                None
-            };
-        }
-        let seconds = start.elapsed().as_secs_f64();
-        Ok((Output::Labels(self.gather(&bufs.into_iter().map(|b| b.0).collect::<Vec<_>>())?), rounds, seconds, peak))
     }
 }

@@ -51,7 +51,15 @@ fn rows<'g>(a: &'g Adjacency, lo: u32, hi: u32) -> LocalCsr<'g> {
     let (base, end) = (off[lo as usize], off[hi as usize]);
     let offsets = (0..=off.len() - 1)
         .into_par_iter()
-        .map(|v| if v < lo as usize { 0 } else if v > hi as usize { end - base } else { off[v] - base })
+        .map(|v| {
+            if v < lo as usize {
+                0
+            } else if v > hi as usize {
+                end - base
+            } else {
+                off[v] - base
+            }
+        })
         .collect();
     LocalCsr {
         offsets,
@@ -164,11 +172,13 @@ mod tests {
                     .map(|(&t, &w)| (t, w))
                     .collect();
                 let (pb, pe) = (push.offsets[u as usize] as usize, push.offsets[u as usize + 1] as usize);
-                let got: Vec<(u32, u32)> = push.targets[pb..pe].iter().copied().zip(push.weights.as_ref().unwrap()[pb..pe].iter().copied()).collect();
+                let got: Vec<(u32, u32)> =
+                    push.targets[pb..pe].iter().copied().zip(push.weights.as_ref().unwrap()[pb..pe].iter().copied()).collect();
                 assert_eq!(got, want, "push row {u} of part {p}");
                 let own = (lo..hi).contains(&u);
                 assert_eq!(row(pull, u as usize), if own { inc.neighbors(u) } else { &[] }, "pull row {u}");
-                let mut nb: Vec<u32> = if own { g.out_edges().neighbors(u).iter().chain(inc.neighbors(u)).copied().collect() } else { vec![] };
+                let mut nb: Vec<u32> =
+                    if own { g.out_edges().neighbors(u).iter().chain(inc.neighbors(u)).copied().collect() } else { vec![] };
                 let mut got = row(both, u as usize).to_vec();
                 nb.sort_unstable();
                 got.sort_unstable();
