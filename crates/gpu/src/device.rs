@@ -391,13 +391,17 @@ impl Pending {
         Ok(match self {
             Pending::Depths(d) => Output::Depths(gpu.download(&d, n, "depths")?),
             Pending::IntDistances(d) => Output::Distances(Distances::Int(gpu.download(&d, n, "distances")?)),
-            Pending::FloatDistances(d) => Output::Distances(Distances::Float(
-                gpu.download(&d, n, "distances")?.into_iter().map(|b| if b == u64::MAX { f64::INFINITY } else { f64::from_bits(b) }).collect(),
-            )),
+            Pending::FloatDistances(d) => Output::Distances(Distances::Float(float_distances(gpu.download(&d, n, "distances")?))),
             Pending::Values(v) => Output::Values(gpu.download(&v, n, "values")?),
             Pending::Labels(l) => Output::Labels(gpu.download(&l, n, "labels")?),
         })
     }
+}
+
+/// Float distances from the kernels' encoding (the bits of non-negative doubles;
+/// all ones for unreached).
+pub(crate) fn float_distances(bits: Vec<u64>) -> Vec<f64> {
+    bits.into_iter().map(|b| if b == u64::MAX { f64::INFINITY } else { f64::from_bits(b) }).collect()
 }
 
 /// A run's result on the device, its iterations, and events around its kernels

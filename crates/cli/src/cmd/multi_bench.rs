@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use chatty_algo::{Algorithm, Params, PrParams};
-use chatty_gpu::{Comm, Control, DeviceGraph, Gpu, MultiGpu, MultiOptions, Transport};
+use chatty_gpu::{Comm, Control, DeviceGraph, Gpu, MultiGpu, MultiOptions};
 use serde::{Deserialize, Serialize};
 
 use super::load_graph;
@@ -67,19 +67,12 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
     let comms: Vec<Comm> = a
         .comm
         .iter()
-        .map(|c| match c.as_str() {
-            "auto" => Ok(Comm::Auto),
-            t => Transport::from_name(t).map(Comm::Forced).with_context(|| format!("--comm: unknown transport `{t}`")),
-        })
+        .map(|c| Comm::from_name(c).with_context(|| format!("--comm: unknown transport `{c}`")))
         .collect::<Result<_>>()?;
     let controls: Vec<Control> = a
         .control
         .iter()
-        .map(|c| match c.as_str() {
-            "threads" => Ok(Control::Threads),
-            "single" => Ok(Control::Single),
-            c => bail!("--control: unknown mode `{c}`"),
-        })
+        .map(|c| Control::from_name(c).with_context(|| format!("--control: unknown mode `{c}`")))
         .collect::<Result<_>>()?;
     for p in &a.partition {
         if !matches!(p.as_str(), "natural" | "bfs") {
@@ -98,10 +91,6 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
             .ok()
             .filter(|&k| (1..=count).contains(&k))
             .with_context(|| format!("--gpus {s}: this machine has {count} GPUs"))?,
-    };
-    let name = |c: &Comm| match c {
-        Comm::Auto => "auto",
-        Comm::Forced(t) => t.name(),
     };
     for path in &a.graphs {
         let g = load_graph(path, &a.load, &Bar::new(true))?.with_in_edges();
@@ -174,10 +163,10 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                 for &control in &controls {
                     for comm in &comms {
                         if let Err(e) = mg.configure(control, comm.clone()) {
-                            eprintln!("{label} {}: {} {}: skipped ({e})", alg.name(), name(comm), control.name());
+                            eprintln!("{label} {}: {} {}: skipped ({e})", alg.name(), comm.name(), control.name());
                             continue;
                         }
-                        let mut r = row(k, name(comm), control.name(), partition);
+                        let mut r = row(k, comm.name(), control.name(), partition);
                         let warm = mg.run(&g, alg, &p, 0)?;
                         if a.verify && verified.is_none() {
                             verified = verdict(chatty_algo::verify(alg, &g, &p, &warm.result));
@@ -197,7 +186,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                         eprintln!(
                             "{label} {} {k} GPUs {} {} {partition}: {:.3} ms",
                             alg.name(),
-                            name(comm),
+                            comm.name(),
                             control.name(),
                             r.seconds * 1e3
                         );

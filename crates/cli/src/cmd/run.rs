@@ -322,17 +322,11 @@ impl Device {
 /// The multi-GPU engine's options from the flags, or `None` for one GPU. Checked
 /// before the graph is loaded.
 fn multi_options(a: &crate::args::GpuArgs, alg: Algorithm) -> Result<Option<chatty_gpu::MultiOptions>> {
-    let control = match a.control.as_str() {
-        "threads" => chatty_gpu::Control::Threads,
-        "single" => chatty_gpu::Control::Single,
-        c => bail!("unknown --control `{c}`: expected threads or single"),
+    let Some(control) = chatty_gpu::Control::from_name(&a.control) else {
+        bail!("unknown --control `{}`: expected threads or single", a.control);
     };
-    let comm = match a.comm.as_str() {
-        "auto" => chatty_gpu::Comm::Auto,
-        c => match chatty_gpu::Transport::from_name(c) {
-            Some(t) => chatty_gpu::Comm::Forced(t),
-            None => bail!("unknown --comm `{c}`: expected auto, p2p, peer, uva, staged or nccl"),
-        },
+    let Some(comm) = chatty_gpu::Comm::from_name(&a.comm) else {
+        bail!("unknown --comm `{}`: expected auto, p2p, peer, uva, staged or nccl", a.comm);
     };
     let reorder = match a.partition.as_str() {
         "natural" => false,

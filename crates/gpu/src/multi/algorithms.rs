@@ -10,7 +10,7 @@ use chatty_algo::{Distances, Output, Params};
 use chatty_graph::WeightType;
 
 use super::{launch, ptr, to_status, zero_words, Arg, CommStats, Dst, MultiGpu, Part, Sent};
-use crate::device::{control, pull, BfsCtl, PullArgs, PullGraph};
+use crate::device::{control, float_distances, pull, BfsCtl, PullArgs, PullGraph};
 use crate::{Gpu, Result};
 
 /// A kernel's values (renumbered ids), its steps, seconds, and peak device bytes.
@@ -90,21 +90,10 @@ impl MultiGpu {
                 to_status(gpu, &p.status, 0, ptr(&b.ctl, gpu), 32)
             };
             self.step(&issue)?;
-            stats.steps += 1;
-            stats.state_bytes += 36 * self.parts.len() as u64;
-            let found: u64 = self.parts.iter().map(|p| p.status.word(4 + (parity ^ 1)) as u64).sum();
-            stats.updated += found;
-            if found == 0 {
+            if self.tally(stats, 36, 4 + (parity ^ 1)) == 0 {
                 break;
             }
-            let counts = self.counts();
-            sent = if counts.iter().any(|&c| c > 0) {
-                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
-                let x = (stats.exchanges % 2) as usize;
-                Some(self.send(src, counts.iter().map(|c| 4 * c).collect(), Dst::Records { x }, 0, stats)?)
-            } else {
-                None
-            };
+            sent = self.send_records(0, stats)?;
             level += 1;
             parity ^= 1;
         }
@@ -177,30 +166,17 @@ impl MultiGpu {
                 to_status(gpu, &p.status, 0, ptr(&b.lens, gpu), 8)
             };
             self.step(&issue)?;
-            stats.steps += 1;
-            stats.state_bytes += 12 * self.parts.len() as u64;
-            let improved: u64 = self.parts.iter().map(|p| p.status.word(cur ^ 1) as u64).sum();
-            stats.updated += improved;
-            if improved == 0 {
+            if self.tally(stats, 12, cur ^ 1) == 0 {
                 break;
             }
-            let counts = self.counts();
-            sent = if counts.iter().any(|&c| c > 0) {
-                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
-                let x = (stats.exchanges % 2) as usize;
-                Some(self.send(src, counts.iter().map(|c| 12 * c).collect(), Dst::Records { x }, 2, stats)?)
-            } else {
-                None
-            };
+            sent = self.send_records(2, stats)?;
             round += 1;
             cur ^= 1;
         }
         let seconds = start.elapsed().as_secs_f64();
         let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>())?;
         let output = if is_float != 0 {
-            Output::Distances(Distances::Float(
-                dist.into_iter().map(|b| if b == u64::MAX { f64::INFINITY } else { f64::from_bits(b) }).collect(),
-            ))
+            Output::Distances(Distances::Float(float_distances(dist)))
         } else {
             Output::Distances(Distances::Int(dist))
         };
@@ -307,9 +283,7 @@ impl MultiGpu {
                 let bytes = self.parts.iter().map(|p| 4 * (p.hi - p.lo) as u64).collect();
                 Some(self.send(src, bytes, Dst::Slices { base: next, elem: 4 }, 0, stats)?)
             } else {
-                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
-                let x = (stats.exchanges % 2) as usize;
-                Some(self.send(src, self.counts().iter().map(|c| 8 * c).collect(), Dst::Records { x }, 1, stats)?)
+                self.send_records(1, stats)?
             };
             cur ^= 1;
         }
@@ -393,21 +367,10 @@ impl MultiGpu {
             };
             self.step(&issue)?;
             rounds += 1;
-            stats.steps += 1;
-            stats.state_bytes += 8 * self.parts.len() as u64;
-            let lowered: u64 = self.parts.iter().map(|p| p.status.word(0) as u64).sum();
-            stats.updated += lowered;
-            if lowered == 0 {
+            if self.tally(stats, 8, 0) == 0 {
                 break;
             }
-            let counts = self.counts();
-            sent = if counts.iter().any(|&c| c > 0) {
-                let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
-                let x = (stats.exchanges % 2) as usize;
-                Some(self.send(src, counts.iter().map(|c| 8 * c).collect(), Dst::Records { x }, 1, stats)?)
-            } else {
-                None
-            };
+            sent = self.send_records(1, stats)?;
         }
         let seconds = start.elapsed().as_secs_f64();
         Ok((Output::Labels(self.gather(&bufs.into_iter().map(|b| b.0).collect::<Vec<_>>())?), rounds, seconds, peak))

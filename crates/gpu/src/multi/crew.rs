@@ -34,6 +34,11 @@ impl Control {
             Control::Single => "single",
         }
     }
+
+    /// Parses a `--control` name.
+    pub fn from_name(s: &str) -> Option<Control> {
+        [Control::Threads, Control::Single].into_iter().find(|c| c.name() == s)
+    }
 }
 
 type Job<'a> = dyn Fn(usize) -> Result<()> + Sync + 'a;

@@ -71,6 +71,25 @@ pub enum Comm {
     Forced(Transport),
 }
 
+impl Comm {
+    /// `auto` or the transport's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Comm::Auto => "auto",
+            Comm::Forced(t) => t.name(),
+        }
+    }
+
+    /// Parses a `--comm` name.
+    pub fn from_name(s: &str) -> Option<Comm> {
+        if s == "auto" {
+            Some(Comm::Auto)
+        } else {
+            Transport::from_name(s).map(Comm::Forced)
+        }
+    }
+}
+
 /// Picks the transport with the least predicted time for one exchange: per sender,
 /// its copies to every peer one after another; the exchange lasts as long as the
 /// slowest sender. NCCL broadcasts run one root after another. Without a
@@ -335,5 +354,7 @@ mod tests {
             assert_eq!(Transport::from_name(t.name()), Some(t));
         }
         assert_eq!(Transport::from_name("carrier-pigeon"), None);
+        assert_eq!(Comm::from_name("auto"), Some(Comm::Auto));
+        assert_eq!(Comm::from_name("nccl").map(|c| c.name()), Some("nccl"));
     }
 }

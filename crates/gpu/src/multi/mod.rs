@@ -546,9 +546,28 @@ impl MultiGpu {
         self.crew.each(false, issue, &|g| self.crew.wait_stream(g, &self.parts[g].gpu.stream))
     }
 
-    /// The record counts the pack kernels left in the status words.
-    fn counts(&self) -> Vec<u64> {
-        self.parts.iter().map(|p| p.status.word(STATUS_COUNT) as u64).collect()
+    /// Counts a finished step whose state read-back was `state_bytes` per part, and
+    /// returns the values updated on all parts (status word `word`).
+    fn tally(&self, stats: &mut CommStats, state_bytes: u64, word: usize) -> u64 {
+        let updated = self.parts.iter().map(|p| p.status.word(word) as u64).sum();
+        stats.steps += 1;
+        stats.state_bytes += state_bytes * self.parts.len() as u64;
+        stats.updated += updated;
+        updated
+    }
+
+    /// Sends the records the pack kernels left in the send buffers (`width` value
+    /// words each), into the receive buffer this exchange's parity selects; `None`
+    /// when no part packed any.
+    fn send_records(&self, width: u32, stats: &mut CommStats) -> Result<Option<Sent>> {
+        let counts: Vec<u64> = self.parts.iter().map(|p| p.status.word(STATUS_COUNT) as u64).collect();
+        if counts.iter().all(|&c| c == 0) {
+            return Ok(None);
+        }
+        let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
+        let bytes = counts.iter().map(|c| 4 * (1 + width as u64) * c).collect();
+        let x = (stats.exchanges % 2) as usize;
+        self.send(src, bytes, Dst::Records { x }, width, stats).map(Some)
     }
 
     /// Queues `mg_pack` of `list` (device list and its length's address, or the
