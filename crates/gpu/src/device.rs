@@ -67,7 +67,9 @@ impl Gpu {
         // One stream, in order: cudarc's per-buffer event tracking is not needed.
         // SAFETY: no other stream of this context touches our buffers.
         unsafe { ctx.disable_event_tracking() };
-        let stream = ctx.default_stream();
+        // A non-blocking stream of our own: the legacy NULL stream adds implicit
+        // synchronisation (it was the suspect when peer copies lost to peer stores).
+        let stream = ctx.new_stream().check("creating a stream")?;
         // cudarc allocates from the stream-ordered pool, which by default returns its
         // memory to the OS at every synchronisation: each trial would map its arrays
         // afresh. Keep it.
