@@ -77,6 +77,30 @@ pub enum BenchCommand {
     MultiGpu(MultiGpuBenchArgs),
     /// Tables (markdown) and SVG charts from `bench multi-gpu` rows.
     MultiGpuReport(MultiGpuReportArgs),
+    /// Device-initiated messaging (the GMPI report's experiments): kernel- against
+    /// host-initiated ping-pong GPU-GPU and GPU-host by size, the raw mapped-memory
+    /// round trip, and the message rate with and without warp-aggregated posting.
+    Messaging(MessagingBenchArgs),
+}
+
+/// `chatty bench messaging`.
+#[derive(Args, Debug)]
+pub struct MessagingBenchArgs {
+    /// Largest message of the ping-pong (sizes go up by 4x from 4 B).
+    #[arg(long, default_value = "64M")]
+    pub max_bytes: String,
+    /// Round trips per size (fewer for large messages: at most 1 GiB moved per size).
+    #[arg(long, default_value_t = 2000)]
+    pub rounds: u32,
+    /// Threads per side of the message-rate experiment.
+    #[arg(long, default_value_t = 8192)]
+    pub threads: u32,
+    /// Messages per thread in the message-rate experiment.
+    #[arg(long, default_value_t = 32)]
+    pub per_thread: u32,
+    /// One JSON row per measurement instead of tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `chatty bench multi-gpu`.

@@ -46,6 +46,9 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "mg_sssp_relax",
     "mg_wcc_round",
     "gmpi_pingpong",
+    "gmpi_flags",
+    "gmpi_rate",
+    "gmpi_ordered",
 ];
 
 /// Compiles every kernel for `arch` (e.g. `compute_90`). Needs NVRTC, not a GPU.

@@ -12,6 +12,8 @@
 //! - [`MultiGpu`]: the multi-GPU engine (design.md §1.1): the graph split into
 //!   contiguous parts, one per GPU, with updated boundary vertices exchanged after
 //!   each step over the transport the calibration predicts fastest.
+//! - [`Messaging`]: device-initiated messaging (design.md §1.3): GPU threads post
+//!   MPI-style sends and receives (`kernels/gmpi.cuh`) that host proxies serve.
 //! - [`compile_kernels`]: NVRTC only (no GPU needed), which CI runs so a kernel that
 //!   does not compile fails the build.
 //!
@@ -21,9 +23,11 @@
 
 mod device;
 mod kernels;
+pub mod messaging;
 pub mod multi;
 
 pub use device::{run, DeviceGraph, Gpu, GpuRun};
+pub use messaging::{Messaging, MessagingConfig, MessagingRow};
 pub use multi::{Comm, CommStats, Control, MultiGpu, MultiOptions, MultiRun, Transport};
 pub use kernels::{compile_kernels, KERNEL_SOURCE};
 

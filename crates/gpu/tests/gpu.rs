@@ -5,7 +5,8 @@ use chatty_algo::{Algorithm, BcSources, Params};
 use chatty_graph::{datasets, from_edges, generate, read_graph, GenOptions, Graph, NoProgress, ReadOptions};
 use std::time::Duration;
 
-use chatty_gpu::{compile_kernels, Comm, Control, DeviceGraph, Gpu, GpuError, MultiGpu, MultiOptions, Transport};
+use chatty_comm::messaging::Status;
+use chatty_gpu::{compile_kernels, Comm, Control, DeviceGraph, Gpu, GpuError, Messaging, MessagingConfig, MultiGpu, MultiOptions, Transport};
 
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
@@ -17,7 +18,7 @@ fn every_kernel_compiles_with_nvrtc() {
         match compile_kernels(arch) {
             Ok(ptx) => {
                 let src = ptx.to_src();
-                for entry in [".entry bfs_level", ".entry mg_pack", ".entry gmpi_pingpong"] {
+                for entry in [".entry bfs_level", ".entry mg_pack", ".entry gmpi_pingpong", ".entry gmpi_rate", ".entry gmpi_ordered", ".entry gmpi_flags"] {
                     assert!(src.contains(entry), "{arch}: {entry}");
                 }
             }
@@ -174,4 +175,34 @@ fn bc_and_impossible_transports_are_refused_clearly() {
     assert!(err.to_string().contains("NCCL"), "{err}");
     let err = MultiGpu::open(&g, Algorithm::Bc, &MultiOptions { comm: Comm::Auto, ..o }).err().expect("bc is single-GPU");
     assert!(err.to_string().contains("one GPU"), "{err}");
+}
+
+/// Device-initiated messaging (kernels/gmpi.cuh through the proxies): MPI ordering
+/// and tag matching through an 8-slot ring (wrap-around, back-pressure), every
+/// message of a many-thread burst delivered, GPU-host round trips, and failures
+/// (nobody answers; the proxies die) that end as errors, not hangs.
+#[test]
+fn device_messaging_keeps_mpi_order_and_never_hangs() {
+    if Gpu::count() == 0 {
+        return;
+    }
+    let devices = multi_devices();
+    let small = MessagingConfig { ring_slots: 8, max_requests: 1024, timeout: Duration::from_secs(2) };
+    let mut m = Messaging::open(&devices, 1, small).expect("messaging");
+    for n in [1, 7, 300] {
+        assert_eq!(m.ordering(0, 1, n).expect("ordering"), 0, "{n} messages out of MPI order");
+    }
+    for aggregate in [true, false] {
+        let rate = m.rate(0, 1, 256, 8, aggregate).expect("burst");
+        assert!(rate > 0.0);
+    }
+    for bytes in [4, 4096, 1 << 20] {
+        assert!(m.pingpong_gpus(0, 1, bytes, 20).expect("gpu-gpu ping-pong") > 0.0);
+        assert!(m.pingpong_host(0, 2, bytes, 20).expect("gpu-host ping-pong") > 0.0);
+    }
+    let quick = MessagingConfig { timeout: Duration::from_millis(200), ..small };
+    let mut m = Messaging::open(&devices, 1, quick).expect("messaging");
+    assert_eq!(m.unanswered(0, 2, None).expect("a wait"), Status::TimedOut, "nobody sends: the proxy times the receive out");
+    let seen = m.unanswered(0, 1, Some(Duration::from_millis(50))).expect("a wait");
+    assert!(matches!(seen, Status::PeerGone | Status::TimedOut), "proxies stopped: {seen:?}");
 }

@@ -19,6 +19,7 @@ pub fn run(c: &BenchCommand) -> Result<i32> {
         }
         BenchCommand::MultiGpu(a) => super::multi_bench::bench(a),
         BenchCommand::MultiGpuReport(a) => super::multi_bench::report(a),
+        BenchCommand::Messaging(a) => super::messaging_bench::bench(a),
     }
 }
 

@@ -6,6 +6,7 @@ mod convert;
 mod demo;
 mod generate;
 mod info;
+mod messaging_bench;
 mod multi_bench;
 mod run;
 mod ssd;

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub use ring::{Kind, Request, Ring};
+pub use ring::{HeapRegion, Kind, Layout, Region, Request, Ring};
 
 /// A receive from any sender.
 pub const ANY_SOURCE: u32 = u32::MAX;
@@ -125,11 +125,11 @@ pub trait Copier: Sync {
 }
 
 /// What the proxies of all ranks share: the matcher, each rank's ring and completion
-/// flags, and which proxies are running.
+/// flags (both in the rank's [`Region`]), and which proxies are running.
 pub struct Hub {
     matcher: Mutex<Matcher>,
     rings: Vec<Arc<Ring>>,
-    flags: Vec<Arc<[AtomicU32]>>,
+    layout: Layout,
     alive: Vec<AtomicBool>,
     timeout: Duration,
 }
@@ -147,13 +147,34 @@ impl Hub {
     /// `ranks` ranks, each with a ring of `ring_slots` and `requests` completion flags;
     /// an operation unmatched for `timeout` fails.
     pub fn new(ranks: usize, ring_slots: usize, requests: usize, timeout: Duration) -> Hub {
+        let layout = Layout::new(ring_slots, requests);
+        let regions = (0..ranks).map(|_| Arc::new(HeapRegion::new(layout.bytes())) as Arc<dyn Region>).collect();
+        Hub::with_regions(layout, regions, timeout)
+    }
+
+    /// One rank per region (zeroed, at least `layout.bytes()`), laid out by `layout`.
+    pub fn with_regions(layout: Layout, regions: Vec<Arc<dyn Region>>, timeout: Duration) -> Hub {
         Hub {
             matcher: Mutex::new(Matcher::default()),
-            rings: (0..ranks).map(|_| Arc::new(Ring::new(ring_slots))).collect(),
-            flags: (0..ranks).map(|_| (0..requests).map(|_| AtomicU32::new(0)).collect()).collect(),
-            alive: (0..ranks).map(|_| AtomicBool::new(true)).collect(),
+            alive: regions.iter().map(|_| AtomicBool::new(true)).collect(),
+            rings: regions.into_iter().map(|r| Arc::new(Ring::in_region(r, layout))).collect(),
+            layout,
             timeout,
         }
+    }
+
+    /// How each rank's region is laid out.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    fn flag(&self, rank: u32, request: u32) -> Option<&AtomicU32> {
+        let ring = self.rings.get(rank as usize)?;
+        if request as usize >= self.layout.requests {
+            return None;
+        }
+        // SAFETY: in the ring's region (Ring::in_region checked its size), u32-aligned.
+        Some(unsafe { &*(ring.region().base().add(self.layout.flags_offset() + 4 * request as usize) as *const AtomicU32) })
     }
 
     pub fn ring(&self, rank: u32) -> &Arc<Ring> {
@@ -162,16 +183,18 @@ impl Hub {
 
     /// The completion of `request` on `rank`.
     pub fn status(&self, rank: u32, request: u32) -> Status {
-        Status::from_u32(self.flags[rank as usize][request as usize].load(Ordering::Acquire))
+        Status::from_u32(self.flag(rank, request).map_or(0, |f| f.load(Ordering::Acquire)))
     }
 
     /// Clears a completion flag before its request id is reused.
     pub fn reset(&self, rank: u32, request: u32) {
-        self.flags[rank as usize][request as usize].store(0, Ordering::Release);
+        if let Some(f) = self.flag(rank, request) {
+            f.store(0, Ordering::Release);
+        }
     }
 
     fn complete(&self, p: &Posted, s: Status) {
-        if let Some(f) = self.flags[p.rank as usize].get(p.request.request as usize) {
+        if let Some(f) = self.flag(p.rank, p.request.request) {
             f.store(s as u32, Ordering::Release);
         }
     }

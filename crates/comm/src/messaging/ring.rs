@@ -8,6 +8,7 @@
 //! stop before overwriting a slot not yet consumed (back-pressure: nothing is lost).
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Waiting by spinning first (a GPU's next request is microseconds away), then
 /// yielding the core.
@@ -64,39 +65,116 @@ pub struct Request {
     pub addr: u64,
 }
 
-/// A ring of `capacity` slots (a power of two) and its consumer position, in memory
-/// the producers can reach (host-mapped pinned memory for a GPU; a heap buffer in
-/// tests).
+/// Memory the producers and the proxy share: host-mapped pinned memory for a GPU
+/// rank, the heap for a host rank in tests. At least [`Layout::bytes`] bytes,
+/// zeroed, 64-byte aligned, alive while the region is.
+pub trait Region: Send + Sync {
+    /// The first byte, as the host sees it.
+    fn base(&self) -> *mut u8;
+    /// Its size in bytes.
+    fn len(&self) -> usize;
+}
+
+/// A region on the heap.
+pub struct HeapRegion(Box<[Line]>);
+
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Line([u8; 64]);
+
+impl HeapRegion {
+    /// `bytes` zeroed bytes (rounded up to whole lines).
+    pub fn new(bytes: usize) -> HeapRegion {
+        HeapRegion(vec![Line([0; 64]); bytes.div_ceil(64)].into_boxed_slice())
+    }
+}
+
+impl Region for HeapRegion {
+    fn base(&self) -> *mut u8 {
+        self.0.as_ptr().cast_mut().cast()
+    }
+    fn len(&self) -> usize {
+        64 * self.0.len()
+    }
+}
+
+/// Where a rank's ring, consumer position and completion flags lie in its region:
+/// `slots` slots of 64 bytes, then the tail on a line of its own, then one u32 flag
+/// per request id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub slots: usize,
+    pub requests: usize,
+}
+
+impl Layout {
+    /// `slots` rounded up to a power of two (at least 2); at least one request id.
+    pub fn new(slots: usize, requests: usize) -> Layout {
+        Layout { slots: slots.max(2).next_power_of_two(), requests: requests.max(1) }
+    }
+    pub fn tail_offset(&self) -> usize {
+        64 * self.slots
+    }
+    pub fn flags_offset(&self) -> usize {
+        self.tail_offset() + 64
+    }
+    pub fn bytes(&self) -> usize {
+        self.flags_offset() + 4 * self.requests
+    }
+}
+
+/// A ring and its consumer position, in a [`Region`] the producers can reach.
 pub struct Ring {
-    slots: Box<[Slot]>,
+    slots: *mut Slot,
+    capacity: u64,
     /// Slots consumed; producers wait while `head - tail == capacity`.
-    tail: AtomicU64,
-    /// Slots reserved by producers (on the GPU this counter lives in device memory;
-    /// the host-side producer used by tests and host-initiated messages uses this).
+    tail: *const AtomicU64,
+    /// Slots reserved by host producers (a GPU rank's counter lives in device memory).
     head: AtomicU64,
+    region: Arc<dyn Region>,
 }
 
 impl Ring {
-    /// A ring of `capacity` slots, rounded up to a power of two (at least 2).
+    /// A ring of `capacity` slots (rounded up to a power of two) on the heap.
     pub fn new(capacity: usize) -> Ring {
-        let capacity = capacity.max(2).next_power_of_two();
-        let slots = (0..capacity)
-            .map(|_| Slot { seq: AtomicU64::new(0), kind: 0, peer: 0, tag: 0, request: 0, bytes: 0, addr: 0, _pad: [0; 3] })
-            .collect();
-        Ring { slots, tail: AtomicU64::new(0), head: AtomicU64::new(0) }
+        let layout = Layout::new(capacity, 1);
+        Ring::in_region(Arc::new(HeapRegion::new(layout.bytes())), layout)
+    }
+
+    /// The ring `layout` places in `region`.
+    ///
+    /// # Panics
+    /// If the region is smaller than the layout or not 64-byte aligned.
+    pub fn in_region(region: Arc<dyn Region>, layout: Layout) -> Ring {
+        assert!(region.len() >= layout.bytes() && region.base() as usize % 64 == 0, "a ring's region is too small or misaligned");
+        let base = region.base();
+        // SAFETY: in bounds (checked above); the region outlives the ring (held).
+        let tail = unsafe { base.add(layout.tail_offset()) } as *const AtomicU64;
+        Ring { slots: base.cast(), capacity: layout.slots as u64, tail, head: AtomicU64::new(0), region }
+    }
+
+    /// The region that holds the ring.
+    pub fn region(&self) -> &Arc<dyn Region> {
+        &self.region
+    }
+
+    fn tail(&self) -> &AtomicU64 {
+        // SAFETY: `tail` points into the held region, 64-byte aligned.
+        unsafe { &*self.tail }
     }
 
     pub fn capacity(&self) -> u64 {
-        self.slots.len() as u64
+        self.capacity
     }
 
     fn slot(&self, position: u64) -> *mut Slot {
-        (&self.slots[(position & (self.capacity() - 1)) as usize] as *const Slot).cast_mut()
+        // SAFETY: the index is below the capacity the region was checked to hold.
+        unsafe { self.slots.add((position & (self.capacity - 1)) as usize) }
     }
 
     /// The next published request, if any (consumer side; one consumer per ring).
     pub fn poll(&self) -> Option<Request> {
-        let tail = self.tail.load(Ordering::Relaxed);
+        let tail = self.tail().load(Ordering::Relaxed);
         let slot = self.slot(tail);
         // SAFETY: the slot lives as long as the ring; its fields are read only after
         // the acquire load of `seq` shows the producer's writes are complete.
@@ -107,7 +185,7 @@ impl Ring {
             let s = &*slot;
             let kind = if s.kind == Kind::Send as u32 { Kind::Send } else { Kind::Recv };
             let r = Request { kind, peer: s.peer, tag: s.tag, request: s.request, bytes: s.bytes, addr: s.addr };
-            self.tail.store(tail + 1, Ordering::Release);
+            self.tail().store(tail + 1, Ordering::Release);
             Some(r)
         }
     }
@@ -117,7 +195,7 @@ impl Ring {
     pub fn push(&self, r: Request, give_up: &dyn Fn() -> bool) -> bool {
         let position = self.head.fetch_add(1, Ordering::Relaxed);
         let mut idle = Idle::default();
-        while position - self.tail.load(Ordering::Acquire) >= self.capacity() {
+        while position - self.tail().load(Ordering::Acquire) >= self.capacity() {
             if give_up() {
                 return false;
             }
@@ -138,20 +216,17 @@ impl Ring {
         true
     }
 
-    /// Where the slots start (for mapping to a device).
-    pub fn slots_ptr(&self) -> *const Slot {
-        self.slots.as_ptr()
-    }
 }
 
 // SAFETY: slots are handed from producer to consumer through `seq` (release/acquire),
-// and each slot has one writer at a time (its reserving producer).
+// each slot has one writer at a time (its reserving producer), and the region is held.
 unsafe impl Sync for Ring {}
+// SAFETY: as above; the raw pointers point into the held region.
+unsafe impl Send for Ring {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     /// Several producers through a small ring: every message arrives once, each
     /// producer's in its order, though the ring wraps thousands of times.

@@ -1,7 +1,16 @@
 // Device-initiated messaging (GMPI-style, design.md §1.3): GPU threads post send and
-// receive requests into a ring in host-mapped memory; a host proxy per GPU matches
-// them MPI-style and moves the bytes (chatty_comm::messaging, whose ring::Slot this
-// mirrors); completions come back as flags in mapped memory that threads poll.
+// receive requests into a ring in host-mapped memory; a host proxy per rank matches
+// them MPI-style and moves the bytes (chatty_comm::messaging, whose ring::Slot and
+// Layout this mirrors; chatty_gpu::messaging sets it up); completions come back as
+// flags in mapped memory that threads poll.
+//
+// Semantics (MPI point-to-point): a receive from `src` (or GMPI_ANY) with `tag` (or
+// GMPI_ANY) takes the earliest posted matching send; two messages from one sender that
+// both match are received in posting order. A receive buffer smaller than the message
+// fails both sides (GMPI_TRUNCATED); an unmatched operation fails after the proxy's
+// timeout (GMPI_TIMED_OUT), and one whose peer's proxy stopped with GMPI_PEER_GONE.
+// A thread never waits longer than the context's timeout: if the proxy itself is gone,
+// waits and full rings give GMPI_TIMED_OUT.
 //
 // Posting is warp-aggregated: the lanes of a warp that post together reserve their
 // slots and request ids with one atomic each, and the warp pays one system-scope
@@ -12,6 +21,9 @@
 #define GMPI_RECV 2u
 #define GMPI_PENDING 0u
 #define GMPI_DONE 1u
+#define GMPI_TIMED_OUT 2u
+#define GMPI_TRUNCATED 3u
+#define GMPI_PEER_GONE 4u
 #define GMPI_ANY 0xffffffffu
 
 struct __align__(64) GmpiRequest {
@@ -21,19 +33,27 @@ struct __align__(64) GmpiRequest {
     u64 pad[3];
 };
 
+// A rank's context (chatty_gpu::messaging::DeviceCtx).
 struct GmpiCtx {
-    GmpiRequest* ring;       // host-mapped, capacity mask + 1 (a power of two)
+    GmpiRequest* ring;        // host-mapped, mask + 1 slots (a power of two)
     u64 mask;
-    u64* head;               // device memory: slots reserved
-    const volatile u64* tail;// host-mapped: slots the proxy has taken
-    volatile u32* flags;     // host-mapped: completion per request id
-    u32* next_request;       // device memory: request ids handed out
-    u32 max_requests;        // ids wrap; at most this many may be outstanding
+    u64* head;                // device memory: slots reserved
+    const volatile u64* tail; // host-mapped: slots the proxy has taken
+    volatile u32* flags;      // host-mapped: completion per request id
+    u32* next_request;        // device memory: request ids handed out
+    u64 timeout_ns;           // the longest any thread waits
+    u32 max_requests;         // ids wrap; at most this many may be outstanding
     u32 rank;
 };
 
+__device__ __forceinline__ u64 gmpi_now() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 // Posts one request from each lane with `active`; returns the lane's request id
-// (GMPI_ANY for inactive lanes).
+// (GMPI_ANY for inactive lanes, and for a lane whose slot stayed full for the timeout).
 __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 tag, const void* buf, u64 bytes) {
     const u32 mask = __activemask();
     const u32 ballot = __ballot_sync(mask, active);
@@ -50,22 +70,29 @@ __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 
     const u64 pos = base + below;
     u32 id = GMPI_ANY;
     if (active) {
-        while (pos - *c.tail > c.mask) {}  // the proxy has not taken this slot's last request
-        id = (first_id + below) % c.max_requests;
-        c.flags[id] = GMPI_PENDING;
-        GmpiRequest* s = &c.ring[pos & c.mask];
-        s->kind = kind;
-        s->peer = peer;
-        s->tag = tag;
-        s->request = id;
-        s->bytes = bytes;
-        s->addr = (u64)buf;
+        // Back-pressure: the proxy has not yet taken this slot's previous request.
+        const u64 start = gmpi_now();
+        bool room = true;
+        while (pos - *c.tail > c.mask) {
+            if (gmpi_now() - start > c.timeout_ns) { room = false; break; }
+        }
+        if (room) {
+            id = (first_id + below) % c.max_requests;
+            c.flags[id] = GMPI_PENDING;
+            GmpiRequest* s = &c.ring[pos & c.mask];
+            s->kind = kind;
+            s->peer = peer;
+            s->tag = tag;
+            s->request = id;
+            s->bytes = bytes;
+            s->addr = (u64)buf;
+        }
     }
     // The warp's writes, then one fence for all of them, then the publications.
     __syncwarp(mask);
     if (lane == leader) __threadfence_system();
     __syncwarp(mask);
-    if (active) *(volatile u64*)&c.ring[pos & c.mask].seq = pos + 1;
+    if (id != GMPI_ANY) *(volatile u64*)&c.ring[pos & c.mask].seq = pos + 1;
     return id;
 }
 
@@ -79,22 +106,30 @@ __device__ __forceinline__ u32 gmpi_recv(const GmpiCtx& c, u32 src, void* buf, u
 
 // The request's status (GMPI_PENDING while in flight).
 __device__ __forceinline__ u32 gmpi_test(const GmpiCtx& c, u32 id) {
-    return c.flags[id];
+    return id == GMPI_ANY ? GMPI_TIMED_OUT : c.flags[id];
 }
 
-// Waits for the request; returns its status (GMPI_DONE, or the proxy's error code:
-// timed out, truncated, peer gone).
+// Waits for the request; returns its status (GMPI_DONE, or why it failed).
 __device__ u32 gmpi_wait(const GmpiCtx& c, u32 id) {
+    if (id == GMPI_ANY) return GMPI_TIMED_OUT;
+    const u64 start = gmpi_now();
     u32 s;
-    while ((s = c.flags[id]) == GMPI_PENDING) {}
+    while ((s = c.flags[id]) == GMPI_PENDING) {
+        if (gmpi_now() - start > c.timeout_ns) return GMPI_TIMED_OUT;
+    }
+    __threadfence_system();  // the message's bytes before the caller reads them
     return s;
 }
 
-// Ping-pong between two ranks, one thread: the initiator sends `bytes` and waits for
-// them back, `rounds` times (the GMPI report's kernel-initiated latency experiment).
-extern "C" __global__ void gmpi_pingpong(GmpiCtx c, u32 peer, char* buf, u64 bytes, u32 rounds, u32 initiator, u32* status) {
+__device__ __forceinline__ void gmpi_fail(u32* status, u32 s) {
+    if (s != GMPI_DONE) atomicMax(status, s);
+}
+
+// Ping-pong between two ranks, one thread (the GMPI report's kernel-initiated latency
+// experiment): the initiator sends `bytes` and waits for them back, `rounds` times.
+extern "C" __global__ void gmpi_pingpong(const GmpiCtx* ctx, u32 peer, char* buf, u64 bytes, u32 rounds, u32 initiator, u32* status) {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
-    u32 worst = GMPI_DONE;
+    const GmpiCtx c = *ctx;
     for (u32 r = 0; r < rounds; r++) {
         u32 a, b;
         if (initiator) {
@@ -104,8 +139,84 @@ extern "C" __global__ void gmpi_pingpong(GmpiCtx c, u32 peer, char* buf, u64 byt
             a = gmpi_wait(c, gmpi_recv(c, peer, buf, bytes, r));
             b = gmpi_wait(c, gmpi_send(c, peer, buf, bytes, r));
         }
-        if (a != GMPI_DONE) worst = a;
-        if (b != GMPI_DONE) worst = b;
+        gmpi_fail(status, a);
+        gmpi_fail(status, b);
+        if (a != GMPI_DONE || b != GMPI_DONE) return;
     }
-    *status = worst;
+}
+
+// The raw round trip the messaging layer is measured against: the initiator writes
+// round r into `theirs` and waits for r in `mine`; the echo side answers (a host
+// thread plays the echo for the GPU<->host round trip).
+extern "C" __global__ void gmpi_flags(volatile u32* mine, volatile u32* theirs, u32 rounds, u32 initiator, u64 timeout_ns, u32* status) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    for (u32 r = 1; r <= rounds; r++) {
+        if (initiator) {
+            *theirs = r;
+            __threadfence_system();
+        }
+        const u64 start = gmpi_now();
+        while (*mine != r) {
+            if (gmpi_now() - start > timeout_ns) { *status = GMPI_TIMED_OUT; return; }
+        }
+        if (!initiator) {
+            *theirs = r;
+            __threadfence_system();
+        }
+    }
+}
+
+// Message rate: every thread posts `per_thread` messages of 8 bytes (sends to `peer`
+// with its rank as tag, or receives from any rank with any tag), each waited for
+// before the next. `aggregate` = 0 posts the lanes one at a time: one atomic and one
+// system fence per message instead of per warp.
+extern "C" __global__ void gmpi_rate(const GmpiCtx* ctx, u32 peer, u32 kind, u64* buf, u32 per_thread, u32 aggregate, u32* status) {
+    const GmpiCtx c = *ctx;
+    const u32 t = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31;
+    for (u32 i = 0; i < per_thread; i++) {
+        u64* slot = &buf[t];
+        if (kind == GMPI_SEND) *slot = ((u64)t << 32) | i;
+        const u32 src_or_dst = kind == GMPI_SEND ? peer : GMPI_ANY, tag = kind == GMPI_SEND ? c.rank : GMPI_ANY;
+        u32 id = GMPI_ANY;
+        if (aggregate) {
+            id = gmpi_post(c, true, kind, src_or_dst, tag, slot, 8);
+        } else {
+            for (u32 l = 0; l < 32; l++) {
+                const u32 got = gmpi_post(c, lane == l, kind, src_or_dst, tag, slot, 8);
+                if (lane == l) id = got;
+            }
+        }
+        const u32 s = gmpi_wait(c, id);
+        gmpi_fail(status, s);
+        if (s != GMPI_DONE) return;
+    }
+}
+
+// Ordering and tag matching, one thread per side. The sender posts n sends without
+// waiting (values i, tag i % 3) through whatever ring it has (wrapping it and meeting
+// back-pressure when small); the receiver posts its receives tag 2 first, then tag
+// 0, then any tag, into out[], and counts what breaks MPI's rules into `status`:
+// within a tag, values must come in sending order, and every value must arrive once.
+extern "C" __global__ void gmpi_ordered(const GmpiCtx* ctx, u32 peer, u32* data, u32 n, u32 sender, u32* ids, u32* status) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    const GmpiCtx c = *ctx;
+    if (sender) {
+        for (u32 i = 0; i < n; i++) {
+            data[i] = i;
+            ids[i] = gmpi_send(c, peer, &data[i], 4, i % 3);
+        }
+    } else {
+        u32 k = 0;
+        const u32 order[2] = {2, 0};
+        for (u32 o = 0; o < 2; o++)
+            for (u32 i = order[o]; i < n; i += 3) { ids[k] = gmpi_recv(c, peer, &data[k], 4, order[o]); k++; }
+        for (; k < n; k++) ids[k] = gmpi_recv(c, GMPI_ANY, &data[k], 4, GMPI_ANY);
+    }
+    for (u32 i = 0; i < n; i++) gmpi_fail(status, gmpi_wait(c, ids[i]));
+    if (sender || *status != 0) return;
+    u32 k = 0, broken = 0;
+    const u32 order[3] = {2, 0, 1};
+    for (u32 o = 0; o < 3; o++)
+        for (u32 i = order[o]; i < n; i += 3, k++) broken += data[k] != i;
+    status[1] = broken;
 }

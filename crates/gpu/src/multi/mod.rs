@@ -182,7 +182,8 @@ unsafe fn launch(gpu: &Gpu, name: &str, args: &[Arg]) -> Result<()> {
     unsafe { l.launch(gpu.cfg()) }.check(name).map(drop)
 }
 
-fn ptr<T>(s: &CudaSlice<T>, gpu: &Gpu) -> u64 {
+/// The device address of `s` on `gpu`.
+pub(crate) fn ptr<T>(s: &CudaSlice<T>, gpu: &Gpu) -> u64 {
     s.device_ptr(&gpu.stream).0
 }
 

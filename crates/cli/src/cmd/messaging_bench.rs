@@ -1,0 +1,146 @@
+//! `chatty bench messaging`: the GMPI report's experiments on this machine's GPUs
+//! (design.md §1.3, §6), with the targets checked in the same run: a small kernel-
+//! initiated round trip within 2x the raw mapped-memory round trip, at least 5 M
+//! messages/s with warp-aggregated posting, and large messages within 10% of the
+//! host-initiated peer copy.
+
+use anyhow::{bail, Context, Result};
+use chatty_gpu::{Gpu, Messaging, MessagingConfig, MessagingRow};
+
+use crate::args::MessagingBenchArgs;
+
+fn row(experiment: &str, path: &str, initiator: &str, bytes: u64, count: u64) -> MessagingRow {
+    MessagingRow {
+        experiment: experiment.into(),
+        path: path.into(),
+        initiator: initiator.into(),
+        bytes,
+        count,
+        round_trip_us: None,
+        bandwidth_gbs: None,
+        messages_per_s: None,
+        aggregate: None,
+    }
+}
+
+fn round_trip(mut r: MessagingRow, seconds: f64) -> MessagingRow {
+    r.round_trip_us = Some(seconds * 1e6);
+    r.bandwidth_gbs = (r.bytes > 0).then(|| 2.0 * r.bytes as f64 / seconds / 1e9);
+    r
+}
+
+pub fn bench(a: &MessagingBenchArgs) -> Result<i32> {
+    let max = chatty_graph::parse_size(&a.max_bytes).with_context(|| format!("--max-bytes `{}`: expected a size like 64M", a.max_bytes))?;
+    if a.rounds == 0 || a.threads == 0 || a.per_thread == 0 {
+        bail!("--rounds, --threads and --per-thread must be at least 1");
+    }
+    let count = Gpu::count();
+    if count == 0 {
+        bail!("bench messaging needs a GPU (no CUDA driver or no device on this machine)");
+    }
+    // Two GPU ranks on two GPUs, or both on GPU 0; one host rank after them.
+    let devices = if count >= 2 { vec![0, 1] } else { vec![0, 0] };
+    let host = devices.len();
+    let mut m = Messaging::open(&devices, 1, MessagingConfig::default())?;
+    let gpu_path = if count >= 2 { "gpu-gpu" } else { "gpu-gpu (one device)" };
+    eprintln!("messaging between {} (ranks 0, 1) and a host rank", m.gpu_names().join(" and "));
+    let mut rows = Vec::new();
+    let raw_rounds = a.rounds.max(100) * 5;
+    m.flag_round_trip(0, None, 100)?;
+    rows.push(round_trip(row("flags", "gpu-host", "raw", 0, raw_rounds as u64), m.flag_round_trip(0, None, raw_rounds)?));
+    m.flag_round_trip(0, Some(1), 100)?;
+    rows.push(round_trip(row("flags", gpu_path, "raw", 0, raw_rounds as u64), m.flag_round_trip(0, Some(1), raw_rounds)?));
+    let mut bytes = 4u64;
+    while bytes <= max {
+        let rounds = a.rounds.min(((1u64 << 30) / bytes).max(5) as u32);
+        eprintln!("ping-pong {bytes} B x {rounds}");
+        m.pingpong_gpus(0, 1, bytes, 3)?;
+        rows.push(round_trip(row("pingpong", gpu_path, "kernel", bytes, rounds as u64), m.pingpong_gpus(0, 1, bytes, rounds)?));
+        rows.push(round_trip(row("pingpong", gpu_path, "host", bytes, rounds as u64), m.host_initiated(0, Some(1), bytes, rounds)?));
+        m.pingpong_host(0, host, bytes, 3)?;
+        rows.push(round_trip(row("pingpong", "gpu-host", "kernel", bytes, rounds as u64), m.pingpong_host(0, host, bytes, rounds)?));
+        rows.push(round_trip(row("pingpong", "gpu-host", "host", bytes, rounds as u64), m.host_initiated(0, None, bytes, rounds)?));
+        bytes *= 4;
+    }
+    for aggregate in [true, false] {
+        eprintln!("message rate, {} threads x {} messages, aggregate {aggregate}", a.threads, a.per_thread);
+        m.rate(0, 1, a.threads, 2, aggregate)?;
+        let rate = m.rate(0, 1, a.threads, a.per_thread, aggregate)?;
+        let mut r = row("rate", gpu_path, "kernel", 8, a.threads as u64 * a.per_thread as u64);
+        r.messages_per_s = Some(rate);
+        r.aggregate = Some(aggregate);
+        rows.push(r);
+    }
+    if a.json {
+        for r in &rows {
+            println!("{}", serde_json::to_string(r)?);
+        }
+    } else {
+        print!("{}", report(&rows));
+    }
+    Ok(0)
+}
+
+/// The tables and the targets.
+fn report(rows: &[MessagingRow]) -> String {
+    let mut out = String::from("## Round trips\n\n| experiment | path | initiator | bytes | round trips | round trip µs | GB/s (both ways) |\n|---|---|---|---|---|---|---|\n");
+    for r in rows.iter().filter(|r| r.round_trip_us.is_some()) {
+        out += &format!(
+            "| {} | {} | {} | {} | {} | {:.2} | {} |\n",
+            r.experiment,
+            r.path,
+            r.initiator,
+            r.bytes,
+            r.count,
+            r.round_trip_us.unwrap_or(0.0),
+            r.bandwidth_gbs.map_or("".into(), |b| format!("{b:.2}"))
+        );
+    }
+    out += "\n## Message rate (8-byte messages, GPU to GPU through the proxies)\n\n| posting | messages | M messages/s |\n|---|---|---|\n";
+    for r in rows.iter().filter(|r| r.messages_per_s.is_some()) {
+        let how = if r.aggregate == Some(true) { "warp-aggregated (one fence per warp)" } else { "one fence per message" };
+        out += &format!("| {how} | {} | {:.2} |\n", r.count, r.messages_per_s.unwrap_or(0.0) / 1e6);
+    }
+    let find = |e: &str, path: &str, init: &str, bytes: u64| {
+        rows.iter().find(|r| r.experiment == e && r.path.starts_with(path) && r.initiator == init && r.bytes == bytes).and_then(|r| r.round_trip_us)
+    };
+    out += "\n## Targets\n\n";
+    if let (Some(k), Some(raw)) = (find("pingpong", "gpu-host", "kernel", 4), find("flags", "gpu-host", "raw", 0)) {
+        out += &format!("- small-message round trip (4 B, GPU-host, kernel-initiated) {k:.2} µs = {:.2}x the raw mapped-memory round trip {raw:.2} µs (target ≤ 2x)\n", k / raw);
+    }
+    if let (Some(k), Some(raw)) = (find("pingpong", "gpu-gpu", "kernel", 4), find("flags", "gpu-host", "raw", 0)) {
+        out += &format!("- small-message round trip (4 B, GPU-GPU, kernel-initiated) {k:.2} µs = {:.2}x the raw mapped-memory round trip\n", k / raw);
+    }
+    if let Some(r) = rows.iter().find(|r| r.aggregate == Some(true)) {
+        out += &format!("- message rate with warp aggregation {:.2} M/s (target ≥ 5 M/s)\n", r.messages_per_s.unwrap_or(0.0) / 1e6);
+    }
+    if let Some(big) = rows.iter().filter(|r| r.experiment == "pingpong").map(|r| r.bytes).max() {
+        if let (Some(k), Some(h)) = (find("pingpong", "gpu-gpu", "kernel", big), find("pingpong", "gpu-gpu", "host", big)) {
+            out += &format!("- {big} B GPU-GPU: kernel-initiated {:.1} GB/s against the host-initiated peer copy {:.1} GB/s ({:.0}%; target ≥ 90%)\n", 2.0 * big as f64 / k / 1e3, 2.0 * big as f64 / h / 1e3, 100.0 * h / k);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_states_each_target() {
+        let mut rows = vec![round_trip(row("flags", "gpu-host", "raw", 0, 100), 2.5e-6)];
+        rows.push(round_trip(row("pingpong", "gpu-host", "kernel", 4, 100), 4.0e-6));
+        rows.push(round_trip(row("pingpong", "gpu-gpu", "kernel", 4, 100), 6.0e-6));
+        rows.push(round_trip(row("pingpong", "gpu-gpu", "kernel", 1 << 20, 10), 10e-6));
+        rows.push(round_trip(row("pingpong", "gpu-gpu", "host", 1 << 20, 10), 9e-6));
+        let mut r = row("rate", "gpu-gpu", "kernel", 8, 1000);
+        r.messages_per_s = Some(6e6);
+        r.aggregate = Some(true);
+        rows.push(r);
+        let text = report(&rows);
+        assert!(text.contains("4.00 µs = 1.60x the raw"), "{text}");
+        assert!(text.contains("6.00 M/s"), "{text}");
+        assert!(text.contains("(90%; target ≥ 90%)"), "{text}");
+        assert!(text.contains("| pingpong | gpu-gpu | kernel | 1048576 | 10 | 10.00 | 209.72 |"), "{text}");
+    }
+}

@@ -1,0 +1,562 @@
+//! Device-initiated messaging on real GPUs (design.md §1.3; the GMPI report): the
+//! request rings and completion flags of [`chatty_comm::messaging`] placed in
+//! host-mapped pinned memory, one proxy thread per rank that moves matched messages
+//! with CUDA copies (or a plain copy when both buffers are host memory), and the
+//! report's experiments: kernel- against host-initiated ping-pong, the raw
+//! mapped-memory round trip they are measured against, and the message rate with and
+//! without warp-aggregated posting. `chatty bench messaging` and the GPU tests drive
+//! them.
+//!
+//! Ranks `0..gpus` are GPUs (a device may appear twice: two ranks on one GPU), the
+//! `hosts` ranks after them are host threads that post through the same rings.
+//! The device API is `kernels/gmpi.cuh`; the matching rules are the comm crate's.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use bytemuck::{Pod, Zeroable};
+use cudarc::driver::{sys, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use serde::Serialize;
+
+use chatty_comm::messaging::{Copier, Hub, Kind, Layout, ProxyStats, Region, Request, Status};
+
+use crate::device::control;
+use crate::multi::exchange::{enable_peer_access, Pinned};
+use crate::multi::ptr;
+use crate::{Check, Gpu, GpuError, Result};
+
+/// Sizes of the rings and how long anything may wait.
+#[derive(Clone, Copy, Debug)]
+pub struct MessagingConfig {
+    /// Request slots per rank (a power of two).
+    pub ring_slots: usize,
+    /// Request ids per rank (a power of two): at most this many outstanding.
+    pub max_requests: usize,
+    /// An operation unmatched for this long fails (the proxy's timeout); device
+    /// threads give up after twice this plus a second.
+    pub timeout: Duration,
+}
+
+impl Default for MessagingConfig {
+    fn default() -> Self {
+        MessagingConfig { ring_slots: 1024, max_requests: 1 << 16, timeout: Duration::from_secs(10) }
+    }
+}
+
+/// `GmpiCtx` in gmpi.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct DeviceCtx {
+    ring: u64,
+    mask: u64,
+    head: u64,
+    tail: u64,
+    flags: u64,
+    next_request: u64,
+    timeout_ns: u64,
+    max_requests: u32,
+    rank: u32,
+}
+
+impl Region for Pinned {
+    fn base(&self) -> *mut u8 {
+        self.host.cast()
+    }
+    fn len(&self) -> usize {
+        self.bytes
+    }
+}
+
+/// Moves matched messages: a plain copy when both buffers are host-mapped memory we
+/// allocated, else `cuMemcpyAsync` (UVA: peer, device↔host or local) on the stream of
+/// the GPU that holds the source (or, for host sources, the destination).
+struct CudaCopier {
+    /// Per GPU rank: its stream for proxy copies, one copy at a time.
+    streams: Vec<Mutex<Arc<CudaStream>>>,
+    /// Host-mapped buffers: (device address, bytes, host address).
+    host: Mutex<Vec<(u64, u64, usize)>>,
+}
+
+impl CudaCopier {
+    fn host_address(&self, addr: u64, bytes: u64) -> Option<*mut u8> {
+        let host = self.host.lock().expect("host ranges");
+        host.iter().find(|(d, len, _)| addr >= *d && addr + bytes <= d + len).map(|(d, _, h)| (h + (addr - d) as usize) as *mut u8)
+    }
+}
+
+impl Copier for CudaCopier {
+    fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> std::result::Result<(), String> {
+        if let (Some(s), Some(d)) = (self.host_address(src_addr, bytes), self.host_address(dst_addr, bytes)) {
+            // SAFETY: both ranges lie in live pinned allocations (checked above); a
+            // matched receive's buffer is not touched by its rank until completion.
+            unsafe { std::ptr::copy(s, d, bytes as usize) };
+            return Ok(());
+        }
+        let gpus = self.streams.len() as u32;
+        let rank = if src < gpus { src } else { dst };
+        let stream = self.streams.get(rank as usize).ok_or_else(|| format!("rank {rank} has no GPU"))?.lock().expect("proxy stream");
+        stream.context().bind_to_thread().map_err(|e| e.to_string())?;
+        // SAFETY: the addresses come from posted requests of live buffers (UVA).
+        unsafe {
+            sys::cuMemcpyAsync(dst_addr, src_addr, bytes as usize, stream.cu_stream()).result().map_err(|e| e.to_string())?;
+            sys::cuStreamSynchronize(stream.cu_stream()).result().map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// A rank's state on its GPU.
+struct GpuRank {
+    ctx: CudaSlice<u8>,
+    _counters: CudaSlice<u64>,
+}
+
+/// The messaging layer over some GPUs and host ranks, with its proxies running.
+pub struct Messaging {
+    gpus: Vec<Gpu>,
+    ranks: Vec<GpuRank>,
+    hosts: usize,
+    hub: Arc<Hub>,
+    copier: Arc<CudaCopier>,
+    config: MessagingConfig,
+    stop: Arc<AtomicBool>,
+    proxies: Vec<JoinHandle<ProxyStats>>,
+    /// Host-mapped buffers handed out (kept alive for the copier's registry).
+    buffers: Vec<Arc<Pinned>>,
+}
+
+/// A host-mapped buffer a kernel and the host both address.
+#[derive(Clone)]
+pub struct HostBuffer(Arc<Pinned>);
+
+impl HostBuffer {
+    /// Its address for kernels and requests.
+    pub fn device(&self) -> u64 {
+        self.0.device
+    }
+    /// The u32 words, read on the host.
+    pub fn words(&self, n: usize) -> Vec<u32> {
+        (0..n).map(|i| self.0.word(i)).collect()
+    }
+}
+
+fn wait_stream(stream: &CudaStream, deadline: Instant, what: &str) -> Result<()> {
+    loop {
+        // SAFETY: a query on a live stream.
+        match unsafe { sys::cuStreamQuery(stream.cu_stream()) } {
+            sys::CUresult::CUDA_SUCCESS => return Ok(()),
+            sys::CUresult::CUDA_ERROR_NOT_READY if Instant::now() < deadline => std::thread::yield_now(),
+            sys::CUresult::CUDA_ERROR_NOT_READY => return Err(GpuError::Usage(format!("{what} did not finish in time (device-side timeouts should have ended it)"))),
+            e => return Err(GpuError::Driver { what: what.to_string(), source: cudarc::driver::DriverError(e) }),
+        }
+    }
+}
+
+fn status_error(what: &str, code: u32) -> GpuError {
+    let why = match code {
+        2 => "timed out (no match, or the proxy stopped answering)",
+        3 => "truncated (receive buffer smaller than the message)",
+        4 => "the peer's proxy is gone",
+        _ => "failed",
+    };
+    GpuError::Usage(format!("{what}: a message {why}"))
+}
+
+impl Messaging {
+    /// Opens `devices` as GPU ranks (in order) plus `hosts` host ranks, lays the
+    /// rings out in pinned memory and starts one proxy per rank.
+    pub fn open(devices: &[usize], hosts: usize, config: MessagingConfig) -> Result<Messaging> {
+        if devices.is_empty() {
+            return Err(GpuError::Usage("messaging needs at least one GPU".into()));
+        }
+        let gpus = devices.iter().map(|&d| Gpu::open(d)).collect::<Result<Vec<_>>>()?;
+        let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();
+        if !enable_peer_access(&ctxs)? && gpus.len() > 1 {
+            eprintln!("note: no peer access between these GPUs; messages are staged through the host");
+        }
+        let layout = Layout::new(config.ring_slots, config.max_requests.next_power_of_two());
+        let regions = (0..gpus.len() + hosts)
+            .map(|_| {
+                let r = Pinned::new(&gpus[0].ctx, layout.bytes(), "a request ring")?;
+                // SAFETY: `bytes` bytes just allocated; the layout expects zeroes.
+                unsafe { std::ptr::write_bytes(r.host.cast::<u8>(), 0, r.bytes) };
+                Ok(Arc::new(r))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let timeout_ns = (2 * config.timeout + Duration::from_secs(1)).as_nanos() as u64;
+        let ranks = gpus
+            .iter()
+            .enumerate()
+            .map(|(r, gpu)| {
+                let counters = gpu.zeros::<u64>(2, "request counters")?;
+                let base = ptr(&counters, gpu);
+                let region = &regions[r];
+                let c = DeviceCtx {
+                    ring: region.device,
+                    mask: layout.slots as u64 - 1,
+                    head: base,
+                    tail: region.device + layout.tail_offset() as u64,
+                    flags: region.device + layout.flags_offset() as u64,
+                    next_request: base + 8,
+                    timeout_ns,
+                    max_requests: layout.requests as u32,
+                    rank: r as u32,
+                };
+                Ok(GpuRank { ctx: control(gpu, &c)?, _counters: counters })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let streams = gpus.iter().map(|g| Ok(Mutex::new(g.ctx.new_stream().check("creating a proxy stream")?))).collect::<Result<Vec<_>>>()?;
+        let copier = Arc::new(CudaCopier { streams, host: Mutex::new(Vec::new()) });
+        let hub = Arc::new(Hub::with_regions(layout, regions.iter().map(|r| r.clone() as Arc<dyn Region>).collect(), config.timeout));
+        let mut m = Messaging { gpus, ranks, hosts, hub, copier, config, stop: Arc::new(AtomicBool::new(false)), proxies: Vec::new(), buffers: Vec::new() };
+        m.proxies = (0..m.ranks() as u32)
+            .map(|rank| {
+                let (hub, copier, stop) = (m.hub.clone(), m.copier.clone(), m.stop.clone());
+                std::thread::spawn(move || hub.serve(rank, copier.as_ref(), &stop))
+            })
+            .collect();
+        Ok(m)
+    }
+
+    /// GPU ranks plus host ranks.
+    pub fn ranks(&self) -> usize {
+        self.gpus.len() + self.hosts
+    }
+
+    /// The GPUs' names, by rank.
+    pub fn gpu_names(&self) -> Vec<String> {
+        self.gpus.iter().map(|g| g.name().to_string()).collect()
+    }
+
+    /// Host-mapped memory of `bytes`, reachable by every GPU and copied by the proxy
+    /// with a plain copy when both ends are such buffers.
+    pub fn host_buffer(&mut self, bytes: usize) -> Result<HostBuffer> {
+        let p = Arc::new(Pinned::new(&self.gpus[0].ctx, bytes.max(64), "a message buffer")?);
+        // SAFETY: just allocated, `bytes` long.
+        unsafe { std::ptr::write_bytes(p.host.cast::<u8>(), 0, p.bytes) };
+        self.copier.host.lock().expect("host ranges").push((p.device, p.bytes as u64, p.host as usize));
+        self.buffers.push(p.clone());
+        Ok(HostBuffer(p))
+    }
+
+    /// Stops every proxy (what a crashed proxy looks like to the kernels): operations
+    /// waiting for a match fail with "peer gone", later ones time out on the device.
+    pub fn stop_proxies(&mut self) -> Vec<ProxyStats> {
+        self.stop.store(true, Ordering::SeqCst);
+        self.proxies.drain(..).map(|p| p.join().unwrap_or_default()).collect()
+    }
+
+    fn launch(&self, rank: usize, name: &str, threads: u32, args: &[u64]) -> Result<()> {
+        let gpu = &self.gpus[rank];
+        gpu.ctx.bind_to_thread().check("binding the GPU")?;
+        let mut l = gpu.stream.launch_builder(gpu.f(name));
+        for a in args {
+            l.arg(a);
+        }
+        let block = threads.clamp(1, 256);
+        let cfg = LaunchConfig { grid_dim: (threads.div_ceil(block), 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: every caller passes the kernel's parameters in order, as 64-bit
+        // words where the kernel takes pointers or u64, and u32 parameters widened
+        // (kernel parameters are naturally aligned; each u32 is read from its slot's
+        // low half on little-endian).
+        unsafe { l.launch(cfg) }.check(name).map(drop)
+    }
+
+    fn ctx_ptr(&self, rank: usize) -> u64 {
+        ptr(&self.ranks[rank].ctx, &self.gpus[rank])
+    }
+
+    fn deadline(&self) -> Instant {
+        Instant::now() + 3 * self.config.timeout + Duration::from_secs(5)
+    }
+
+    /// A status word pair on `rank`'s GPU, zeroed.
+    fn status(&self, rank: usize) -> Result<CudaSlice<u32>> {
+        self.gpus[rank].zeros::<u32>(2, "a status word")
+    }
+
+    fn read_status(&self, rank: usize, s: &CudaSlice<u32>) -> Result<[u32; 2]> {
+        let v = self.gpus[rank].download(s, 2, "a status word")?;
+        Ok([v[0], v[1]])
+    }
+
+    /// Kernel-initiated ping-pong of `bytes` between GPU ranks `a` (initiator) and
+    /// `b`, `rounds` times; seconds per round trip between CUDA events around the
+    /// initiator's kernel.
+    pub fn pingpong_gpus(&self, a: usize, b: usize, bytes: u64, rounds: u32) -> Result<f64> {
+        let bufs = [self.gpus[a].zeros::<u8>(bytes as usize, "a message")?, self.gpus[b].zeros::<u8>(bytes as usize, "a message")?];
+        let st = [self.status(a)?, self.status(b)?];
+        let buf = |i: usize, r: usize| ptr(&bufs[i], &self.gpus[r]);
+        let sp = |i: usize, r: usize| ptr(&st[i], &self.gpus[r]);
+        self.launch(b, "gmpi_pingpong", 1, &[self.ctx_ptr(b), a as u64, buf(1, b), bytes, rounds as u64, 0, sp(1, b)])?;
+        let seconds = self.timed(a, || self.launch(a, "gmpi_pingpong", 1, &[self.ctx_ptr(a), b as u64, buf(0, a), bytes, rounds as u64, 1, sp(0, a)]))?;
+        wait_stream(&self.gpus[b].stream, self.deadline(), "the ping-pong's echo kernel")?;
+        for (i, r) in [(0, a), (1, b)] {
+            let [s, _] = self.read_status(r, &st[i])?;
+            if s != 0 {
+                return Err(status_error("kernel-initiated ping-pong", s));
+            }
+        }
+        Ok(seconds / rounds as f64)
+    }
+
+    /// Kernel-initiated ping-pong between GPU rank `a` and host rank `h` (a thread
+    /// here posting through its ring into host-mapped memory).
+    pub fn pingpong_host(&mut self, a: usize, h: usize, bytes: u64, rounds: u32) -> Result<f64> {
+        let host = self.host_buffer(bytes as usize)?;
+        let buf = self.gpus[a].zeros::<u8>(bytes as usize, "a message")?;
+        let st = self.status(a)?;
+        let hub = self.hub.clone();
+        let (hrank, grank) = (h as u32, a as u32);
+        let addr = host.device();
+        let requests = self.hub.layout().requests as u32;
+        let give_up = self.deadline();
+        let echo = std::thread::spawn(move || -> Status {
+            for r in 0..rounds {
+                for (i, kind) in [Kind::Recv, Kind::Send].into_iter().enumerate() {
+                    let id = (2 * r + i as u32) % requests;
+                    hub.reset(hrank, id);
+                    if !hub.ring(hrank).push(Request { kind, peer: grank, tag: r, request: id, bytes, addr }, &|| false) {
+                        return Status::TimedOut;
+                    }
+                    let s = loop {
+                        match hub.status(hrank, id) {
+                            Status::Pending if Instant::now() < give_up => std::hint::spin_loop(),
+                            Status::Pending => break Status::TimedOut,
+                            s => break s,
+                        }
+                    };
+                    if s != Status::Done {
+                        return s;
+                    }
+                }
+            }
+            Status::Done
+        });
+        let seconds = self.timed(a, || {
+            self.launch(
+                a,
+                "gmpi_pingpong",
+                1,
+                &[self.ctx_ptr(a), h as u64, ptr(&buf, &self.gpus[a]), bytes, rounds as u64, 1, ptr(&st, &self.gpus[a])],
+            )
+        });
+        let echoed = echo.join().unwrap_or(Status::PeerGone);
+        let seconds = seconds?;
+        let [s, _] = self.read_status(a, &st)?;
+        if s != 0 || echoed != Status::Done {
+            return Err(status_error("kernel-initiated GPU-host ping-pong", s.max(echoed as u32)));
+        }
+        Ok(seconds / rounds as f64)
+    }
+
+    /// Runs `launch` on rank `r`'s stream between two events after the stream is
+    /// idle; waits (with the deadline) and returns the seconds between the events.
+    fn timed(&self, r: usize, launch: impl FnOnce() -> Result<()>) -> Result<f64> {
+        let gpu = &self.gpus[r];
+        let start = gpu.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).check("recording an event")?;
+        launch()?;
+        let end = gpu.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).check("recording an event")?;
+        wait_stream(&gpu.stream, self.deadline(), "a messaging kernel")?;
+        Ok(start.elapsed_ms(&end).check("reading events")? as f64 / 1e3)
+    }
+
+    /// The raw round trip: a flag written by GPU rank `a` into `b`'s memory (a GPU
+    /// rank's device memory, or host-mapped memory echoed by a host thread when `b`
+    /// is `None`) and answered. Seconds per round trip.
+    pub fn flag_round_trip(&mut self, a: usize, b: Option<usize>, rounds: u32) -> Result<f64> {
+        let timeout_ns = self.config.timeout.as_nanos() as u64;
+        let st = self.status(a)?;
+        let sp = ptr(&st, &self.gpus[a]);
+        let seconds = match b {
+            Some(b) => {
+                let flags = [self.gpus[a].zeros::<u32>(1, "a flag")?, self.gpus[b].zeros::<u32>(1, "a flag")?];
+                let (fa, fb) = (ptr(&flags[0], &self.gpus[a]), ptr(&flags[1], &self.gpus[b]));
+                let sb = self.status(b)?;
+                self.launch(b, "gmpi_flags", 1, &[fb, fa, rounds as u64, 0, timeout_ns, ptr(&sb, &self.gpus[b])])?;
+                let s = self.timed(a, || self.launch(a, "gmpi_flags", 1, &[fa, fb, rounds as u64, 1, timeout_ns, sp]))?;
+                wait_stream(&self.gpus[b].stream, self.deadline(), "the flag echo kernel")?;
+                s
+            }
+            None => {
+                let flags = self.host_buffer(8)?;
+                let (ping, pong) = (flags.device(), flags.device() + 4);
+                let host = flags.0.clone();
+                let stop = Instant::now() + self.config.timeout;
+                let echo = std::thread::spawn(move || {
+                    let words = host.host as *mut u32;
+                    for r in 1..=rounds {
+                        // SAFETY: two words of a live pinned buffer; volatile because
+                        // the GPU writes `ping` and reads `pong`.
+                        unsafe {
+                            while std::ptr::read_volatile(words.add(1)) != r {
+                                if Instant::now() > stop {
+                                    return;
+                                }
+                            }
+                            std::ptr::write_volatile(words, r);
+                        }
+                    }
+                });
+                // The kernel's "mine" is word 0 (ping, written by the host), "theirs" word 1.
+                let s = self.timed(a, || self.launch(a, "gmpi_flags", 1, &[ping, pong, rounds as u64, 1, timeout_ns, sp]));
+                let _ = echo.join();
+                s?
+            }
+        };
+        let [s, _] = self.read_status(a, &st)?;
+        if s != 0 {
+            return Err(status_error("flag round trip", s));
+        }
+        Ok(seconds / rounds as f64)
+    }
+
+    /// Host-initiated ping-pong: copy `bytes` from GPU rank `a` to GPU rank `b` (or
+    /// to host-mapped memory when `b` is `None`), synchronise, copy back, synchronise;
+    /// seconds per round trip.
+    pub fn host_initiated(&mut self, a: usize, b: Option<usize>, bytes: u64, rounds: u32) -> Result<f64> {
+        let src = self.gpus[a].zeros::<u8>(bytes as usize, "a message")?;
+        let sa = ptr(&src, &self.gpus[a]);
+        let (other, _keep) = match b {
+            Some(b) => {
+                let d = self.gpus[b].zeros::<u8>(bytes as usize, "a message")?;
+                (ptr(&d, &self.gpus[b]), Some(d))
+            }
+            None => (self.host_buffer(bytes as usize)?.device(), None),
+        };
+        let stream = &self.gpus[a].stream;
+        self.gpus[a].ctx.bind_to_thread().check("binding the GPU")?;
+        let copy = |dst: u64, src: u64| -> Result<()> {
+            // SAFETY: both addresses hold `bytes` (allocated above).
+            unsafe {
+                sys::cuMemcpyAsync(dst, src, bytes as usize, stream.cu_stream()).result().check("a host-initiated copy")?;
+                sys::cuStreamSynchronize(stream.cu_stream()).result().check("synchronising")
+            }
+        };
+        copy(other, sa)?;
+        let start = Instant::now();
+        for _ in 0..rounds {
+            copy(other, sa)?;
+            copy(sa, other)?;
+        }
+        Ok(start.elapsed().as_secs_f64() / rounds as f64)
+    }
+
+    /// Message rate: `threads` threads of GPU rank `a` each send `per_thread`
+    /// messages of 8 bytes to GPU rank `b`, whose as many threads receive them (from
+    /// any rank, any tag), every message's payload in host-mapped memory. Returns
+    /// messages per second (wall time of both kernels) and checks every payload.
+    pub fn rate(&mut self, a: usize, b: usize, threads: u32, per_thread: u32, aggregate: bool) -> Result<f64> {
+        let send = self.host_buffer(8 * threads as usize)?;
+        let recv = self.host_buffer(8 * threads as usize)?;
+        let st = [self.status(a)?, self.status(b)?];
+        let sp = |i: usize, r: usize| ptr(&st[i], &self.gpus[r]);
+        let start = Instant::now();
+        self.launch(b, "gmpi_rate", threads, &[self.ctx_ptr(b), a as u64, Kind::Recv as u64, recv.device(), per_thread as u64, aggregate as u64, sp(1, b)])?;
+        self.launch(a, "gmpi_rate", threads, &[self.ctx_ptr(a), b as u64, Kind::Send as u64, send.device(), per_thread as u64, aggregate as u64, sp(0, a)])?;
+        wait_stream(&self.gpus[a].stream, self.deadline(), "the sending kernel")?;
+        wait_stream(&self.gpus[b].stream, self.deadline(), "the receiving kernel")?;
+        let seconds = start.elapsed().as_secs_f64();
+        for (i, r) in [(0, a), (1, b)] {
+            let [s, _] = self.read_status(r, &st[i])?;
+            if s != 0 {
+                return Err(status_error("message rate", s));
+            }
+        }
+        // Every receive slot holds some sender's last or earlier payload: (thread, i).
+        let got = recv.words(2 * threads as usize);
+        if got.chunks(2).any(|w| w[1] >= threads || w[0] >= per_thread) {
+            return Err(GpuError::Usage("message rate: a received payload was not one that was sent".into()));
+        }
+        Ok((threads as u64 * per_thread as u64) as f64 / seconds)
+    }
+
+    /// Ordering and tag matching on the GPUs: rank `a` sends `n` tagged values
+    /// through its ring, rank `b` receives them out of tag order. Returns how many
+    /// values broke MPI's rules (0 when correct), or the failure.
+    pub fn ordering(&mut self, a: usize, b: usize, n: u32) -> Result<u32> {
+        let data = [self.gpus[a].zeros::<u32>(n as usize, "values")?, self.gpus[b].zeros::<u32>(n as usize, "values")?];
+        let ids = [self.gpus[a].zeros::<u32>(n as usize, "ids")?, self.gpus[b].zeros::<u32>(n as usize, "ids")?];
+        let st = [self.status(a)?, self.status(b)?];
+        let p = |s: &CudaSlice<u32>, r: usize| ptr(s, &self.gpus[r]);
+        self.launch(b, "gmpi_ordered", 1, &[self.ctx_ptr(b), a as u64, p(&data[1], b), n as u64, 0, p(&ids[1], b), p(&st[1], b)])?;
+        self.launch(a, "gmpi_ordered", 1, &[self.ctx_ptr(a), b as u64, p(&data[0], a), n as u64, 1, p(&ids[0], a), p(&st[0], a)])?;
+        wait_stream(&self.gpus[a].stream, self.deadline(), "the sending kernel")?;
+        wait_stream(&self.gpus[b].stream, self.deadline(), "the receiving kernel")?;
+        let (sa, sb) = (self.read_status(a, &st[0])?, self.read_status(b, &st[1])?);
+        if sa[0] != 0 || sb[0] != 0 {
+            return Err(status_error("ordering test", sa[0].max(sb[0])));
+        }
+        Ok(sb[1])
+    }
+
+    /// GPU rank `a` waits for a message from rank `peer` that never comes; returns
+    /// the status its kernel saw (timed out, or peer gone once the proxies stop).
+    pub fn unanswered(&mut self, a: usize, peer: usize, stop_proxies_after: Option<Duration>) -> Result<Status> {
+        let buf = self.gpus[a].zeros::<u8>(8, "a message")?;
+        let st = self.status(a)?;
+        let gpu = &self.gpus[a];
+        self.launch(
+            a,
+            "gmpi_pingpong",
+            1,
+            &[self.ctx_ptr(a), peer as u64, ptr(&buf, gpu), 8, 1, 0, ptr(&st, gpu)],
+        )?;
+        if let Some(after) = stop_proxies_after {
+            std::thread::sleep(after);
+            self.stop_proxies();
+        }
+        wait_stream(&self.gpus[a].stream, self.deadline(), "a receiving kernel")?;
+        let [s, _] = self.read_status(a, &st)?;
+        Ok(match s {
+            0 => Status::Done,
+            2 => Status::TimedOut,
+            3 => Status::Truncated,
+            4 => Status::PeerGone,
+            _ => Status::Pending,
+        })
+    }
+}
+
+impl Drop for Messaging {
+    fn drop(&mut self) {
+        self.stop_proxies();
+    }
+}
+
+/// One row of `chatty bench messaging`.
+#[derive(Clone, Debug, Serialize)]
+pub struct MessagingRow {
+    /// What was measured ("pingpong", "rate", "flags").
+    pub experiment: String,
+    /// Between what ("gpu-gpu", "gpu-host").
+    pub path: String,
+    /// Who drives it ("kernel", "host", "raw").
+    pub initiator: String,
+    /// Message bytes (0 for flags).
+    pub bytes: u64,
+    /// Round trips or messages timed.
+    pub count: u64,
+    /// Microseconds per round trip (ping-pong, flags).
+    pub round_trip_us: Option<f64>,
+    /// Bytes both ways over the round trip time, GB/s.
+    pub bandwidth_gbs: Option<f64>,
+    /// Messages per second (rate).
+    pub messages_per_s: Option<f64>,
+    /// Warp-aggregated posting (rate).
+    pub aggregate: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_device_context_matches_gmpi_cuh() {
+        // GmpiCtx: six 8-byte fields, the timeout, then two u32.
+        assert_eq!(std::mem::size_of::<DeviceCtx>(), 64);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 48);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 60);
+    }
+}
