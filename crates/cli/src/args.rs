@@ -101,6 +101,9 @@ pub struct MessagingBenchArgs {
     /// One JSON row per measurement instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// Also write the JSON rows to this file (the tables still go to standard output).
+    #[arg(long)]
+    pub rows: Option<PathBuf>,
 }
 
 /// `chatty bench multi-gpu`.
@@ -121,6 +124,10 @@ pub struct MultiGpuBenchArgs {
     /// Control modes.
     #[arg(long, value_delimiter = ',', default_value = "threads,single")]
     pub control: Vec<String>,
+    /// Who sequences the steps: bsp (host), async (GPU-driven levels: bfs and sssp
+    /// only; its rows show `async` as their transport).
+    #[arg(long, value_delimiter = ',', default_value = "bsp")]
+    pub mode: Vec<String>,
     /// Vertex orders: natural, bfs.
     #[arg(long, value_delimiter = ',', default_value = "natural")]
     pub partition: Vec<String>,
@@ -312,6 +319,11 @@ pub struct GpuArgs {
     pub comm: String,
     /// Multi-GPU vertex order before splitting: `natural`, or `bfs` (breadth-first
     /// renumbering: far fewer boundary vertices on road networks and meshes).
+    /// Who sequences a multi-GPU run: bsp (the host runs each step and exchange) or
+    /// async (one kernel per GPU runs every level, GPUs meet through flags in each
+    /// other's memory; bfs and sssp).
+    #[arg(long, default_value = "bsp")]
+    pub mode: String,
     #[arg(long, default_value = "natural")]
     pub partition: String,
     /// Multi-GPU watchdog: a step with no progress for this many seconds stops every GPU.

@@ -110,7 +110,7 @@ impl Gpu {
     /// blocks per SM, or fewer if fewer fit. A grid barrier costs an atomic per block,
     /// so fewer blocks make each level cheaper; `CHATTY_PERSISTENT_BLOCKS_PER_SM`
     /// overrides it for tuning runs.
-    fn cooperative_cfg(&self, f: &CudaFunction) -> Result<LaunchConfig> {
+    pub(crate) fn cooperative_cfg(&self, f: &CudaFunction) -> Result<LaunchConfig> {
         let fit = f.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None).check("querying occupancy")?;
         let wanted = std::env::var("CHATTY_PERSISTENT_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).unwrap_or(PERSISTENT_BLOCKS_PER_SM);
         Ok(LaunchConfig { grid_dim: (self.sms * wanted.min(fit).max(1), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 })

@@ -45,6 +45,7 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "mg_copy_words",
     "mg_sssp_relax",
     "mg_wcc_round",
+    "mg_async_traverse",
     "gmpi_pingpong",
     "gmpi_flags",
     "gmpi_rate",

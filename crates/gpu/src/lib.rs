@@ -28,7 +28,7 @@ pub mod multi;
 
 pub use device::{run, DeviceGraph, Gpu, GpuRun};
 pub use messaging::{Messaging, MessagingConfig, MessagingRow};
-pub use multi::{Comm, CommStats, Control, MultiGpu, MultiOptions, MultiRun, Transport};
+pub use multi::{Comm, CommStats, Control, Mode, MultiGpu, MultiOptions, MultiRun, Transport};
 pub use kernels::{compile_kernels, KERNEL_SOURCE};
 
 /// Errors of the GPU engine.

@@ -6,7 +6,7 @@ use chatty_graph::{datasets, from_edges, generate, read_graph, GenOptions, Graph
 use std::time::Duration;
 
 use chatty_comm::messaging::Status;
-use chatty_gpu::{compile_kernels, Comm, Control, DeviceGraph, Gpu, GpuError, Messaging, MessagingConfig, MultiGpu, MultiOptions, Transport};
+use chatty_gpu::{compile_kernels, Comm, Control, DeviceGraph, Gpu, GpuError, Messaging, MessagingConfig, Mode, MultiGpu, MultiOptions, Transport};
 
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
@@ -100,14 +100,19 @@ fn check_multi(label: &str, g: Graph, transports: &[Option<Transport>], controls
         if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(&g).is_err() {
             continue;
         }
-        for &t in transports {
+        // Every transport host-driven, and the GPU-driven levels of BFS and SSSP.
+        let mut configs: Vec<(Mode, Option<Transport>)> = transports.iter().map(|&t| (Mode::Bsp, t)).collect();
+        if matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
+            configs.push((Mode::Async, None));
+        }
+        for &(mode, t) in &configs {
             for &control in controls {
                 let devices = multi_devices();
                 if t == Some(Transport::Nccl) && devices[0] == devices[1] {
                     continue;
                 }
-                let o = MultiOptions { devices, control, comm: t.map_or(Comm::Auto, Comm::Forced), reorder, watchdog: Duration::from_secs(60) };
-                let what = format!("{label} {} comm {t:?} control {control:?} reorder {reorder}", alg.name());
+                let o = MultiOptions { devices, control, comm: t.map_or(Comm::Auto, Comm::Forced), reorder, watchdog: Duration::from_secs(60), mode };
+                let what = format!("{label} {} mode {mode:?} comm {t:?} control {control:?} reorder {reorder}", alg.name());
                 let mg = MultiGpu::open(&g, alg, &o).unwrap_or_else(|e| panic!("{what}: {e}"));
                 for trial in 0..2 {
                     let params = Params { pr: chatty_algo::PrParams { tolerance: 1e-9, ..Default::default() }, ..Params::default() };
@@ -156,8 +161,8 @@ fn a_hung_step_is_an_error_not_a_hang() {
         return;
     }
     let g = generate::grid(300, 300, GenOptions { seed: 1, max_weight: None, undirected: true }, &NoProgress).unwrap();
-    for control in [Control::Threads, Control::Single] {
-        let o = MultiOptions { devices: multi_devices(), control, comm: Comm::Forced(Transport::P2p), reorder: false, watchdog: Duration::from_nanos(1) };
+    for (control, mode) in [(Control::Threads, Mode::Bsp), (Control::Single, Mode::Bsp), (Control::Threads, Mode::Async)] {
+        let o = MultiOptions { devices: multi_devices(), control, comm: Comm::Forced(Transport::P2p), reorder: false, watchdog: Duration::from_nanos(1), mode };
         let mg = MultiGpu::open(&g, Algorithm::Bfs, &o).unwrap();
         let err = mg.run(&g, Algorithm::Bfs, &Params::default(), 0).err().expect("a 1 ns watchdog fires");
         assert!(err.to_string().contains("watchdog"), "{err}");
@@ -170,7 +175,7 @@ fn bc_and_impossible_transports_are_refused_clearly() {
         return;
     }
     let g = from_edges(4, &[(0, 1), (1, 2)], false);
-    let o = MultiOptions { devices: vec![0, 0], control: Control::Threads, comm: Comm::Forced(Transport::Nccl), reorder: false, watchdog: Duration::from_secs(5) };
+    let o = MultiOptions { devices: vec![0, 0], control: Control::Threads, comm: Comm::Forced(Transport::Nccl), reorder: false, watchdog: Duration::from_secs(5), mode: Mode::Bsp };
     let err = MultiGpu::open(&g, Algorithm::Bfs, &o).err().expect("nccl needs distinct GPUs");
     assert!(err.to_string().contains("NCCL"), "{err}");
     let err = MultiGpu::open(&g, Algorithm::Bc, &MultiOptions { comm: Comm::Auto, ..o }).err().expect("bc is single-GPU");

@@ -71,10 +71,14 @@ pub fn bench(a: &MessagingBenchArgs) -> Result<i32> {
         r.aggregate = Some(aggregate);
         rows.push(r);
     }
+    let lines = rows.iter().map(serde_json::to_string).collect::<Result<Vec<_>, _>>()?;
+    if let Some(path) = &a.rows {
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, lines.join("\n") + "\n").with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     if a.json {
-        for r in &rows {
-            println!("{}", serde_json::to_string(r)?);
-        }
+        lines.iter().for_each(|l| println!("{l}"));
     } else {
         print!("{}", report(&rows));
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use chatty_algo::{Algorithm, Params, PrParams};
-use chatty_gpu::{Comm, Control, DeviceGraph, Gpu, MultiGpu, MultiOptions};
+use chatty_gpu::{Comm, Control, DeviceGraph, Gpu, Mode, MultiGpu, MultiOptions};
 use serde::{Deserialize, Serialize};
 
 use super::load_graph;
@@ -74,6 +74,16 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
         .iter()
         .map(|c| Control::from_name(c).with_context(|| format!("--control: unknown mode `{c}`")))
         .collect::<Result<_>>()?;
+    let modes: Vec<Mode> =
+        a.mode.iter().map(|m| Mode::from_name(m).with_context(|| format!("--mode: unknown mode `{m}` (bsp, async)"))).collect::<Result<_>>()?;
+    // BSP under every transport; async has its own (peer stores) and shows as `async`.
+    let configs: Vec<(Mode, Comm)> = modes
+        .iter()
+        .flat_map(|&m| match m {
+            Mode::Bsp => comms.iter().map(|c| (m, c.clone())).collect::<Vec<_>>(),
+            Mode::Async => vec![(m, Comm::Auto)],
+        })
+        .collect();
     for p in &a.partition {
         if !matches!(p.as_str(), "natural" | "bfs") {
             bail!("--partition: unknown order `{p}` (natural, bfs)");
@@ -154,6 +164,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                     comm: Comm::Auto,
                     reorder: partition == "bfs",
                     watchdog: std::time::Duration::from_secs(120),
+                    mode: Mode::Bsp,
                 };
                 let mut mg = MultiGpu::open(&g, alg, &o)?;
                 for note in &mg.notes {
@@ -161,12 +172,16 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                 }
                 let mut verified = None;
                 for &control in &controls {
-                    for comm in &comms {
-                        if let Err(e) = mg.configure(control, comm.clone()) {
-                            eprintln!("{label} {}: {} {}: skipped ({e})", alg.name(), comm.name(), control.name());
+                    for (mode, comm) in &configs {
+                        if *mode == Mode::Async && !matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
                             continue;
                         }
-                        let mut r = row(k, comm.name(), control.name(), partition);
+                        let name = if *mode == Mode::Async { "async" } else { comm.name() };
+                        if let Err(e) = mg.set_mode(*mode).and_then(|_| mg.configure(control, comm.clone())) {
+                            eprintln!("{label} {}: {name} {}: skipped ({e})", alg.name(), control.name());
+                            continue;
+                        }
+                        let mut r = row(k, name, control.name(), partition);
                         let warm = mg.run(&g, alg, &p, 0)?;
                         if a.verify && verified.is_none() {
                             verified = verdict(chatty_algo::verify(alg, &g, &p, &warm.result));
@@ -184,9 +199,8 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                         r.boundary = mg.info.iter().map(|p| p.boundary).collect();
                         r.seconds = median(r.trial_seconds.clone());
                         eprintln!(
-                            "{label} {} {k} GPUs {} {} {partition}: {:.3} ms",
+                            "{label} {} {k} GPUs {name} {} {partition}: {:.3} ms",
                             alg.name(),
-                            comm.name(),
                             control.name(),
                             r.seconds * 1e3
                         );
@@ -227,19 +241,20 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
     }
     let one = |key: &(String, String)| select(&rows, key).find(|r| r.gpus == 1).map(|r| r.seconds);
     println!("## Summary (median ms; speedup over one GPU)\n");
-    println!("| graph | kernel | 1 GPU ms | auto ms | speedup | best forced | best ms | auto / best | steps | updated | sent | sent % | verification |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| graph | kernel | 1 GPU ms | auto ms | speedup | best forced | best ms | auto / best | async ms | async speedup | steps | updated | sent | sent % | verification |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut scaling: Vec<(String, Vec<f64>)> = vec![("auto, threads".into(), Vec::new()), ("best forced mode".into(), Vec::new())];
     let mut categories = Vec::new();
     for key in &keys {
         let base = one(key);
         let multi: Vec<&Row> = select(&rows, key).filter(|r| r.gpus > 1).collect();
         let auto = multi.iter().filter(|r| r.comm == "auto" && r.control == "threads").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
-        let best = multi.iter().filter(|r| r.comm != "auto").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let best = multi.iter().filter(|r| r.comm != "auto" && r.comm != "async").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let async_best = multi.iter().filter(|r| r.comm == "async").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let (Some(auto), Some(best), Some(base)) = (auto, best, base) else { continue };
         let verification = select(&rows, key).filter_map(|r| r.verification.clone()).find(|v| v != "PASS").unwrap_or_else(|| "PASS".into());
         println!(
-            "| {} | {} | {} | {} | {:.2}x | {} {} {} | {} | {:.2} | {} | {} | {} | {:.1}% | {} |",
+            "| {} | {} | {} | {} | {:.2}x | {} {} {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.1}% | {} |",
             key.0,
             key.1,
             ms(base),
@@ -250,6 +265,8 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
             best.partition,
             ms(best.seconds),
             auto.seconds / best.seconds,
+            async_best.map_or("-".into(), |r| ms(r.seconds)),
+            async_best.map_or("-".into(), |r| format!("{:.2}x", base / r.seconds)),
             auto.steps,
             auto.updated,
             auto.communicated,

@@ -336,6 +336,10 @@ fn multi_options(a: &crate::args::GpuArgs, alg: Algorithm) -> Result<Option<chat
     if !(a.watchdog > 0.0 && a.watchdog.is_finite()) {
         bail!("--watchdog takes a positive number of seconds");
     }
+    let mode = chatty_gpu::Mode::from_name(&a.mode).with_context(|| format!("unknown --mode `{}`: expected bsp or async", a.mode))?;
+    if mode == chatty_gpu::Mode::Async && !matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
+        bail!("--mode async has bfs and sssp, not {}", alg.name());
+    }
     let devices = match &a.devices {
         Some(d) if d.is_empty() => bail!("--devices needs at least one ordinal"),
         Some(d) => d.clone(),
@@ -365,7 +369,7 @@ fn multi_options(a: &crate::args::GpuArgs, alg: Algorithm) -> Result<Option<chat
         }
     };
     let watchdog = std::time::Duration::from_secs_f64(a.watchdog);
-    Ok(Some(chatty_gpu::MultiOptions { devices, control, comm, reorder, watchdog }))
+    Ok(Some(chatty_gpu::MultiOptions { devices, control, comm, reorder, watchdog, mode }))
 }
 
 fn multi_json(mg: &chatty_gpu::MultiGpu, a: &crate::args::GpuArgs, c: &chatty_gpu::CommStats) -> serde_json::Value {

@@ -181,23 +181,6 @@ extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const
                                           u32* queue0, u32* queue1, u32* hubs, u32 n, u32 alpha, u32 beta) {
     for (uint4 head = bfs_head(ctl); !(head.y & BFS_DONE); head = bfs_head(ctl)) {
         bfs_step(ctl, head, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, 0, n);
-        // Grid barrier; the last block to arrive decides before releasing the others.
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            const u32 gen = __ldcg(&ctl->generation);
-            __threadfence();
-            if (atomicAdd(&ctl->blocks_done, 1) == gridDim.x - 1) {
-                ctl->blocks_done = 0;
-                bfs_decide(ctl, n, alpha, beta, 0);
-                __threadfence();
-                atomicAdd(&ctl->generation, 1);
-            } else {
-                // Spin on an L2 load, not an atomic: pollers must not queue behind
-                // the arrivals' atomics.
-                while (*(volatile u32*)&ctl->generation == gen) {}
-            }
-            __threadfence();
-        }
-        __syncthreads();
+        grid_barrier(&ctl->blocks_done, &ctl->generation, [&] { bfs_decide(ctl, n, alpha, beta, 0); });
     }
 }

@@ -36,6 +36,30 @@ __device__ __forceinline__ bool last_block_done(u32* blocks_done) {
     return true;
 }
 
+// Grid barrier of a cooperative (persistent) launch: `decide` runs in thread 0 of the
+// last block to arrive, before the others are released; what it writes is visible to
+// every block afterwards.
+template <typename Decide>
+__device__ __forceinline__ void grid_barrier(u32* blocks_done, u32* generation, Decide decide) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const u32 gen = __ldcg(generation);
+        __threadfence();
+        if (atomicAdd(blocks_done, 1) == gridDim.x - 1) {
+            *blocks_done = 0;
+            decide();
+            __threadfence();
+            atomicAdd(generation, 1);
+        } else {
+            // Spin on an L2 load, not an atomic: pollers must not queue behind the
+            // arrivals' atomics.
+            while (*(volatile u32*)generation == gen) {}
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
 __device__ __forceinline__ double warp_sum(double x) {
     for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(FULL_MASK, x, o);
     return x;

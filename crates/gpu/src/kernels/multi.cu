@@ -110,3 +110,147 @@ extern "C" __global__ void mg_wcc_round(u32 lo, u32 hi, const u64* off, const u3
         warp_append(changed, changed_len, v, lower);
     }
 }
+
+// --mode async: BFS and SSSP (frontier Bellman-Ford; BFS is its unit-weight case) with
+// no host in the loop. Each GPU runs one cooperative kernel for the whole traversal.
+// A level relaxes the part's frontier (its own vertices that improved, and the
+// boundary vertices the other parts sent at the end of the last level) over the
+// edges into the part; then every block stores the records of its improved boundary
+// vertices straight into each peer's receive buffer through peer pointers, and the
+// grid barrier's last block meets the other GPUs through flags in their memory: it
+// writes (level, work left) into each peer's mailbox and waits for theirs. The host
+// only launches and waits. Receive buffers alternate by level (a peer writes the
+// other buffer while this GPU reads), as in the BSP engine.
+#define MG_PARTS_MAX 8
+
+// MgAsync in chatty_gpu::multi::asynchronous (a Pod mirror; keep in step).
+struct MgAsync {
+    const u64* off;
+    const u32* adj;
+    const u32* weight;  // null: every edge weighs 1 (BFS)
+    u64* dist;
+    u32* stamp;
+    u32* queue[2];
+    u32* outbox;        // this level's improved boundary vertices
+    const unsigned char* send_flag;
+    u64* mail;          // [2][2][parts]: by level parity, signals (level << 32 | work) then record counts
+    u32* inbox[2];
+    u32* peer_inbox[2][MG_PARTS_MAX];  // where this part's records land in part r
+    u64* peer_mail[MG_PARTS_MAX];      // part r's mailbox
+    u64 inbox_at[MG_PARTS_MAX];        // word offset of part r's records in ours
+    u64 timeout_ns;
+    u64 sent, received, improved;      // records and improved vertices, for the statistics
+    u32 lo, hi, is_float, me, parts;
+    u32 len[2], outlen, blocks_done, generation, level, parity, done, error;
+    u32 in_len[MG_PARTS_MAX];          // records received for this level, by sender
+};
+
+__device__ __forceinline__ u64 mg_now() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// The last block's part of a level's end: tell every peer what this part sent and how
+// much work is left, wait for theirs, and decide whether anything remains.
+__device__ void mg_async_meet(MgAsync* c) {
+    const u32 x = c->parity, y = x ^ 1, k = c->parts, me = c->me;
+    // Mailbox slots alternate by level: a peer one level ahead writes the other slot.
+    const u32 slot = 2 * k * y;
+    const u64 work = (u64)c->len[y] + c->outlen;
+    __threadfence_system();
+    for (u32 r = 0; r < k; r++) {
+        if (r != me) *(volatile u64*)&c->peer_mail[r][slot + k + me] = c->outlen;
+    }
+    __threadfence_system();  // the counts before the signals
+    const u64 signal = ((u64)c->level << 32) | (work > 0xffffffffull ? 0xffffffffull : work);
+    for (u32 r = 0; r < k; r++) {
+        if (r != me) *(volatile u64*)&c->peer_mail[r][slot + me] = signal;
+    }
+    u64 total = work;
+    const u64 start = mg_now();
+    for (u32 r = 0; r < k; r++) {
+        c->in_len[r] = 0;
+        if (r == me) continue;
+        u64 m;
+        while (((m = *(volatile u64*)&c->mail[slot + r]) >> 32) != c->level) {
+            if (mg_now() - start > c->timeout_ns) {
+                c->error = 1;
+                c->done = 1;
+                return;
+            }
+        }
+        __threadfence_system();
+        total += m & 0xffffffffull;
+        c->in_len[r] = (u32)*(volatile u64*)&c->mail[slot + k + r];
+        c->received += c->in_len[r];
+    }
+    c->sent += (u64)c->outlen * (k - 1);
+    c->improved += c->len[y];
+    c->len[x] = 0;
+    c->outlen = 0;
+    c->parity = y;
+    c->level += 1;
+    if (total == 0) c->done = 1;
+}
+
+extern "C" __global__ void mg_async_traverse(MgAsync* c) {
+    const u32 lane = threadIdx.x & 31, warps = gridDim.x * blockDim.x / 32;
+    const u32 warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const u32 tid = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+    while (!__ldcg(&c->done)) {
+        const u32 x = __ldcg(&c->parity), level = __ldcg(&c->level), k = c->parts, lo = c->lo;
+        const u32 own = __ldcg(&c->len[x]);
+        u32 items = own;
+        for (u32 r = 0; r < k; r++) items += __ldcg(&c->in_len[r]);
+        // Relax: a warp per frontier item, own vertices first, then received records.
+        for (u32 i = warp; i < items; i += warps) {
+            u32 u;
+            u64 du;
+            if (i < own) {
+                u = __ldcg(&c->queue[x][i]);
+                du = __ldcg(&c->dist[u]);
+            } else {
+                u32 j = i - own, r = 0;
+                while (j >= __ldcg(&c->in_len[r])) j -= __ldcg(&c->in_len[r++]);
+                const u32* rec = c->inbox[x] + c->inbox_at[r] + 3ull * j;
+                u = __ldcg(&rec[0]);
+                du = (u64)__ldcg(&rec[1]) | ((u64)__ldcg(&rec[2]) << 32);
+                // Only u's owner sends u, once per level: this warp alone writes it here.
+                if (du >= __ldcg(&c->dist[u])) continue;
+                if (lane == 0) c->dist[u] = du;
+            }
+            const u64 begin = c->off[u], end = c->off[u + 1];
+            for (u64 e = begin; e < end; e += 32) {
+                bool push = false, boundary = false;
+                u32 v = 0;
+                if (e + lane < end) {
+                    v = c->adj[e + lane];
+                    const u64 nd = add_weight(du, c->weight ? c->weight[e + lane] : 1u, c->is_float);
+                    push = nd < __ldcg(&c->dist[v]) && nd < atomicMin(&c->dist[v], nd) && atomicExch(&c->stamp[v], level) != level;
+                    boundary = push && c->send_flag[v - lo];
+                }
+                warp_append(c->queue[x ^ 1], &c->len[x ^ 1], v, push);
+                warp_append(c->outbox, &c->outlen, v, boundary);
+            }
+        }
+        grid_barrier(&c->blocks_done, &c->generation, [] {});
+        // Send: each improved boundary vertex's final distance for this level, to every
+        // peer, into the buffer it reads next level.
+        const u32 out = __ldcg(&c->outlen);
+        for (u32 i = tid; i < out; i += threads) {
+            const u32 v = __ldcg(&c->outbox[i]);
+            const u64 d = __ldcg(&c->dist[v]);
+            for (u32 r = 0; r < k; r++) {
+                if (r == c->me) continue;
+                u32* rec = c->peer_inbox[x ^ 1][r] + 3ull * i;
+                rec[0] = v;
+                rec[1] = (u32)d;
+                rec[2] = (u32)(d >> 32);
+            }
+        }
+        // Each sender's stores reach the peers before the last block's signals.
+        if (tid < out) __threadfence_system();
+        grid_barrier(&c->blocks_done, &c->generation, [&] { mg_async_meet(c); });
+    }
+}

@@ -21,6 +21,7 @@
 //! (label propagation with shortcutting) and SpMV; BC runs on one GPU.
 
 mod algorithms;
+mod asynchronous;
 mod crew;
 pub(crate) mod exchange;
 mod plan;
@@ -57,6 +58,42 @@ pub struct MultiOptions {
     pub reorder: bool,
     /// A step that makes no progress for this long stops every GPU with an error.
     pub watchdog: Duration,
+    /// Host-driven steps, or GPU-driven levels (BFS and SSSP).
+    pub mode: Mode,
+}
+
+/// Who sequences the steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Bulk-synchronous: the host runs each step, exchange and barrier.
+    #[default]
+    Bsp,
+    /// One kernel per GPU runs every level; GPUs meet through flags in each other's
+    /// memory, no host round trip (BFS and SSSP).
+    Async,
+}
+
+impl Mode {
+    /// `bsp` or `async`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Bsp => "bsp",
+            Mode::Async => "async",
+        }
+    }
+
+    /// Parses a `--mode` name.
+    pub fn from_name(s: &str) -> Option<Mode> {
+        [Mode::Bsp, Mode::Async].into_iter().find(|m| m.name() == s)
+    }
+
+    /// Refuses kernels the mode lacks.
+    fn check(self, alg: Algorithm) -> Result<()> {
+        if self == Mode::Async && !matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
+            return Err(GpuError::Usage(format!("--mode async has bfs and sssp, not {}; use --mode bsp", alg.name())));
+        }
+        Ok(())
+    }
 }
 
 /// One part, as `chatty run --json` reports it.
@@ -264,6 +301,7 @@ pub struct MultiGpu {
     available: Vec<Transport>,
     calibration: Option<Calibration>,
     comm: Comm,
+    mode: Mode,
     ordinals: Vec<usize>,
     watchdog: Duration,
     n: usize,
@@ -307,6 +345,7 @@ impl MultiGpu {
         if k == 0 {
             return Err(GpuError::Usage("no GPUs to run on".into()));
         }
+        o.mode.check(alg)?;
         if alg == Algorithm::Bc {
             return Err(GpuError::Usage("bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv".into()));
         }
@@ -435,6 +474,7 @@ impl MultiGpu {
             available,
             calibration,
             comm: o.comm.clone(),
+            mode: o.mode,
             ordinals: o.devices.clone(),
             watchdog: o.watchdog,
             n,
@@ -471,6 +511,13 @@ impl MultiGpu {
         Ok(())
     }
 
+    /// Changes who sequences the steps (the benchmark runs both modes on one upload).
+    pub fn set_mode(&mut self, mode: Mode) -> Result<()> {
+        mode.check(self.alg)?;
+        self.mode = mode;
+        Ok(())
+    }
+
     /// The transport `--comm auto` picks for an exchange of `bytes` from each GPU.
     pub fn auto_choice(&self, bytes: &[u64]) -> Transport {
         exchange::choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available)
@@ -496,10 +543,14 @@ impl MultiGpu {
         let renamed = |v: u32| self.new_id.as_ref().map_or(v, |id| id[v as usize]);
         let mut stats = CommStats::default();
         let outcome = match alg {
+            Algorithm::Bfs if self.mode == Mode::Async => self.traverse_async(renamed(sources[0]), false, &mut stats),
             Algorithm::Bfs => self.bfs(renamed(sources[0]), &mut stats),
             Algorithm::Sssp => {
                 chatty_algo::sssp::check_weights(g).map_err(GpuError::Usage)?;
-                self.sssp(renamed(sources[0]), &mut stats)
+                match self.mode {
+                    Mode::Async => self.traverse_async(renamed(sources[0]), true, &mut stats),
+                    Mode::Bsp => self.sssp(renamed(sources[0]), &mut stats),
+                }
             }
             Algorithm::Pr => self.pagerank(p, &mut stats),
             Algorithm::Spmv => {

@@ -1,0 +1,181 @@
+//! `--mode async`: BFS and SSSP driven by the GPUs themselves (design.md §1.3, the
+//! GMPI report's point: no host round trip per level). One cooperative kernel per GPU
+//! (`mg_async_traverse` in multi.cu) runs every level: it relaxes the part's frontier,
+//! stores its improved boundary vertices straight into the peers' receive buffers, and
+//! its grid barrier's last block meets the other GPUs through mailbox flags in their
+//! memory. The host launches once per GPU and waits, under the watchdog.
+
+use std::time::Instant;
+
+use bytemuck::{Pod, Zeroable};
+use cudarc::driver::{CudaSlice, PushKernelArg};
+
+use chatty_algo::{Distances, Output};
+use chatty_graph::WeightType;
+
+use super::algorithms::Outcome;
+use super::{ptr, CommStats, MultiGpu, Transport};
+use crate::device::{control, float_distances};
+use crate::{Check, GpuError, Result};
+
+/// Parts of an async run, at most (`MG_PARTS_MAX` in multi.cu).
+pub(crate) const PARTS_MAX: usize = 8;
+
+/// `MgAsync` in multi.cu.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct MgAsync {
+    off: u64,
+    adj: u64,
+    weight: u64,
+    dist: u64,
+    stamp: u64,
+    queue: [u64; 2],
+    outbox: u64,
+    send_flag: u64,
+    mail: u64,
+    inbox: [u64; 2],
+    peer_inbox: [[u64; PARTS_MAX]; 2],
+    peer_mail: [u64; PARTS_MAX],
+    inbox_at: [u64; PARTS_MAX],
+    timeout_ns: u64,
+    sent: u64,
+    received: u64,
+    improved: u64,
+    lo: u32,
+    hi: u32,
+    is_float: u32,
+    me: u32,
+    parts: u32,
+    len: [u32; 2],
+    outlen: u32,
+    blocks_done: u32,
+    generation: u32,
+    level: u32,
+    parity: u32,
+    done: u32,
+    error: u32,
+    in_len: [u32; PARTS_MAX],
+}
+
+impl MultiGpu {
+    /// BFS (`weighted` false: every edge weighs 1) or SSSP from `source`, every level
+    /// on the GPUs. Levels, records sent and received go into `stats`.
+    pub(super) fn traverse_async(&self, source: u32, weighted: bool, stats: &mut CommStats) -> Result<Outcome> {
+        let k = self.parts.len();
+        if k > PARTS_MAX {
+            return Err(GpuError::Usage(format!("--mode async runs on at most {PARTS_MAX} GPUs")));
+        }
+        if k > 1 && !self.available.contains(&Transport::Peer) {
+            return Err(GpuError::Usage("--mode async stores into the other GPUs' memory and needs peer access between every pair; use --mode bsp".into()));
+        }
+        struct B {
+            dist: CudaSlice<u64>,
+            _stamp: CudaSlice<u32>,
+            _queue: [CudaSlice<u32>; 2],
+            mail: CudaSlice<u64>,
+            ctl: Option<CudaSlice<u8>>,
+        }
+        let n = self.n;
+        let is_float = (weighted && self.weight_type == WeightType::Float) as u32;
+        let mut bufs = self.per_part(|p| {
+            let gpu = &p.gpu;
+            let mut dist = gpu.zeros::<u64>(n, "distances")?;
+            gpu.fill_u64(&mut dist, n as u32, u64::MAX)?;
+            gpu.set(&mut dist, source as usize, 0, "the source distance")?;
+            let own = (p.hi - p.lo) as usize + 1;
+            let mut q0 = gpu.zeros::<u32>(own, "a queue")?;
+            gpu.set(&mut q0, 0, source, "the first frontier")?;
+            Ok(B { dist, _stamp: gpu.zeros(n, "stamps")?, _queue: [q0, gpu.zeros(own, "a queue")?], mail: gpu.zeros(4 * k, "mailboxes")?, ctl: None })
+        })?;
+        let timeout_ns = self.watchdog.as_nanos().min(u64::MAX as u128) as u64;
+        for g in 0..k {
+            let (p, b) = (&self.parts[g], &bufs[g]);
+            let gpu = &p.gpu;
+            let push = p.push.as_ref().expect("push edges");
+            let mut c = MgAsync::zeroed();
+            c.off = ptr(&push.off, gpu);
+            c.adj = ptr(&push.adj, gpu);
+            c.weight = if weighted { push.weights.as_ref().map_or(0, |w| ptr(w, gpu)) } else { 0 };
+            c.dist = ptr(&b.dist, gpu);
+            c.stamp = ptr(&b._stamp, gpu);
+            c.queue = [ptr(&b._queue[0], gpu), ptr(&b._queue[1], gpu)];
+            c.outbox = ptr(&p.send, gpu);
+            c.send_flag = ptr(&p.send_flag, gpu);
+            c.mail = ptr(&b.mail, gpu);
+            c.inbox = [ptr(&p.recv[0], gpu), ptr(&p.recv[1], gpu)];
+            for (r, q) in self.parts.iter().enumerate().filter(|&(r, _)| r != g) {
+                for x in 0..2 {
+                    c.peer_inbox[x][r] = ptr(&q.recv[x], &q.gpu) + 4 * q.slot[g];
+                }
+                c.peer_mail[r] = ptr(&bufs[r].mail, &q.gpu);
+                c.inbox_at[r] = p.slot[r];
+            }
+            c.timeout_ns = timeout_ns;
+            (c.lo, c.hi, c.is_float, c.me, c.parts) = (p.lo, p.hi, is_float, g as u32, k as u32);
+            c.len = [1, 0];
+            c.level = 1;
+            gpu.ctx.bind_to_thread().check("binding a GPU")?;
+            bufs[g].ctl = Some(control(gpu, &c)?);
+        }
+        self.sync_all()?;
+        // GPUs that hold several parts split their blocks between them: every part's
+        // kernel must be resident at once, or the mailboxes would wait forever.
+        let sharing = |g: usize| self.ordinals.iter().filter(|&&o| o == self.ordinals[g]).count() as u32;
+        let peak = self.peak();
+        let start = Instant::now();
+        let issue = |g: usize| -> Result<()> {
+            let gpu = &self.parts[g].gpu;
+            let f = gpu.f("mg_async_traverse");
+            let mut cfg = gpu.cooperative_cfg(f)?;
+            cfg.grid_dim.0 = (cfg.grid_dim.0 / sharing(g)).max(1);
+            let ctl = ptr(bufs[g].ctl.as_ref().expect("control block"), gpu);
+            let mut l = gpu.stream.launch_builder(f);
+            l.arg(&ctl);
+            // SAFETY: mg_async_traverse(MgAsync*): the control block above, whose
+            // pointers address this part's arrays and the peers' receive buffers and
+            // mailboxes (peer access enabled at open).
+            unsafe { l.launch_cooperative(cfg) }.check("launching mg_async_traverse").map(drop)
+        };
+        self.step(&issue)?;
+        let seconds = start.elapsed().as_secs_f64();
+        let mut levels = 0;
+        for (g, b) in bufs.iter().enumerate() {
+            let gpu = &self.parts[g].gpu;
+            let bytes = gpu.download(b.ctl.as_ref().expect("control block"), std::mem::size_of::<MgAsync>(), "the control block")?;
+            let c: MgAsync = bytemuck::pod_read_unaligned(&bytes);
+            if c.error != 0 {
+                return Err(GpuError::Watchdog { gpu: g, seconds: self.watchdog.as_secs_f64() });
+            }
+            levels = c.level - 1;
+            stats.communicated += c.sent;
+            stats.updated += c.improved;
+            stats.exchanges = levels as u64;
+            let e = stats.by_transport.entry(Transport::Peer.name()).or_default();
+            *e = (levels as u64, e.1 + 12 * c.received);
+        }
+        stats.steps = levels as u64;
+        let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>())?;
+        let output = if !weighted {
+            Output::Depths(dist.into_iter().map(|d| if d == u64::MAX { u32::MAX } else { d as u32 }).collect())
+        } else if is_float != 0 {
+            Output::Distances(Distances::Float(float_distances(dist)))
+        } else {
+            Output::Distances(Distances::Int(dist))
+        };
+        Ok((output, levels as u64, seconds, peak))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_control_block_matches_multi_cu() {
+        // 48 eight-byte words (pointers, offsets, counters), then 22 u32.
+        assert_eq!(std::mem::offset_of!(MgAsync, lo), 384);
+        assert_eq!(std::mem::offset_of!(MgAsync, in_len), 440);
+        assert_eq!(std::mem::size_of::<MgAsync>(), 472);
+    }
+}
