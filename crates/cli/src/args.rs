@@ -93,10 +93,10 @@ pub struct MessagingBenchArgs {
     #[arg(long, default_value_t = 2000)]
     pub rounds: u32,
     /// Threads per side of the message-rate experiment.
-    #[arg(long, default_value_t = 8192)]
+    #[arg(long, default_value_t = 2048)]
     pub threads: u32,
     /// Messages per thread in the message-rate experiment.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 64)]
     pub per_thread: u32,
     /// One JSON row per measurement instead of tables.
     #[arg(long)]

@@ -41,7 +41,8 @@ pub fn bench(a: &MessagingBenchArgs) -> Result<i32> {
     // Two GPU ranks on two GPUs, or both on GPU 0; one host rank after them.
     let devices = if count >= 2 { vec![0, 1] } else { vec![0, 0] };
     let host = devices.len();
-    let mut m = Messaging::open(&devices, 1, MessagingConfig::default())?;
+    let config = MessagingConfig { timeout: std::time::Duration::from_secs(30), ..MessagingConfig::default() };
+    let mut m = Messaging::open(&devices, 1, config)?;
     let gpu_path = if count >= 2 { "gpu-gpu" } else { "gpu-gpu (one device)" };
     eprintln!("messaging between {} (ranks 0, 1) and a host rank", m.gpu_names().join(" and "));
     let mut rows = Vec::new();
@@ -62,14 +63,22 @@ pub fn bench(a: &MessagingBenchArgs) -> Result<i32> {
         rows.push(round_trip(row("pingpong", "gpu-host", "host", bytes, rounds as u64), m.host_initiated(0, None, bytes, rounds)?));
         bytes *= 4;
     }
+    // The rate runs last and its failure does not lose the rows above.
+    let mut failed = None;
     for aggregate in [true, false] {
         eprintln!("message rate, {} threads x {} messages, aggregate {aggregate}", a.threads, a.per_thread);
-        m.rate(0, 1, a.threads, 2, aggregate)?;
-        let rate = m.rate(0, 1, a.threads, a.per_thread, aggregate)?;
-        let mut r = row("rate", gpu_path, "kernel", 8, a.threads as u64 * a.per_thread as u64);
-        r.messages_per_s = Some(rate);
-        r.aggregate = Some(aggregate);
-        rows.push(r);
+        match m.rate(0, 1, a.threads, 2, aggregate).and_then(|_| m.rate(0, 1, a.threads, a.per_thread, aggregate)) {
+            Ok(rate) => {
+                let mut r = row("rate", gpu_path, "kernel", 8, a.threads as u64 * a.per_thread as u64);
+                r.messages_per_s = Some(rate);
+                r.aggregate = Some(aggregate);
+                rows.push(r);
+            }
+            Err(e) => {
+                failed = Some(format!("message rate (aggregate {aggregate}): {e}"));
+                break;
+            }
+        }
     }
     let lines = rows.iter().map(serde_json::to_string).collect::<Result<Vec<_>, _>>()?;
     if let Some(path) = &a.rows {
@@ -82,7 +91,10 @@ pub fn bench(a: &MessagingBenchArgs) -> Result<i32> {
     } else {
         print!("{}", report(&rows));
     }
-    Ok(0)
+    match failed {
+        Some(e) => bail!("{e}"),
+        None => Ok(0),
+    }
 }
 
 /// The tables and the targets.

@@ -7,17 +7,22 @@ typedef unsigned long long u64;
 #define INF64 0xffffffffffffffffull
 #define FULL_MASK 0xffffffffu
 
-// Appends `v` to `queue` (length counter `len`) with one atomic per warp: the lanes
-// that have something to push elect a leader, which reserves room for all of them.
-__device__ __forceinline__ void warp_append(u32* queue, u32* len, u32 v, bool push) {
-    u32 ballot = __ballot_sync(__activemask(), push);
-    if (!ballot) return;
-    u32 lane = threadIdx.x & 31;
-    u32 leader = __ffs(ballot) - 1;
+// Reserves a slot of a list (length counter `len`) for each lane with `take`, with
+// one atomic per warp: the lanes that take elect a leader, which reserves room for all
+// of them. Returns the lane's index (meaningless where `take` is false).
+__device__ __forceinline__ u32 warp_reserve(u32* len, bool take) {
+    const u32 ballot = __ballot_sync(__activemask(), take);
+    if (!ballot) return 0;
+    const u32 lane = threadIdx.x & 31, leader = __ffs(ballot) - 1;
     u32 base = 0;
     if (lane == leader) base = atomicAdd(len, __popc(ballot));
-    base = __shfl_sync(__activemask(), base, leader);
-    if (push) queue[base + __popc(ballot & ((1u << lane) - 1))] = v;
+    return __shfl_sync(__activemask(), base, leader) + __popc(ballot & ((1u << lane) - 1));
+}
+
+// Appends `v` to `queue` (length counter `len`), one atomic per warp.
+__device__ __forceinline__ void warp_append(u32* queue, u32* len, u32 v, bool push) {
+    const u32 at = warp_reserve(len, push);
+    if (push) queue[at] = v;
 }
 
 // The "last block" pattern: returns true in exactly one thread of the grid, after

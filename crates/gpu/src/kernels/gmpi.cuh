@@ -52,8 +52,18 @@ __device__ __forceinline__ u64 gmpi_now() {
     return t;
 }
 
+// Sleeps a little longer each time a poll of host-mapped memory comes back empty:
+// thousands of threads spinning on PCIe reads would slow the very proxy they wait for.
+__device__ __forceinline__ void gmpi_backoff(u32* ns) {
+    if (*ns) __nanosleep(*ns);
+    *ns = *ns ? min(*ns * 2, 2048u) : 32u;
+}
+
 // Posts one request from each lane with `active`; returns the lane's request id
 // (GMPI_ANY for inactive lanes, and for a lane whose slot stayed full for the timeout).
+// Lanes publish in rounds: those whose slots are free write them, the warp fences once,
+// they publish; so a ring smaller than a warp still drains (a lane's slot frees only
+// after the proxy took the lanes before it).
 __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 tag, const void* buf, u64 bytes) {
     const u32 mask = __activemask();
     const u32 ballot = __ballot_sync(mask, active);
@@ -68,16 +78,14 @@ __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 
     base = __shfl_sync(mask, base, leader);
     first_id = __shfl_sync(mask, first_id, leader);
     const u64 pos = base + below;
-    u32 id = GMPI_ANY;
-    if (active) {
-        // Back-pressure: the proxy has not yet taken this slot's previous request.
-        const u64 start = gmpi_now();
-        bool room = true;
-        while (pos - *c.tail > c.mask) {
-            if (gmpi_now() - start > c.timeout_ns) { room = false; break; }
-        }
-        if (room) {
-            id = (first_id + below) % c.max_requests;
+    const u32 id = (first_id + below) % c.max_requests;
+    bool pending = active, posted = false;
+    const u64 start = gmpi_now();
+    u32 ns = 0;
+    while (__any_sync(mask, pending)) {
+        // A free slot: the proxy has taken this slot's previous request.
+        const bool ready = pending && pos - *c.tail <= c.mask;
+        if (ready) {
             c.flags[id] = GMPI_PENDING;
             GmpiRequest* s = &c.ring[pos & c.mask];
             s->kind = kind;
@@ -87,13 +95,22 @@ __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 
             s->bytes = bytes;
             s->addr = (u64)buf;
         }
+        // The round's writes, then one fence for all of them, then the publications.
+        const bool any_ready = __any_sync(mask, ready);
+        __syncwarp(mask);
+        if (any_ready && lane == leader) __threadfence_system();
+        __syncwarp(mask);
+        if (ready) {
+            *(volatile u64*)&c.ring[pos & c.mask].seq = pos + 1;
+            pending = false;
+            posted = true;
+        } else if (pending && gmpi_now() - start > c.timeout_ns) {
+            pending = false;  // the proxy stopped taking requests: give up
+        } else if (pending) {
+            gmpi_backoff(&ns);
+        }
     }
-    // The warp's writes, then one fence for all of them, then the publications.
-    __syncwarp(mask);
-    if (lane == leader) __threadfence_system();
-    __syncwarp(mask);
-    if (id != GMPI_ANY) *(volatile u64*)&c.ring[pos & c.mask].seq = pos + 1;
-    return id;
+    return posted ? id : GMPI_ANY;
 }
 
 __device__ __forceinline__ u32 gmpi_send(const GmpiCtx& c, u32 dst, const void* buf, u64 bytes, u32 tag) {
@@ -113,9 +130,10 @@ __device__ __forceinline__ u32 gmpi_test(const GmpiCtx& c, u32 id) {
 __device__ u32 gmpi_wait(const GmpiCtx& c, u32 id) {
     if (id == GMPI_ANY) return GMPI_TIMED_OUT;
     const u64 start = gmpi_now();
-    u32 s;
+    u32 s, ns = 0, polls = 0;
     while ((s = c.flags[id]) == GMPI_PENDING) {
         if (gmpi_now() - start > c.timeout_ns) return GMPI_TIMED_OUT;
+        if (++polls > 64) gmpi_backoff(&ns);  // a ping-pong's answer comes within microseconds
     }
     __threadfence_system();  // the message's bytes before the caller reads them
     return s;

@@ -131,7 +131,7 @@ struct MgAsync {
     u64* dist;
     u32* stamp;
     u32* queue[2];
-    u32* outbox;        // this level's improved boundary vertices
+    u32* outbox;        // this level's improved boundary vertices (weighted runs)
     const unsigned char* send_flag;
     u64* mail;          // [2][2][parts]: by level parity, signals (level << 32 | work) then record counts
     u32* inbox[2];
@@ -194,15 +194,26 @@ __device__ void mg_async_meet(MgAsync* c) {
     if (total == 0) c->done = 1;
 }
 
+__device__ __forceinline__ void mg_store_record(u32* rec, u32 v, u64 d) {
+    rec[0] = v;
+    rec[1] = (u32)d;
+    rec[2] = (u32)(d >> 32);
+}
+
 extern "C" __global__ void mg_async_traverse(MgAsync* c) {
     const u32 lane = threadIdx.x & 31, warps = gridDim.x * blockDim.x / 32;
     const u32 warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const u32 tid = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+    // BFS: a vertex's first improvement is its depth, so its record leaves at once; with
+    // weights a later relaxation of the same level may lower it, so records leave after
+    // a barrier, with the level's final distances.
+    const bool send_at_once = c->weight == 0 && !c->is_float;
     while (!__ldcg(&c->done)) {
-        const u32 x = __ldcg(&c->parity), level = __ldcg(&c->level), k = c->parts, lo = c->lo;
+        const u32 x = __ldcg(&c->parity), level = __ldcg(&c->level), k = c->parts, lo = c->lo, me = c->me;
         const u32 own = __ldcg(&c->len[x]);
         u32 items = own;
         for (u32 r = 0; r < k; r++) items += __ldcg(&c->in_len[r]);
+        bool sent = false;
         // Relax: a warp per frontier item, own vertices first, then received records.
         for (u32 i = warp; i < items; i += warps) {
             u32 u;
@@ -224,33 +235,39 @@ extern "C" __global__ void mg_async_traverse(MgAsync* c) {
             for (u64 e = begin; e < end; e += 32) {
                 bool push = false, boundary = false;
                 u32 v = 0;
+                u64 nd = 0;
                 if (e + lane < end) {
                     v = c->adj[e + lane];
-                    const u64 nd = add_weight(du, c->weight ? c->weight[e + lane] : 1u, c->is_float);
+                    nd = add_weight(du, c->weight ? c->weight[e + lane] : 1u, c->is_float);
                     push = nd < __ldcg(&c->dist[v]) && nd < atomicMin(&c->dist[v], nd) && atomicExch(&c->stamp[v], level) != level;
                     boundary = push && c->send_flag[v - lo];
                 }
                 warp_append(c->queue[x ^ 1], &c->len[x ^ 1], v, push);
-                warp_append(c->outbox, &c->outlen, v, boundary);
+                const u32 at = warp_reserve(&c->outlen, boundary);
+                if (boundary && send_at_once) {
+                    for (u32 r = 0; r < k; r++)
+                        if (r != me) mg_store_record(c->peer_inbox[x ^ 1][r] + 3ull * at, v, nd);
+                    sent = true;
+                } else if (boundary) {
+                    c->outbox[at] = v;
+                }
             }
         }
-        grid_barrier(&c->blocks_done, &c->generation, [] {});
-        // Send: each improved boundary vertex's final distance for this level, to every
-        // peer, into the buffer it reads next level.
-        const u32 out = __ldcg(&c->outlen);
-        for (u32 i = tid; i < out; i += threads) {
-            const u32 v = __ldcg(&c->outbox[i]);
-            const u64 d = __ldcg(&c->dist[v]);
-            for (u32 r = 0; r < k; r++) {
-                if (r == c->me) continue;
-                u32* rec = c->peer_inbox[x ^ 1][r] + 3ull * i;
-                rec[0] = v;
-                rec[1] = (u32)d;
-                rec[2] = (u32)(d >> 32);
+        if (!send_at_once) {
+            grid_barrier(&c->blocks_done, &c->generation, [] {});
+            // Send each improved boundary vertex's final distance for this level to every
+            // peer, into the buffer it reads next level.
+            const u32 out = __ldcg(&c->outlen);
+            for (u32 i = tid; i < out; i += threads) {
+                const u32 v = __ldcg(&c->outbox[i]);
+                const u64 d = __ldcg(&c->dist[v]);
+                for (u32 r = 0; r < k; r++)
+                    if (r != me) mg_store_record(c->peer_inbox[x ^ 1][r] + 3ull * i, v, d);
+                sent = true;
             }
         }
         // Each sender's stores reach the peers before the last block's signals.
-        if (tid < out) __threadfence_system();
+        if (sent) __threadfence_system();
         grid_barrier(&c->blocks_done, &c->generation, [&] { mg_async_meet(c); });
     }
 }
