@@ -20,7 +20,7 @@ use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{sys, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use serde::Serialize;
 
-use chatty_comm::messaging::{Copier, Hub, Kind, Layout, ProxyStats, Region, Request, Status};
+use chatty_comm::messaging::{Copier, Hub, Kind, Layout, ProxyStats, Region, Request, Status, INLINE_BYTES};
 
 use crate::device::control;
 use crate::multi::exchange::{enable_peer_access, Pinned};
@@ -54,7 +54,9 @@ struct DeviceCtx {
     head: u64,
     tail: u64,
     flags: u64,
+    data: u64,
     next_request: u64,
+    recv_addr: u64,
     timeout_ns: u64,
     max_requests: u32,
     rank: u32,
@@ -71,7 +73,8 @@ impl Region for Pinned {
 
 /// Moves matched messages: a plain copy when both buffers are host-mapped memory we
 /// allocated, else `cuMemcpyAsync` (UVA: peer, device↔host or local) on the stream of
-/// the GPU that holds the source (or, for host sources, the destination).
+/// the GPU that holds the source (or, for host sources, the destination). Small
+/// messages come inline and are written here only into host-mapped buffers.
 struct CudaCopier {
     /// Per GPU rank: its stream for proxy copies, one copy at a time.
     streams: Vec<Mutex<Arc<CudaStream>>>,
@@ -87,6 +90,17 @@ impl CudaCopier {
 }
 
 impl Copier for CudaCopier {
+    fn write_host(&self, _dst: u32, dst_addr: u64, data: &[u8]) -> bool {
+        match self.host_address(dst_addr, data.len() as u64) {
+            Some(d) => {
+                // SAFETY: inside a live pinned allocation (checked by host_address).
+                unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), d, data.len()) };
+                true
+            }
+            None => false,
+        }
+    }
+
     fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> std::result::Result<(), String> {
         if let (Some(s), Some(d)) = (self.host_address(src_addr, bytes), self.host_address(dst_addr, bytes)) {
             // SAFETY: both ranges lie in live pinned allocations (checked above); a
@@ -110,6 +124,7 @@ impl Copier for CudaCopier {
 struct GpuRank {
     ctx: CudaSlice<u8>,
     _counters: CudaSlice<u64>,
+    _recv_addr: CudaSlice<u64>,
 }
 
 /// The messaging layer over some GPUs and host ranks, with its proxies running.
@@ -190,6 +205,7 @@ impl Messaging {
             .enumerate()
             .map(|(r, gpu)| {
                 let counters = gpu.zeros::<u64>(2, "request counters")?;
+                let recv_addr = gpu.zeros::<u64>(layout.requests, "receive addresses")?;
                 let base = ptr(&counters, gpu);
                 let region = &regions[r];
                 let c = DeviceCtx {
@@ -198,12 +214,14 @@ impl Messaging {
                     head: base,
                     tail: region.device + layout.tail_offset() as u64,
                     flags: region.device + layout.flags_offset() as u64,
+                    data: region.device + layout.data_offset() as u64,
                     next_request: base + 8,
+                    recv_addr: ptr(&recv_addr, gpu),
                     timeout_ns,
                     max_requests: layout.requests as u32,
                     rank: r as u32,
                 };
-                Ok(GpuRank { ctx: control(gpu, &c)?, _counters: counters })
+                Ok(GpuRank { ctx: control(gpu, &c)?, _counters: counters, _recv_addr: recv_addr })
             })
             .collect::<Result<Vec<_>>>()?;
         let streams = gpus.iter().map(|g| Ok(Mutex::new(g.ctx.new_stream().check("creating a proxy stream")?))).collect::<Result<Vec<_>>>()?;
@@ -310,6 +328,7 @@ impl Messaging {
         let hub = self.hub.clone();
         let (hrank, grank) = (h as u32, a as u32);
         let addr = host.device();
+        let host_ptr = host.0.host as usize;
         let requests = self.hub.layout().requests as u32;
         let give_up = self.deadline();
         let echo = std::thread::spawn(move || -> Status {
@@ -317,7 +336,14 @@ impl Messaging {
                 for (i, kind) in [Kind::Recv, Kind::Send].into_iter().enumerate() {
                     let id = (2 * r + i as u32) % requests;
                     hub.reset(hrank, id);
-                    if !hub.ring(hrank).push(Request { kind, peer: grank, tag: r, request: id, bytes, addr }, &|| false) {
+                    // A small send travels in its slot, as a GPU's does.
+                    let inline = (kind == Kind::Send && bytes as usize <= INLINE_BYTES).then(|| {
+                        let mut b = [0u8; INLINE_BYTES];
+                        // SAFETY: `bytes` of the live pinned buffer this thread echoes.
+                        unsafe { std::ptr::copy_nonoverlapping(host_ptr as *const u8, b.as_mut_ptr(), bytes as usize) };
+                        b
+                    });
+                    if !hub.ring(hrank).push(Request { kind, peer: grank, tag: r, request: id, bytes, addr, inline }, &|| false) {
                         return Status::TimedOut;
                     }
                     let s = loop {
@@ -554,9 +580,9 @@ mod tests {
 
     #[test]
     fn the_device_context_matches_gmpi_cuh() {
-        // GmpiCtx: six 8-byte fields, the timeout, then two u32.
-        assert_eq!(std::mem::size_of::<DeviceCtx>(), 64);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 48);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 60);
+        // GmpiCtx: eight pointers and sizes, the timeout, then two u32.
+        assert_eq!(std::mem::size_of::<DeviceCtx>(), 80);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 64);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 76);
     }
 }

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub use ring::{HeapRegion, Kind, Layout, Region, Request, Ring};
+pub use ring::{HeapRegion, Kind, Layout, Region, Request, Ring, INLINE_BYTES};
 
 /// A receive from any sender.
 pub const ANY_SOURCE: u32 = u32::MAX;
@@ -40,10 +40,17 @@ pub enum Status {
     PeerGone = 4,
 }
 
+/// A receive's flag value when its message (at most [`INLINE_BYTES`]) waits in the
+/// rank's completion data for the GPU thread to copy (`GMPI_DONE_INLINE`).
+const DONE_INLINE: u32 = 5;
+
+/// Requests a proxy takes from its ring before matching them under one lock.
+const BATCH: usize = 64;
+
 impl Status {
     fn from_u32(v: u32) -> Status {
         match v {
-            1 => Status::Done,
+            1 | DONE_INLINE => Status::Done,
             2 => Status::TimedOut,
             3 => Status::Truncated,
             4 => Status::PeerGone,
@@ -122,6 +129,9 @@ impl Matcher {
 /// `dst_addr` on rank `dst` (peer copies between GPUs; plain copies in host memory).
 pub trait Copier: Sync {
     fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> Result<(), String>;
+    /// Writes a small message's bytes at `dst_addr` of rank `dst` from the host, if that
+    /// memory is host-visible; false leaves it to the receiving GPU thread.
+    fn write_host(&self, dst: u32, dst_addr: u64, data: &[u8]) -> bool;
 }
 
 /// What the proxies of all ranks share: the matcher, each rank's ring and completion
@@ -193,64 +203,108 @@ impl Hub {
         }
     }
 
-    fn complete(&self, p: &Posted, s: Status) {
+    fn complete(&self, p: &Posted, status: u32) {
         if let Some(f) = self.flag(p.rank, p.request.request) {
-            f.store(s as u32, Ordering::Release);
+            f.store(status, Ordering::Release);
         }
     }
 
     /// The proxy of `rank`: serves its ring until `stop`, then marks the rank gone
-    /// and fails every operation waiting for it.
+    /// and fails every operation waiting for it. Requests are taken in batches and
+    /// matched under one lock; bytes move outside it.
     pub fn serve(&self, rank: u32, copier: &dyn Copier, stop: &AtomicBool) -> ProxyStats {
         let mut stats = ProxyStats::default();
         let ring = &self.rings[rank as usize];
         let mut last_sweep = Instant::now();
         let mut idle = ring::Idle::default();
+        let (mut batch, mut matched, mut gone) = (Vec::with_capacity(BATCH), Vec::new(), Vec::new());
         while !stop.load(Ordering::Relaxed) {
-            let Some(request) = ring.poll() else {
+            while batch.len() < BATCH {
+                match ring.poll() {
+                    Some(r) => batch.push(r),
+                    None => break,
+                }
+            }
+            if batch.is_empty() {
                 if last_sweep.elapsed() > self.timeout / 8 {
                     stats.failed += self.sweep(rank);
                     last_sweep = Instant::now();
                 }
                 idle.wait();
                 continue;
-            };
-            idle = ring::Idle::default();
-            stats.requests += 1;
-            let posted = Posted { rank, request, since: Instant::now() };
-            let peer_gone = request.peer != ANY_SOURCE && self.alive.get(request.peer as usize).is_none_or(|a| !a.load(Ordering::Acquire));
-            if peer_gone {
-                self.complete(&posted, Status::PeerGone);
-                stats.failed += 1;
-                continue;
             }
-            let matched = self.matcher.lock().expect("matcher").post(posted);
-            if let Some(m) = matched {
-                let status = if m.recv.request.bytes < m.send.request.bytes {
-                    Status::Truncated
+            idle = ring::Idle::default();
+            stats.requests += batch.len() as u64;
+            let since = Instant::now();
+            {
+                let mut matcher = self.matcher.lock().expect("matcher");
+                for request in batch.drain(..) {
+                    let posted = Posted { rank, request, since };
+                    let peer = request.peer;
+                    if peer != ANY_SOURCE && self.alive.get(peer as usize).is_none_or(|a| !a.load(Ordering::Acquire)) {
+                        gone.push(posted);
+                    } else if let Some(m) = matcher.post(posted) {
+                        matched.push(m);
+                    }
+                }
+            }
+            for p in gone.drain(..) {
+                self.complete(&p, Status::PeerGone as u32);
+                stats.failed += 1;
+            }
+            for m in matched.drain(..) {
+                let bytes = m.send.request.bytes;
+                let recv_status = if m.recv.request.bytes < bytes {
+                    Status::Truncated as u32
+                } else if let Some(data) = &m.send.request.inline {
+                    let data = &data[..bytes as usize];
+                    if copier.write_host(m.recv.rank, m.recv.request.addr, data) {
+                        Status::Done as u32
+                    } else {
+                        self.stage_inline(&m.recv, data);
+                        DONE_INLINE
+                    }
                 } else {
-                    match copier.copy(m.send.rank, m.send.request.addr, m.recv.rank, m.recv.request.addr, m.send.request.bytes) {
-                        Ok(()) => Status::Done,
-                        Err(_) => Status::PeerGone,
+                    match copier.copy(m.send.rank, m.send.request.addr, m.recv.rank, m.recv.request.addr, bytes) {
+                        Ok(()) => Status::Done as u32,
+                        Err(_) => Status::PeerGone as u32,
                     }
                 };
-                if status == Status::Done {
+                let send_status = if recv_status == DONE_INLINE { Status::Done as u32 } else { recv_status };
+                if send_status == Status::Done as u32 {
                     stats.messages += 1;
-                    stats.bytes += m.send.request.bytes;
+                    stats.bytes += bytes;
                 } else {
                     stats.failed += 2;
                 }
-                self.complete(&m.send, status);
-                self.complete(&m.recv, status);
+                self.complete(&m.send, send_status);
+                self.complete(&m.recv, recv_status);
             }
         }
         self.alive[rank as usize].store(false, Ordering::Release);
         let orphans = self.matcher.lock().expect("matcher").drain(|p| p.rank == rank || p.request.peer == rank);
         for p in &orphans {
-            self.complete(p, Status::PeerGone);
+            self.complete(p, Status::PeerGone as u32);
         }
         stats.failed += orphans.len() as u64;
         stats
+    }
+
+    /// Leaves a small message in the receiving rank's completion data for its request.
+    fn stage_inline(&self, recv: &Posted, data: &[u8]) {
+        let id = recv.request.request as usize;
+        if id >= self.layout.requests {
+            return;
+        }
+        let base = self.rings[recv.rank as usize].region().base();
+        // SAFETY: 32 bytes per request id at the layout's data offset, inside the
+        // region (Ring::in_region checked its size); the GPU reads them only after
+        // the flag's release store below (complete).
+        unsafe {
+            let at = base.add(self.layout.data_offset() + 32 * id);
+            std::ptr::copy_nonoverlapping(data.as_ptr(), at, data.len());
+            std::ptr::write_volatile(at.add(INLINE_BYTES) as *mut u32, data.len() as u32);
+        }
     }
 
     /// Fails this rank's operations that waited longer than the timeout.
@@ -258,7 +312,7 @@ impl Hub {
         let timeout = self.timeout;
         let expired = self.matcher.lock().expect("matcher").drain(|p| p.rank == rank && p.since.elapsed() > timeout);
         for p in &expired {
-            self.complete(p, Status::TimedOut);
+            self.complete(p, Status::TimedOut as u32);
         }
         expired.len() as u64
     }
@@ -277,10 +331,15 @@ mod tests {
             self.0[dst as usize].lock().unwrap()[dst_addr as usize..(dst_addr + bytes) as usize].copy_from_slice(&data);
             Ok(())
         }
+
+        fn write_host(&self, dst: u32, dst_addr: u64, data: &[u8]) -> bool {
+            self.0[dst as usize].lock().unwrap()[dst_addr as usize..dst_addr as usize + data.len()].copy_from_slice(data);
+            true
+        }
     }
 
     fn req(kind: Kind, peer: u32, tag: u32, request: u32, bytes: u64, addr: u64) -> Request {
-        Request { kind, peer, tag, request, bytes, addr }
+        Request { kind, peer, tag, request, bytes, addr, inline: None }
     }
 
     fn posted(rank: u32, r: Request) -> Posted {
@@ -386,5 +445,42 @@ mod tests {
             p0.join().unwrap();
         });
         assert_eq!(hub.status(0, 3), Status::PeerGone);
+    }
+
+    /// A device-memory destination: small messages wait in the completion data.
+    struct NoHostAccess;
+
+    impl Copier for NoHostAccess {
+        fn copy(&self, _: u32, _: u64, _: u32, _: u64, _: u64) -> Result<(), String> {
+            Err("small messages must not reach the copier".into())
+        }
+        fn write_host(&self, _: u32, _: u64, _: &[u8]) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn small_messages_travel_in_the_slot_and_wait_in_the_completion_data() {
+        let hub = Hub::new(2, 4, 8, Duration::from_secs(30));
+        let stop = AtomicBool::new(false);
+        let mut payload = [0u8; INLINE_BYTES];
+        payload[..5].copy_from_slice(b"hello");
+        std::thread::scope(|s| {
+            let proxy = s.spawn(|| hub.serve(0, &NoHostAccess, &stop));
+            assert!(hub.ring(0).push(req(Kind::Recv, 0, 3, 6, 16, 0), &|| false));
+            assert!(hub.ring(0).push(Request { inline: Some(payload), ..req(Kind::Send, 0, 3, 7, 5, 0) }, &|| false));
+            assert_eq!(wait(&hub, 0, 7), Status::Done);
+            assert_eq!(wait(&hub, 0, 6), Status::Done);
+            stop.store(true, Ordering::SeqCst);
+            proxy.join().unwrap();
+        });
+        let layout = hub.layout();
+        let region = hub.ring(0).region().base();
+        // SAFETY: request 6's 32 bytes of completion data inside rank 0's region.
+        let (data, flag, len) = unsafe {
+            let at = region.add(layout.data_offset() + 32 * 6);
+            (std::slice::from_raw_parts(at, 5).to_vec(), *(region.add(layout.flags_offset() + 4 * 6) as *const u32), *(at.add(INLINE_BYTES) as *const u32))
+        };
+        assert_eq!((&data[..], flag, len), (&b"hello"[..], DONE_INLINE, 5));
     }
 }

@@ -36,12 +36,19 @@ pub enum Kind {
     Recv = 2,
 }
 
+/// Bit of `Slot::kind`: the message's bytes (at most [`INLINE_BYTES`]) travel in the
+/// slot itself (the eager protocol of small messages: no copy engine involved).
+pub const INLINE: u32 = 0x100;
+/// The largest message carried in a slot.
+pub const INLINE_BYTES: usize = 24;
+
 /// One 64-byte slot (`GmpiRequest` in gmpi.cuh).
 #[repr(C, align(64))]
 #[derive(Debug)]
 pub struct Slot {
     /// `position + 1` once published; written last, with release semantics.
     pub seq: AtomicU64,
+    /// A [`Kind`], with [`INLINE`] when the bytes are in `inline`.
     pub kind: u32,
     pub peer: u32,
     pub tag: u32,
@@ -49,7 +56,7 @@ pub struct Slot {
     pub request: u32,
     pub bytes: u64,
     pub addr: u64,
-    _pad: [u64; 3],
+    pub inline: [u8; INLINE_BYTES],
 }
 
 const _: () = assert!(std::mem::size_of::<Slot>() == 64);
@@ -63,6 +70,8 @@ pub struct Request {
     pub request: u32,
     pub bytes: u64,
     pub addr: u64,
+    /// A small send's bytes, carried in the slot.
+    pub inline: Option<[u8; INLINE_BYTES]>,
 }
 
 /// Memory the producers and the proxy share: host-mapped pinned memory for a GPU
@@ -98,9 +107,10 @@ impl Region for HeapRegion {
     }
 }
 
-/// Where a rank's ring, consumer position and completion flags lie in its region:
-/// `slots` slots of 64 bytes, then the tail on a line of its own, then one u32 flag
-/// per request id.
+/// Where a rank's ring, consumer position and completions lie in its region: `slots`
+/// slots of 64 bytes, then the tail on a line of its own, then one u32 flag per
+/// request id, then per request id 32 bytes for a small message delivered with its
+/// completion (24 bytes of payload, then its length as a u32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub slots: usize,
@@ -118,8 +128,11 @@ impl Layout {
     pub fn flags_offset(&self) -> usize {
         self.tail_offset() + 64
     }
+    pub fn data_offset(&self) -> usize {
+        (self.flags_offset() + 4 * self.requests).next_multiple_of(64)
+    }
     pub fn bytes(&self) -> usize {
-        self.flags_offset() + 4 * self.requests
+        self.data_offset() + 32 * self.requests
     }
 }
 
@@ -183,8 +196,9 @@ impl Ring {
                 return None;
             }
             let s = &*slot;
-            let kind = if s.kind == Kind::Send as u32 { Kind::Send } else { Kind::Recv };
-            let r = Request { kind, peer: s.peer, tag: s.tag, request: s.request, bytes: s.bytes, addr: s.addr };
+            let kind = if s.kind & 0xff == Kind::Send as u32 { Kind::Send } else { Kind::Recv };
+            let inline = (s.kind & INLINE != 0 && s.bytes as usize <= INLINE_BYTES).then_some(s.inline);
+            let r = Request { kind, peer: s.peer, tag: s.tag, request: s.request, bytes: s.bytes, addr: s.addr, inline };
             self.tail().store(tail + 1, Ordering::Release);
             Some(r)
         }
@@ -205,7 +219,8 @@ impl Ring {
         // SAFETY: this producer owns the slot: it reserved `position`, and the consumer
         // has moved past the slot's previous use (tail > position - capacity).
         unsafe {
-            (*slot).kind = r.kind as u32;
+            (*slot).kind = r.kind as u32 | if r.inline.is_some() { INLINE } else { 0 };
+            (*slot).inline = r.inline.unwrap_or_default();
             (*slot).peer = r.peer;
             (*slot).tag = r.tag;
             (*slot).request = r.request;
@@ -239,7 +254,7 @@ mod tests {
                 let ring = ring.clone();
                 std::thread::spawn(move || {
                     for i in 0..each {
-                        assert!(ring.push(Request { kind: Kind::Send, peer: p, tag: i, request: 0, bytes: 0, addr: 0 }, &|| false));
+                        assert!(ring.push(Request { kind: Kind::Send, peer: p, tag: i, request: 0, bytes: 0, addr: 0, inline: None }, &|| false));
                     }
                 })
             })
@@ -260,7 +275,7 @@ mod tests {
     #[test]
     fn a_full_ring_makes_the_producer_wait_not_overwrite() {
         let ring = Ring::new(2);
-        let r = |tag| Request { kind: Kind::Recv, peer: 0, tag, request: 0, bytes: 0, addr: 0 };
+        let r = |tag| Request { kind: Kind::Recv, peer: 0, tag, request: 0, bytes: 0, addr: 0, inline: None };
         assert!(ring.push(r(1), &|| false));
         assert!(ring.push(r(2), &|| false));
         assert!(!ring.push(r(3), &|| true), "a third request must wait for the consumer");

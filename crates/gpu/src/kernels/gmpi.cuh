@@ -4,6 +4,11 @@
 // Layout this mirrors; chatty_gpu::messaging sets it up); completions come back as
 // flags in mapped memory that threads poll.
 //
+// Messages of at most 24 bytes go eagerly: the sender's bytes travel in the request
+// slot, and a receiving GPU thread copies them from its completion data when it sees
+// GMPI_DONE_INLINE (no copy engine, no host synchronisation); larger ones are moved by
+// the proxy with a CUDA copy.
+//
 // Semantics (MPI point-to-point): a receive from `src` (or GMPI_ANY) with `tag` (or
 // GMPI_ANY) takes the earliest posted matching send; two messages from one sender that
 // both match are received in posting order. A receive buffer smaller than the message
@@ -24,13 +29,16 @@
 #define GMPI_TIMED_OUT 2u
 #define GMPI_TRUNCATED 3u
 #define GMPI_PEER_GONE 4u
+#define GMPI_DONE_INLINE 5u  // a receive whose bytes wait in the completion data
+#define GMPI_INLINE 0x100u   // kind bit: a send's bytes travel in the slot
+#define GMPI_INLINE_BYTES 24u
 #define GMPI_ANY 0xffffffffu
 
 struct __align__(64) GmpiRequest {
     u64 seq;  // position + 1 once published, written last
     u32 kind, peer, tag, request;
     u64 bytes, addr;
-    u64 pad[3];
+    unsigned char inline_bytes[GMPI_INLINE_BYTES];  // a small send's bytes (eager)
 };
 
 // A rank's context (chatty_gpu::messaging::DeviceCtx).
@@ -40,7 +48,9 @@ struct GmpiCtx {
     u64* head;                // device memory: slots reserved
     const volatile u64* tail; // host-mapped: slots the proxy has taken
     volatile u32* flags;      // host-mapped: completion per request id
+    const volatile unsigned char* data;  // host-mapped: 32 bytes per request id (small messages)
     u32* next_request;        // device memory: request ids handed out
+    u64* recv_addr;           // device memory: each receive's buffer, by request id
     u64 timeout_ns;           // the longest any thread waits
     u32 max_requests;         // ids wrap; at most this many may be outstanding
     u32 rank;
@@ -88,7 +98,13 @@ __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 
         if (ready) {
             c.flags[id] = GMPI_PENDING;
             GmpiRequest* s = &c.ring[pos & c.mask];
-            s->kind = kind;
+            u32 k = kind;
+            if (kind == GMPI_SEND && bytes <= GMPI_INLINE_BYTES) {
+                for (u32 b = 0; b < bytes; b++) s->inline_bytes[b] = ((const unsigned char*)buf)[b];
+                k |= GMPI_INLINE;
+            }
+            if (kind == GMPI_RECV) c.recv_addr[id] = (u64)buf;
+            s->kind = k;
             s->peer = peer;
             s->tag = tag;
             s->request = id;
@@ -121,9 +137,20 @@ __device__ __forceinline__ u32 gmpi_recv(const GmpiCtx& c, u32 src, void* buf, u
     return gmpi_post(c, true, GMPI_RECV, src, tag, buf, bytes);
 }
 
+// Finishes a completed request: a small message waiting in the completion data is
+// copied into the receive buffer.
+__device__ u32 gmpi_finish(const GmpiCtx& c, u32 id, u32 s) {
+    if (s != GMPI_DONE_INLINE) return s;
+    const volatile unsigned char* d = c.data + 32ull * id;
+    const u32 len = *(const volatile u32*)(d + GMPI_INLINE_BYTES);
+    unsigned char* out = (unsigned char*)c.recv_addr[id];
+    for (u32 b = 0; b < len && b < GMPI_INLINE_BYTES; b++) out[b] = d[b];
+    return GMPI_DONE;
+}
+
 // The request's status (GMPI_PENDING while in flight).
 __device__ __forceinline__ u32 gmpi_test(const GmpiCtx& c, u32 id) {
-    return id == GMPI_ANY ? GMPI_TIMED_OUT : c.flags[id];
+    return id == GMPI_ANY ? GMPI_TIMED_OUT : gmpi_finish(c, id, c.flags[id]);
 }
 
 // Waits for the request; returns its status (GMPI_DONE, or why it failed).
@@ -136,7 +163,7 @@ __device__ u32 gmpi_wait(const GmpiCtx& c, u32 id) {
         if (++polls > 64) gmpi_backoff(&ns);  // a ping-pong's answer comes within microseconds
     }
     __threadfence_system();  // the message's bytes before the caller reads them
-    return s;
+    return gmpi_finish(c, id, s);
 }
 
 __device__ __forceinline__ void gmpi_fail(u32* status, u32 s) {
