@@ -222,7 +222,15 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
     for f in &a.rows {
         let text = std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
         for (i, line) in text.lines().enumerate().filter(|(_, l)| l.starts_with('{')) {
-            rows.push(serde_json::from_str(line).with_context(|| format!("{}:{}: not a bench multi-gpu row", f.display(), i + 1))?);
+            let row: Row = serde_json::from_str(line).with_context(|| format!("{}:{}: not a bench multi-gpu row", f.display(), i + 1))?;
+            // A later row of the same configuration (a newer run) replaces the earlier.
+            let same = |r: &Row| {
+                (&r.graph, &r.kernel, r.gpus, &r.comm, &r.control, &r.partition) == (&row.graph, &row.kernel, row.gpus, &row.comm, &row.control, &row.partition)
+            };
+            match rows.iter().position(same) {
+                Some(i) => rows[i] = row,
+                None => rows.push(row),
+            }
         }
     }
     if rows.is_empty() {
@@ -253,7 +261,12 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
         let best = multi.iter().filter(|r| r.comm != "auto" && r.comm != "async").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let async_best = multi.iter().filter(|r| r.comm == "async").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let (Some(auto), Some(best), Some(base)) = (auto, best, base) else { continue };
-        let verification = select(&rows, key).filter_map(|r| r.verification.clone()).find(|v| v != "PASS").unwrap_or_else(|| "PASS".into());
+        let checks: Vec<String> = select(&rows, key).filter_map(|r| r.verification.clone()).collect();
+        let verification = match checks.iter().find(|v| *v != "PASS") {
+            Some(failed) => failed.clone(),
+            None if checks.is_empty() => "not checked".into(),
+            None => "PASS".into(),
+        };
         println!(
             "| {} | {} | {} | {} | {:.2}x | {} {} {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.1}% | {} |",
             key.0,
