@@ -323,7 +323,12 @@ fn multi_gpu_flags_are_checked_before_the_graph_is_read() {
     fails(&["run", "bfs", g, "--engine", "gpu", "--partition", "random"], "--partition");
     fails(&["run", "bfs", g, "--engine", "gpu", "--watchdog", "0"], "--watchdog");
     fails(&["run", "bfs", g, "--engine", "gpu", "--gpus", "zero"], "--gpus");
+    fails(&["run", "bfs", g, "--engine", "gpu", "--mode", "eager"], "--mode");
+    fails(&["run", "pr", g, "--engine", "gpu", "--mode", "async"], "--mode async has bfs and sssp");
+    fails(&["bench", "messaging", "--max-bytes", "lots"], "--max-bytes");
+    fails(&["bench", "messaging", "--rounds", "0"], "at least 1");
     if !chatty_gpu_present() {
+        fails(&["bench", "messaging"], "needs a GPU");
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("g.cgr");
         assert!(chatty(&["generate", "rmat", "--scale", "8", "-o", path.to_str().unwrap()]).status.success());
@@ -342,14 +347,22 @@ fn multi_gpu_report_makes_tables_and_charts_from_rows() {
             "boundary": [1, 1], "verification": "PASS", "commit": "x"})
         .to_string()
     };
-    let rows = [row(1, "-", "-", 0.010), row(2, "auto", "threads", 0.006), row(2, "p2p", "threads", 0.0058), row(2, "staged", "single", 0.009)];
+    // The first p2p row is replaced by the later one of the same configuration.
+    let rows = [
+        row(1, "-", "-", 0.010),
+        row(2, "p2p", "threads", 0.5),
+        row(2, "auto", "threads", 0.006),
+        row(2, "p2p", "threads", 0.0058),
+        row(2, "staged", "single", 0.009),
+        row(2, "async", "threads", 0.004),
+    ];
     let file = d.path().join("rows.jsonl");
     std::fs::write(&file, rows.join("\n")).unwrap();
     let charts = d.path().join("charts");
     let o = chatty(&["bench", "multi-gpu-report", file.to_str().unwrap(), "--charts", charts.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("| g | pr | 10.000 | 6.000 | 1.67x | p2p threads natural | 5.800 | 1.03 |"), "{out}");
+    assert!(out.contains("| g | pr | 10.000 | 6.000 | 1.67x | p2p threads natural | 5.800 | 1.03 | 4.000 | 2.50x |"), "{out}");
     assert!(out.contains("p2p 20x 0.00 MB"), "{out}");
     for chart in ["scaling.svg", "modes.svg"] {
         assert!(std::fs::read_to_string(charts.join(chart)).unwrap().starts_with("<svg"), "{chart}");
