@@ -66,7 +66,7 @@ impl Region for Pinned {
     fn base(&self) -> *mut u8 {
         self.host.cast()
     }
-    fn len(&self) -> usize {
+    fn bytes(&self) -> usize {
         self.bytes
     }
 }
@@ -162,7 +162,9 @@ fn wait_stream(stream: &CudaStream, deadline: Instant, what: &str) -> Result<()>
         match unsafe { sys::cuStreamQuery(stream.cu_stream()) } {
             sys::CUresult::CUDA_SUCCESS => return Ok(()),
             sys::CUresult::CUDA_ERROR_NOT_READY if Instant::now() < deadline => std::thread::yield_now(),
-            sys::CUresult::CUDA_ERROR_NOT_READY => return Err(GpuError::Usage(format!("{what} did not finish in time (device-side timeouts should have ended it)"))),
+            sys::CUresult::CUDA_ERROR_NOT_READY => {
+                return Err(GpuError::Usage(format!("{what} did not finish in time (device-side timeouts should have ended it)")))
+            }
             e => return Err(GpuError::Driver { what: what.to_string(), source: cudarc::driver::DriverError(e) }),
         }
     }
@@ -224,10 +226,21 @@ impl Messaging {
                 Ok(GpuRank { ctx: control(gpu, &c)?, _counters: counters, _recv_addr: recv_addr })
             })
             .collect::<Result<Vec<_>>>()?;
-        let streams = gpus.iter().map(|g| Ok(Mutex::new(g.ctx.new_stream().check("creating a proxy stream")?))).collect::<Result<Vec<_>>>()?;
+        let streams =
+            gpus.iter().map(|g| Ok(Mutex::new(g.ctx.new_stream().check("creating a proxy stream")?))).collect::<Result<Vec<_>>>()?;
         let copier = Arc::new(CudaCopier { streams, host: Mutex::new(Vec::new()) });
         let hub = Arc::new(Hub::with_regions(layout, regions.iter().map(|r| r.clone() as Arc<dyn Region>).collect(), config.timeout));
-        let mut m = Messaging { gpus, ranks, hosts, hub, copier, config, stop: Arc::new(AtomicBool::new(false)), proxies: Vec::new(), buffers: Vec::new() };
+        let mut m = Messaging {
+            gpus,
+            ranks,
+            hosts,
+            hub,
+            copier,
+            config,
+            stop: Arc::new(AtomicBool::new(false)),
+            proxies: Vec::new(),
+            buffers: Vec::new(),
+        };
         m.proxies = (0..m.ranks() as u32)
             .map(|rank| {
                 let (hub, copier, stop) = (m.hub.clone(), m.copier.clone(), m.stop.clone());
@@ -308,7 +321,8 @@ impl Messaging {
         let buf = |i: usize, r: usize| ptr(&bufs[i], &self.gpus[r]);
         let sp = |i: usize, r: usize| ptr(&st[i], &self.gpus[r]);
         self.launch(b, "gmpi_pingpong", 1, &[self.ctx_ptr(b), a as u64, buf(1, b), bytes, rounds as u64, 0, sp(1, b)])?;
-        let seconds = self.timed(a, || self.launch(a, "gmpi_pingpong", 1, &[self.ctx_ptr(a), b as u64, buf(0, a), bytes, rounds as u64, 1, sp(0, a)]))?;
+        let seconds = self
+            .timed(a, || self.launch(a, "gmpi_pingpong", 1, &[self.ctx_ptr(a), b as u64, buf(0, a), bytes, rounds as u64, 1, sp(0, a)]))?;
         wait_stream(&self.gpus[b].stream, self.deadline(), "the ping-pong's echo kernel")?;
         for (i, r) in [(0, a), (1, b)] {
             let [s, _] = self.read_status(r, &st[i])?;
@@ -479,8 +493,18 @@ impl Messaging {
         let st = [self.status(a)?, self.status(b)?];
         let sp = |i: usize, r: usize| ptr(&st[i], &self.gpus[r]);
         let start = Instant::now();
-        self.launch(b, "gmpi_rate", threads, &[self.ctx_ptr(b), a as u64, Kind::Recv as u64, recv.device(), per_thread as u64, aggregate as u64, sp(1, b)])?;
-        self.launch(a, "gmpi_rate", threads, &[self.ctx_ptr(a), b as u64, Kind::Send as u64, send.device(), per_thread as u64, aggregate as u64, sp(0, a)])?;
+        self.launch(
+            b,
+            "gmpi_rate",
+            threads,
+            &[self.ctx_ptr(b), a as u64, Kind::Recv as u64, recv.device(), per_thread as u64, aggregate as u64, sp(1, b)],
+        )?;
+        self.launch(
+            a,
+            "gmpi_rate",
+            threads,
+            &[self.ctx_ptr(a), b as u64, Kind::Send as u64, send.device(), per_thread as u64, aggregate as u64, sp(0, a)],
+        )?;
         wait_stream(&self.gpus[a].stream, self.deadline(), "the sending kernel")?;
         wait_stream(&self.gpus[b].stream, self.deadline(), "the receiving kernel")?;
         let seconds = start.elapsed().as_secs_f64();
@@ -523,12 +547,7 @@ impl Messaging {
         let buf = self.gpus[a].zeros::<u8>(8, "a message")?;
         let st = self.status(a)?;
         let gpu = &self.gpus[a];
-        self.launch(
-            a,
-            "gmpi_pingpong",
-            1,
-            &[self.ctx_ptr(a), peer as u64, ptr(&buf, gpu), 8, 1, 0, ptr(&st, gpu)],
-        )?;
+        self.launch(a, "gmpi_pingpong", 1, &[self.ctx_ptr(a), peer as u64, ptr(&buf, gpu), 8, 1, 0, ptr(&st, gpu)])?;
         if let Some(after) = stop_proxies_after {
             std::thread::sleep(after);
             self.stop_proxies();

@@ -118,21 +118,31 @@ fn report(rows: &[MessagingRow]) -> String {
         out += &format!("| {how} | {} | {:.2} |\n", r.count, r.messages_per_s.unwrap_or(0.0) / 1e6);
     }
     let find = |e: &str, path: &str, init: &str, bytes: u64| {
-        rows.iter().find(|r| r.experiment == e && r.path.starts_with(path) && r.initiator == init && r.bytes == bytes).and_then(|r| r.round_trip_us)
+        rows.iter()
+            .find(|r| r.experiment == e && r.path.starts_with(path) && r.initiator == init && r.bytes == bytes)
+            .and_then(|r| r.round_trip_us)
     };
     out += "\n## Targets\n\n";
     if let (Some(k), Some(raw)) = (find("pingpong", "gpu-host", "kernel", 4), find("flags", "gpu-host", "raw", 0)) {
         out += &format!("- small-message round trip (4 B, GPU-host, kernel-initiated) {k:.2} µs = {:.2}x the raw mapped-memory round trip {raw:.2} µs (target ≤ 2x)\n", k / raw);
     }
     if let (Some(k), Some(raw)) = (find("pingpong", "gpu-gpu", "kernel", 4), find("flags", "gpu-host", "raw", 0)) {
-        out += &format!("- small-message round trip (4 B, GPU-GPU, kernel-initiated) {k:.2} µs = {:.2}x the raw mapped-memory round trip\n", k / raw);
+        out += &format!(
+            "- small-message round trip (4 B, GPU-GPU, kernel-initiated) {k:.2} µs = {:.2}x the raw mapped-memory round trip\n",
+            k / raw
+        );
     }
     if let Some(r) = rows.iter().find(|r| r.aggregate == Some(true)) {
         out += &format!("- message rate with warp aggregation {:.2} M/s (target ≥ 5 M/s)\n", r.messages_per_s.unwrap_or(0.0) / 1e6);
     }
     if let Some(big) = rows.iter().filter(|r| r.experiment == "pingpong").map(|r| r.bytes).max() {
         if let (Some(k), Some(h)) = (find("pingpong", "gpu-gpu", "kernel", big), find("pingpong", "gpu-gpu", "host", big)) {
-            out += &format!("- {big} B GPU-GPU: kernel-initiated {:.1} GB/s against the host-initiated peer copy {:.1} GB/s ({:.0}%; target ≥ 90%)\n", 2.0 * big as f64 / k / 1e3, 2.0 * big as f64 / h / 1e3, 100.0 * h / k);
+            out += &format!(
+                "- {big} B GPU-GPU: kernel-initiated {:.1} GB/s against the host-initiated peer copy {:.1} GB/s ({:.0}%; target ≥ 90%)\n",
+                2.0 * big as f64 / k / 1e3,
+                2.0 * big as f64 / h / 1e3,
+                100.0 * h / k
+            );
         }
     }
     out

@@ -81,7 +81,7 @@ pub trait Region: Send + Sync {
     /// The first byte, as the host sees it.
     fn base(&self) -> *mut u8;
     /// Its size in bytes.
-    fn len(&self) -> usize;
+    fn bytes(&self) -> usize;
 }
 
 /// A region on the heap.
@@ -102,7 +102,7 @@ impl Region for HeapRegion {
     fn base(&self) -> *mut u8 {
         self.0.as_ptr().cast_mut().cast()
     }
-    fn len(&self) -> usize {
+    fn bytes(&self) -> usize {
         64 * self.0.len()
     }
 }
@@ -159,7 +159,7 @@ impl Ring {
     /// # Panics
     /// If the region is smaller than the layout or not 64-byte aligned.
     pub fn in_region(region: Arc<dyn Region>, layout: Layout) -> Ring {
-        assert!(region.len() >= layout.bytes() && region.base() as usize % 64 == 0, "a ring's region is too small or misaligned");
+        assert!(region.bytes() >= layout.bytes() && (region.base() as usize).is_multiple_of(64), "a ring's region is too small or misaligned");
         let base = region.base();
         // SAFETY: in bounds (checked above); the region outlives the ring (held).
         let tail = unsafe { base.add(layout.tail_offset()) } as *const AtomicU64;

@@ -67,7 +67,9 @@ impl MultiGpu {
             return Err(GpuError::Usage(format!("--mode async runs on at most {PARTS_MAX} GPUs")));
         }
         if k > 1 && !self.available.contains(&Transport::Peer) {
-            return Err(GpuError::Usage("--mode async stores into the other GPUs' memory and needs peer access between every pair; use --mode bsp".into()));
+            return Err(GpuError::Usage(
+                "--mode async stores into the other GPUs' memory and needs peer access between every pair; use --mode bsp".into(),
+            ));
         }
         struct B {
             dist: CudaSlice<u64>,
@@ -86,7 +88,13 @@ impl MultiGpu {
             let own = (p.hi - p.lo) as usize + 1;
             let mut q0 = gpu.zeros::<u32>(own, "a queue")?;
             gpu.set(&mut q0, 0, source, "the first frontier")?;
-            Ok(B { dist, _stamp: gpu.zeros(n, "stamps")?, _queue: [q0, gpu.zeros(own, "a queue")?], mail: gpu.zeros(4 * k, "mailboxes")?, ctl: None })
+            Ok(B {
+                dist,
+                _stamp: gpu.zeros(n, "stamps")?,
+                _queue: [q0, gpu.zeros(own, "a queue")?],
+                mail: gpu.zeros(4 * k, "mailboxes")?,
+                ctl: None,
+            })
         })?;
         let timeout_ns = self.watchdog.as_nanos().min(u64::MAX as u128) as u64;
         for g in 0..k {
