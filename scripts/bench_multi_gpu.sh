@@ -2,14 +2,14 @@
 # The multi-GPU ablation on the GPU machine in one call: the transport calibration
 # (cached for --comm auto), then `chatty bench multi-gpu` per graph (every kernel on
 # one GPU, then on all GPUs under each transport and control mode, and GPU-driven
-# (--mode async) for bfs and sssp; verified against
-# the CPU references up to rmat24), then the report (markdown tables, SVG charts) with
-# its summary table printed last.
+# (--mode async) for bfs and sssp; verified against the CPU references except on
+# rmat25/26), then the report (markdown tables, SVG charts) with its summary printed last.
 #
 # usage: scripts/bench_multi_gpu.sh
 # Environment: CHATTY (default target/release/chatty), DATASETS (default
 # .device-data/datasets), OUT (results; the device tool sets it), GRAPHS (names in
-# device_graphs.sh), TRIALS (default 5), ROAD_TRIALS (default 3).
+# device_graphs.sh), TRIALS (default 5), ROAD_TRIALS (default 3), CALIBRATE_MAX
+# (largest calibrated message, default 256M).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 CHATTY=${CHATTY:-target/release/chatty}

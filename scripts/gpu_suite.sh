@@ -4,7 +4,9 @@
 # CPU references; on several GPUs that is the multi-GPU engine) and the single-GPU
 # benchmark (--gpus 1), with a compact table printed last.
 #
-# usage: scripts/gpu_suite.sh [correctness|bench|all]   (default all)
+# usage: scripts/gpu_suite.sh [correctness|bench|messaging|all]   (default all)
+# (messaging: scripts/bench_messaging.sh; the multi-GPU ablation, longer than one
+# device call, is scripts/bench_multi_gpu.sh)
 # Environment: CHATTY (binary, default target/release/chatty), DATASETS (default
 # .device-data/datasets), OUT (logs; the device tool sets it), BENCH_GRAPHS (names
 # below, default all), TRIALS (default 5).
@@ -88,7 +90,8 @@ PY
 case $MODE in
     correctness) correctness ;;
     bench) bench ;;
-    *) correctness; bench ;;
+    messaging) bash "$(dirname "$0")/bench_messaging.sh" || fails=$((fails + 1)) ;;
+    *) correctness; bench; bash "$(dirname "$0")/bench_messaging.sh" || fails=$((fails + 1)) ;;
 esac
 # Few files come back from the device: the per-run JSON travels as one archive.
 [ -d "$WORK/runs" ] && tar czf "$OUT/runs.tgz" -C "$WORK" runs
@@ -103,5 +106,5 @@ for r in rows:
     print(f'{r["graph"]:10} {r["algo"]:5} {k*1e3:10.3f} {float(r["end_to_end_s"])*1e3:9.3f} {it:6d} {int(r["edges"])/k/1e9:7.2f} {k/it*1e6:8.2f}')
 PY
 fi
-echo "suite: $fails correctness failures"
+echo "suite: $fails failures (correctness, messaging)"
 exit $((fails > 0))
