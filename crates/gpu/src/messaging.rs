@@ -170,11 +170,20 @@ fn wait_stream(stream: &CudaStream, deadline: Instant, what: &str) -> Result<()>
     }
 }
 
+/// A kernel's status word: 0, or the worst `GMPI_*` failure it saw.
+fn kernel_status(code: u32) -> Status {
+    if code == 0 {
+        Status::Done
+    } else {
+        Status::from_code(code)
+    }
+}
+
 fn status_error(what: &str, code: u32) -> GpuError {
-    let why = match code {
-        2 => "timed out (no match, or the proxy stopped answering)",
-        3 => "truncated (receive buffer smaller than the message)",
-        4 => "the peer's proxy is gone",
+    let why = match kernel_status(code) {
+        Status::TimedOut => "timed out (no match, or the proxy stopped answering)",
+        Status::Truncated => "truncated (receive buffer smaller than the message)",
+        Status::PeerGone => "the peer's proxy is gone",
         _ => "failed",
     };
     GpuError::Usage(format!("{what}: a message {why}"))
@@ -554,13 +563,7 @@ impl Messaging {
         }
         wait_stream(&self.gpus[a].stream, self.deadline(), "a receiving kernel")?;
         let [s, _] = self.read_status(a, &st)?;
-        Ok(match s {
-            0 => Status::Done,
-            2 => Status::TimedOut,
-            3 => Status::Truncated,
-            4 => Status::PeerGone,
-            _ => Status::Pending,
-        })
+        Ok(kernel_status(s))
     }
 }
 

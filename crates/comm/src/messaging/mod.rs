@@ -48,7 +48,8 @@ const DONE_INLINE: u32 = 5;
 const BATCH: usize = 64;
 
 impl Status {
-    fn from_u32(v: u32) -> Status {
+    /// A completion flag's value (`GMPI_*` in gmpi.cuh).
+    pub fn from_code(v: u32) -> Status {
         match v {
             1 | DONE_INLINE => Status::Done,
             2 => Status::TimedOut,
@@ -193,7 +194,7 @@ impl Hub {
 
     /// The completion of `request` on `rank`.
     pub fn status(&self, rank: u32, request: u32) -> Status {
-        Status::from_u32(self.flag(rank, request).map_or(0, |f| f.load(Ordering::Acquire)))
+        Status::from_code(self.flag(rank, request).map_or(0, |f| f.load(Ordering::Acquire)))
     }
 
     /// Clears a completion flag before its request id is reused.
