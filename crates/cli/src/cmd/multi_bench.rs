@@ -173,7 +173,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                 let mut verified = None;
                 for &control in &controls {
                     for (mode, comm) in &configs {
-                        if *mode == Mode::Async && !matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
+                        if !mode.supports(alg) {
                             continue;
                         }
                         let name = if *mode == Mode::Async { "async" } else { comm.name() };

@@ -337,7 +337,7 @@ fn multi_options(a: &crate::args::GpuArgs, alg: Algorithm) -> Result<Option<chat
         bail!("--watchdog takes a positive number of seconds");
     }
     let mode = chatty_gpu::Mode::from_name(&a.mode).with_context(|| format!("unknown --mode `{}`: expected bsp or async", a.mode))?;
-    if mode == chatty_gpu::Mode::Async && !matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
+    if !mode.supports(alg) {
         bail!("--mode async has bfs and sssp, not {}", alg.name());
     }
     let devices = match &a.devices {

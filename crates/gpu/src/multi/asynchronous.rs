@@ -73,8 +73,8 @@ impl MultiGpu {
         }
         struct B {
             dist: CudaSlice<u64>,
-            _stamp: CudaSlice<u32>,
-            _queue: [CudaSlice<u32>; 2],
+            stamp: CudaSlice<u32>,
+            queue: [CudaSlice<u32>; 2],
             mail: CudaSlice<u64>,
             ctl: Option<CudaSlice<u8>>,
         }
@@ -90,8 +90,8 @@ impl MultiGpu {
             gpu.set(&mut q0, 0, source, "the first frontier")?;
             Ok(B {
                 dist,
-                _stamp: gpu.zeros(n, "stamps")?,
-                _queue: [q0, gpu.zeros(own, "a queue")?],
+                stamp: gpu.zeros(n, "stamps")?,
+                queue: [q0, gpu.zeros(own, "a queue")?],
                 mail: gpu.zeros(4 * k, "mailboxes")?,
                 ctl: None,
             })
@@ -106,8 +106,8 @@ impl MultiGpu {
             c.adj = ptr(&push.adj, gpu);
             c.weight = if weighted { push.weights.as_ref().map_or(0, |w| ptr(w, gpu)) } else { 0 };
             c.dist = ptr(&b.dist, gpu);
-            c.stamp = ptr(&b._stamp, gpu);
-            c.queue = [ptr(&b._queue[0], gpu), ptr(&b._queue[1], gpu)];
+            c.stamp = ptr(&b.stamp, gpu);
+            c.queue = [ptr(&b.queue[0], gpu), ptr(&b.queue[1], gpu)];
             c.outbox = ptr(&p.send, gpu);
             c.send_flag = ptr(&p.send_flag, gpu);
             c.mail = ptr(&b.mail, gpu);

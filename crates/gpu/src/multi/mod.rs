@@ -87,9 +87,14 @@ impl Mode {
         [Mode::Bsp, Mode::Async].into_iter().find(|m| m.name() == s)
     }
 
+    /// Whether the mode runs `alg` (async: bfs and sssp).
+    pub fn supports(self, alg: Algorithm) -> bool {
+        self == Mode::Bsp || matches!(alg, Algorithm::Bfs | Algorithm::Sssp)
+    }
+
     /// Refuses kernels the mode lacks.
     fn check(self, alg: Algorithm) -> Result<()> {
-        if self == Mode::Async && !matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
+        if !self.supports(alg) {
             return Err(GpuError::Usage(format!("--mode async has bfs and sssp, not {}; use --mode bsp", alg.name())));
         }
         Ok(())
