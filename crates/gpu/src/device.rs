@@ -660,7 +660,10 @@ mod tests {
     /// The control blocks' layouts as bfs.cu and sssp.cu declare them.
     #[test]
     fn control_blocks_match_the_kernels() {
-        assert_eq!((std::mem::size_of::<BfsCtl>(), std::mem::offset_of!(BfsCtl, scout), std::mem::offset_of!(BfsCtl, hub_len)), (64, 40, 32));
+        assert_eq!(
+            (std::mem::size_of::<BfsCtl>(), std::mem::offset_of!(BfsCtl, scout), std::mem::offset_of!(BfsCtl, hub_len)),
+            (64, 40, 32)
+        );
         assert_eq!((std::mem::size_of::<SsspCtl>(), std::mem::offset_of!(SsspCtl, threshold)), (64, 40));
     }
 }
