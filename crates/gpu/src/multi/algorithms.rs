@@ -16,6 +16,30 @@ use crate::{Gpu, Result};
 /// A kernel's values (renumbered ids), its steps, seconds, and peak device bytes.
 pub(super) type Outcome = (Output, u64, f64, u64);
 
+/// Distances of `n` vertices (the kernels' u64 encoding): unreached, the source 0.
+pub(super) fn source_distances(gpu: &Gpu, n: usize, source: u32) -> Result<CudaSlice<u64>> {
+    let mut dist = gpu.zeros::<u64>(n, "distances")?;
+    gpu.fill_u64(&mut dist, n as u32, u64::MAX)?;
+    gpu.set(&mut dist, source as usize, 0, "the source distance")?;
+    Ok(dist)
+}
+
+/// A queue of `len` entries whose first is the source.
+pub(super) fn first_frontier(gpu: &Gpu, len: usize, source: u32) -> Result<CudaSlice<u32>> {
+    let mut q = gpu.zeros::<u32>(len, "a queue")?;
+    gpu.set(&mut q, 0, source, "the first frontier")?;
+    Ok(q)
+}
+
+/// SSSP's result from the kernels' encoding.
+pub(super) fn distances_output(dist: Vec<u64>, is_float: bool) -> Output {
+    if is_float {
+        Output::Distances(Distances::Float(float_distances(dist)))
+    } else {
+        Output::Distances(Distances::Int(dist))
+    }
+}
+
 impl MultiGpu {
     /// BFS: each part runs the single-GPU level step (bfs.cu) over its edges with
     /// `pause`, so a finished level stops for the exchange of newly visited boundary
@@ -33,8 +57,7 @@ impl MultiGpu {
             let mut depth = gpu.zeros::<u32>(n, "depths")?;
             gpu.fill_u32(&mut depth, n as u32, u32::MAX)?;
             gpu.set(&mut depth, source as usize, 0, "the source depth")?;
-            let mut q0 = gpu.zeros::<u32>(n, "a queue")?;
-            gpu.set(&mut q0, 0, source, "the first frontier")?;
+            let q0 = first_frontier(gpu, n, source)?;
             let unexplored = p.push.as_ref().map_or(0, |c| c.edges);
             let ctl = control(gpu, &BfsCtl { level: 1, len: [1, 0], unexplored, ..Default::default() })?;
             Ok(B { depth, queue: [q0, gpu.zeros(n, "a queue")?], hubs: gpu.zeros(n, "the hub list")?, ctl })
@@ -117,11 +140,8 @@ impl MultiGpu {
         let is_float = (self.weight_type == WeightType::Float) as u32;
         let bufs = self.per_part(|p| {
             let gpu = &p.gpu;
-            let mut dist = gpu.zeros::<u64>(n, "distances")?;
-            gpu.fill_u64(&mut dist, n as u32, u64::MAX)?;
-            gpu.set(&mut dist, source as usize, 0, "the source distance")?;
-            let mut q0 = gpu.zeros::<u32>(n, "a queue")?;
-            gpu.set(&mut q0, 0, source, "the first frontier")?;
+            let dist = source_distances(gpu, n, source)?;
+            let q0 = first_frontier(gpu, n, source)?;
             let mut lens = gpu.zeros::<u32>(2, "queue lengths")?;
             gpu.set(&mut lens, 0, 1, "the first frontier")?;
             Ok(B { dist, stamp: gpu.zeros(n, "stamps")?, queue: [q0, gpu.zeros(n, "a queue")?], lens })
@@ -175,12 +195,7 @@ impl MultiGpu {
         }
         let seconds = start.elapsed().as_secs_f64();
         let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>())?;
-        let output = if is_float != 0 {
-            Output::Distances(Distances::Float(float_distances(dist)))
-        } else {
-            Output::Distances(Distances::Int(dist))
-        };
-        Ok((output, round as u64 - 1, seconds, peak))
+        Ok((distances_output(dist, is_float != 0), round as u64 - 1, seconds, peak))
     }
 
     fn pull_graph<'a>(&self, p: &'a Part) -> PullGraph<'a> {

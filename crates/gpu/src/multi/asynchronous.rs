@@ -10,12 +10,12 @@ use std::time::Instant;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{CudaSlice, PushKernelArg};
 
-use chatty_algo::{Distances, Output};
+use chatty_algo::Output;
 use chatty_graph::WeightType;
 
-use super::algorithms::Outcome;
+use super::algorithms::{distances_output, first_frontier, source_distances, Outcome};
 use super::{ptr, CommStats, MultiGpu, Transport};
-use crate::device::{control, float_distances};
+use crate::device::control;
 use crate::{Check, GpuError, Result};
 
 /// Parts of an async run, at most (`MG_PARTS_MAX` in multi.cu).
@@ -76,56 +76,52 @@ impl MultiGpu {
             stamp: CudaSlice<u32>,
             queue: [CudaSlice<u32>; 2],
             mail: CudaSlice<u64>,
-            ctl: Option<CudaSlice<u8>>,
         }
         let n = self.n;
-        let is_float = (weighted && self.weight_type == WeightType::Float) as u32;
-        let mut bufs = self.per_part(|p| {
+        let is_float = weighted && self.weight_type == WeightType::Float;
+        let bufs = self.per_part(|p| {
             let gpu = &p.gpu;
-            let mut dist = gpu.zeros::<u64>(n, "distances")?;
-            gpu.fill_u64(&mut dist, n as u32, u64::MAX)?;
-            gpu.set(&mut dist, source as usize, 0, "the source distance")?;
             let own = (p.hi - p.lo) as usize + 1;
-            let mut q0 = gpu.zeros::<u32>(own, "a queue")?;
-            gpu.set(&mut q0, 0, source, "the first frontier")?;
             Ok(B {
-                dist,
+                dist: source_distances(gpu, n, source)?,
                 stamp: gpu.zeros(n, "stamps")?,
-                queue: [q0, gpu.zeros(own, "a queue")?],
+                queue: [first_frontier(gpu, own, source)?, gpu.zeros(own, "a queue")?],
                 mail: gpu.zeros(4 * k, "mailboxes")?,
-                ctl: None,
             })
         })?;
         let timeout_ns = self.watchdog.as_nanos().min(u64::MAX as u128) as u64;
-        for g in 0..k {
-            let (p, b) = (&self.parts[g], &bufs[g]);
-            let gpu = &p.gpu;
-            let push = p.push.as_ref().expect("push edges");
-            let mut c = MgAsync::zeroed();
-            c.off = ptr(&push.off, gpu);
-            c.adj = ptr(&push.adj, gpu);
-            c.weight = if weighted { push.weights.as_ref().map_or(0, |w| ptr(w, gpu)) } else { 0 };
-            c.dist = ptr(&b.dist, gpu);
-            c.stamp = ptr(&b.stamp, gpu);
-            c.queue = [ptr(&b.queue[0], gpu), ptr(&b.queue[1], gpu)];
-            c.outbox = ptr(&p.send, gpu);
-            c.send_flag = ptr(&p.send_flag, gpu);
-            c.mail = ptr(&b.mail, gpu);
-            c.inbox = [ptr(&p.recv[0], gpu), ptr(&p.recv[1], gpu)];
-            for (r, q) in self.parts.iter().enumerate().filter(|&(r, _)| r != g) {
-                for x in 0..2 {
-                    c.peer_inbox[x][r] = ptr(&q.recv[x], &q.gpu) + 4 * q.slot[g];
+        // The control blocks name the peers' receive buffers and mailboxes.
+        let ctls = (0..k)
+            .map(|g| {
+                let (p, b) = (&self.parts[g], &bufs[g]);
+                let gpu = &p.gpu;
+                let push = p.push.as_ref().expect("push edges");
+                let mut c = MgAsync::zeroed();
+                c.off = ptr(&push.off, gpu);
+                c.adj = ptr(&push.adj, gpu);
+                c.weight = if weighted { push.weights.as_ref().map_or(0, |w| ptr(w, gpu)) } else { 0 };
+                c.dist = ptr(&b.dist, gpu);
+                c.stamp = ptr(&b.stamp, gpu);
+                c.queue = [ptr(&b.queue[0], gpu), ptr(&b.queue[1], gpu)];
+                c.outbox = ptr(&p.send, gpu);
+                c.send_flag = ptr(&p.send_flag, gpu);
+                c.mail = ptr(&b.mail, gpu);
+                c.inbox = [ptr(&p.recv[0], gpu), ptr(&p.recv[1], gpu)];
+                for (r, q) in self.parts.iter().enumerate().filter(|&(r, _)| r != g) {
+                    for x in 0..2 {
+                        c.peer_inbox[x][r] = ptr(&q.recv[x], &q.gpu) + 4 * q.slot[g];
+                    }
+                    c.peer_mail[r] = ptr(&bufs[r].mail, &q.gpu);
+                    c.inbox_at[r] = p.slot[r];
                 }
-                c.peer_mail[r] = ptr(&bufs[r].mail, &q.gpu);
-                c.inbox_at[r] = p.slot[r];
-            }
-            c.timeout_ns = timeout_ns;
-            (c.lo, c.hi, c.is_float, c.me, c.parts) = (p.lo, p.hi, is_float, g as u32, k as u32);
-            c.len = [1, 0];
-            c.level = 1;
-            gpu.ctx.bind_to_thread().check("binding a GPU")?;
-            bufs[g].ctl = Some(control(gpu, &c)?);
-        }
+                c.timeout_ns = timeout_ns;
+                (c.lo, c.hi, c.is_float, c.me, c.parts) = (p.lo, p.hi, is_float as u32, g as u32, k as u32);
+                c.len = [1, 0];
+                c.level = 1;
+                gpu.ctx.bind_to_thread().check("binding a GPU")?;
+                control(gpu, &c)
+            })
+            .collect::<Result<Vec<_>>>()?;
         self.sync_all()?;
         // GPUs that hold several parts split their blocks between them: every part's
         // kernel must be resident at once, or the mailboxes would wait forever.
@@ -137,7 +133,7 @@ impl MultiGpu {
             let f = gpu.f("mg_async_traverse");
             let mut cfg = gpu.cooperative_cfg(f)?;
             cfg.grid_dim.0 = (cfg.grid_dim.0 / sharing(g)).max(1);
-            let ctl = ptr(bufs[g].ctl.as_ref().expect("control block"), gpu);
+            let ctl = ptr(&ctls[g], gpu);
             let mut l = gpu.stream.launch_builder(f);
             l.arg(&ctl);
             // SAFETY: mg_async_traverse(MgAsync*): the control block above, whose
@@ -148,30 +144,28 @@ impl MultiGpu {
         self.step(&issue)?;
         let seconds = start.elapsed().as_secs_f64();
         let mut levels = 0;
-        for (g, b) in bufs.iter().enumerate() {
-            let gpu = &self.parts[g].gpu;
-            let bytes = gpu.download(b.ctl.as_ref().expect("control block"), std::mem::size_of::<MgAsync>(), "the control block")?;
+        let mut received = 0;
+        for (g, ctl) in ctls.iter().enumerate() {
+            let bytes = self.parts[g].gpu.download(ctl, std::mem::size_of::<MgAsync>(), "the control block")?;
             let c: MgAsync = bytemuck::pod_read_unaligned(&bytes);
             if c.error != 0 {
                 return Err(GpuError::Watchdog { gpu: g, seconds: self.watchdog.as_secs_f64() });
             }
-            levels = c.level - 1;
+            // Every part ends at the same level.
+            levels = c.level as u64 - 1;
             stats.communicated += c.sent;
             stats.updated += c.improved;
-            stats.exchanges = levels as u64;
-            let e = stats.by_transport.entry(Transport::Peer.name()).or_default();
-            *e = (levels as u64, e.1 + 12 * c.received);
+            received += c.received;
         }
-        stats.steps = levels as u64;
+        (stats.steps, stats.exchanges) = (levels, levels);
+        stats.by_transport.insert(Transport::Peer.name(), (levels, 12 * received));
         let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>())?;
-        let output = if !weighted {
-            Output::Depths(dist.into_iter().map(|d| if d == u64::MAX { u32::MAX } else { d as u32 }).collect())
-        } else if is_float != 0 {
-            Output::Distances(Distances::Float(float_distances(dist)))
+        let output = if weighted {
+            distances_output(dist, is_float)
         } else {
-            Output::Distances(Distances::Int(dist))
+            Output::Depths(dist.into_iter().map(|d| if d == u64::MAX { u32::MAX } else { d as u32 }).collect())
         };
-        Ok((output, levels as u64, seconds, peak))
+        Ok((output, levels, seconds, peak))
     }
 }
 
