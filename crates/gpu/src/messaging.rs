@@ -57,6 +57,7 @@ struct DeviceCtx {
     data: u64,
     next_request: u64,
     recv_addr: u64,
+    tail_seen: u64,
     timeout_ns: u64,
     max_requests: u32,
     rank: u32,
@@ -215,7 +216,7 @@ impl Messaging {
             .iter()
             .enumerate()
             .map(|(r, gpu)| {
-                let counters = gpu.zeros::<u64>(2, "request counters")?;
+                let counters = gpu.zeros::<u64>(3, "request counters")?;
                 let recv_addr = gpu.zeros::<u64>(layout.requests, "receive addresses")?;
                 let base = ptr(&counters, gpu);
                 let region = &regions[r];
@@ -228,6 +229,7 @@ impl Messaging {
                     data: region.device + layout.data_offset() as u64,
                     next_request: base + 8,
                     recv_addr: ptr(&recv_addr, gpu),
+                    tail_seen: base + 16,
                     timeout_ns,
                     max_requests: layout.requests as u32,
                     rank: r as u32,
@@ -368,6 +370,9 @@ impl Messaging {
                     });
                     if !hub.ring(hrank).push(Request { kind, peer: grank, tag: r, request: id, bytes, addr, inline }, &|| false) {
                         return Status::TimedOut;
+                    }
+                    if inline.is_some() {
+                        continue; // an eager send is complete once posted
                     }
                     let s = loop {
                         match hub.status(hrank, id) {
@@ -602,9 +607,9 @@ mod tests {
 
     #[test]
     fn the_device_context_matches_gmpi_cuh() {
-        // GmpiCtx: eight pointers and sizes, the timeout, then two u32.
-        assert_eq!(std::mem::size_of::<DeviceCtx>(), 80);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 64);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 76);
+        // GmpiCtx: nine pointers and sizes, the timeout, then two u32.
+        assert_eq!(std::mem::size_of::<DeviceCtx>(), 88);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 72);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 84);
     }
 }

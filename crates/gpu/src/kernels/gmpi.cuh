@@ -5,9 +5,16 @@
 // flags in mapped memory that threads poll.
 //
 // Messages of at most 24 bytes go eagerly: the sender's bytes travel in the request
-// slot, and a receiving GPU thread copies them from its completion data when it sees
-// GMPI_DONE_INLINE (no copy engine, no host synchronisation); larger ones are moved by
-// the proxy with a CUDA copy.
+// slot, so the send is complete once posted (its buffer may be reused at once, as
+// with MPI's eager protocol; its failures show only at the receiver), and a receiving
+// GPU thread copies them from its completion data when it sees GMPI_DONE_INLINE (no
+// copy engine, no host synchronisation); larger ones are moved by the proxy with a
+// CUDA copy and complete both sides when copied.
+//
+// Every access to host-mapped memory is a PCIe round trip for a load, so the hot path
+// keeps them few: the consumer position is cached in device memory and re-read only
+// when the ring looks full, a slot is written as 8-byte words, and a small message's
+// completion data is read with two 16-byte loads.
 //
 // Semantics (MPI point-to-point): a receive from `src` (or GMPI_ANY) with `tag` (or
 // GMPI_ANY) takes the earliest posted matching send; two messages from one sender that
@@ -33,6 +40,7 @@
 #define GMPI_INLINE 0x100u   // kind bit: a send's bytes travel in the slot
 #define GMPI_INLINE_BYTES 24u
 #define GMPI_ANY 0xffffffffu
+#define GMPI_SENT 0xfffffffeu  // the id of an eager send: complete when posted
 
 struct __align__(64) GmpiRequest {
     u64 seq;  // position + 1 once published, written last
@@ -51,6 +59,7 @@ struct GmpiCtx {
     const volatile unsigned char* data;  // host-mapped: 32 bytes per request id (small messages)
     u32* next_request;        // device memory: request ids handed out
     u64* recv_addr;           // device memory: each receive's buffer, by request id
+    u64* tail_seen;           // device memory: the last consumer position read
     u64 timeout_ns;           // the longest any thread waits
     u32 max_requests;         // ids wrap; at most this many may be outstanding
     u32 rank;
@@ -89,27 +98,35 @@ __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 
     first_id = __shfl_sync(mask, first_id, leader);
     const u64 pos = base + below;
     const u32 id = (first_id + below) % c.max_requests;
+    const bool eager = kind == GMPI_SEND && bytes <= GMPI_INLINE_BYTES;
+    // The slot as seven 8-byte words after `seq` (fewer, wider writes over PCIe).
+    u64 words[7] = {0, 0, bytes, (u64)buf, 0, 0, 0};
+    if (active) {
+        words[0] = (u64)(kind | (eager ? GMPI_INLINE : 0u)) | ((u64)peer << 32);
+        words[1] = (u64)tag | ((u64)id << 32);
+        if (eager)
+            for (u32 b = 0; b < bytes; b++) words[4 + b / 8] |= (u64)((const unsigned char*)buf)[b] << (8 * (b % 8));
+    }
     bool pending = active, posted = false;
     const u64 start = gmpi_now();
     u32 ns = 0;
     while (__any_sync(mask, pending)) {
-        // A free slot: the proxy has taken this slot's previous request.
-        const bool ready = pending && pos - *c.tail <= c.mask;
-        if (ready) {
-            c.flags[id] = GMPI_PENDING;
-            GmpiRequest* s = &c.ring[pos & c.mask];
-            u32 k = kind;
-            if (kind == GMPI_SEND && bytes <= GMPI_INLINE_BYTES) {
-                for (u32 b = 0; b < bytes; b++) s->inline_bytes[b] = ((const unsigned char*)buf)[b];
-                k |= GMPI_INLINE;
+        // A free slot: the proxy has taken this slot's previous request. The mapped
+        // position is read only when the cached one says the ring is full.
+        bool ready = false;
+        if (pending) {
+            ready = pos - *(volatile u64*)c.tail_seen <= c.mask;
+            if (!ready) {
+                const u64 t = *c.tail;
+                atomicMax((unsigned long long*)c.tail_seen, (unsigned long long)t);
+                ready = pos - t <= c.mask;
             }
+        }
+        if (ready) {
+            if (!eager) c.flags[id] = GMPI_PENDING;
             if (kind == GMPI_RECV) c.recv_addr[id] = (u64)buf;
-            s->kind = k;
-            s->peer = peer;
-            s->tag = tag;
-            s->request = id;
-            s->bytes = bytes;
-            s->addr = (u64)buf;
+            volatile u64* s = (volatile u64*)&c.ring[pos & c.mask];
+            for (u32 w = 0; w < 7; w++) s[1 + w] = words[w];
         }
         // The round's writes, then one fence for all of them, then the publications.
         const bool any_ready = __any_sync(mask, ready);
@@ -126,6 +143,7 @@ __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 
             gmpi_backoff(&ns);
         }
     }
+    if (posted && eager) return GMPI_SENT;
     return posted ? id : GMPI_ANY;
 }
 
@@ -137,24 +155,29 @@ __device__ __forceinline__ u32 gmpi_recv(const GmpiCtx& c, u32 src, void* buf, u
     return gmpi_post(c, true, GMPI_RECV, src, tag, buf, bytes);
 }
 
-// Finishes a completed request: a small message waiting in the completion data is
-// copied into the receive buffer.
+// Finishes a completed request: a small message waiting in the completion data (24
+// bytes, then its length) is copied into the receive buffer.
 __device__ u32 gmpi_finish(const GmpiCtx& c, u32 id, u32 s) {
     if (s != GMPI_DONE_INLINE) return s;
-    const volatile unsigned char* d = c.data + 32ull * id;
-    const u32 len = *(const volatile u32*)(d + GMPI_INLINE_BYTES);
+    __threadfence_system();  // the data after the flag (gmpi_test does not fence)
+    const uint4* d = (const uint4*)(c.data + 32ull * id);
+    const uint4 lo = __ldcv(d), hi = __ldcv(d + 1);  // both loads in flight together
+    const u32 words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const u32 len = min(words[6], GMPI_INLINE_BYTES);
     unsigned char* out = (unsigned char*)c.recv_addr[id];
-    for (u32 b = 0; b < len && b < GMPI_INLINE_BYTES; b++) out[b] = d[b];
+    for (u32 b = 0; b < len; b++) out[b] = (unsigned char)(words[b / 4] >> (8 * (b % 4)));
     return GMPI_DONE;
 }
 
 // The request's status (GMPI_PENDING while in flight).
 __device__ __forceinline__ u32 gmpi_test(const GmpiCtx& c, u32 id) {
+    if (id == GMPI_SENT) return GMPI_DONE;
     return id == GMPI_ANY ? GMPI_TIMED_OUT : gmpi_finish(c, id, c.flags[id]);
 }
 
 // Waits for the request; returns its status (GMPI_DONE, or why it failed).
 __device__ u32 gmpi_wait(const GmpiCtx& c, u32 id) {
+    if (id == GMPI_SENT) return GMPI_DONE;
     if (id == GMPI_ANY) return GMPI_TIMED_OUT;
     const u64 start = gmpi_now();
     u32 s, ns = 0, polls = 0;
