@@ -118,14 +118,20 @@ pub struct MultiGpuBenchArgs {
     /// GPUs of the multi-GPU rows: a count or `all` (the one-GPU baseline always runs).
     #[arg(long, default_value = "all")]
     pub gpus: String,
+    /// Explicit CUDA ordinals of the multi-GPU rows, one part each, instead of --gpus:
+    /// a repeated ordinal puts two parts on one GPU (a one-GPU machine exercising the
+    /// multi-GPU paths; its rows name the devices, and are no scaling figures).
+    #[arg(long, value_delimiter = ',')]
+    pub devices: Option<Vec<usize>>,
     /// Transports.
     #[arg(long, value_delimiter = ',', default_value = "auto,p2p,peer,nccl,uva,staged")]
     pub comm: Vec<String>,
     /// Control modes.
     #[arg(long, value_delimiter = ',', default_value = "threads,single")]
     pub control: Vec<String>,
-    /// Who sequences the steps: bsp (host), async (GPU-driven levels: bfs and sssp
-    /// only; its rows show `async` as their transport).
+    /// Who sequences the steps: bsp (host), async (GPU-driven levels, peer stores),
+    /// gmpi (GPU-driven levels, device-initiated messages); the last two run bfs and
+    /// sssp only, and their rows show the mode as their transport.
     #[arg(long, value_delimiter = ',', default_value = "bsp")]
     pub mode: Vec<String>,
     /// Vertex orders: natural, bfs.
@@ -319,9 +325,10 @@ pub struct GpuArgs {
     pub comm: String,
     /// Multi-GPU vertex order before splitting: `natural`, or `bfs` (breadth-first
     /// renumbering: far fewer boundary vertices on road networks and meshes).
-    /// Who sequences a multi-GPU run: bsp (the host runs each step and exchange) or
+    /// Who sequences a multi-GPU run: bsp (the host runs each step and exchange),
     /// async (one kernel per GPU runs every level, GPUs meet through flags in each
-    /// other's memory; bfs and sssp).
+    /// other's memory) or gmpi (the same kernel, levels exchanged as device-initiated
+    /// messages through host proxies); async and gmpi run bfs and sssp.
     #[arg(long, default_value = "bsp")]
     pub mode: String,
     #[arg(long, default_value = "natural")]

@@ -325,6 +325,7 @@ fn multi_gpu_flags_are_checked_before_the_graph_is_read() {
     fails(&["run", "bfs", g, "--engine", "gpu", "--gpus", "zero"], "--gpus");
     fails(&["run", "bfs", g, "--engine", "gpu", "--mode", "eager"], "--mode");
     fails(&["run", "pr", g, "--engine", "gpu", "--mode", "async"], "--mode async has bfs and sssp");
+    fails(&["run", "wcc", g, "--engine", "gpu", "--mode", "gmpi"], "--mode gmpi has bfs and sssp");
     fails(&["bench", "messaging", "--max-bytes", "lots"], "--max-bytes");
     fails(&["bench", "messaging", "--rounds", "0"], "at least 1");
     if !chatty_gpu_present() {
@@ -355,6 +356,8 @@ fn multi_gpu_report_makes_tables_and_charts_from_rows() {
         row(2, "p2p", "threads", 0.0058),
         row(2, "staged", "single", 0.009),
         row(2, "async", "threads", 0.004),
+        // A GPU-driven mode is not a forced transport, however fast.
+        row(2, "gmpi", "threads", 0.003),
     ];
     let file = d.path().join("rows.jsonl");
     std::fs::write(&file, rows.join("\n")).unwrap();

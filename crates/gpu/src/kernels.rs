@@ -18,9 +18,9 @@ pub const KERNEL_SOURCE: &str = concat!(
     "\n",
     include_str!("kernels/bc.cu"),
     "\n",
-    include_str!("kernels/multi.cu"),
-    "\n",
     include_str!("kernels/gmpi.cuh"),
+    "\n",
+    include_str!("kernels/multi.cu"),
 );
 
 /// The kernel entry points, for loading and for the compile test.

@@ -305,7 +305,8 @@ impl Messaging {
         unsafe { l.launch(cfg) }.check(name).map(drop)
     }
 
-    fn ctx_ptr(&self, rank: usize) -> u64 {
+    /// Rank `rank`'s `GmpiCtx`, for kernels that message (`--mode gmpi`).
+    pub(crate) fn ctx_ptr(&self, rank: usize) -> u64 {
         ptr(&self.ranks[rank].ctx, &self.gpus[rank])
     }
 

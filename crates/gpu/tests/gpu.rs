@@ -103,7 +103,7 @@ fn check_multi(label: &str, g: Graph, transports: &[Option<Transport>], controls
         // Every transport host-driven, and the GPU-driven levels of BFS and SSSP.
         let mut configs: Vec<(Mode, Option<Transport>)> = transports.iter().map(|&t| (Mode::Bsp, t)).collect();
         if matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
-            configs.push((Mode::Async, None));
+            configs.extend([(Mode::Async, None), (Mode::Gmpi, None)]);
         }
         for &(mode, t) in &configs {
             for &control in controls {
@@ -122,6 +122,9 @@ fn check_multi(label: &str, g: Graph, transports: &[Option<Transport>], controls
                     }
                     if let Some(t) = t.filter(|_| run.comm.exchanges > 0) {
                         assert!(run.comm.by_transport.contains_key(t.name()), "{what}: {:?}", run.comm.by_transport);
+                    }
+                    if mode == Mode::Gmpi {
+                        assert!(run.comm.by_transport.contains_key("gmpi"), "{what}: levels went by messages: {:?}", run.comm.by_transport);
                     }
                 }
             }
@@ -161,7 +164,7 @@ fn a_hung_step_is_an_error_not_a_hang() {
         return;
     }
     let g = generate::grid(300, 300, GenOptions { seed: 1, max_weight: None, undirected: true }, &NoProgress).unwrap();
-    for (control, mode) in [(Control::Threads, Mode::Bsp), (Control::Single, Mode::Bsp), (Control::Threads, Mode::Async)] {
+    for (control, mode) in [(Control::Threads, Mode::Bsp), (Control::Single, Mode::Bsp), (Control::Threads, Mode::Async), (Control::Threads, Mode::Gmpi)] {
         let o = MultiOptions { devices: multi_devices(), control, comm: Comm::Forced(Transport::P2p), reorder: false, watchdog: Duration::from_nanos(1), mode };
         let mg = MultiGpu::open(&g, Algorithm::Bfs, &o).unwrap();
         let err = mg.run(&g, Algorithm::Bfs, &Params::default(), 0).err().expect("a 1 ns watchdog fires");

@@ -40,6 +40,9 @@ pub struct Row {
     pub boundary: Vec<u64>,
     pub verification: Option<String>,
     pub commit: String,
+    /// The CUDA ordinals of the parts (empty in rows from before it was recorded).
+    #[serde(default)]
+    pub devices: Vec<usize>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -75,13 +78,14 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
         .map(|c| Control::from_name(c).with_context(|| format!("--control: unknown mode `{c}`")))
         .collect::<Result<_>>()?;
     let modes: Vec<Mode> =
-        a.mode.iter().map(|m| Mode::from_name(m).with_context(|| format!("--mode: unknown mode `{m}` (bsp, async)"))).collect::<Result<_>>()?;
-    // BSP under every transport; async has its own (peer stores) and shows as `async`.
+        a.mode.iter().map(|m| Mode::from_name(m).with_context(|| format!("--mode: unknown mode `{m}` ({})", Mode::NAMES))).collect::<Result<_>>()?;
+    // BSP under every transport; the GPU-driven modes bring their own (peer stores,
+    // messages) and show as their mode's name.
     let configs: Vec<(Mode, Comm)> = modes
         .iter()
         .flat_map(|&m| match m {
             Mode::Bsp => comms.iter().map(|c| (m, c.clone())).collect::<Vec<_>>(),
-            Mode::Async => vec![(m, Comm::Auto)],
+            Mode::Async | Mode::Gmpi => vec![(m, Comm::Auto)],
         })
         .collect();
     for p in &a.partition {
@@ -94,14 +98,22 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
     if count == 0 {
         bail!("bench multi-gpu needs a GPU (none found)");
     }
-    let k = match a.gpus.as_str() {
-        "all" => count,
-        s => s
+    let devices: Vec<usize> = match (&a.devices, a.gpus.as_str()) {
+        (Some(d), _) => {
+            if let Some(bad) = d.iter().find(|&&o| o >= count) {
+                bail!("--devices: GPU {bad} does not exist ({count} found)");
+            }
+            d.clone()
+        }
+        (None, "all") => (0..count).collect(),
+        (None, s) => (0..s
             .parse::<usize>()
             .ok()
             .filter(|&k| (1..=count).contains(&k))
-            .with_context(|| format!("--gpus {s}: this machine has {count} GPUs"))?,
+            .with_context(|| format!("--gpus {s}: this machine has {count} GPUs"))?)
+            .collect(),
     };
+    let k = devices.len();
     for path in &a.graphs {
         let g = load_graph(path, &a.load, &Bar::new(true))?.with_in_edges();
         let label = path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned());
@@ -135,6 +147,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                 boundary: Vec::new(),
                 verification: None,
                 commit: env!("CHATTY_COMMIT").into(),
+                devices: if gpus == 1 { vec![0] } else { devices.clone() },
             };
             // One GPU: the single-GPU engine.
             {
@@ -159,7 +172,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
             }
             for partition in &a.partition {
                 let o = MultiOptions {
-                    devices: (0..k).collect(),
+                    devices: devices.clone(),
                     control: Control::Threads,
                     comm: Comm::Auto,
                     reorder: partition == "bfs",
@@ -176,7 +189,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                         if !mode.supports(alg) {
                             continue;
                         }
-                        let name = if *mode == Mode::Async { "async" } else { comm.name() };
+                        let name = if *mode == Mode::Bsp { comm.name() } else { mode.name() };
                         if let Err(e) = mg.set_mode(*mode).and_then(|_| mg.configure(control, comm.clone())) {
                             eprintln!("{label} {}: {name} {}: skipped ({e})", alg.name(), control.name());
                             continue;
@@ -258,7 +271,7 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
         let base = one(key);
         let multi: Vec<&Row> = select(&rows, key).filter(|r| r.gpus > 1).collect();
         let auto = multi.iter().filter(|r| r.comm == "auto" && r.control == "threads").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
-        let best = multi.iter().filter(|r| r.comm != "auto" && r.comm != "async").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let best = multi.iter().filter(|r| r.comm != "auto" && Mode::from_name(&r.comm).is_none()).min_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let async_best = multi.iter().filter(|r| r.comm == "async").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let (Some(auto), Some(best), Some(base)) = (auto, best, base) else { continue };
         let checks: Vec<String> = select(&rows, key).filter_map(|r| r.verification.clone()).collect();

@@ -336,9 +336,10 @@ fn multi_options(a: &crate::args::GpuArgs, alg: Algorithm) -> Result<Option<chat
     if !(a.watchdog > 0.0 && a.watchdog.is_finite()) {
         bail!("--watchdog takes a positive number of seconds");
     }
-    let mode = chatty_gpu::Mode::from_name(&a.mode).with_context(|| format!("unknown --mode `{}`: expected bsp or async", a.mode))?;
+    let mode =
+        chatty_gpu::Mode::from_name(&a.mode).with_context(|| format!("unknown --mode `{}`: expected one of {}", a.mode, chatty_gpu::Mode::NAMES))?;
     if !mode.supports(alg) {
-        bail!("--mode async has bfs and sssp, not {}", alg.name());
+        bail!("--mode {} has bfs and sssp, not {}", a.mode, alg.name());
     }
     let devices = match &a.devices {
         Some(d) if d.is_empty() => bail!("--devices needs at least one ordinal"),

@@ -121,7 +121,14 @@ extern "C" __global__ void mg_wcc_round(u32 lo, u32 hi, const u64* off, const u3
 // writes (level, work left) into each peer's mailbox and waits for theirs. The host
 // only launches and waits. Receive buffers alternate by level (a peer writes the
 // other buffer while this GPU reads), as in the BSP engine.
+//
+// --mode gmpi runs the same kernel but meets through device-initiated messages
+// (gmpi.cuh) instead: records collect in a local buffer behind a header (records,
+// work left, level), and the last block sends it to every peer and receives theirs,
+// tagged with the level; host proxies match and move them. No peer pointers, no flags
+// in another GPU's memory: the way a kernel would talk to a GPU of another server.
 #define MG_PARTS_MAX 8
+#define MG_HEADER_WORDS 4
 
 // MgAsync in chatty_gpu::multi::asynchronous (a Pod mirror; keep in step).
 struct MgAsync {
@@ -138,11 +145,14 @@ struct MgAsync {
     u32* peer_inbox[2][MG_PARTS_MAX];  // where this part's records land in part r
     u64* peer_mail[MG_PARTS_MAX];      // part r's mailbox
     u64 inbox_at[MG_PARTS_MAX];        // word offset of part r's records in ours
+    const GmpiCtx* msg;                // --mode gmpi: this part's messaging context
+    u32* outrec;                       // --mode gmpi: header, then this level's records
     u64 timeout_ns;
     u64 sent, received, improved;      // records and improved vertices, for the statistics
     u32 lo, hi, is_float, me, parts;
     u32 len[2], outlen, blocks_done, generation, level, parity, done, error;
     u32 in_len[MG_PARTS_MAX];          // records received for this level, by sender
+    u32 in_cap[MG_PARTS_MAX];          // --mode gmpi: words of part r's message, at most
 };
 
 __device__ __forceinline__ u64 mg_now() {
@@ -151,10 +161,23 @@ __device__ __forceinline__ u64 mg_now() {
     return t;
 }
 
+// Every mode's end of a level, once the peers' record counts are in `in_len`.
+__device__ void mg_async_next_level(MgAsync* c, u64 total) {
+    const u32 x = c->parity, y = x ^ 1;
+    for (u32 r = 0; r < c->parts; r++) c->received += c->in_len[r];
+    c->sent += (u64)c->outlen * (c->parts - 1);
+    c->improved += c->len[y];
+    c->len[x] = 0;
+    c->outlen = 0;
+    c->parity = y;
+    c->level += 1;
+    if (total == 0) c->done = 1;
+}
+
 // The last block's part of a level's end: tell every peer what this part sent and how
 // much work is left, wait for theirs, and decide whether anything remains.
 __device__ void mg_async_meet(MgAsync* c) {
-    const u32 x = c->parity, y = x ^ 1, k = c->parts, me = c->me;
+    const u32 y = c->parity ^ 1, k = c->parts, me = c->me;
     // Mailbox slots alternate by level: a peer one level ahead writes the other slot.
     const u32 slot = 2 * k * y;
     const u64 work = (u64)c->len[y] + c->outlen;
@@ -183,21 +206,67 @@ __device__ void mg_async_meet(MgAsync* c) {
         __threadfence_system();
         total += m & 0xffffffffull;
         c->in_len[r] = (u32)*(volatile u64*)&c->mail[slot + k + r];
-        c->received += c->in_len[r];
     }
-    c->sent += (u64)c->outlen * (k - 1);
-    c->improved += c->len[y];
-    c->len[x] = 0;
-    c->outlen = 0;
-    c->parity = y;
-    c->level += 1;
-    if (total == 0) c->done = 1;
+    mg_async_next_level(c, total);
+}
+
+// --mode gmpi's meeting: this level's message to every peer, theirs received, both
+// waited for (a failure or timeout ends the run with an error).
+__device__ void mg_async_meet_messages(MgAsync* c) {
+    const GmpiCtx m = *c->msg;
+    const u32 y = c->parity ^ 1, k = c->parts, me = c->me, level = c->level;
+    const u64 work = (u64)c->len[y] + c->outlen;
+    u32* head = c->outrec;
+    head[0] = c->outlen;
+    head[1] = (u32)min(work, 0xffffffffull);
+    head[2] = level;
+    const u64 bytes = 4ull * (MG_HEADER_WORDS + 3ull * c->outlen);
+    u32 ids[2 * MG_PARTS_MAX];
+    for (u32 r = 0; r < k; r++) {
+        if (r == me) continue;
+        ids[2 * r] = gmpi_recv(m, r, c->inbox[y] + c->inbox_at[r] - MG_HEADER_WORDS, 4ull * c->in_cap[r], level);
+        ids[2 * r + 1] = gmpi_send(m, r, head, bytes, level);
+    }
+    u32 failed = 0;
+    for (u32 r = 0; r < k; r++) {
+        if (r == me) continue;
+        for (u32 i = 0; i < 2; i++) {
+            const u32 s = gmpi_wait(m, ids[2 * r + i]);
+            if (s != GMPI_DONE) failed = max(failed, s);
+        }
+    }
+    if (failed) {
+        c->error = failed == GMPI_TIMED_OUT ? 1 : 0x100 | failed;
+        c->done = 1;
+        return;
+    }
+    u64 total = work;
+    for (u32 r = 0; r < k; r++) {
+        c->in_len[r] = 0;
+        if (r == me) continue;
+        // Written by a copy engine or this thread: past L1 (an older level's header may sit there).
+        const u32* in = c->inbox[y] + c->inbox_at[r] - MG_HEADER_WORDS;
+        c->in_len[r] = __ldcv(&in[0]);
+        total += __ldcv(&in[1]);
+    }
+    mg_async_next_level(c, total);
 }
 
 __device__ __forceinline__ void mg_store_record(u32* rec, u32 v, u64 d) {
     rec[0] = v;
     rec[1] = (u32)d;
     rec[2] = (u32)(d >> 32);
+}
+
+// Record `at` of this level (parity x) for every peer: straight into their receive
+// buffers, or, with messages, once into the local outgoing one.
+__device__ __forceinline__ void mg_send_record(const MgAsync* c, u32 x, u32 at, u32 v, u64 d) {
+    if (c->msg) {
+        mg_store_record(c->outrec + MG_HEADER_WORDS + 3ull * at, v, d);
+        return;
+    }
+    for (u32 r = 0; r < c->parts; r++)
+        if (r != c->me) mg_store_record(c->peer_inbox[x ^ 1][r] + 3ull * at, v, d);
 }
 
 extern "C" __global__ void mg_async_traverse(MgAsync* c) {
@@ -209,7 +278,7 @@ extern "C" __global__ void mg_async_traverse(MgAsync* c) {
     // a barrier, with the level's final distances.
     const bool send_at_once = c->weight == 0 && !c->is_float;
     while (!__ldcg(&c->done)) {
-        const u32 x = __ldcg(&c->parity), level = __ldcg(&c->level), k = c->parts, lo = c->lo, me = c->me;
+        const u32 x = __ldcg(&c->parity), level = __ldcg(&c->level), k = c->parts, lo = c->lo;
         const u32 own = __ldcg(&c->len[x]);
         u32 items = own;
         for (u32 r = 0; r < k; r++) items += __ldcg(&c->in_len[r]);
@@ -245,8 +314,7 @@ extern "C" __global__ void mg_async_traverse(MgAsync* c) {
                 warp_append(c->queue[x ^ 1], &c->len[x ^ 1], v, push);
                 const u32 at = warp_reserve(&c->outlen, boundary);
                 if (boundary && send_at_once) {
-                    for (u32 r = 0; r < k; r++)
-                        if (r != me) mg_store_record(c->peer_inbox[x ^ 1][r] + 3ull * at, v, nd);
+                    mg_send_record(c, x, at, v, nd);
                     sent = true;
                 } else if (boundary) {
                     c->outbox[at] = v;
@@ -260,14 +328,12 @@ extern "C" __global__ void mg_async_traverse(MgAsync* c) {
             const u32 out = __ldcg(&c->outlen);
             for (u32 i = tid; i < out; i += threads) {
                 const u32 v = __ldcg(&c->outbox[i]);
-                const u64 d = __ldcg(&c->dist[v]);
-                for (u32 r = 0; r < k; r++)
-                    if (r != me) mg_store_record(c->peer_inbox[x ^ 1][r] + 3ull * i, v, d);
+                mg_send_record(c, x, i, v, __ldcg(&c->dist[v]));
                 sent = true;
             }
         }
         // Each sender's stores reach the peers before the last block's signals.
         if (sent) __threadfence_system();
-        grid_barrier(&c->blocks_done, &c->generation, [&] { mg_async_meet(c); });
+        grid_barrier(&c->blocks_done, &c->generation, [&] { c->msg ? mg_async_meet_messages(c) : mg_async_meet(c); });
     }
 }

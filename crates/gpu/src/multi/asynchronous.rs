@@ -4,6 +4,10 @@
 //! stores its improved boundary vertices straight into the peers' receive buffers, and
 //! its grid barrier's last block meets the other GPUs through mailbox flags in their
 //! memory. The host launches once per GPU and waits, under the watchdog.
+//!
+//! `--mode gmpi` runs the same kernel over device-initiated messages instead
+//! ([`crate::Messaging`]): each level's records go to the peers as one tagged message
+//! per peer through the host proxies, with no peer pointers and no remote flags.
 
 use std::time::Instant;
 
@@ -14,9 +18,10 @@ use chatty_algo::Output;
 use chatty_graph::WeightType;
 
 use super::algorithms::{distances_output, first_frontier, source_distances, Outcome};
-use super::{ptr, CommStats, MultiGpu, Transport};
+use super::{ptr, CommStats, Mode, MultiGpu, Transport};
 use crate::device::control;
 use crate::{Check, GpuError, Result};
+use chatty_comm::messaging::Status;
 
 /// Parts of an async run, at most (`MG_PARTS_MAX` in multi.cu).
 pub(crate) const PARTS_MAX: usize = 8;
@@ -38,6 +43,8 @@ struct MgAsync {
     peer_inbox: [[u64; PARTS_MAX]; 2],
     peer_mail: [u64; PARTS_MAX],
     inbox_at: [u64; PARTS_MAX],
+    msg: u64,
+    outrec: u64,
     timeout_ns: u64,
     sent: u64,
     received: u64,
@@ -56,7 +63,11 @@ struct MgAsync {
     done: u32,
     error: u32,
     in_len: [u32; PARTS_MAX],
+    in_cap: [u32; PARTS_MAX],
 }
+
+/// Words of a `--mode gmpi` message before its records (`MG_HEADER_WORDS`).
+const HEADER_WORDS: u64 = 4;
 
 impl MultiGpu {
     /// BFS (`weighted` false: every edge weighs 1) or SSSP from `source`, every level
@@ -66,7 +77,8 @@ impl MultiGpu {
         if k > PARTS_MAX {
             return Err(GpuError::Usage(format!("--mode async runs on at most {PARTS_MAX} GPUs")));
         }
-        if k > 1 && !self.available.contains(&Transport::Peer) {
+        let messaging = if self.mode == Mode::Gmpi { self.messaging.as_ref() } else { None };
+        if messaging.is_none() && k > 1 && !self.available.contains(&Transport::Peer) {
             return Err(GpuError::Usage(
                 "--mode async stores into the other GPUs' memory and needs peer access between every pair; use --mode bsp".into(),
             ));
@@ -76,7 +88,12 @@ impl MultiGpu {
             stamp: CudaSlice<u32>,
             queue: [CudaSlice<u32>; 2],
             mail: CudaSlice<u64>,
+            /// --mode gmpi: the outgoing message and the two receive buffers.
+            messages: Option<(CudaSlice<u32>, [CudaSlice<u32>; 2])>,
         }
+        // A message from part r: the header, then at most as many words as r's send buffer.
+        let capacity = |r: usize| HEADER_WORDS + self.parts[r].send.len() as u64;
+        let inbox_at = |g: usize, r: usize| (0..r).filter(|&q| q != g).map(capacity).sum::<u64>() + HEADER_WORDS;
         let n = self.n;
         let is_float = weighted && self.weight_type == WeightType::Float;
         let bufs = self.per_part(|p| {
@@ -87,6 +104,15 @@ impl MultiGpu {
                 stamp: gpu.zeros(n, "stamps")?,
                 queue: [first_frontier(gpu, own, source)?, gpu.zeros(own, "a queue")?],
                 mail: gpu.zeros(4 * k, "mailboxes")?,
+                messages: match messaging {
+                    Some(_) => {
+                        let mine = HEADER_WORDS + p.send.len() as u64;
+                        let inbox = ((0..k).map(capacity).sum::<u64>() - mine) as usize;
+                        let out = gpu.zeros(mine as usize, "the outgoing message")?;
+                        Some((out, [gpu.zeros(inbox.max(1), "a message inbox")?, gpu.zeros(inbox.max(1), "a message inbox")?]))
+                    }
+                    None => None,
+                },
             })
         })?;
         let timeout_ns = self.watchdog.as_nanos().min(u64::MAX as u128) as u64;
@@ -106,13 +132,26 @@ impl MultiGpu {
                 c.outbox = ptr(&p.send, gpu);
                 c.send_flag = ptr(&p.send_flag, gpu);
                 c.mail = ptr(&b.mail, gpu);
-                c.inbox = [ptr(&p.recv[0], gpu), ptr(&p.recv[1], gpu)];
-                for (r, q) in self.parts.iter().enumerate().filter(|&(r, _)| r != g) {
-                    for x in 0..2 {
-                        c.peer_inbox[x][r] = ptr(&q.recv[x], &q.gpu) + 4 * q.slot[g];
+                match (&b.messages, messaging) {
+                    (Some((out, inbox)), Some(m)) => {
+                        c.msg = m.ctx_ptr(g);
+                        c.outrec = ptr(out, gpu);
+                        c.inbox = [ptr(&inbox[0], gpu), ptr(&inbox[1], gpu)];
+                        for r in (0..k).filter(|&r| r != g) {
+                            c.inbox_at[r] = inbox_at(g, r);
+                            c.in_cap[r] = capacity(r) as u32;
+                        }
                     }
-                    c.peer_mail[r] = ptr(&bufs[r].mail, &q.gpu);
-                    c.inbox_at[r] = p.slot[r];
+                    _ => {
+                        c.inbox = [ptr(&p.recv[0], gpu), ptr(&p.recv[1], gpu)];
+                        for (r, q) in self.parts.iter().enumerate().filter(|&(r, _)| r != g) {
+                            for x in 0..2 {
+                                c.peer_inbox[x][r] = ptr(&q.recv[x], &q.gpu) + 4 * q.slot[g];
+                            }
+                            c.peer_mail[r] = ptr(&bufs[r].mail, &q.gpu);
+                            c.inbox_at[r] = p.slot[r];
+                        }
+                    }
                 }
                 c.timeout_ns = timeout_ns;
                 (c.lo, c.hi, c.is_float, c.me, c.parts) = (p.lo, p.hi, is_float as u32, g as u32, k as u32);
@@ -148,8 +187,16 @@ impl MultiGpu {
         for (g, ctl) in ctls.iter().enumerate() {
             let bytes = self.parts[g].gpu.download(ctl, std::mem::size_of::<MgAsync>(), "the control block")?;
             let c: MgAsync = bytemuck::pod_read_unaligned(&bytes);
-            if c.error != 0 {
-                return Err(GpuError::Watchdog { gpu: g, seconds: self.watchdog.as_secs_f64() });
+            match c.error {
+                0 => {}
+                1 => return Err(GpuError::Watchdog { gpu: g, seconds: self.watchdog.as_secs_f64() }),
+                e => {
+                    let why = match Status::from_code(e & 0xff) {
+                        Status::Truncated => "was larger than its receive buffer",
+                        _ => "found its peer's proxy gone",
+                    };
+                    return Err(GpuError::Usage(format!("--mode gmpi: a level's message on GPU {g} {why}")));
+                }
             }
             // Every part ends at the same level.
             levels = c.level as u64 - 1;
@@ -158,7 +205,7 @@ impl MultiGpu {
             received += c.received;
         }
         (stats.steps, stats.exchanges) = (levels, levels);
-        stats.by_transport.insert(Transport::Peer.name(), (levels, 12 * received));
+        stats.by_transport.insert(if messaging.is_some() { "gmpi" } else { Transport::Peer.name() }, (levels, 12 * received));
         let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>())?;
         let output = if weighted {
             distances_output(dist, is_float)
@@ -175,9 +222,11 @@ mod tests {
 
     #[test]
     fn the_control_block_matches_multi_cu() {
-        // 48 eight-byte words (pointers, offsets, counters), then 22 u32.
-        assert_eq!(std::mem::offset_of!(MgAsync, lo), 384);
-        assert_eq!(std::mem::offset_of!(MgAsync, in_len), 440);
-        assert_eq!(std::mem::size_of::<MgAsync>(), 472);
+        // 50 eight-byte words (pointers, offsets, counters), then 30 u32.
+        assert_eq!(std::mem::offset_of!(MgAsync, msg), 368);
+        assert_eq!(std::mem::offset_of!(MgAsync, lo), 400);
+        assert_eq!(std::mem::offset_of!(MgAsync, in_len), 456);
+        assert_eq!(std::mem::offset_of!(MgAsync, in_cap), 488);
+        assert_eq!(std::mem::size_of::<MgAsync>(), 520);
     }
 }

@@ -39,7 +39,7 @@ pub use crew::Control;
 pub use exchange::{Comm, Transport};
 
 use crate::device::Bins;
-use crate::{Check, Gpu, GpuError, Result};
+use crate::{Check, Gpu, GpuError, Messaging, MessagingConfig, Result};
 use crew::Crew;
 use exchange::{Nccl, Pinned};
 use plan::{LocalCsr, Needs};
@@ -71,6 +71,9 @@ pub enum Mode {
     /// One kernel per GPU runs every level; GPUs meet through flags in each other's
     /// memory, no host round trip (BFS and SSSP).
     Async,
+    /// As `Async`, but each level's records and counts travel as device-initiated
+    /// messages (`kernels/gmpi.cuh`, served by host proxies: [`crate::Messaging`]).
+    Gmpi,
 }
 
 impl Mode {
@@ -79,15 +82,19 @@ impl Mode {
         match self {
             Mode::Bsp => "bsp",
             Mode::Async => "async",
+            Mode::Gmpi => "gmpi",
         }
     }
 
+    /// Every mode, for help texts.
+    pub const NAMES: &'static str = "bsp, async, gmpi";
+
     /// Parses a `--mode` name.
     pub fn from_name(s: &str) -> Option<Mode> {
-        [Mode::Bsp, Mode::Async].into_iter().find(|m| m.name() == s)
+        [Mode::Bsp, Mode::Async, Mode::Gmpi].into_iter().find(|m| m.name() == s)
     }
 
-    /// Whether the mode runs `alg` (async: bfs and sssp).
+    /// Whether the mode runs `alg` (the GPU-driven modes: bfs and sssp).
     pub fn supports(self, alg: Algorithm) -> bool {
         self == Mode::Bsp || matches!(alg, Algorithm::Bfs | Algorithm::Sssp)
     }
@@ -95,7 +102,7 @@ impl Mode {
     /// Refuses kernels the mode lacks.
     fn check(self, alg: Algorithm) -> Result<()> {
         if !self.supports(alg) {
-            return Err(GpuError::Usage(format!("--mode async has bfs and sssp, not {}; use --mode bsp", alg.name())));
+            return Err(GpuError::Usage(format!("--mode {} has bfs and sssp, not {}; use --mode bsp", self.name(), alg.name())));
         }
         Ok(())
     }
@@ -307,6 +314,8 @@ pub struct MultiGpu {
     calibration: Option<Calibration>,
     comm: Comm,
     mode: Mode,
+    /// The proxies and rings of `--mode gmpi`, open while that mode is set.
+    messaging: Option<Messaging>,
     ordinals: Vec<usize>,
     watchdog: Duration,
     n: usize,
@@ -472,14 +481,15 @@ impl MultiGpu {
         }
         let compile_seconds = parts.iter().map(|p| p.gpu.compile_seconds).sum();
         let crew = Crew::new(o.control, ctxs, o.watchdog)?;
-        Ok(MultiGpu {
+        let mut mg = MultiGpu {
             parts,
             crew,
             nccl,
             available,
             calibration,
             comm: o.comm.clone(),
-            mode: o.mode,
+            mode: Mode::Bsp,
+            messaging: None,
             ordinals: o.devices.clone(),
             watchdog: o.watchdog,
             n,
@@ -491,7 +501,9 @@ impl MultiGpu {
             upload_bytes,
             compile_seconds,
             notes,
-        })
+        };
+        mg.set_mode(o.mode)?;
+        Ok(mg)
     }
 
     /// The control mode.
@@ -519,6 +531,14 @@ impl MultiGpu {
     /// Changes who sequences the steps (the benchmark runs both modes on one upload).
     pub fn set_mode(&mut self, mode: Mode) -> Result<()> {
         mode.check(self.alg)?;
+        // Proxies spin while they wait: run them only for the mode that needs them.
+        self.messaging = match (mode, self.messaging.take()) {
+            (Mode::Gmpi, Some(m)) => Some(m),
+            (Mode::Gmpi, None) => {
+                Some(Messaging::open(&self.ordinals, 0, MessagingConfig { timeout: self.watchdog, ..MessagingConfig::default() })?)
+            }
+            _ => None,
+        };
         self.mode = mode;
         Ok(())
     }
@@ -548,12 +568,12 @@ impl MultiGpu {
         let renamed = |v: u32| self.new_id.as_ref().map_or(v, |id| id[v as usize]);
         let mut stats = CommStats::default();
         let outcome = match alg {
-            Algorithm::Bfs if self.mode == Mode::Async => self.traverse_async(renamed(sources[0]), false, &mut stats),
+            Algorithm::Bfs if self.mode != Mode::Bsp => self.traverse_async(renamed(sources[0]), false, &mut stats),
             Algorithm::Bfs => self.bfs(renamed(sources[0]), &mut stats),
             Algorithm::Sssp => {
                 chatty_algo::sssp::check_weights(g).map_err(GpuError::Usage)?;
                 match self.mode {
-                    Mode::Async => self.traverse_async(renamed(sources[0]), true, &mut stats),
+                    Mode::Async | Mode::Gmpi => self.traverse_async(renamed(sources[0]), true, &mut stats),
                     Mode::Bsp => self.sssp(renamed(sources[0]), &mut stats),
                 }
             }
