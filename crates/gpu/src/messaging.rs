@@ -20,7 +20,7 @@ use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{sys, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use serde::Serialize;
 
-use chatty_comm::messaging::{Copier, Hub, Kind, Layout, ProxyStats, Region, Request, Status, INLINE_BYTES};
+use chatty_comm::messaging::{Copier, Hub, Kind, Layout, ProxyStats, Region, Request, Status, INLINE_BYTES, NUMBERS};
 
 use crate::device::control;
 use crate::multi::exchange::{enable_peer_access, Pinned};
@@ -32,7 +32,8 @@ use crate::{Check, Gpu, GpuError, Result};
 pub struct MessagingConfig {
     /// Request slots per rank (a power of two).
     pub ring_slots: usize,
-    /// Request ids per rank (a power of two): at most this many outstanding.
+    /// Completion records per rank (a power of two): at most this many requests
+    /// outstanding.
     pub max_requests: usize,
     /// An operation unmatched for this long fails (the proxy's timeout); device
     /// threads give up after twice this plus a second.
@@ -53,8 +54,7 @@ struct DeviceCtx {
     mask: u64,
     head: u64,
     tail: u64,
-    flags: u64,
-    data: u64,
+    done: u64,
     next_request: u64,
     recv_addr: u64,
     tail_seen: u64,
@@ -225,8 +225,7 @@ impl Messaging {
                     mask: layout.slots as u64 - 1,
                     head: base,
                     tail: region.device + layout.tail_offset() as u64,
-                    flags: region.device + layout.flags_offset() as u64,
-                    data: region.device + layout.data_offset() as u64,
+                    done: region.device + layout.records_offset() as u64,
                     next_request: base + 8,
                     recv_addr: ptr(&recv_addr, gpu),
                     tail_seen: base + 16,
@@ -355,13 +354,11 @@ impl Messaging {
         let (hrank, grank) = (h as u32, a as u32);
         let addr = host.device();
         let host_ptr = host.0.host as usize;
-        let requests = self.hub.layout().requests as u32;
         let give_up = self.deadline();
         let echo = std::thread::spawn(move || -> Status {
             for r in 0..rounds {
                 for (i, kind) in [Kind::Recv, Kind::Send].into_iter().enumerate() {
-                    let id = (2 * r + i as u32) % requests;
-                    hub.reset(hrank, id);
+                    let id = (2 * r + i as u32) % NUMBERS;
                     // A small send travels in its slot, as a GPU's does.
                     let inline = (kind == Kind::Send && bytes as usize <= INLINE_BYTES).then(|| {
                         let mut b = [0u8; INLINE_BYTES];
@@ -608,9 +605,10 @@ mod tests {
 
     #[test]
     fn the_device_context_matches_gmpi_cuh() {
-        // GmpiCtx: nine pointers and sizes, the timeout, then two u32.
-        assert_eq!(std::mem::size_of::<DeviceCtx>(), 88);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 72);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 84);
+        // GmpiCtx: eight pointers and sizes, the timeout, then two u32.
+        assert_eq!(std::mem::size_of::<DeviceCtx>(), 80);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, done), 32);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 64);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 76);
     }
 }

@@ -22,18 +22,18 @@
 pub mod ring;
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub use ring::{HeapRegion, Kind, Layout, Region, Request, Ring, INLINE_BYTES};
+pub use ring::{HeapRegion, Kind, Layout, Record, Region, Request, Ring, INLINE_BYTES, NUMBERS, RECORD_BYTES};
 
 /// A receive from any sender.
 pub const ANY_SOURCE: u32 = u32::MAX;
 /// A receive of any tag.
 pub const ANY_TAG: u32 = u32::MAX;
 
-/// A request's completion, as its flag holds it (`GMPI_*` in gmpi.cuh).
+/// A request's completion, as its record holds it (`GMPI_*` in gmpi.cuh).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Status {
@@ -44,15 +44,15 @@ pub enum Status {
     PeerGone = 4,
 }
 
-/// A receive's flag value when its message (at most [`INLINE_BYTES`]) waits in the
-/// rank's completion data for the GPU thread to copy (`GMPI_DONE_INLINE`).
+/// A receive's status when its message (at most [`INLINE_BYTES`]) waits in its
+/// completion record for the GPU thread to copy (`GMPI_DONE_INLINE`).
 const DONE_INLINE: u32 = 5;
 
 /// Requests a proxy takes from its ring before matching them under one lock.
 const BATCH: usize = 64;
 
 impl Status {
-    /// A completion flag's value (`GMPI_*` in gmpi.cuh).
+    /// A completion record's status (`GMPI_*` in gmpi.cuh).
     pub fn from_code(v: u32) -> Status {
         match v {
             1 | DONE_INLINE => Status::Done,
@@ -183,39 +183,41 @@ impl Hub {
         self.layout
     }
 
-    fn flag(&self, rank: u32, request: u32) -> Option<&AtomicU32> {
+    fn record(&self, rank: u32, number: u32) -> Option<&Record> {
         let ring = self.rings.get(rank as usize)?;
-        if request as usize >= self.layout.requests {
-            return None;
-        }
-        // SAFETY: in the ring's region (Ring::in_region checked its size), u32-aligned.
-        Some(unsafe { &*(ring.region().base().add(self.layout.flags_offset() + 4 * request as usize) as *const AtomicU32) })
+        // SAFETY: in the ring's region (Ring::in_region checked its size), 64-byte aligned.
+        Some(unsafe { &*(ring.region().base().add(self.layout.records_offset() + 64 * self.layout.record(number)) as *const Record) })
     }
 
     pub fn ring(&self, rank: u32) -> &Arc<Ring> {
         &self.rings[rank as usize]
     }
 
-    /// The completion of `request` on `rank`.
-    pub fn status(&self, rank: u32, request: u32) -> Status {
-        Status::from_code(self.flag(rank, request).map_or(0, |f| f.load(Ordering::Acquire)))
-    }
-
-    /// Clears a completion flag before its request id is reused.
-    pub fn reset(&self, rank: u32, request: u32) {
-        if let Some(f) = self.flag(rank, request) {
-            f.store(0, Ordering::Release);
+    /// The completion of request `number` of `rank`.
+    pub fn status(&self, rank: u32, number: u32) -> Status {
+        let Some(r) = self.record(rank, number) else { return Status::Pending };
+        let w = r.0[0].load(Ordering::Acquire);
+        if (w >> 32) as u32 != self.layout.lap(number) {
+            return Status::Pending;
         }
+        Status::from_code(w as u32 & 0xffff)
     }
 
-    fn complete(&self, p: &Posted, status: u32) {
-        // An eager send completed when it was posted; its id may be in use again.
+    /// Writes `p`'s completion record: a small message's bytes (`inline`), then the
+    /// status word. Every word carries the request's lap (see [`Record`]).
+    fn complete(&self, p: &Posted, status: u32, inline: &[u8]) {
+        // An eager send completed when it was posted; its record may be in use again.
         if p.request.kind == Kind::Send && p.request.inline.is_some() {
             return;
         }
-        if let Some(f) = self.flag(p.rank, p.request.request) {
-            f.store(status, Ordering::Release);
+        let Some(r) = self.record(p.rank, p.request.request) else { return };
+        let lap = (self.layout.lap(p.request.request) as u64) << 32;
+        for (i, chunk) in inline.chunks(4).take(RECORD_BYTES / 4).enumerate() {
+            let mut v = [0u8; 4];
+            v[..chunk.len()].copy_from_slice(chunk);
+            r.0[1 + i].store(lap | u32::from_le_bytes(v) as u64, Ordering::Relaxed);
         }
+        r.0[0].store(lap | (inline.len() as u64) << 16 | status as u64, Ordering::Release);
     }
 
     /// The proxy of `rank`: serves its ring until `stop`, then marks the rank gone
@@ -258,62 +260,46 @@ impl Hub {
                 }
             }
             for p in gone.drain(..) {
-                self.complete(&p, Status::PeerGone as u32);
+                self.complete(&p, Status::PeerGone as u32, &[]);
                 stats.failed += 1;
             }
             for m in matched.drain(..) {
                 let bytes = m.send.request.bytes;
-                let recv_status = if m.recv.request.bytes < bytes {
-                    Status::Truncated as u32
+                // A small message goes straight into host memory, or waits in the
+                // receiver's completion record for its GPU thread to copy.
+                let (status, staged) = if m.recv.request.bytes < bytes {
+                    (Status::Truncated as u32, &[][..])
                 } else if let Some(data) = &m.send.request.inline {
                     let data = &data[..bytes as usize];
                     if copier.write_host(m.recv.rank, m.recv.request.addr, data) {
-                        Status::Done as u32
+                        (Status::Done as u32, &[][..])
                     } else {
-                        self.stage_inline(&m.recv, data);
-                        DONE_INLINE
+                        (DONE_INLINE, data)
                     }
                 } else {
                     match copier.copy(m.send.rank, m.send.request.addr, m.recv.rank, m.recv.request.addr, bytes) {
-                        Ok(()) => Status::Done as u32,
-                        Err(_) => Status::PeerGone as u32,
+                        Ok(()) => (Status::Done as u32, &[][..]),
+                        Err(_) => (Status::PeerGone as u32, &[][..]),
                     }
                 };
-                let send_status = if recv_status == DONE_INLINE { Status::Done as u32 } else { recv_status };
+                let send_status = if status == DONE_INLINE { Status::Done as u32 } else { status };
                 if send_status == Status::Done as u32 {
                     stats.messages += 1;
                     stats.bytes += bytes;
                 } else {
                     stats.failed += 2;
                 }
-                self.complete(&m.send, send_status);
-                self.complete(&m.recv, recv_status);
+                self.complete(&m.send, send_status, &[]);
+                self.complete(&m.recv, status, staged);
             }
         }
         self.alive[rank as usize].store(false, Ordering::Release);
         let orphans = self.matcher.lock().expect("matcher").drain(|p| p.rank == rank || p.request.peer == rank);
         for p in &orphans {
-            self.complete(p, Status::PeerGone as u32);
+            self.complete(p, Status::PeerGone as u32, &[]);
         }
         stats.failed += orphans.len() as u64;
         stats
-    }
-
-    /// Leaves a small message in the receiving rank's completion data for its request.
-    fn stage_inline(&self, recv: &Posted, data: &[u8]) {
-        let id = recv.request.request as usize;
-        if id >= self.layout.requests {
-            return;
-        }
-        let base = self.rings[recv.rank as usize].region().base();
-        // SAFETY: 32 bytes per request id at the layout's data offset, inside the
-        // region (Ring::in_region checked its size); the GPU reads them only after
-        // the flag's release store below (complete).
-        unsafe {
-            let at = base.add(self.layout.data_offset() + 32 * id);
-            std::ptr::copy_nonoverlapping(data.as_ptr(), at, data.len());
-            std::ptr::write_volatile(at.add(INLINE_BYTES) as *mut u32, data.len() as u32);
-        }
     }
 
     /// Fails this rank's operations that waited longer than the timeout.
@@ -321,7 +307,7 @@ impl Hub {
         let timeout = self.timeout;
         let expired = self.matcher.lock().expect("matcher").drain(|p| p.rank == rank && p.since.elapsed() > timeout);
         for p in &expired {
-            self.complete(p, Status::TimedOut as u32);
+            self.complete(p, Status::TimedOut as u32, &[]);
         }
         expired.len() as u64
     }
@@ -409,21 +395,22 @@ mod tests {
     fn messages_arrive_through_small_rings() {
         let memory = HostMemory((0..2).map(|r| Mutex::new((0..4096u32).map(|i| (i as u8).wrapping_mul(r + 1)).collect())).collect());
         let stats = hub_with_proxies(2, Duration::from_secs(30), &memory, |hub| {
-            for round in 0..40u32 {
-                let id = round % 64;
-                // Rank 1 receives 16 bytes at 2048 + 16·(round % 64); rank 0 sends from 16·round.
-                hub.reset(0, id);
-                hub.reset(1, id);
-                assert!(hub.ring(1).push(req(Kind::Recv, 0, round, id, 16, 2048 + 16 * id as u64), &|| false));
-                assert!(hub.ring(0).push(req(Kind::Send, 1, round, id, 16, 16 * id as u64), &|| false));
-                assert_eq!(wait(hub, 0, id), Status::Done);
-                assert_eq!(wait(hub, 1, id), Status::Done);
+            // 160 request numbers through 64 completion records: three laps.
+            for round in 0..160u32 {
+                let at = 16 * (round % 40) as u64;
+                // Rank 1 receives 16 bytes at 2048 + 16·(round % 40); rank 0 sends from 16·(round % 40).
+                assert!(hub.ring(1).push(req(Kind::Recv, 0, round, round, 16, 2048 + at), &|| false));
+                assert!(hub.ring(0).push(req(Kind::Send, 1, round, round, 16, at), &|| false));
+                assert_eq!(wait(hub, 0, round), Status::Done);
+                assert_eq!(wait(hub, 1, round), Status::Done);
+                // The same record's next use is not complete: its lap differs.
+                assert_eq!(hub.status(1, round + 64), Status::Pending);
             }
         });
         let sent = memory.0[0].lock().unwrap()[..640].to_vec();
         assert_eq!(&memory.0[1].lock().unwrap()[2048..2048 + 640], &sent[..]);
-        assert_eq!(stats.iter().map(|s| s.messages).sum::<u64>(), 40);
-        assert_eq!(stats.iter().map(|s| s.bytes).sum::<u64>(), 640);
+        assert_eq!(stats.iter().map(|s| s.messages).sum::<u64>(), 160);
+        assert_eq!(stats.iter().map(|s| s.bytes).sum::<u64>(), 2560);
     }
 
     #[test]
@@ -484,13 +471,12 @@ mod tests {
             stop.store(true, Ordering::SeqCst);
             proxy.join().unwrap();
         });
-        let layout = hub.layout();
-        let region = hub.ring(0).region().base();
-        // SAFETY: request 6's 32 bytes of completion data inside rank 0's region.
-        let (data, flag, len) = unsafe {
-            let at = region.add(layout.data_offset() + 32 * 6);
-            (std::slice::from_raw_parts(at, 5).to_vec(), *(region.add(layout.flags_offset() + 4 * 6) as *const u32), *(at.add(INLINE_BYTES) as *const u32))
-        };
+        let record = hub.record(0, 6).unwrap();
+        let words: Vec<u64> = record.0.iter().map(|w| w.load(Ordering::Acquire)).collect();
+        let lap = hub.layout().lap(6) as u64;
+        assert!(words[..3].iter().all(|w| w >> 32 == lap), "every word written carries the lap: {words:x?}");
+        let (flag, len) = (words[0] as u32 & 0xffff, words[0] as u32 >> 16 & 0xffff);
+        let data: Vec<u8> = words[1..3].iter().flat_map(|w| (*w as u32).to_le_bytes()).take(5).collect();
         assert_eq!((&data[..], flag, len), (&b"hello"[..], DONE_INLINE, 5));
     }
 }

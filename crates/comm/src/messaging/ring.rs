@@ -42,6 +42,8 @@ pub const INLINE: u32 = 0x100;
 /// The largest message carried in a slot.
 pub const INLINE_BYTES: usize = 24;
 
+const _: () = assert!(INLINE_BYTES <= RECORD_BYTES);
+
 /// One 64-byte slot (`GmpiRequest` in gmpi.cuh).
 #[repr(C, align(64))]
 #[derive(Debug)]
@@ -52,7 +54,8 @@ pub struct Slot {
     pub kind: u32,
     pub peer: u32,
     pub tag: u32,
-    /// Completion slot of the request.
+    /// The request's number: its completion record is `number % requests`, and
+    /// [`Layout::lap`] tells the uses of one record apart (below 2³¹).
     pub request: u32,
     pub bytes: u64,
     pub addr: u64,
@@ -108,33 +111,51 @@ impl Region for HeapRegion {
 }
 
 /// Where a rank's ring, consumer position and completions lie in its region: `slots`
-/// slots of 64 bytes, then the tail on a line of its own, then one u32 flag per
-/// request id, then per request id 32 bytes for a small message delivered with its
-/// completion (24 bytes of payload, then its length as a u32).
+/// slots of 64 bytes, then the tail on a line of its own, then a 64-byte completion
+/// [`Record`] per request number modulo `requests`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub slots: usize,
     pub requests: usize,
 }
 
+/// Request numbers wrap below this (`GMPI_NUMBERS`): ids at or above it are special.
+pub const NUMBERS: u32 = 1 << 31;
+
 impl Layout {
-    /// `slots` rounded up to a power of two (at least 2); at least one request id.
+    /// `slots` and `requests` rounded up to powers of two (at least 2).
     pub fn new(slots: usize, requests: usize) -> Layout {
-        Layout { slots: slots.max(2).next_power_of_two(), requests: requests.max(1) }
+        Layout { slots: slots.max(2).next_power_of_two(), requests: requests.clamp(2, 1 << 30).next_power_of_two() }
     }
     pub fn tail_offset(&self) -> usize {
         64 * self.slots
     }
-    pub fn flags_offset(&self) -> usize {
+    pub fn records_offset(&self) -> usize {
         self.tail_offset() + 64
     }
-    pub fn data_offset(&self) -> usize {
-        (self.flags_offset() + 4 * self.requests).next_multiple_of(64)
-    }
     pub fn bytes(&self) -> usize {
-        self.data_offset() + 32 * self.requests
+        self.records_offset() + 64 * self.requests
+    }
+    /// The record of request `number`.
+    pub fn record(&self, number: u32) -> usize {
+        number as usize & (self.requests - 1)
+    }
+    /// The mark of this use of its record: never 0, and different from the last use.
+    pub fn lap(&self, number: u32) -> u32 {
+        ((number % NUMBERS) >> self.requests.trailing_zeros()) + 1
     }
 }
+
+/// A request's completion, in the manner of NCCL's low-latency protocol: eight 8-byte
+/// words, each a 4-byte value and the request's [`Layout::lap`], so a reader that
+/// sees the lap in a word knows that word is current, whatever order the words landed
+/// in, with no separate flag and no fence between data and flag. Word 0 holds the
+/// status (low 16 bits) and a small message's length (high 16), words 1..8 its bytes.
+#[repr(C, align(64))]
+pub struct Record(pub [AtomicU64; 8]);
+
+/// Bytes of a small message a [`Record`] carries.
+pub const RECORD_BYTES: usize = 28;
 
 /// A ring and its consumer position, in a [`Region`] the producers can reach.
 pub struct Ring {

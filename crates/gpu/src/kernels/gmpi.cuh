@@ -2,19 +2,25 @@
 // receive requests into a ring in host-mapped memory; a host proxy per rank matches
 // them MPI-style and moves the bytes (chatty_comm::messaging, whose ring::Slot and
 // Layout this mirrors; chatty_gpu::messaging sets it up); completions come back as
-// flags in mapped memory that threads poll.
+// records in mapped memory that threads poll.
 //
 // Messages of at most 24 bytes go eagerly: the sender's bytes travel in the request
 // slot, so the send is complete once posted (its buffer may be reused at once, as
 // with MPI's eager protocol; its failures show only at the receiver), and a receiving
-// GPU thread copies them from its completion data when it sees GMPI_DONE_INLINE (no
+// GPU thread copies them from its completion record when it sees GMPI_DONE_INLINE (no
 // copy engine, no host synchronisation); larger ones are moved by the proxy with a
 // CUDA copy and complete both sides when copied.
 //
+// Completions come back in a 64-byte record per request (ring::Record): eight 8-byte
+// words, each a 4-byte value and the request's lap (NCCL's low-latency protocol), so a
+// word is current when it carries the lap, whatever order the words crossed PCIe in.
+// Word 0 is the status and a small message's length, words 1..8 its bytes: one
+// 16-byte load sees both the completion and a 4-byte message.
+//
 // Every access to host-mapped memory is a PCIe round trip for a load, so the hot path
 // keeps them few: the consumer position is cached in device memory and re-read only
-// when the ring looks full, a slot is written as 8-byte words, and a small message's
-// completion data is read with two 16-byte loads.
+// when the ring looks full, a slot is written as 8-byte words, and a completion is
+// polled with one 16-byte load.
 //
 // Semantics (MPI point-to-point): a receive from `src` (or GMPI_ANY) with `tag` (or
 // GMPI_ANY) takes the earliest posted matching send; two messages from one sender that
@@ -36,11 +42,12 @@
 #define GMPI_TIMED_OUT 2u
 #define GMPI_TRUNCATED 3u
 #define GMPI_PEER_GONE 4u
-#define GMPI_DONE_INLINE 5u  // a receive whose bytes wait in the completion data
+#define GMPI_DONE_INLINE 5u  // a receive whose bytes wait in the completion record
 #define GMPI_INLINE 0x100u   // kind bit: a send's bytes travel in the slot
 #define GMPI_INLINE_BYTES 24u
 #define GMPI_ANY 0xffffffffu
 #define GMPI_SENT 0xfffffffeu  // the id of an eager send: complete when posted
+#define GMPI_NUMBERS 0x80000000u  // request numbers wrap below the special ids
 
 struct __align__(64) GmpiRequest {
     u64 seq;  // position + 1 once published, written last
@@ -55,13 +62,12 @@ struct GmpiCtx {
     u64 mask;
     u64* head;                // device memory: slots reserved
     const volatile u64* tail; // host-mapped: slots the proxy has taken
-    volatile u32* flags;      // host-mapped: completion per request id
-    const volatile unsigned char* data;  // host-mapped: 32 bytes per request id (small messages)
-    u32* next_request;        // device memory: request ids handed out
-    u64* recv_addr;           // device memory: each receive's buffer, by request id
+    const u64* done;          // host-mapped: 8 words per record, a record per number % max_requests
+    u32* next_request;        // device memory: request numbers handed out
+    u64* recv_addr;           // device memory: each receive's buffer, by record
     u64* tail_seen;           // device memory: the last consumer position read
     u64 timeout_ns;           // the longest any thread waits
-    u32 max_requests;         // ids wrap; at most this many may be outstanding
+    u32 max_requests;         // records (a power of two): at most this many outstanding
     u32 rank;
 };
 
@@ -97,7 +103,7 @@ __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 
     base = __shfl_sync(mask, base, leader);
     first_id = __shfl_sync(mask, first_id, leader);
     const u64 pos = base + below;
-    const u32 id = (first_id + below) % c.max_requests;
+    const u32 id = (first_id + below) & (GMPI_NUMBERS - 1);
     const bool eager = kind == GMPI_SEND && bytes <= GMPI_INLINE_BYTES;
     // The slot as seven 8-byte words after `seq` (fewer, wider writes over PCIe).
     u64 words[7] = {0, 0, bytes, (u64)buf, 0, 0, 0};
@@ -123,8 +129,7 @@ __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 
             }
         }
         if (ready) {
-            if (!eager) c.flags[id] = GMPI_PENDING;
-            if (kind == GMPI_RECV) c.recv_addr[id] = (u64)buf;
+            if (kind == GMPI_RECV) c.recv_addr[id & (c.max_requests - 1)] = (u64)buf;
             volatile u64* s = (volatile u64*)&c.ring[pos & c.mask];
             for (u32 w = 0; w < 7; w++) s[1 + w] = words[w];
         }
@@ -155,24 +160,43 @@ __device__ __forceinline__ u32 gmpi_recv(const GmpiCtx& c, u32 src, void* buf, u
     return gmpi_post(c, true, GMPI_RECV, src, tag, buf, bytes);
 }
 
-// Finishes a completed request: a small message waiting in the completion data (24
-// bytes, then its length) is copied into the receive buffer.
-__device__ u32 gmpi_finish(const GmpiCtx& c, u32 id, u32 s) {
+// The mark of this use of a record (ring::Layout::lap).
+__device__ __forceinline__ u32 gmpi_lap(const GmpiCtx& c, u32 n) {
+    return (n >> (__ffs(c.max_requests) - 1)) + 1;
+}
+
+// One look at request n's record: GMPI_PENDING until its status word carries the lap;
+// then its status, after copying a small message out of the record.
+__device__ u32 gmpi_poll(const GmpiCtx& c, u32 n) {
+    const u32 lap = gmpi_lap(c, n), index = n & (c.max_requests - 1);
+    const u64* rec = c.done + 8ull * index;
+    const ulonglong2 head = __ldcv((const ulonglong2*)rec);  // status and the first 4 bytes
+    if ((u32)(head.x >> 32) != lap) return GMPI_PENDING;
+    const u32 s = (u32)head.x & 0xffff;
     if (s != GMPI_DONE_INLINE) return s;
-    __threadfence_system();  // the data after the flag (gmpi_test does not fence)
-    const uint4* d = (const uint4*)(c.data + 32ull * id);
-    const uint4 lo = __ldcv(d), hi = __ldcv(d + 1);  // both loads in flight together
-    const u32 words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    const u32 len = min(words[6], GMPI_INLINE_BYTES);
-    unsigned char* out = (unsigned char*)c.recv_addr[id];
-    for (u32 b = 0; b < len; b++) out[b] = (unsigned char)(words[b / 4] >> (8 * (b % 4)));
+    const u32 len = min(((u32)head.x >> 16) & 0xffff, GMPI_INLINE_BYTES), last = (len + 3) / 4;
+    u64 w[8] = {head.x, head.y};
+    for (u32 i = 2; i <= last; i += 2) {
+        const ulonglong2 x = __ldcv((const ulonglong2*)(rec + i));
+        w[i] = x.x;
+        w[i + 1] = x.y;
+    }
+    // The proxy writes the bytes before the status, so a word without the lap is rare
+    // (it crossed late): read it again, for a bounded while.
+    for (u32 i = 1; i <= last; i++)
+        for (u32 tries = 0; (u32)(w[i] >> 32) != lap; tries++) {
+            if (tries > 100000) return GMPI_TIMED_OUT;
+            w[i] = *(const volatile u64*)(rec + i);
+        }
+    unsigned char* out = (unsigned char*)c.recv_addr[index];
+    for (u32 b = 0; b < len; b++) out[b] = (unsigned char)((u32)w[1 + b / 4] >> (8 * (b % 4)));
     return GMPI_DONE;
 }
 
 // The request's status (GMPI_PENDING while in flight).
 __device__ __forceinline__ u32 gmpi_test(const GmpiCtx& c, u32 id) {
     if (id == GMPI_SENT) return GMPI_DONE;
-    return id == GMPI_ANY ? GMPI_TIMED_OUT : gmpi_finish(c, id, c.flags[id]);
+    return id == GMPI_ANY ? GMPI_TIMED_OUT : gmpi_poll(c, id);
 }
 
 // Waits for the request; returns its status (GMPI_DONE, or why it failed).
@@ -181,12 +205,14 @@ __device__ u32 gmpi_wait(const GmpiCtx& c, u32 id) {
     if (id == GMPI_ANY) return GMPI_TIMED_OUT;
     const u64 start = gmpi_now();
     u32 s, ns = 0, polls = 0;
-    while ((s = c.flags[id]) == GMPI_PENDING) {
+    while ((s = gmpi_poll(c, id)) == GMPI_PENDING) {
         if (gmpi_now() - start > c.timeout_ns) return GMPI_TIMED_OUT;
-        if (++polls > 64) gmpi_backoff(&ns);  // a ping-pong's answer comes within microseconds
+        // A ping-pong's answer comes within microseconds; thousands of threads
+        // polling longer would crowd the PCIe link the proxy answers through.
+        if (++polls > 16) gmpi_backoff(&ns);
     }
-    __threadfence_system();  // the message's bytes before the caller reads them
-    return gmpi_finish(c, id, s);
+    __threadfence_system();  // a copied message's bytes before the caller reads them
+    return s;
 }
 
 __device__ __forceinline__ void gmpi_fail(u32* status, u32 s) {
