@@ -12,7 +12,7 @@
 //! The device API is `kernels/gmpi.cuh`; the matching rules are the comm crate's.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -55,7 +55,6 @@ struct DeviceCtx {
     head: u64,
     tail: u64,
     done: u64,
-    next_request: u64,
     recv_addr: u64,
     tail_seen: u64,
     timeout_ns: u64,
@@ -80,12 +79,13 @@ struct CudaCopier {
     /// Per GPU rank: its stream for proxy copies, one copy at a time.
     streams: Vec<Mutex<Arc<CudaStream>>>,
     /// Host-mapped buffers: (device address, bytes, host address).
-    host: Mutex<Vec<(u64, u64, usize)>>,
+    /// Read by every proxy for every small message: a read lock, never contended by them.
+    host: RwLock<Vec<(u64, u64, usize)>>,
 }
 
 impl CudaCopier {
     fn host_address(&self, addr: u64, bytes: u64) -> Option<*mut u8> {
-        let host = self.host.lock().expect("host ranges");
+        let host = self.host.read().expect("host ranges");
         host.iter().find(|(d, len, _)| addr >= *d && addr + bytes <= d + len).map(|(d, _, h)| (h + (addr - d) as usize) as *mut u8)
     }
 }
@@ -216,7 +216,7 @@ impl Messaging {
             .iter()
             .enumerate()
             .map(|(r, gpu)| {
-                let counters = gpu.zeros::<u64>(3, "request counters")?;
+                let counters = gpu.zeros::<u64>(2, "request counters")?;
                 let recv_addr = gpu.zeros::<u64>(layout.requests, "receive addresses")?;
                 let base = ptr(&counters, gpu);
                 let region = &regions[r];
@@ -226,9 +226,8 @@ impl Messaging {
                     head: base,
                     tail: region.device + layout.tail_offset() as u64,
                     done: region.device + layout.records_offset() as u64,
-                    next_request: base + 8,
                     recv_addr: ptr(&recv_addr, gpu),
-                    tail_seen: base + 16,
+                    tail_seen: base + 8,
                     timeout_ns,
                     max_requests: layout.requests as u32,
                     rank: r as u32,
@@ -238,7 +237,7 @@ impl Messaging {
             .collect::<Result<Vec<_>>>()?;
         let streams =
             gpus.iter().map(|g| Ok(Mutex::new(g.ctx.new_stream().check("creating a proxy stream")?))).collect::<Result<Vec<_>>>()?;
-        let copier = Arc::new(CudaCopier { streams, host: Mutex::new(Vec::new()) });
+        let copier = Arc::new(CudaCopier { streams, host: RwLock::new(Vec::new()) });
         let hub = Arc::new(Hub::with_regions(layout, regions.iter().map(|r| r.clone() as Arc<dyn Region>).collect(), config.timeout));
         let mut m = Messaging {
             gpus,
@@ -276,7 +275,7 @@ impl Messaging {
         let p = Arc::new(Pinned::new(&self.gpus[0].ctx, bytes.max(64), "a message buffer")?);
         // SAFETY: just allocated, `bytes` long.
         unsafe { std::ptr::write_bytes(p.host.cast::<u8>(), 0, p.bytes) };
-        self.copier.host.lock().expect("host ranges").push((p.device, p.bytes as u64, p.host as usize));
+        self.copier.host.write().expect("host ranges").push((p.device, p.bytes as u64, p.host as usize));
         self.buffers.push(p.clone());
         Ok(HostBuffer(p))
     }
@@ -605,10 +604,10 @@ mod tests {
 
     #[test]
     fn the_device_context_matches_gmpi_cuh() {
-        // GmpiCtx: eight pointers and sizes, the timeout, then two u32.
-        assert_eq!(std::mem::size_of::<DeviceCtx>(), 80);
+        // GmpiCtx: seven pointers and sizes, the timeout, then two u32.
+        assert_eq!(std::mem::size_of::<DeviceCtx>(), 72);
         assert_eq!(std::mem::offset_of!(DeviceCtx, done), 32);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 64);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 76);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 56);
+        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 68);
     }
 }

@@ -60,10 +60,9 @@ struct __align__(64) GmpiRequest {
 struct GmpiCtx {
     GmpiRequest* ring;        // host-mapped, mask + 1 slots (a power of two)
     u64 mask;
-    u64* head;                // device memory: slots reserved
+    u64* head;                // device memory: slots reserved (a request's number is its slot's position)
     const volatile u64* tail; // host-mapped: slots the proxy has taken
     const u64* done;          // host-mapped: 8 words per record, a record per number % max_requests
-    u32* next_request;        // device memory: request numbers handed out
     u64* recv_addr;           // device memory: each receive's buffer, by record
     u64* tail_seen;           // device memory: the last consumer position read
     u64 timeout_ns;           // the longest any thread waits
@@ -95,23 +94,25 @@ __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 
     if (!ballot) return GMPI_ANY;
     const u32 lane = threadIdx.x & 31, leader = __ffs(ballot) - 1, below = __popc(ballot & ((1u << lane) - 1));
     u64 base = 0;
-    u32 first_id = 0;
-    if (lane == leader) {
-        base = atomicAdd(c.head, (u64)__popc(ballot));
-        first_id = atomicAdd(c.next_request, __popc(ballot));
-    }
+    if (lane == leader) base = atomicAdd(c.head, (u64)__popc(ballot));
     base = __shfl_sync(mask, base, leader);
-    first_id = __shfl_sync(mask, first_id, leader);
+    // A request's number is its slot's position: one atomic hands out both.
     const u64 pos = base + below;
-    const u32 id = (first_id + below) & (GMPI_NUMBERS - 1);
+    const u32 id = (u32)pos & (GMPI_NUMBERS - 1);
     const bool eager = kind == GMPI_SEND && bytes <= GMPI_INLINE_BYTES;
     // The slot as seven 8-byte words after `seq` (fewer, wider writes over PCIe).
     u64 words[7] = {0, 0, bytes, (u64)buf, 0, 0, 0};
     if (active) {
         words[0] = (u64)(kind | (eager ? GMPI_INLINE : 0u)) | ((u64)peer << 32);
         words[1] = (u64)tag | ((u64)id << 32);
-        if (eager)
+        // Aligned: whole words (a read past the message stays in its aligned word,
+        // inside the allocation's granularity), then the bytes beyond it cleared.
+        if (eager && (u64)buf % 8 == 0) {
+            for (u32 w = 0; w < (bytes + 7) / 8; w++) words[4 + w] = ((const u64*)buf)[w];
+            if (bytes % 8) words[4 + bytes / 8] &= (1ull << (8 * (bytes % 8))) - 1;  // only the message's bytes
+        } else if (eager) {
             for (u32 b = 0; b < bytes; b++) words[4 + b / 8] |= (u64)((const unsigned char*)buf)[b] << (8 * (b % 8));
+        }
     }
     bool pending = active, posted = false;
     const u64 start = gmpi_now();
@@ -189,7 +190,11 @@ __device__ u32 gmpi_poll(const GmpiCtx& c, u32 n) {
             w[i] = *(const volatile u64*)(rec + i);
         }
     unsigned char* out = (unsigned char*)c.recv_addr[index];
-    for (u32 b = 0; b < len; b++) out[b] = (unsigned char)((u32)w[1 + b / 4] >> (8 * (b % 4)));
+    if ((u64)out % 4 == 0 && len % 4 == 0) {
+        for (u32 i = 0; i < last; i++) ((u32*)out)[i] = (u32)w[1 + i];
+    } else {
+        for (u32 b = 0; b < len; b++) out[b] = (unsigned char)((u32)w[1 + b / 4] >> (8 * (b % 4)));
+    }
     return GMPI_DONE;
 }
 

@@ -223,7 +223,7 @@ mod tests {
     #[test]
     fn the_control_block_matches_multi_cu() {
         // 50 eight-byte words (pointers, offsets, counters), then 30 u32.
-        assert_eq!(std::mem::offset_of!(MgAsync, msg), 368);
+        assert_eq!(std::mem::offset_of!(MgAsync, msg), 352);
         assert_eq!(std::mem::offset_of!(MgAsync, lo), 400);
         assert_eq!(std::mem::offset_of!(MgAsync, in_len), 456);
         assert_eq!(std::mem::offset_of!(MgAsync, in_cap), 488);
