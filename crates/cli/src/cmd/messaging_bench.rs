@@ -7,6 +7,7 @@
 use anyhow::{bail, Context, Result};
 use chatty_gpu::{Gpu, Messaging, MessagingConfig, MessagingRow};
 
+use super::median;
 use crate::args::MessagingBenchArgs;
 
 fn row(experiment: &str, path: &str, initiator: &str, bytes: u64, count: u64) -> MessagingRow {
@@ -28,6 +29,9 @@ fn round_trip(mut r: MessagingRow, seconds: f64) -> MessagingRow {
     r.bandwidth_gbs = (r.bytes > 0).then(|| 2.0 * r.bytes as f64 / seconds / 1e9);
     r
 }
+
+/// Runs of each message-rate experiment (the median is reported).
+const RATE_RUNS: usize = 5;
 
 pub fn bench(a: &MessagingBenchArgs) -> Result<i32> {
     let max = chatty_graph::parse_size(&a.max_bytes).with_context(|| format!("--max-bytes `{}`: expected a size like 64M", a.max_bytes))?;
@@ -63,21 +67,29 @@ pub fn bench(a: &MessagingBenchArgs) -> Result<i32> {
         rows.push(round_trip(row("pingpong", "gpu-host", "host", bytes, rounds as u64), m.host_initiated(0, None, bytes, rounds)?));
         bytes *= 4;
     }
-    // The rate runs last and its failure does not lose the rows above.
+    // The rate runs last and its failure does not lose the rows above. The two
+    // postings alternate over RATE_RUNS runs (drift hits both alike); medians count.
     let mut failed = None;
-    for aggregate in [true, false] {
-        eprintln!("message rate, {} threads x {} messages, aggregate {aggregate}", a.threads, a.per_thread);
-        match m.rate(0, 1, a.threads, 2, aggregate).and_then(|_| m.rate(0, 1, a.threads, a.per_thread, aggregate)) {
-            Ok(rate) => {
-                let mut r = row("rate", gpu_path, "kernel", 8, a.threads as u64 * a.per_thread as u64);
-                r.messages_per_s = Some(rate);
-                r.aggregate = Some(aggregate);
-                rows.push(r);
+    let mut runs: [Vec<f64>; 2] = Default::default();
+    'runs: for run in 0..RATE_RUNS {
+        for (i, aggregate) in [true, false].into_iter().enumerate() {
+            eprintln!("message rate {run}: {} threads x {} messages, aggregate {aggregate}", a.threads, a.per_thread);
+            let warm = if run == 0 { m.rate(0, 1, a.threads, 2, aggregate).map(drop) } else { Ok(()) };
+            match warm.and_then(|_| m.rate(0, 1, a.threads, a.per_thread, aggregate)) {
+                Ok(rate) => runs[i].push(rate),
+                Err(e) => {
+                    failed = Some(format!("message rate (aggregate {aggregate}): {e}"));
+                    break 'runs;
+                }
             }
-            Err(e) => {
-                failed = Some(format!("message rate (aggregate {aggregate}): {e}"));
-                break;
-            }
+        }
+    }
+    for (i, aggregate) in [true, false].into_iter().enumerate() {
+        if let Some(rate) = median(&runs[i]) {
+            let mut r = row("rate", gpu_path, "kernel", 8, a.threads as u64 * a.per_thread as u64);
+            r.messages_per_s = Some(rate);
+            r.aggregate = Some(aggregate);
+            rows.push(r);
         }
     }
     let lines = rows.iter().map(serde_json::to_string).collect::<Result<Vec<_>, _>>()?;
@@ -112,7 +124,7 @@ fn report(rows: &[MessagingRow]) -> String {
             r.bandwidth_gbs.map_or("".into(), |b| format!("{b:.2}"))
         );
     }
-    out += "\n## Message rate (8-byte messages, GPU to GPU through the proxies)\n\n| posting | messages | M messages/s |\n|---|---|---|\n";
+    out += "\n## Message rate (8-byte messages, GPU to GPU through the proxies; median of 5 runs)\n\n| posting | messages | M messages/s |\n|---|---|---|\n";
     for r in rows.iter().filter(|r| r.messages_per_s.is_some()) {
         let how = if r.aggregate == Some(true) { "warp-aggregated (one fence per warp)" } else { "one fence per message" };
         out += &format!("| {how} | {} | {:.2} |\n", r.count, r.messages_per_s.unwrap_or(0.0) / 1e6);

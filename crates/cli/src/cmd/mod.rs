@@ -64,3 +64,10 @@ pub fn auto_gpu(announce: bool) -> Option<chatty_gpu::Gpu> {
 pub fn mb_per_s(bytes: u64, seconds: f64) -> f64 {
     bytes as f64 / 1e6 / seconds.max(1e-9)
 }
+
+/// The middle value (the upper one of an even count); `None` for no values.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}

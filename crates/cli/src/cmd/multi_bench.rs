@@ -10,7 +10,7 @@ use chatty_algo::{Algorithm, Params, PrParams};
 use chatty_gpu::{Comm, Control, DeviceGraph, Gpu, Mode, MultiGpu, MultiOptions};
 use serde::{Deserialize, Serialize};
 
-use super::load_graph;
+use super::{load_graph, median};
 use crate::args::{MultiGpuBenchArgs, MultiGpuReportArgs};
 use crate::chart::bar_chart;
 use crate::progress::Bar;
@@ -45,10 +45,6 @@ pub struct Row {
     pub devices: Vec<usize>,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 fn verdict(r: Result<(), String>) -> Option<String> {
     Some(match r {
@@ -163,7 +159,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                     r.trial_seconds.push(run.kernel_seconds);
                     r.iterations = run.result.iterations;
                 }
-                r.seconds = median(r.trial_seconds.clone());
+                r.seconds = median(&r.trial_seconds).unwrap_or(f64::NAN);
                 eprintln!("{label} {} 1 GPU: {:.3} ms", alg.name(), r.seconds * 1e3);
                 println!("{}", serde_json::to_string(&r)?);
             }
@@ -210,7 +206,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                             r.transports = c.by_transport.iter().map(|(t, v)| (t.to_string(), *v)).collect();
                         }
                         r.boundary = mg.info.iter().map(|p| p.boundary).collect();
-                        r.seconds = median(r.trial_seconds.clone());
+                        r.seconds = median(&r.trial_seconds).unwrap_or(f64::NAN);
                         eprintln!(
                             "{label} {} {k} GPUs {name} {} {partition}: {:.3} ms",
                             alg.name(),
@@ -271,7 +267,12 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
         let base = one(key);
         let multi: Vec<&Row> = select(&rows, key).filter(|r| r.gpus > 1).collect();
         let auto = multi.iter().filter(|r| r.comm == "auto" && r.control == "threads").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
-        let best = multi.iter().filter(|r| r.comm != "auto" && Mode::from_name(&r.comm).is_none()).min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        // The best forced transport (auto itself when none was forced).
+        let best = multi
+            .iter()
+            .filter(|r| r.comm != "auto" && Mode::from_name(&r.comm).is_none())
+            .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
+            .or(auto);
         let async_best = multi.iter().filter(|r| r.comm == "async").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let (Some(auto), Some(best), Some(base)) = (auto, best, base) else { continue };
         let checks: Vec<String> = select(&rows, key).filter_map(|r| r.verification.clone()).collect();
