@@ -9,16 +9,20 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-/// Waiting by spinning first (a GPU's next request is microseconds away), then
-/// yielding the core.
+/// Waiting by spinning first, then yielding the core. A proxy spins for
+/// [`Idle::SPIN`] after its last request: a GPU's next request is microseconds away,
+/// and waking from a yield costs about as much as the round trip it serves.
 #[derive(Default)]
-pub(crate) struct Idle(u32);
+pub(crate) struct Idle(Option<Instant>);
 
 impl Idle {
+    const SPIN: Duration = Duration::from_micros(200);
+
     pub(crate) fn wait(&mut self) {
-        self.0 = self.0.saturating_add(1);
-        if self.0 < 1024 {
+        let since = *self.0.get_or_insert_with(Instant::now);
+        if since.elapsed() < Self::SPIN {
             std::hint::spin_loop();
         } else {
             std::thread::yield_now();
