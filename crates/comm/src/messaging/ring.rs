@@ -9,20 +9,16 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-/// Waiting by spinning first, then yielding the core. A proxy spins for
-/// [`Idle::SPIN`] after its last request: a GPU's next request is microseconds away,
-/// and waking from a yield costs about as much as the round trip it serves.
+/// Waiting by spinning first (a GPU's next request is microseconds away), then
+/// yielding the core.
 #[derive(Default)]
-pub(crate) struct Idle(Option<Instant>);
+pub(crate) struct Idle(u32);
 
 impl Idle {
-    const SPIN: Duration = Duration::from_micros(200);
-
     pub(crate) fn wait(&mut self) {
-        let since = *self.0.get_or_insert_with(Instant::now);
-        if since.elapsed() < Self::SPIN {
+        self.0 = self.0.saturating_add(1);
+        if self.0 < 1024 {
             std::hint::spin_loop();
         } else {
             std::thread::yield_now();

@@ -137,9 +137,7 @@ __device__ u32 gmpi_post(const GmpiCtx& c, bool active, u32 kind, u32 peer, u32 
         // The round's writes, then one fence for all of them, then the publications.
         const bool any_ready = __any_sync(mask, ready);
         __syncwarp(mask);
-        // A release fence orders the slots before their publication (the barrier
-        // carries the other lanes' writes); sequential consistency is not needed.
-        if (any_ready && lane == leader) asm volatile("fence.acq_rel.sys;" ::: "memory");
+        if (any_ready && lane == leader) __threadfence_system();
         __syncwarp(mask);
         if (ready) {
             *(volatile u64*)&c.ring[pos & c.mask].seq = pos + 1;
@@ -168,24 +166,12 @@ __device__ __forceinline__ u32 gmpi_lap(const GmpiCtx& c, u32 n) {
     return (n >> (__ffs(c.max_requests) - 1)) + 1;
 }
 
-// Request n's completion record (8 words).
-__device__ __forceinline__ const u64* gmpi_record(const GmpiCtx& c, u32 n) {
-    return c.done + 8ull * (n & (c.max_requests - 1));
-}
-
-// A record's first 16 bytes (status word, first 4 message bytes), loaded past the
-// caches; volatile asm, so polls stay in issue order and several can be in flight.
-__device__ __forceinline__ ulonglong2 gmpi_load_head(const u64* rec) {
-    ulonglong2 v;
-    asm volatile("ld.global.cv.v2.u64 {%0, %1}, [%2];" : "=l"(v.x), "=l"(v.y) : "l"(rec) : "memory");
-    return v;
-}
-
-// Request n's status once its record's status word `head` carries the lap
-// (GMPI_PENDING before); a small message is copied out of the record first.
-__device__ u32 gmpi_finish(const GmpiCtx& c, u32 n, ulonglong2 head) {
-    const u32 lap = gmpi_lap(c, n);
-    const u64* rec = gmpi_record(c, n);
+// One look at request n's record: GMPI_PENDING until its status word carries the lap;
+// then its status, after copying a small message out of the record.
+__device__ u32 gmpi_poll(const GmpiCtx& c, u32 n) {
+    const u32 lap = gmpi_lap(c, n), index = n & (c.max_requests - 1);
+    const u64* rec = c.done + 8ull * index;
+    const ulonglong2 head = __ldcv((const ulonglong2*)rec);  // status and the first 4 bytes
     if ((u32)(head.x >> 32) != lap) return GMPI_PENDING;
     const u32 s = (u32)head.x & 0xffff;
     if (s != GMPI_DONE_INLINE) return s;
@@ -203,7 +189,7 @@ __device__ u32 gmpi_finish(const GmpiCtx& c, u32 n, ulonglong2 head) {
             if (tries > 100000) return GMPI_TIMED_OUT;
             w[i] = *(const volatile u64*)(rec + i);
         }
-    unsigned char* out = (unsigned char*)c.recv_addr[n & (c.max_requests - 1)];
+    unsigned char* out = (unsigned char*)c.recv_addr[index];
     if ((u64)out % 4 == 0 && len % 4 == 0) {
         for (u32 i = 0; i < last; i++) ((u32*)out)[i] = (u32)w[1 + i];
     } else {
@@ -215,31 +201,20 @@ __device__ u32 gmpi_finish(const GmpiCtx& c, u32 n, ulonglong2 head) {
 // The request's status (GMPI_PENDING while in flight).
 __device__ __forceinline__ u32 gmpi_test(const GmpiCtx& c, u32 id) {
     if (id == GMPI_SENT) return GMPI_DONE;
-    return id == GMPI_ANY ? GMPI_TIMED_OUT : gmpi_finish(c, id, gmpi_load_head(gmpi_record(c, id)));
+    return id == GMPI_ANY ? GMPI_TIMED_OUT : gmpi_poll(c, id);
 }
 
-// Half a PCIe round trip: the gap between two polls in flight.
-#define GMPI_POLL_GAP_NS 500
-
-// Waits for the request; returns its status (GMPI_DONE, or why it failed). Two polls
-// are kept in flight, issued half a round trip apart, so a completion is seen about
-// half a round trip sooner than by one poll at a time.
+// Waits for the request; returns its status (GMPI_DONE, or why it failed).
 __device__ u32 gmpi_wait(const GmpiCtx& c, u32 id) {
     if (id == GMPI_SENT) return GMPI_DONE;
     if (id == GMPI_ANY) return GMPI_TIMED_OUT;
-    const u64* rec = gmpi_record(c, id);
     const u64 start = gmpi_now();
     u32 s, ns = 0, polls = 0;
-    ulonglong2 older = gmpi_load_head(rec);
-    __nanosleep(GMPI_POLL_GAP_NS);
-    while (true) {
+    while ((s = gmpi_poll(c, id)) == GMPI_PENDING) {
+        if (gmpi_now() - start > c.timeout_ns) return GMPI_TIMED_OUT;
         // A ping-pong's answer comes within microseconds; thousands of threads
         // polling longer would crowd the PCIe link the proxy answers through.
         if (++polls > 16) gmpi_backoff(&ns);
-        const ulonglong2 newer = gmpi_load_head(rec);
-        if ((s = gmpi_finish(c, id, older)) != GMPI_PENDING) break;
-        if (gmpi_now() - start > c.timeout_ns) return GMPI_TIMED_OUT;
-        older = newer;
     }
     __threadfence_system();  // a copied message's bytes before the caller reads them
     return s;
