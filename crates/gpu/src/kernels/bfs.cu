@@ -181,6 +181,8 @@ extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const
                                           u32* queue0, u32* queue1, u32* hubs, u32 n, u32 alpha, u32 beta) {
     for (uint4 head = bfs_head(ctl); !(head.y & BFS_DONE); head = bfs_head(ctl)) {
         bfs_step(ctl, head, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, 0, n);
-        grid_barrier(&ctl->blocks_done, &ctl->generation, [&] { bfs_decide(ctl, n, alpha, beta, 0); });
+        grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 lane) {
+            if (lane == 0) bfs_decide(ctl, n, alpha, beta, 0);
+        });
     }
 }

@@ -41,25 +41,33 @@ __device__ __forceinline__ bool last_block_done(u32* blocks_done) {
     return true;
 }
 
-// Grid barrier of a cooperative (persistent) launch: `decide` runs in thread 0 of the
-// last block to arrive, before the others are released; what it writes is visible to
-// every block afterwards.
+// Grid barrier of a cooperative (persistent) launch: `decide(lane)` runs in warp 0 of
+// the last block to arrive (all 32 lanes, so a decision may use the whole warp), before
+// the others are released; what it writes is visible to every block afterwards.
 template <typename Decide>
 __device__ __forceinline__ void grid_barrier(u32* blocks_done, u32* generation, Decide decide) {
     __syncthreads();
-    if (threadIdx.x == 0) {
-        const u32 gen = __ldcg(generation);
-        __threadfence();
-        if (atomicAdd(blocks_done, 1) == gridDim.x - 1) {
-            *blocks_done = 0;
-            decide();
+    if (threadIdx.x < 32) {
+        u32 gen = 0, last = 0;
+        if (threadIdx.x == 0) {
+            gen = __ldcg(generation);
             __threadfence();
-            atomicAdd(generation, 1);
-        } else {
+            last = atomicAdd(blocks_done, 1) == gridDim.x - 1;
+        }
+        if (__shfl_sync(FULL_MASK, last, 0)) {
+            if (threadIdx.x == 0) *blocks_done = 0;
+            decide(threadIdx.x);
+            __syncwarp();
+            if (threadIdx.x == 0) {
+                __threadfence();
+                atomicAdd(generation, 1);
+            }
+        } else if (threadIdx.x == 0) {
             // Spin on an L2 load, not an atomic: pollers must not queue behind the
             // arrivals' atomics.
             while (*(volatile u32*)generation == gen) {}
         }
+        __syncwarp();
         __threadfence();
     }
     __syncthreads();

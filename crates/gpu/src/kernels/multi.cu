@@ -210,46 +210,49 @@ __device__ void mg_async_meet(MgAsync* c) {
     mg_async_next_level(c, total);
 }
 
-// --mode gmpi's meeting: this level's message to every peer, theirs received, both
-// waited for (a failure or timeout ends the run with an error).
-__device__ void mg_async_meet_messages(MgAsync* c) {
+// --mode gmpi's meeting, by the whole warp: lane r receives peer r's message for this
+// level and lane parts + r sends ours to it, all posted at once (one atomic and one
+// fence for the warp) and waited for side by side; a failure or timeout ends the run
+// with an error.
+__device__ void mg_async_meet_messages(MgAsync* c, u32 lane) {
     const GmpiCtx m = *c->msg;
     const u32 y = c->parity ^ 1, k = c->parts, me = c->me, level = c->level;
     const u64 work = (u64)c->len[y] + c->outlen;
     u32* head = c->outrec;
-    head[0] = c->outlen;
-    head[1] = (u32)min(work, 0xffffffffull);
-    head[2] = level;
-    const u64 bytes = 4ull * (MG_HEADER_WORDS + 3ull * c->outlen);
-    u32 ids[2 * MG_PARTS_MAX];
-    for (u32 r = 0; r < k; r++) {
-        if (r == me) continue;
-        ids[2 * r] = gmpi_recv(m, r, c->inbox[y] + c->inbox_at[r] - MG_HEADER_WORDS, 4ull * c->in_cap[r], level);
-        ids[2 * r + 1] = gmpi_send(m, r, head, bytes, level);
+    if (lane == 0) {
+        head[0] = c->outlen;
+        head[1] = (u32)min(work, 0xffffffffull);
+        head[2] = level;
     }
-    u32 failed = 0;
-    for (u32 r = 0; r < k; r++) {
-        if (r == me) continue;
-        for (u32 i = 0; i < 2; i++) {
-            const u32 s = gmpi_wait(m, ids[2 * r + i]);
-            if (s != GMPI_DONE) failed = max(failed, s);
-        }
-    }
+    __syncwarp();
+    const bool recv = lane < k;
+    const u32 r = recv ? lane : lane - k;
+    const bool active = lane < 2 * k && r != me;
+    u32* in = active && recv ? c->inbox[y] + c->inbox_at[r] - MG_HEADER_WORDS : nullptr;
+    void* buf = recv ? (void*)in : (void*)head;
+    const u64 bytes = !active ? 0 : recv ? 4ull * c->in_cap[r] : 4ull * (MG_HEADER_WORDS + 3ull * c->outlen);
+    const u32 id = gmpi_post(m, active, recv ? GMPI_RECV : GMPI_SEND, r, level, buf, bytes);
+    const u32 s = active ? gmpi_wait(m, id) : GMPI_DONE;
+    const u32 failed = __reduce_max_sync(FULL_MASK, s == GMPI_DONE ? 0u : s);
     if (failed) {
-        c->error = failed == GMPI_TIMED_OUT ? 1 : 0x100 | failed;
-        c->done = 1;
+        if (lane == 0) {
+            c->error = failed == GMPI_TIMED_OUT ? 1 : 0x100 | failed;
+            c->done = 1;
+        }
         return;
     }
-    u64 total = work;
-    for (u32 r = 0; r < k; r++) {
-        c->in_len[r] = 0;
-        if (r == me) continue;
-        // Written by a copy engine or this thread: past L1 (an older level's header may sit there).
-        const u32* in = c->inbox[y] + c->inbox_at[r] - MG_HEADER_WORDS;
+    // Written by a copy engine or a lane of this warp: past L1 (an older level's
+    // header may sit there).
+    u64 more = 0;
+    if (in) {
         c->in_len[r] = __ldcv(&in[0]);
-        total += __ldcv(&in[1]);
+        more = __ldcv(&in[1]);
+    } else if (lane == me) {
+        c->in_len[me] = 0;
     }
-    mg_async_next_level(c, total);
+    for (u32 o = 16; o > 0; o >>= 1) more += __shfl_down_sync(FULL_MASK, more, o);
+    __syncwarp();
+    if (lane == 0) mg_async_next_level(c, work + more);
 }
 
 __device__ __forceinline__ void mg_store_record(u32* rec, u32 v, u64 d) {
@@ -322,7 +325,7 @@ extern "C" __global__ void mg_async_traverse(MgAsync* c) {
             }
         }
         if (!send_at_once) {
-            grid_barrier(&c->blocks_done, &c->generation, [] {});
+            grid_barrier(&c->blocks_done, &c->generation, [](u32) {});
             // Send each improved boundary vertex's final distance for this level to every
             // peer, into the buffer it reads next level.
             const u32 out = __ldcg(&c->outlen);
@@ -334,6 +337,12 @@ extern "C" __global__ void mg_async_traverse(MgAsync* c) {
         }
         // Each sender's stores reach the peers before the last block's signals.
         if (sent) __threadfence_system();
-        grid_barrier(&c->blocks_done, &c->generation, [&] { c->msg ? mg_async_meet_messages(c) : mg_async_meet(c); });
+        grid_barrier(&c->blocks_done, &c->generation, [&](u32 lane) {
+            if (c->msg) {
+                mg_async_meet_messages(c, lane);
+            } else if (lane == 0) {
+                mg_async_meet(c);
+            }
+        });
     }
 }
