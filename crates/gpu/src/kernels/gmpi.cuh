@@ -31,8 +31,8 @@
 // waits and full rings give GMPI_TIMED_OUT.
 //
 // Posting is warp-aggregated: the lanes of a warp that post together reserve their
-// slots and request ids with one atomic each, and the warp pays one system-scope
-// fence, not one per message. Back-pressure: a lane waits while its slot still holds
+// slots (whose positions are their request numbers) with one atomic, and the warp
+// pays one system-scope fence, not one per message. Back-pressure: a lane waits while its slot still holds
 // a request the proxy has not taken, so a full ring loses nothing.
 
 #define GMPI_SEND 1u
@@ -83,8 +83,9 @@ __device__ __forceinline__ void gmpi_backoff(u32* ns) {
     *ns = *ns ? min(*ns * 2, 2048u) : 32u;
 }
 
-// Posts one request from each lane with `active`; returns the lane's request id
-// (GMPI_ANY for inactive lanes, and for a lane whose slot stayed full for the timeout).
+// Posts one request from each lane with `active`; returns the lane's request number
+// (GMPI_SENT for an eager send, GMPI_ANY for inactive lanes and for a lane whose slot
+// stayed full for the timeout).
 // Lanes publish in rounds: those whose slots are free write them, the warp fences once,
 // they publish; so a ring smaller than a warp still drains (a lane's slot frees only
 // after the proxy took the lanes before it).
