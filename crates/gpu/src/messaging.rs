@@ -1,5 +1,5 @@
 //! Device-initiated messaging on real GPUs (design.md §1.3; the GMPI report): the
-//! request rings and completion flags of [`chatty_comm::messaging`] placed in
+//! request rings and completion records of [`chatty_comm::messaging`] placed in
 //! host-mapped pinned memory, one proxy thread per rank that moves matched messages
 //! with CUDA copies (or a plain copy when both buffers are host memory), and the
 //! report's experiments: kernel- against host-initiated ping-pong, the raw

@@ -1,7 +1,7 @@
 //! Device-initiated messaging in the manner of GMPI (design.md §1.3): GPU threads post
 //! `send`/`recv` requests into a ring in host-mapped memory (`ring`), a host proxy
 //! thread per GPU takes them out, matches sends with receives as MPI point-to-point
-//! does, moves the bytes, and reports completion through flags the GPU polls.
+//! does, moves the bytes, and reports completion through records the GPU polls.
 //!
 //! Matching semantics (MPI's): a send to rank d with tag t matches the earliest posted
 //! receive on d whose source is the sender or [`ANY_SOURCE`] and whose tag is t or
@@ -140,7 +140,7 @@ pub trait Copier: Sync {
 }
 
 /// What the proxies of all ranks share: the matcher, each rank's ring and completion
-/// flags (both in the rank's [`Region`]), and which proxies are running.
+/// records (both in the rank's [`Region`]), and which proxies are running.
 pub struct Hub {
     matcher: Mutex<Matcher>,
     rings: Vec<Arc<Ring>>,
@@ -159,7 +159,7 @@ pub struct ProxyStats {
 }
 
 impl Hub {
-    /// `ranks` ranks, each with a ring of `ring_slots` and `requests` completion flags;
+    /// `ranks` ranks, each with a ring of `ring_slots` and `requests` completion records;
     /// an operation unmatched for `timeout` fails.
     pub fn new(ranks: usize, ring_slots: usize, requests: usize, timeout: Duration) -> Hub {
         let layout = Layout::new(ring_slots, requests);
@@ -443,7 +443,7 @@ mod tests {
         assert_eq!(hub.status(0, 3), Status::PeerGone);
     }
 
-    /// A device-memory destination: small messages wait in the completion data.
+    /// A device-memory destination: small messages wait in the completion record.
     struct NoHostAccess;
 
     impl Copier for NoHostAccess {
@@ -466,7 +466,7 @@ mod tests {
             assert!(hub.ring(0).push(req(Kind::Recv, 0, 3, 6, 16, 0), &|| false));
             assert!(hub.ring(0).push(Request { inline: Some(payload), ..req(Kind::Send, 0, 3, 7, 5, 0) }, &|| false));
             assert_eq!(wait(&hub, 0, 6), Status::Done);
-            // The eager send completed when posted: its flag is never written.
+            // The eager send completed when posted: its record is never written.
             assert_eq!(hub.status(0, 7), Status::Pending);
             stop.store(true, Ordering::SeqCst);
             proxy.join().unwrap();
@@ -475,8 +475,8 @@ mod tests {
         let words: Vec<u64> = record.0.iter().map(|w| w.load(Ordering::Acquire)).collect();
         let lap = hub.layout().lap(6) as u64;
         assert!(words[..3].iter().all(|w| w >> 32 == lap), "every word written carries the lap: {words:x?}");
-        let (flag, len) = (words[0] as u32 & 0xffff, words[0] as u32 >> 16 & 0xffff);
+        let (status, len) = (words[0] as u32 & 0xffff, words[0] as u32 >> 16 & 0xffff);
         let data: Vec<u8> = words[1..3].iter().flat_map(|w| (*w as u32).to_le_bytes()).take(5).collect();
-        assert_eq!((&data[..], flag, len), (&b"hello"[..], DONE_INLINE, 5));
+        assert_eq!((&data[..], status, len), (&b"hello"[..], DONE_INLINE, 5));
     }
 }
