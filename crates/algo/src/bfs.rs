@@ -3,7 +3,9 @@
 //!
 //! Direction-optimizing: top-down steps push from a sparse frontier, bottom-up steps
 //! let each unvisited vertex look for any parent in a dense frontier bitmap and stop
-//! at the first; the switch is [`edge_map`]'s, with Beamer's α = 15 and β = 18. Bottom-up needs in-edges, which the engine builds for directed graphs.
+//! at the first; the switch is the edge map's, with Beamer's α = 15 and β = 18.
+//! Bottom-up needs in-edges, which the CPU engine builds for directed graphs; the SSD
+//! engine streams every level top-down.
 //!
 //! [1] Scott Beamer, Krste Asanović, David Patterson. "Direction-Optimizing
 //!     Breadth-First Search." SC 2012.
@@ -17,8 +19,9 @@ use rayon::prelude::*;
 
 use chatty_graph::Graph;
 
-use crate::edge_map::{edge_map, Direction, EdgeMapOptions, EdgeOp};
+use crate::edge_map::{Direction, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
 use crate::frontier::Frontier;
+use crate::Result;
 
 /// Depth of a vertex the source cannot reach.
 pub const UNREACHED: u32 = u32::MAX;
@@ -33,10 +36,14 @@ impl EdgeOp for Visit<'_> {
     fn cond(&self, v: u32) -> bool {
         self.depth[v as usize].load(Relaxed) == UNREACHED
     }
+    /// Engines that apply without asking `cond` first (the SSD engine's gather)
+    /// rely on the test here; pulls have made it already, at the cost of one load.
     #[inline]
     fn update(&self, _: u32, v: u32, _: u32) -> bool {
-        self.depth[v as usize].store(self.level, Relaxed);
-        true
+        self.cond(v) && {
+            self.depth[v as usize].store(self.level, Relaxed);
+            true
+        }
     }
     #[inline]
     fn update_atomic(&self, _: u32, v: u32, _: u32) -> bool {
@@ -45,7 +52,7 @@ impl EdgeOp for Visit<'_> {
 }
 
 /// BFS from `source`; returns (depths, number of levels).
-pub fn bfs(g: &Graph, source: u32, direction: Direction) -> (Vec<u32>, u32) {
+pub fn bfs<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, direction: Direction) -> Result<(Vec<u32>, u32)> {
     let n = g.num_vertices();
     let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNREACHED)).collect();
     depth[source as usize].store(0, Relaxed);
@@ -54,9 +61,9 @@ pub fn bfs(g: &Graph, source: u32, direction: Direction) -> (Vec<u32>, u32) {
     let opts = EdgeMapOptions { direction, pull_divisor: 15, push_divisor: 18, dedup: false };
     while !frontier.is_empty() {
         level += 1;
-        frontier = edge_map(g, frontier, &Visit { depth: &depth, level }, opts);
+        frontier = g.edge_map(Edges::Out, frontier, &Visit { depth: &depth, level }, opts)?;
     }
-    (depth.into_iter().map(AtomicU32::into_inner).collect(), level - 1)
+    Ok((depth.into_iter().map(AtomicU32::into_inner).collect(), level - 1))
 }
 
 /// The reference: a sequential queue-based BFS.
@@ -76,6 +83,6 @@ pub fn reference(g: &Graph, source: u32) -> Vec<u32> {
 }
 
 /// Checks `depth` against [`reference`]; returns the first difference.
-pub fn verify(g: &Graph, source: u32, depth: &[u32]) -> Result<(), String> {
+pub fn verify(g: &Graph, source: u32, depth: &[u32]) -> Result<()> {
     crate::first_mismatch(&reference(g, source), depth, |a, b| a == b)
 }

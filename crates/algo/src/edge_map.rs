@@ -5,9 +5,10 @@
 
 use rayon::prelude::*;
 
-use chatty_graph::Graph;
+use chatty_graph::{Adjacency, Graph, WeightType};
 
 use crate::frontier::{Bitmap, Frontier};
+use crate::Error;
 
 /// What an [`edge_map`] does along each edge `src → dst`.
 ///
@@ -55,6 +56,20 @@ pub enum Direction {
     Pull,
 }
 
+impl Direction {
+    /// Every policy, as `--direction` lists them.
+    pub const ALL: [Direction; 3] = [Direction::Auto, Direction::Push, Direction::Pull];
+
+    /// The `--direction` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Auto => "auto",
+            Direction::Push => "push",
+            Direction::Pull => "pull",
+        }
+    }
+}
+
 /// Hints for [`edge_map`]; flags, not forks.
 #[derive(Copy, Clone, Debug)]
 pub struct EdgeMapOptions {
@@ -76,52 +91,131 @@ impl Default for EdgeMapOptions {
     }
 }
 
+/// Which edges an [`EdgeMapGraph::edge_map`] walks from a frontier vertex.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Edges {
+    /// Its out-edges `u → v`: `op` sees `(u, v)`.
+    Out,
+    /// Its in-edges `v → u`, walked backwards: `op` sees `(u, v)` for the edge `v → u`.
+    In,
+}
+
+/// A graph the kernels run on, whoever holds its edges: the in-memory CSR ([`Graph`])
+/// and the SSD engine's striped pages implement it, so each kernel is written once.
+///
+/// The two operators are [`EdgeMapGraph::edge_map`] (a frontier's edges through an
+/// [`EdgeOp`]) and [`EdgeMapGraph::sum_in`] (the all-vertex reduce of PageRank and
+/// SpMV). Kernels whose best strategy needs random access to adjacency lists
+/// (delta-stepping, Afforest, Brandes with marked successors) ask for it through
+/// [`EdgeMapGraph::csr`] and fall back to a streaming strategy without it.
+pub trait EdgeMapGraph: Sync {
+    /// Number of vertices.
+    fn num_vertices(&self) -> usize;
+    /// Number of stored directed edges.
+    fn num_edges(&self) -> u64;
+    /// Whether edges are directed (an undirected graph's in-edges are its out-edges).
+    fn is_directed(&self) -> bool;
+    /// How edge weights are stored.
+    fn weight_type(&self) -> WeightType;
+    /// Out-degree of `v`.
+    fn out_degree(&self, v: u32) -> u64;
+    /// The adjacency in memory, when the engine holds it.
+    fn csr(&self) -> Option<&Graph>;
+    /// Applies `op` along the chosen edges of every frontier vertex; returns the
+    /// vertices it changed. `opts` are hints an engine may ignore (the SSD engine
+    /// always streams in push form).
+    fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Result<Frontier, Error>;
+    /// For every vertex `v`, `Σ value(u, weight)` over its in-edges `u → v` (raw
+    /// weight words, 0 when unweighted), written to `out[v]`.
+    fn sum_in<F: Fn(u32, u32) -> f64 + Sync>(&self, out: &mut [f64], value: F) -> Result<(), Error>;
+}
+
+impl EdgeMapGraph for Graph {
+    fn num_vertices(&self) -> usize {
+        Graph::num_vertices(self)
+    }
+    fn num_edges(&self) -> u64 {
+        Graph::num_edges(self)
+    }
+    fn is_directed(&self) -> bool {
+        Graph::is_directed(self)
+    }
+    fn weight_type(&self) -> WeightType {
+        Graph::weight_type(self)
+    }
+    fn out_degree(&self, v: u32) -> u64 {
+        self.out_edges().degree(v) as u64
+    }
+    fn csr(&self) -> Option<&Graph> {
+        Some(self)
+    }
+    fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Result<Frontier, Error> {
+        Ok(edge_map_on(self, edges, frontier, op, opts))
+    }
+    fn sum_in<F: Fn(u32, u32) -> f64 + Sync>(&self, out: &mut [f64], value: F) -> Result<(), Error> {
+        let inc = self.in_edges();
+        let (offsets, targets, weights) = (inc.offsets(), inc.targets(), inc.raw_weights());
+        out.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, slot)| {
+            let edges = offsets[v] as usize..offsets[v + 1] as usize;
+            *slot = match weights {
+                None => targets[edges].iter().map(|&u| value(u, 0)).sum(),
+                Some(w) => targets[edges.clone()].iter().zip(&w[edges]).map(|(&u, &w)| value(u, w)).sum(),
+            };
+        });
+        Ok(())
+    }
+}
+
 /// Frontiers at most this large are processed on the calling thread: on high-diameter
 /// graphs (roads: thousands of levels of a few hundred vertices) forking costs more
 /// than the level's work.
 const SEQUENTIAL_FRONTIER: usize = 4096;
 
-/// Out-edges leaving the frontier plus its size (Ligra's measure for the switch).
-pub fn frontier_work(g: &Graph, frontier: &Frontier) -> u64 {
-    let out = g.out_edges();
+/// Out-edges (along `adj`) leaving the frontier plus its size (Ligra's measure for the switch).
+fn frontier_work(adj: &Adjacency, frontier: &Frontier) -> u64 {
     match frontier {
-        Frontier::Sparse { ids, .. } if ids.len() <= SEQUENTIAL_FRONTIER => ids.iter().map(|&v| out.degree(v) as u64 + 1).sum(),
-        Frontier::Sparse { ids, .. } => ids.par_iter().map(|&v| out.degree(v) as u64 + 1).sum(),
-        Frontier::Dense { bits, .. } => (0..bits.len() as u32).into_par_iter().filter(|&v| bits.get(v as usize)).map(|v| out.degree(v) as u64 + 1).sum(),
+        Frontier::Sparse { ids, .. } if ids.len() <= SEQUENTIAL_FRONTIER => ids.iter().map(|&v| adj.degree(v) as u64 + 1).sum(),
+        Frontier::Sparse { ids, .. } => ids.par_iter().map(|&v| adj.degree(v) as u64 + 1).sum(),
+        Frontier::Dense { bits, .. } => (0..bits.len() as u32).into_par_iter().filter(|&v| bits.get(v as usize)).map(|v| adj.degree(v) as u64 + 1).sum(),
     }
 }
 
-/// Applies `op` along every edge leaving `frontier`; returns the vertices it changed.
+/// Applies `op` along every out-edge leaving `frontier`; returns the vertices it changed.
 pub fn edge_map<O: EdgeOp>(g: &Graph, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Frontier {
-    let pull = match opts.direction {
-        Direction::Push => false,
-        Direction::Pull => true,
-        Direction::Auto => {
-            g.has_in_edges()
-                && match &frontier {
-                    Frontier::Dense { count, .. } => *count as u64 > frontier.universe() as u64 / opts.push_divisor.max(1),
-                    Frontier::Sparse { .. } => frontier_work(g, &frontier) > g.num_edges() / opts.pull_divisor.max(1),
-                }
-        }
+    edge_map_on(g, Edges::Out, frontier, op, opts)
+}
+
+/// [`edge_map`] along either side: pushing walks the chosen side from the frontier,
+/// pulling walks the other side into every vertex.
+fn edge_map_on<O: EdgeOp>(g: &Graph, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Frontier {
+    let (push_adj, pull_adj) = match edges {
+        Edges::Out => (g.out_edges(), g.transpose_if_built().or((!g.is_directed()).then(|| g.out_edges()))),
+        Edges::In => (g.in_edges(), Some(g.out_edges())),
     };
-    if pull {
-        pull_step(g, &frontier.into_dense(), op)
-    } else {
-        push_step(g, frontier.into_sparse(), op, opts.dedup)
+    let pull = match (opts.direction, pull_adj) {
+        (_, None) | (Direction::Push, _) => false,
+        (Direction::Pull, _) => true,
+        (Direction::Auto, Some(_)) => match &frontier {
+            Frontier::Dense { count, .. } => *count as u64 > frontier.universe() as u64 / opts.push_divisor.max(1),
+            Frontier::Sparse { .. } => frontier_work(push_adj, &frontier) > g.num_edges() / opts.pull_divisor.max(1),
+        },
+    };
+    match pull_adj {
+        Some(pull_adj) if pull => pull_step(pull_adj, &frontier.into_dense(), op),
+        _ => push_step(push_adj, frontier.into_sparse(), op, opts.dedup),
     }
 }
 
-fn push_step<O: EdgeOp>(g: &Graph, frontier: Frontier, op: &O, dedup: bool) -> Frontier {
+fn push_step<O: EdgeOp>(adj: &Adjacency, frontier: Frontier, op: &O, dedup: bool) -> Frontier {
     let n = frontier.universe();
     let Frontier::Sparse { ids, .. } = frontier else { unreachable!("push takes a sparse frontier") };
-    let out = g.out_edges();
-    let weights = out.raw_weights();
+    let weights = adj.raw_weights();
     let claimed = dedup.then(|| Bitmap::new(n));
     let visit = |chunk: &[u32]| {
         let mut local = Vec::new();
         for &u in chunk {
-            for e in out.range(u) {
-                let v = out.targets()[e];
+            for e in adj.range(u) {
+                let v = adj.targets()[e];
                 if op.cond(v) && op.update_atomic(u, v, weights.map_or(0, |w| w[e])) {
                     if let Some(c) = &claimed {
                         if c.get(v as usize) {
@@ -139,11 +233,11 @@ fn push_step<O: EdgeOp>(g: &Graph, frontier: Frontier, op: &O, dedup: bool) -> F
     Frontier::Sparse { n, ids: next }
 }
 
-fn pull_step<O: EdgeOp>(g: &Graph, frontier: &Frontier, op: &O) -> Frontier {
+/// Pull: every vertex `v` scans `adj` (the edges into it) for frontier members.
+fn pull_step<O: EdgeOp>(adj: &Adjacency, frontier: &Frontier, op: &O) -> Frontier {
     let Frontier::Dense { bits: current, .. } = frontier else { unreachable!("pull takes a dense frontier") };
     let n = current.len();
-    let inc = g.in_edges();
-    let weights = inc.raw_weights();
+    let weights = adj.raw_weights();
     let next = Bitmap::new(n);
     // Chunks of whole 64-bit words: each word of `next` has a single writer.
     const CHUNK: usize = 64 * 64;
@@ -157,8 +251,8 @@ fn pull_step<O: EdgeOp>(g: &Graph, frontier: &Frontier, op: &O) -> Frontier {
                     if !op.cond(v) {
                         continue;
                     }
-                    for e in inc.range(v) {
-                        let u = inc.targets()[e];
+                    for e in adj.range(v) {
+                        let u = adj.targets()[e];
                         // Only this thread writes v, so cond(v) can only turn false
                         // after one of its own updates: test it there alone.
                         if current.get(u as usize) && op.update(u, v, weights.map_or(0, |w| w[e])) {
@@ -181,17 +275,4 @@ fn pull_step<O: EdgeOp>(g: &Graph, frontier: &Frontier, op: &O) -> Frontier {
 /// Calls `f` on every member of `frontier`, in parallel.
 pub fn vertex_map<F: Fn(u32) + Sync>(frontier: &mut Frontier, f: F) {
     frontier.ids().par_iter().for_each(|&v| f(v));
-}
-
-/// Dense pull with a sum: for every vertex `v`, `Σ f(u, e)` over its in-edges
-/// `u → v` (`e` indexes `g.in_edges()`, for kernels that read weights), written to
-/// `out[v]`. The all-vertices, no-frontier case of [`edge_map`] that PageRank and
-/// SpMV reduce to, without a per-edge frontier test or store.
-pub fn pull_sum<F: Fn(u32, usize) -> f64 + Sync>(g: &Graph, out: &mut [f64], f: F) {
-    let inc = g.in_edges();
-    let (offsets, targets) = (inc.offsets(), inc.targets());
-    out.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, slot)| {
-        let edges = offsets[v] as usize..offsets[v + 1] as usize;
-        *slot = targets[edges.clone()].iter().zip(edges).map(|(&u, e)| f(u, e)).sum();
-    });
 }

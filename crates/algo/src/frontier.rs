@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 
 /// A set of vertices over `0..n`, stored as whichever form suits its size.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Frontier {
     /// Vertex ids, unordered, no duplicates.
     Sparse {
@@ -78,6 +78,16 @@ impl Frontier {
         }
     }
 
+    /// The members of either set.
+    pub fn union(self, other: Frontier) -> Frontier {
+        let (Frontier::Dense { bits, .. }, Frontier::Dense { bits: more, .. }) = (self.into_dense(), other.into_dense()) else {
+            unreachable!("into_dense")
+        };
+        bits.or_with(&more);
+        let count = bits.count();
+        Frontier::Dense { bits, count }
+    }
+
     /// The members as a slice of ids (converting to sparse).
     pub fn ids(&mut self) -> &[u32] {
         if let Frontier::Dense { .. } = self {
@@ -96,6 +106,12 @@ impl Frontier {
 pub struct Bitmap {
     words: Vec<AtomicU64>,
     len: usize,
+}
+
+impl Clone for Bitmap {
+    fn clone(&self) -> Bitmap {
+        Bitmap { words: self.words.par_iter().map(|w| AtomicU64::new(w.load(Relaxed))).collect(), len: self.len }
+    }
 }
 
 impl Bitmap {
@@ -143,6 +159,13 @@ impl Bitmap {
     /// Clears every bit.
     pub fn clear(&self) {
         self.words.par_iter().for_each(|w| w.store(0, Relaxed));
+    }
+
+    /// Ors every word of `other` into this one (same length).
+    pub fn or_with(&self, other: &Bitmap) {
+        self.words.par_iter().zip(&other.words).for_each(|(a, b)| {
+            a.fetch_or(b.load(Relaxed), Relaxed);
+        });
     }
 
     /// Number of set bits.

@@ -6,19 +6,23 @@
 //! # Brief overview
 //!
 //! - [`frontier::Frontier`]: a vertex subset, sparse ids or a dense bitmap.
-//! - [`edge_map::edge_map`]: apply an [`edge_map::EdgeOp`] (`cond`, `update`,
-//!   `update_atomic`) along the edges leaving a frontier; the operator picks push or
-//!   pull from the frontier's size.
+//! - [`edge_map::EdgeMapGraph`]: what a kernel needs of a graph, implemented by the
+//!   in-memory CSR here and by the SSD engine's striped pages: `edge_map` (an
+//!   [`edge_map::EdgeOp`] along a frontier's edges, push or pull) and `sum_in`.
 //! - Kernels, one module each, in GAPBS order (header with citations, kernel,
-//!   reference, verifier): [`bfs`], [`sssp`], [`pr`], [`wcc`], [`bc`], [`spmv`].
-//! - [`Algorithm`], [`Params`], [`run`], [`verify`]: one entry point per engine
-//!   for the command line.
+//!   reference, verifier), each written once over [`edge_map::EdgeMapGraph`]:
+//!   [`bfs`], [`sssp`], [`pr`], [`wcc`], [`bc`], [`spmv`]; [`run_kernel`] dispatches.
+//! - [`Engine`]: the one engine trait (CPU here as [`CpuEngine`]; GPU, multi-GPU and
+//!   SSD in their crates), and [`harness`]: the one trial loop, verification and
+//!   JSON report every engine shares.
 //!
 //! ```
-//! use chatty_algo::{run, verify, Algorithm, Params};
+//! use chatty_algo::{harness, Algorithm, CpuEngine, Engine, Params};
 //! let g = chatty_graph::from_edges(4, &[(0, 1), (1, 2), (2, 3)], false);
-//! let r = run(Algorithm::Bfs, &g, &Params::default(), 0).unwrap();
-//! assert!(verify(Algorithm::Bfs, &g, &Params::default(), &r).is_ok());
+//! let mut cpu = CpuEngine::new(g);
+//! let opts = harness::Options { trials: 1, verify: true };
+//! let report = harness::run(&mut cpu, Algorithm::Bfs, &Params::default(), &opts, |_| {}).unwrap();
+//! assert!(report.verification.as_ref().unwrap().is_ok());
 //! ```
 //!
 //! This crate knows nothing of GPUs, SSDs or file formats.
@@ -26,22 +30,31 @@
 
 pub mod bc;
 pub mod bfs;
+mod cpu;
 pub mod edge_map;
+mod engine;
+mod error;
 pub mod frontier;
+pub mod harness;
 pub mod pr;
 pub mod spmv;
 pub mod sssp;
+mod summary;
 pub mod wcc;
 
 use chatty_graph::Graph;
 use rayon::prelude::*;
 
-pub use edge_map::Direction;
+pub use cpu::CpuEngine;
+pub use edge_map::{Direction, EdgeMapGraph};
+pub use engine::{Engine, EngineInfo, GraphInfo, HostGraph, Transfer, Trial};
+pub use error::{Error, Result};
 pub use pr::PrParams;
 pub use sssp::Distances;
+pub use summary::Summary;
 
 /// The kernels.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Algorithm {
     /// Breadth-first search: hop distances.
     Bfs,
@@ -86,6 +99,18 @@ impl Algorithm {
     /// Whether the kernel reads in-edges (pull), so a directed graph needs its transpose.
     pub fn wants_in_edges(self) -> bool {
         matches!(self, Algorithm::Bfs | Algorithm::Pr | Algorithm::Wcc | Algorithm::Spmv)
+    }
+
+    /// `--help`'s line for the kernel.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Algorithm::Bfs => "breadth-first search: hop distances from the source",
+            Algorithm::Sssp => "single-source shortest paths",
+            Algorithm::Pr => "PageRank (networkx's definition)",
+            Algorithm::Wcc => "weakly connected components: the smallest id in each component",
+            Algorithm::Bc => "betweenness centrality, Brandes, summed over the sources",
+            Algorithm::Spmv => "y = A·x, one sparse matrix-vector product",
+        }
     }
 }
 
@@ -138,52 +163,37 @@ pub enum Output {
     Labels(Vec<u32>),
 }
 
-/// What one trial produced.
-#[derive(Clone, Debug)]
-pub struct RunResult {
-    /// The values.
-    pub output: Output,
-    /// The sources used (empty for kernels without one).
-    pub sources: Vec<u32>,
-    /// Levels (BFS), bucket rounds (SSSP), iterations (PR), 1 otherwise.
-    pub iterations: u64,
-}
-
 /// Edges a run examined, counted as stored directed edges: for BFS and SSSP the
 /// out-edges of every reached vertex, for PR m per iteration, for BC m per source,
 /// for WCC and SpMV m. Computed after the timed run, from its output.
-pub fn edges_traversed(alg: Algorithm, g: &Graph, r: &RunResult) -> u64 {
-    edges_traversed_by(alg, g.num_edges(), |v| g.out_edges().degree(v as u32) as u64, r)
-}
+pub const EDGES_COUNTING: &str =
+    "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per iteration (pr), m (wcc, spmv)";
 
-/// [`edges_traversed`] for any engine: `m` edges, out-degrees `degree`.
-pub fn edges_traversed_by(alg: Algorithm, m: u64, degree: impl Fn(usize) -> u64 + Sync, r: &RunResult) -> u64 {
+/// [`EDGES_COUNTING`]'s count for a trial on a graph of `m` edges and out-degrees `degree`.
+pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Sync, t: &Trial) -> u64 {
     let reached_edges = |n: usize, reached: &(dyn Fn(usize) -> bool + Sync)| -> u64 {
-        (0..n).into_par_iter().filter(|&v| reached(v)).map(&degree).sum()
+        (0..n).into_par_iter().filter(|&v| reached(v)).map(|v| degree(v as u32)).sum()
     };
-    match &r.output {
+    match &t.output {
         Output::Depths(d) => reached_edges(d.len(), &|v| d[v] != bfs::UNREACHED),
         Output::Distances(Distances::Int(d)) => reached_edges(d.len(), &|v| d[v] != u64::MAX),
         Output::Distances(Distances::Float(d)) => reached_edges(d.len(), &|v| d[v].is_finite()),
-        _ if alg == Algorithm::Bc => m * r.sources.len() as u64,
-        _ => m * r.iterations,
+        _ if alg == Algorithm::Bc => m * t.sources.len() as u64,
+        _ => m * t.iterations,
     }
 }
 
-/// The sources of trial `trial`: `--source` if given, else GAPBS-style random
-/// vertices with at least one out-edge, the same sequence for the kernel and `verify`.
-pub fn pick_sources(g: &Graph, p: &Params, trial: u64) -> Result<Vec<u32>, String> {
-    pick_sources_by(g.num_vertices(), |v| g.out_edges().degree(v) as u64, g.num_edges() > 0, p, trial)
-}
-
-/// [`pick_sources`] for any engine: `n` vertices with out-degrees `degree`.
-pub fn pick_sources_by(n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p: &Params, trial: u64) -> Result<Vec<u32>, String> {
+/// The sources of trial `trial` on a graph of `n` vertices with out-degrees
+/// `degree`: `--source` if given, else GAPBS-style random vertices with at least one
+/// out-edge (any vertex if the graph has no edges), the same sequence on every engine.
+/// BC's random sources are drawn without replacement.
+pub fn pick_sources(n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p: &Params, trial: u64) -> Result<Vec<u32>> {
     if n == 0 {
-        return Err("the graph has no vertices".into());
+        return Err(Error::NoVertices);
     }
     if let Some(s) = p.source {
         if s as usize >= n {
-            return Err(format!("source {s} is not a vertex (the graph has {n})"));
+            return Err(Error::NotAVertex { vertex: s, n });
         }
         if p.bc_sources == BcSources::One {
             return Ok(vec![s]);
@@ -194,6 +204,10 @@ pub fn pick_sources_by(n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p
         BcSources::One => 1,
         BcSources::Random(k) => k,
     };
+    let eligible = if !has_edges { n } else if count == 1 { 1 } else { (0..n as u32).filter(|&v| degree(v) > 0).count() };
+    if count > eligible {
+        return Err(Error::Parameter(format!("{count} sources asked for, but only {eligible} vertices have out-edges")));
+    }
     let mut x = p.seed ^ (trial + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut next = || {
         x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -202,91 +216,100 @@ pub fn pick_sources_by(n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
+    let mut chosen = std::collections::HashSet::with_capacity(count);
     Ok((0..count)
         .map(|_| loop {
             let v = (next() % n as u64) as u32;
-            if !has_edges || degree(v) > 0 {
+            if (!has_edges || degree(v) > 0) && (count == 1 || chosen.insert(v)) {
                 break v;
             }
         })
         .collect())
 }
 
-/// SpMV's x: `p.x` checked against the graph, or all ones. Shared by every engine.
-pub fn spmv_x<'a>(g: &Graph, p: &'a Params) -> Result<std::borrow::Cow<'a, [f64]>, String> {
-    spmv_x_for(g.num_vertices(), p)
+/// Checks `p` against a graph of `n` vertices and fills in the defaults that do not
+/// depend on the engine (SpMV's x). Δ is resolved by the harness from
+/// [`Engine::default_delta`].
+pub fn check_params(alg: Algorithm, n: usize, p: &Params) -> Result<()> {
+    if let Some(delta) = p.delta {
+        if delta.is_nan() || delta <= 0.0 {
+            return Err(Error::Parameter(format!("delta must be positive, got {delta}")));
+        }
+    }
+    if alg == Algorithm::Spmv {
+        if let Some(x) = &p.x {
+            if x.len() != n {
+                return Err(Error::Parameter(format!("x has {} entries for {n} vertices", x.len())));
+            }
+        }
+    }
+    if p.pr.tolerance.is_nan() || p.pr.tolerance < 0.0 || p.pr.max_iters == 0 {
+        return Err(Error::Parameter("the tolerance must be non-negative and the iteration cap positive".into()));
+    }
+    Ok(())
 }
 
-/// [`spmv_x`] for a graph of `n` vertices held anywhere.
-pub fn spmv_x_for(n: usize, p: &Params) -> Result<std::borrow::Cow<'_, [f64]>, String> {
+/// SpMV's x: `p.x`, or all ones.
+pub fn spmv_x(n: usize, p: &Params) -> std::borrow::Cow<'_, [f64]> {
     match &p.x {
-        Some(x) if x.len() != n => Err(format!("x has {} entries for {n} vertices", x.len())),
-        Some(x) => Ok(std::borrow::Cow::Borrowed(x)),
-        None => Ok(std::borrow::Cow::Owned(vec![1.0; n])),
+        Some(x) => std::borrow::Cow::Borrowed(x),
+        None => std::borrow::Cow::Owned(vec![1.0; n]),
     }
 }
 
-/// SSSP's Δ: `p.delta` checked, or [`sssp::default_delta`] (a pass over the weights,
-/// so callers timing trials resolve it once beforehand). Shared by every engine.
-pub fn sssp_delta(g: &Graph, p: &Params) -> Result<f64, String> {
-    let delta = p.delta.unwrap_or_else(|| sssp::default_delta(g));
-    if delta.is_nan() || delta <= 0.0 {
-        return Err(format!("delta must be positive, got {delta}"));
-    }
-    Ok(delta)
-}
-
-/// Runs one trial of `alg` on `g` (which must have in-edges if
-/// [`Algorithm::wants_in_edges`] and it is directed).
-pub fn run(alg: Algorithm, g: &Graph, p: &Params, trial: u64) -> Result<RunResult, String> {
-    let sources = if alg.has_source() { pick_sources(g, p, trial)? } else { Vec::new() };
-    let (output, iterations) = match alg {
+/// Runs `alg` on any [`EdgeMapGraph`] for the given sources; returns the output and
+/// the iteration count (levels, rounds, iterations, or 1). The strategy follows what
+/// the graph offers: delta-stepping, Afforest and marked-successor Brandes need the
+/// adjacency in memory ([`EdgeMapGraph::csr`]), Bellman–Ford, label propagation and
+/// edge-map Brandes only stream.
+pub fn run_kernel<G: EdgeMapGraph + ?Sized>(g: &G, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<(Output, u64)> {
+    Ok(match alg {
         Algorithm::Bfs => {
-            let (d, levels) = bfs::bfs(g, sources[0], p.direction);
+            let (d, levels) = bfs::bfs(g, sources[0], p.direction)?;
             (Output::Depths(d), levels as u64)
         }
         Algorithm::Sssp => {
-            sssp::check_weights(g)?;
-            let (d, rounds) = sssp::sssp(g, sources[0], sssp_delta(g, p)?);
+            let method = match (g.csr(), p.delta) {
+                (Some(_), Some(delta)) => sssp::Method::DeltaStepping(delta),
+                (Some(csr), None) => sssp::Method::DeltaStepping(sssp::default_delta(csr)),
+                (None, _) => sssp::Method::BellmanFord,
+            };
+            let (d, rounds) = sssp::sssp(g, sources[0], method)?;
             (Output::Distances(d), rounds)
         }
         Algorithm::Pr => {
-            let (s, iters) = pr::pagerank(g, p.pr);
+            let (s, iters) = pr::pagerank(g, p.pr)?;
             (Output::Values(s), iters as u64)
         }
-        Algorithm::Wcc => (Output::Labels(wcc::wcc(g)), 1),
-        Algorithm::Bc => {
-            let s = bc::bc(g, &sources);
-            (Output::Values(s), sources.len() as u64)
-        }
-        Algorithm::Spmv => (Output::Values(spmv::spmv(g, &spmv_x(g, p)?)), 1),
-    };
-    Ok(RunResult { output, sources, iterations })
+        Algorithm::Wcc => (Output::Labels(wcc::wcc(g)?), 1),
+        Algorithm::Bc => (Output::Values(bc::bc(g, sources)?), sources.len() as u64),
+        Algorithm::Spmv => (Output::Values(spmv::spmv(g, &spmv_x(g.num_vertices(), p))?), 1),
+    })
 }
 
-/// Checks `r` against the kernel's sequential reference.
-pub fn verify(alg: Algorithm, g: &Graph, p: &Params, r: &RunResult) -> Result<(), String> {
-    match (alg, &r.output) {
-        (Algorithm::Bfs, Output::Depths(d)) => bfs::verify(g, r.sources[0], d),
-        (Algorithm::Sssp, Output::Distances(d)) => sssp::verify(g, r.sources[0], d),
+/// Checks a trial's output against the kernel's sequential reference.
+pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &Output) -> Result<()> {
+    match (alg, output) {
+        (Algorithm::Bfs, Output::Depths(d)) => bfs::verify(g, sources[0], d),
+        (Algorithm::Sssp, Output::Distances(d)) => sssp::verify(g, sources[0], d),
         (Algorithm::Pr, Output::Values(s)) => pr::verify(g, p.pr, s),
         (Algorithm::Wcc, Output::Labels(l)) => wcc::verify(g, l),
-        (Algorithm::Bc, Output::Values(s)) => bc::verify(g, &r.sources, s),
-        (Algorithm::Spmv, Output::Values(y)) => spmv::verify(g, &spmv_x(g, p)?, y),
-        _ => Err(format!("{} produced the wrong kind of output", alg.name())),
+        (Algorithm::Bc, Output::Values(s)) => bc::verify(g, sources, s),
+        (Algorithm::Spmv, Output::Values(y)) => spmv::verify(g, &spmv_x(g.num_vertices(), p), y),
+        _ => Err(Error::Mismatch(format!("{} produced the wrong kind of output", alg.name()))),
     }
 }
 
-/// The first index where `want` and `got` disagree under `same`, as an error message.
-pub(crate) fn first_mismatch<T: PartialEq + std::fmt::Debug + Sync>(want: &[T], got: &[T], same: impl Fn(&T, &T) -> bool + Sync) -> Result<(), String> {
+/// The first index where `want` and `got` disagree under `same`, as an error.
+pub(crate) fn first_mismatch<T: PartialEq + std::fmt::Debug + Sync>(want: &[T], got: &[T], same: impl Fn(&T, &T) -> bool + Sync) -> Result<()> {
     if want.len() != got.len() {
-        return Err(format!("{} values, expected {}", got.len(), want.len()));
+        return Err(Error::Mismatch(format!("{} values, expected {}", got.len(), want.len())));
     }
     match (0..want.len()).into_par_iter().find_first(|&i| !same(&want[i], &got[i])) {
         None => Ok(()),
         Some(i) => {
             let bad = (0..want.len()).into_par_iter().filter(|&i| !same(&want[i], &got[i])).count();
-            Err(format!("vertex {i}: got {:?}, expected {:?} ({bad} vertices differ)", got[i], want[i]))
+            Err(Error::Mismatch(format!("vertex {i}: got {:?}, expected {:?} ({bad} vertices differ)", got[i], want[i])))
         }
     }
 }

@@ -1,21 +1,22 @@
 //! Kernel: SpMV. Returns y = A·x for one multiplication, where A(i, j) is the weight
 //! of edge j → i (1 if unweighted): each vertex sums weight · x over its in-edges.
 //!
-//! Pull form through [`pull_sum`]: one writer per output, no atomics.
+//! Pull form through [`EdgeMapGraph::sum_in`]: one writer per output, no atomics.
 
-use chatty_graph::{Graph, WeightSlice};
+use chatty_graph::{Graph, WeightType};
 
-use crate::edge_map::pull_sum;
+use crate::edge_map::EdgeMapGraph;
+use crate::Result;
 
 /// y = A·x; `x` has one entry per vertex.
-pub fn spmv(g: &Graph, x: &[f64]) -> Vec<f64> {
+pub fn spmv<G: EdgeMapGraph + ?Sized>(g: &G, x: &[f64]) -> Result<Vec<f64>> {
     let mut y = vec![0.0; g.num_vertices()];
-    match g.in_edges().weights() {
-        None => pull_sum(g, &mut y, |u, _| x[u as usize]),
-        Some(WeightSlice::Int(w)) => pull_sum(g, &mut y, |u, e| w[e] as f64 * x[u as usize]),
-        Some(WeightSlice::Float(w)) => pull_sum(g, &mut y, |u, e| w[e] as f64 * x[u as usize]),
+    match g.weight_type() {
+        WeightType::None => g.sum_in(&mut y, |u, _| x[u as usize])?,
+        WeightType::Int => g.sum_in(&mut y, |u, w| w as f64 * x[u as usize])?,
+        WeightType::Float => g.sum_in(&mut y, |u, w| f32::from_bits(w) as f64 * x[u as usize])?,
     }
-    y
+    Ok(y)
 }
 
 /// The reference: a sequential push over out-edges.
@@ -31,7 +32,7 @@ pub fn reference(g: &Graph, x: &[f64]) -> Vec<f64> {
 }
 
 /// Checks `y` against [`reference`] within 1e-9 relative (summation order differs).
-pub fn verify(g: &Graph, x: &[f64], y: &[f64]) -> Result<(), String> {
+pub fn verify(g: &Graph, x: &[f64], y: &[f64]) -> Result<()> {
     let scale = y.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1.0);
     crate::first_mismatch(&reference(g, x), y, |a, b| (a - b).abs() <= 1e-9 * scale)
 }

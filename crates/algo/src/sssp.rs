@@ -8,6 +8,11 @@
 //! Stale entries (whose distance has since dropped) are skipped when popped rather
 //! than removed. Its own loop, not `edge_map`, because buckets are not a frontier.
 //!
+//! Engines that stream edges instead of holding them (the SSD engine) run frontier
+//! Bellman–Ford through the edge map ([`Method::BellmanFord`]): a vertex is
+//! re-expanded whenever its distance drops; streaming favours few long rounds over
+//! delta-stepping's many short ones.
+//!
 //! [1] Ulrich Meyer, Peter Sanders. "Δ-stepping: a parallelizable shortest path
 //!     algorithm." Journal of Algorithms 49(1), 2003.
 //! [2] Yunming Zhang et al. "Optimizing Ordered Graph Algorithms with GraphIt."
@@ -21,6 +26,19 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use chatty_graph::{Graph, WeightType};
+
+use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
+use crate::frontier::Frontier;
+use crate::{Error, Result};
+
+/// How SSSP orders its relaxations.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Method {
+    /// Delta-stepping with bucket width Δ; needs the adjacency in memory.
+    DeltaStepping(f64),
+    /// Frontier Bellman–Ford through the edge map.
+    BellmanFord,
+}
 
 /// Distances: `u64` for integer weights (and unit weights), `f64` for float weights.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,17 +146,29 @@ pub fn default_delta(g: &Graph) -> f64 {
 }
 
 /// Rejects graphs SSSP cannot run on (negative float weights).
-pub fn check_weights(g: &Graph) -> Result<(), String> {
+pub fn check_weights(g: &Graph) -> Result<()> {
     if let Some(chatty_graph::WeightSlice::Float(w)) = g.out_edges().weights() {
         if let Some(bad) = w.par_iter().find_any(|w| w.is_nan() || **w < 0.0) {
-            return Err(format!("SSSP needs non-negative weights; this graph has weight {bad}"));
+            return Err(Error::NegativeWeight(*bad));
         }
     }
     Ok(())
 }
 
-/// Delta-stepping from `source` with bucket width `delta`; returns (distances, rounds).
-pub fn sssp(g: &Graph, source: u32, delta: f64) -> (Distances, u64) {
+/// Shortest distances from `source`; returns (distances, rounds).
+pub fn sssp<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, method: Method) -> Result<(Distances, u64)> {
+    match (method, g.csr()) {
+        (Method::DeltaStepping(delta), Some(csr)) => {
+            check_weights(csr)?;
+            Ok(delta_stepping_by_type(csr, source, delta))
+        }
+        (Method::DeltaStepping(_), None) => Err(Error::Unsupported("delta-stepping needs the adjacency in memory".into())),
+        (Method::BellmanFord, _) => bellman_ford(g, source),
+    }
+}
+
+/// Delta-stepping in the narrowest distance type that cannot overflow.
+fn delta_stepping_by_type(g: &Graph, source: u32, delta: f64) -> (Distances, u64) {
     match g.weight_type() {
         WeightType::Float => {
             let (d, r) = delta_stepping::<f64>(g, source, delta);
@@ -242,6 +272,86 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
     (dist.into_iter().map(D::into_inner).collect(), rounds)
 }
 
+/// Relaxation of `dist[dst]` through `src` for [`bellman_ford`], in integers or
+/// floats (as f64 bits, which order like the values when non-negative).
+struct Relax<'a> {
+    dist: &'a [AtomicU64],
+    weights: WeightType,
+    /// The bits of a negative or NaN weight met on the way (0: none); a streaming
+    /// engine finds them while reading, not in a pass of their own.
+    bad_weight: &'a AtomicU32,
+}
+
+impl Relax<'_> {
+    fn candidate(&self, src: u32, w: u32) -> u64 {
+        let d = self.dist[src as usize].load(Relaxed);
+        match self.weights {
+            WeightType::Float => {
+                let w = f32::from_bits(w);
+                if w.is_nan() || w < 0.0 {
+                    self.bad_weight.store(w.to_bits(), Relaxed);
+                    return u64::MAX;
+                }
+                (f64::from_bits(d) + w as f64).to_bits()
+            }
+            WeightType::Int => d.saturating_add(w as u64),
+            WeightType::None => d.saturating_add(1),
+        }
+    }
+
+    fn less(&self, a: u64, b: u64) -> bool {
+        match self.weights {
+            WeightType::Float => a != u64::MAX && f64::from_bits(a) < f64::from_bits(b),
+            _ => a < b,
+        }
+    }
+}
+
+impl EdgeOp for Relax<'_> {
+    fn update(&self, src: u32, dst: u32, w: u32) -> bool {
+        self.apply(dst, self.candidate(src, w))
+    }
+    fn message(&self, src: u32, w: u32) -> u64 {
+        self.candidate(src, w)
+    }
+    fn apply(&self, dst: u32, nd: u64) -> bool {
+        let cell = &self.dist[dst as usize];
+        self.less(nd, cell.load(Relaxed)) && {
+            cell.store(nd, Relaxed);
+            true
+        }
+    }
+    fn update_atomic(&self, src: u32, dst: u32, w: u32) -> bool {
+        let nd = self.candidate(src, w);
+        self.dist[dst as usize].fetch_update(Relaxed, Relaxed, |old| self.less(nd, old).then_some(nd)).is_ok()
+    }
+}
+
+/// Frontier Bellman–Ford: rounds of relaxation from the vertices whose distance
+/// dropped in the previous round.
+fn bellman_ford<G: EdgeMapGraph + ?Sized>(g: &G, source: u32) -> Result<(Distances, u64)> {
+    let n = g.num_vertices();
+    let weights = g.weight_type();
+    let float = weights == WeightType::Float;
+    let dist: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(if float { f64::INFINITY.to_bits() } else { u64::MAX })).collect();
+    dist[source as usize].store(0, Relaxed);
+    let bad_weight = AtomicU32::new(0);
+    let op = Relax { dist: &dist, weights, bad_weight: &bad_weight };
+    let opts = EdgeMapOptions { dedup: true, direction: crate::Direction::Push, ..EdgeMapOptions::default() };
+    let mut frontier = Frontier::single(n, source);
+    let mut rounds = 0u64;
+    while !frontier.is_empty() {
+        rounds += 1;
+        frontier = g.edge_map(Edges::Out, frontier, &op, opts)?;
+        let bad = bad_weight.load(Relaxed);
+        if bad != 0 {
+            return Err(Error::NegativeWeight(f32::from_bits(bad)));
+        }
+    }
+    let raw = dist.into_iter().map(AtomicU64::into_inner);
+    Ok((if float { Distances::Float(raw.map(f64::from_bits).collect()) } else { Distances::Int(raw.collect()) }, rounds))
+}
+
 /// The reference: sequential Dijkstra with a binary heap, in `u64` or `f64`.
 pub fn reference(g: &Graph, source: u32) -> Distances {
     let out = g.out_edges();
@@ -289,12 +399,12 @@ pub fn reference(g: &Graph, source: u32) -> Distances {
 }
 
 /// Checks distances against [`reference`]: exact for integers, 1e-9 relative for floats.
-pub fn verify(g: &Graph, source: u32, got: &Distances) -> Result<(), String> {
+pub fn verify(g: &Graph, source: u32, got: &Distances) -> Result<()> {
     match (reference(g, source), got) {
         (Distances::Int(want), Distances::Int(got)) => crate::first_mismatch(&want, got, |a, b| a == b),
         (Distances::Float(want), Distances::Float(got)) => {
             crate::first_mismatch(&want, got, |a, b| a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()))
         }
-        _ => Err("distance types differ from the reference".into()),
+        _ => Err(Error::Mismatch("distance types differ from the reference".into())),
     }
 }

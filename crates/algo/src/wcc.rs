@@ -10,6 +10,10 @@
 //! Its own loop, not `edge_map`: it has no frontier, and its edge subsets (the first
 //! k neighbours, vertices outside one component) are not frontiers either.
 //!
+//! Engines that stream edges (the SSD engine) propagate the minimum label instead,
+//! through the edge map over out- and (directed) in-edges until no label changes:
+//! hooking needs random access to edges, label propagation only streams.
+//!
 //! [1] Michael Sutton, Tal Ben-Nun, Amnon Barak. "Optimizing Parallel Graph
 //!     Connectivity Computation via Subgraph Sampling." IPDPS 2018.
 //! [2] Yossi Shiloach, Uzi Vishkin. "An O(log n) Parallel Connectivity Algorithm."
@@ -21,6 +25,10 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use chatty_graph::Graph;
+
+use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
+use crate::frontier::Frontier;
+use crate::Result;
 
 /// Neighbours per vertex linked in the sampling phase.
 const SAMPLE_ROUNDS: usize = 2;
@@ -65,8 +73,60 @@ fn most_frequent(comp: &[AtomicU32]) -> u32 {
     counts.into_iter().max_by_key(|&(c, k)| (k, std::cmp::Reverse(c))).map_or(0, |(c, _)| c)
 }
 
+/// Component labels: Afforest on an adjacency in memory, label propagation otherwise.
+pub fn wcc<G: EdgeMapGraph + ?Sized>(g: &G) -> Result<Vec<u32>> {
+    match g.csr() {
+        Some(csr) => Ok(afforest(csr)),
+        None => label_propagation(g),
+    }
+}
+
+/// Lowers `dst`'s label to `src`'s.
+struct MinLabel<'a> {
+    label: &'a [AtomicU32],
+}
+
+impl EdgeOp for MinLabel<'_> {
+    fn update(&self, src: u32, dst: u32, w: u32) -> bool {
+        self.apply(dst, self.message(src, w))
+    }
+    fn message(&self, src: u32, _w: u32) -> u64 {
+        self.label[src as usize].load(Relaxed) as u64
+    }
+    fn apply(&self, dst: u32, l: u64) -> bool {
+        let (l, cell) = (l as u32, &self.label[dst as usize]);
+        l < cell.load(Relaxed) && {
+            cell.store(l, Relaxed);
+            true
+        }
+    }
+    fn update_atomic(&self, src: u32, dst: u32, _w: u32) -> bool {
+        let l = self.label[src as usize].load(Relaxed);
+        self.label[dst as usize].fetch_min(l, Relaxed) > l
+    }
+}
+
+/// Min-label propagation: every vertex starts with its own id; rounds push labels
+/// from the vertices that changed, along edges either way, until none does.
+pub fn label_propagation<G: EdgeMapGraph + ?Sized>(g: &G) -> Result<Vec<u32>> {
+    let n = g.num_vertices();
+    let label: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
+    let op = MinLabel { label: &label };
+    let opts = EdgeMapOptions { dedup: true, direction: crate::Direction::Push, ..EdgeMapOptions::default() };
+    let mut frontier = Frontier::all(n);
+    while !frontier.is_empty() {
+        frontier = if g.is_directed() {
+            let backward = g.edge_map(Edges::In, frontier.clone(), &op, opts)?;
+            g.edge_map(Edges::Out, frontier, &op, opts)?.union(backward)
+        } else {
+            g.edge_map(Edges::Out, frontier, &op, opts)?
+        };
+    }
+    Ok(label.into_iter().map(AtomicU32::into_inner).collect())
+}
+
 /// Afforest connected components.
-pub fn wcc(g: &Graph) -> Vec<u32> {
+pub fn afforest(g: &Graph) -> Vec<u32> {
     let n = g.num_vertices();
     if n == 0 {
         return Vec::new();
@@ -120,6 +180,6 @@ pub fn reference(g: &Graph) -> Vec<u32> {
 }
 
 /// Checks labels against [`reference`].
-pub fn verify(g: &Graph, labels: &[u32]) -> Result<(), String> {
+pub fn verify(g: &Graph, labels: &[u32]) -> Result<()> {
     crate::first_mismatch(&reference(g), labels, |a, b| a == b)
 }

@@ -1,31 +1,80 @@
 //! Every kernel against its sequential reference: edge cases, generated graphs and
 //! every dataset, through every strategy the engine can pick.
 
-use chatty_algo::{run, verify, Algorithm, BcSources, Direction, Output, Params};
-use chatty_graph::{datasets, from_edges, from_weighted_edges, generate, read_graph, GenOptions, Graph, NoProgress, ReadOptions};
+use chatty_algo::edge_map::{EdgeMapOptions, EdgeOp, Edges};
+use chatty_algo::frontier::Frontier;
+use chatty_algo::{pick_sources, run_kernel, verify, Algorithm, BcSources, Direction, EdgeMapGraph, Error, Output, Params};
+use chatty_graph::{datasets, from_edges, from_weighted_edges, generate, read_graph, GenOptions, Graph, NoProgress, ReadOptions, WeightType};
+
+/// The in-memory graph seen as an engine that only streams (as the SSD engine
+/// does): no adjacency to hand out, so every kernel takes its edge-map strategy.
+struct Streaming<'a>(&'a Graph);
+
+impl EdgeMapGraph for Streaming<'_> {
+    fn num_vertices(&self) -> usize {
+        self.0.num_vertices()
+    }
+    fn num_edges(&self) -> u64 {
+        self.0.num_edges()
+    }
+    fn is_directed(&self) -> bool {
+        self.0.is_directed()
+    }
+    fn weight_type(&self) -> WeightType {
+        self.0.weight_type()
+    }
+    fn out_degree(&self, v: u32) -> u64 {
+        self.0.out_edges().degree(v) as u64
+    }
+    fn csr(&self) -> Option<&Graph> {
+        None
+    }
+    fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Result<Frontier, Error> {
+        self.0.edge_map(edges, frontier, op, opts)
+    }
+    fn sum_in<F: Fn(u32, u32) -> f64 + Sync>(&self, out: &mut [f64], value: F) -> Result<(), Error> {
+        self.0.sum_in(out, value)
+    }
+}
+
+/// One trial on `g` (sources picked as the harness does); returns the output and sources.
+fn run_on<G: EdgeMapGraph + ?Sized>(alg: Algorithm, g: &G, p: &Params, trial: u64) -> Result<(Output, Vec<u32>), Error> {
+    let sources = if alg.has_source() { pick_sources(g.num_vertices(), |v| g.out_degree(v), g.num_edges() > 0, p, trial)? } else { Vec::new() };
+    let (output, _) = run_kernel(g, alg, p, &sources)?;
+    Ok((output, sources))
+}
+
+fn run(alg: Algorithm, g: &Graph, p: &Params, trial: u64) -> Result<(Output, Vec<u32>), Error> {
+    run_on(alg, g, p, trial)
+}
 
 /// Runs every kernel on `g` (BFS in each direction, several sources) and checks it.
 fn check_all(label: &str, g: Graph) {
     check_trials(label, g, 2)
 }
 
-/// [`check_all`] with `trials` sources per kernel. SSSP on a graph with negative
-/// weights must refuse to run.
+/// [`check_all`] with `trials` sources per kernel, through both strategies (in
+/// memory and streaming). SSSP on a graph with negative weights must refuse to run.
 fn check_trials(label: &str, g: Graph, trials: u64) {
     let g = g.with_in_edges();
     for alg in Algorithm::ALL {
         if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(&g).is_err() {
-            assert!(run(alg, &g, &Params::default(), 0).unwrap_err().contains("non-negative"), "{label}");
+            assert!(matches!(run(alg, &g, &Params::default(), 0), Err(Error::NegativeWeight(_))), "{label}");
+            assert!(matches!(run_on(alg, &Streaming(&g), &Params::default(), 0), Err(Error::NegativeWeight(_))), "{label} streaming");
             continue;
         }
         let directions: &[Direction] = if alg == Algorithm::Bfs { &[Direction::Auto, Direction::Push, Direction::Pull] } else { &[Direction::Auto] };
         for &direction in directions {
             let p = Params { direction, ..Params::default() };
             for trial in 0..trials {
-                let r = run(alg, &g, &p, trial).unwrap_or_else(|e| panic!("{label} {}: {e}", alg.name()));
-                if let Err(e) = verify(alg, &g, &p, &r) {
-                    panic!("{label}: {} ({direction:?}, trial {trial}) differs from the reference: {e}", alg.name());
-                }
+                let check = |how: &str, r: Result<(Output, Vec<u32>), Error>| {
+                    let (output, sources) = r.unwrap_or_else(|e| panic!("{label} {} {how}: {e}", alg.name()));
+                    if let Err(e) = verify(alg, &g, &p, &sources, &output) {
+                        panic!("{label}: {} {how} ({direction:?}, trial {trial}) differs from the reference: {e}", alg.name());
+                    }
+                };
+                check("in memory", run(alg, &g, &p, trial));
+                check("streaming", run_on(alg, &Streaming(&g), &p, trial));
             }
         }
     }
@@ -48,10 +97,10 @@ fn empty_graph_is_an_error_for_source_kernels_and_empty_for_the_rest() {
     for alg in Algorithm::ALL {
         let r = run(alg, &g, &Params::default(), 0);
         if alg.has_source() {
-            assert!(r.unwrap_err().contains("no vertices"));
+            assert!(matches!(r, Err(Error::NoVertices)));
         } else {
-            let r = r.unwrap();
-            assert!(matches!(&r.output, Output::Values(v) if v.is_empty()) || matches!(&r.output, Output::Labels(v) if v.is_empty()));
+            let (output, _) = r.unwrap();
+            assert!(matches!(&output, Output::Values(v) if v.is_empty()) || matches!(&output, Output::Labels(v) if v.is_empty()));
         }
     }
 }
@@ -60,12 +109,12 @@ fn empty_graph_is_an_error_for_source_kernels_and_empty_for_the_rest() {
 fn a_source_without_out_edges_reaches_only_itself() {
     let g = from_edges(4, &[(0, 1), (1, 2)], true).with_in_edges();
     let p = Params { source: Some(3), ..Params::default() };
-    let r = run(Algorithm::Bfs, &g, &p, 0).unwrap();
-    assert_eq!(r.output, Output::Depths(vec![u32::MAX, u32::MAX, u32::MAX, 0]));
-    let r = run(Algorithm::Sssp, &g, &p, 0).unwrap();
-    assert!(verify(Algorithm::Sssp, &g, &p, &r).is_ok());
+    let (output, _) = run(Algorithm::Bfs, &g, &p, 0).unwrap();
+    assert_eq!(output, Output::Depths(vec![u32::MAX, u32::MAX, u32::MAX, 0]));
+    let (output, sources) = run(Algorithm::Sssp, &g, &p, 0).unwrap();
+    assert!(verify(Algorithm::Sssp, &g, &p, &sources, &output).is_ok());
     let bad = Params { source: Some(9), ..Params::default() };
-    assert!(run(Algorithm::Bfs, &g, &bad, 0).unwrap_err().contains("not a vertex"));
+    assert!(matches!(run(Algorithm::Bfs, &g, &bad, 0), Err(Error::NotAVertex { vertex: 9, n: 4 })));
 }
 
 #[test]
@@ -73,19 +122,19 @@ fn known_answers() {
     // Path 0-1-2-3: BC of the middle vertices, summed over all sources.
     let path = from_edges(4, &[(0, 1), (1, 2), (2, 3)], false);
     let p = Params { bc_sources: BcSources::All, ..Params::default() };
-    let r = run(Algorithm::Bc, &path, &p, 0).unwrap();
-    assert_eq!(r.output, Output::Values(vec![0.0, 4.0, 4.0, 0.0]));
+    let (output, _) = run(Algorithm::Bc, &path, &p, 0).unwrap();
+    assert_eq!(output, Output::Values(vec![0.0, 4.0, 4.0, 0.0]));
     // PageRank of a directed 3-cycle is uniform.
     let cycle = from_edges(3, &[(0, 1), (1, 2), (2, 0)], true).with_in_edges();
-    let Output::Values(s) = run(Algorithm::Pr, &cycle, &Params::default(), 0).unwrap().output else { panic!() };
+    let (Output::Values(s), _) = run(Algorithm::Pr, &cycle, &Params::default(), 0).unwrap() else { panic!() };
     assert!(s.iter().all(|x| (x - 1.0 / 3.0).abs() < 1e-7), "{s:?}"); // f32 contributions
     // WCC labels are the smallest id of the component.
     let g = from_edges(5, &[(4, 3), (3, 1), (2, 0)], true).with_in_edges();
-    assert_eq!(run(Algorithm::Wcc, &g, &Params::default(), 0).unwrap().output, Output::Labels(vec![0, 1, 0, 1, 1]));
+    assert_eq!(run(Algorithm::Wcc, &g, &Params::default(), 0).unwrap().0, Output::Labels(vec![0, 1, 0, 1, 1]));
     // SSSP prefers two light edges over one heavy one.
     let w = from_weighted_edges(3, &[(0, 2, 10), (0, 1, 3), (1, 2, 4)], true);
     let p = Params { source: Some(0), delta: Some(2.0), ..Params::default() };
-    assert_eq!(run(Algorithm::Sssp, &w, &p, 0).unwrap().output, Output::Distances(chatty_algo::Distances::Int(vec![0, 3, 7])));
+    assert_eq!(run(Algorithm::Sssp, &w, &p, 0).unwrap().0, Output::Distances(chatty_algo::Distances::Int(vec![0, 3, 7])));
 }
 
 #[test]
@@ -107,8 +156,8 @@ fn sssp_with_float_weights_and_several_deltas() {
     for delta in [0.1, 1.0, 7.0, 1000.0] {
         for g in [&g, &grid] {
             let p = Params { delta: Some(delta), source: Some(0), ..Params::default() };
-            let r = run(Algorithm::Sssp, g, &p, 0).unwrap();
-            verify(Algorithm::Sssp, g, &p, &r).unwrap_or_else(|e| panic!("delta {delta}: {e}"));
+            let (output, sources) = run(Algorithm::Sssp, g, &p, 0).unwrap();
+            verify(Algorithm::Sssp, g, &p, &sources, &output).unwrap_or_else(|e| panic!("delta {delta}: {e}"));
         }
     }
 }
@@ -118,9 +167,15 @@ fn bc_over_several_and_all_sources() {
     let g = generate::rmat(9, 4, GenOptions { seed: 5, max_weight: None, undirected: false }, &NoProgress).unwrap();
     for sources in [BcSources::Random(5), BcSources::All] {
         let p = Params { bc_sources: sources.clone(), ..Params::default() };
-        let r = run(Algorithm::Bc, &g, &p, 0).unwrap();
-        verify(Algorithm::Bc, &g, &p, &r).unwrap_or_else(|e| panic!("{sources:?}: {e}"));
+        let (output, chosen) = run(Algorithm::Bc, &g, &p, 0).unwrap();
+        verify(Algorithm::Bc, &g, &p, &chosen, &output).unwrap_or_else(|e| panic!("{sources:?}: {e}"));
+        let mut unique = chosen.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), chosen.len(), "sources are drawn without replacement");
     }
+    let too_many = Params { bc_sources: BcSources::Random(g.num_vertices() + 1), ..Params::default() };
+    assert!(matches!(run(Algorithm::Bc, &g, &too_many, 0), Err(Error::Parameter(_))));
 }
 
 #[test]
@@ -166,7 +221,7 @@ fn component_counts_match_the_datasets_readme() {
     ];
     for (f, comps, largest) in expect {
         let g = read_graph(&dir.join(f), ReadOptions::default(), &NoProgress).unwrap().with_in_edges();
-        let Output::Labels(l) = run(Algorithm::Wcc, &g, &Params::default(), 0).unwrap().output else { panic!() };
+        let (Output::Labels(l), _) = run(Algorithm::Wcc, &g, &Params::default(), 0).unwrap() else { panic!() };
         let mut size = std::collections::HashMap::new();
         l.iter().for_each(|&c| *size.entry(c).or_insert(0usize) += 1);
         assert_eq!(size.len(), comps, "{f}");
@@ -215,4 +270,25 @@ fn program_model_operators() {
         visits.fetch_add(1, Relaxed);
     });
     assert_eq!(visits.into_inner() as usize, n);
+}
+
+/// The harness over the CPU engine: trials, verification, the report's summary.
+#[test]
+fn harness_runs_trials_and_verifies() {
+    use chatty_algo::{harness, CpuEngine, Summary};
+    let g = generate::grid(20, 10, GenOptions { seed: 1, max_weight: Some(9), undirected: true }, &NoProgress).unwrap();
+    let mut cpu = CpuEngine::new(g);
+    let opts = harness::Options { trials: 3, verify: true };
+    let mut seen = 0;
+    let r = harness::run(&mut cpu, Algorithm::Wcc, &Params::default(), &opts, |e| {
+        assert!(e.verification.unwrap().is_ok());
+        seen += 1;
+    })
+    .unwrap();
+    assert_eq!(seen, 3);
+    assert_eq!(r.trial_seconds.len(), 3);
+    assert_eq!(r.last.output.summary(3), Summary::Components { count: 1, largest: vec![(0, 200)] });
+    let r = harness::run(&mut cpu, Algorithm::Sssp, &Params { source: Some(0), ..Params::default() }, &opts, |_| {}).unwrap();
+    assert!(r.params.delta.is_some(), "the default delta is resolved once");
+    assert_eq!(r.verification, Some(Ok(())));
 }

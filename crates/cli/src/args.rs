@@ -2,7 +2,118 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use chatty_algo::{Algorithm, Direction};
+use chatty_gpu::{Comm, Control, Mode};
+use chatty_graph::Format;
+use chatty_net::Recovery;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// A parser for one of a library's closed set of values (`all`, named by `name`,
+/// with `aliases` also accepted): `--help` lists the names, a typo is refused with
+/// them, and the field gets the library's own type.
+fn one_of<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+    aliases: fn(T) -> &'static [&'static str],
+) -> impl TypedValueParser<Value = T> {
+    let values = all.iter().map(move |&t| PossibleValue::new(name(t)).aliases(aliases(t).iter().copied()));
+    PossibleValuesParser::new(values).map(move |s| {
+        all.iter().copied().find(|&t| name(t) == s || aliases(t).contains(&s.as_str())).expect("clap accepted a listed value")
+    })
+}
+
+fn no_aliases<T>(_: T) -> &'static [&'static str] {
+    &[]
+}
+
+fn algorithm() -> impl TypedValueParser<Value = Algorithm> {
+    one_of(&Algorithm::ALL, Algorithm::name, |a| if a == Algorithm::Pr { &["pagerank"] } else { &[] })
+}
+
+fn direction() -> impl TypedValueParser<Value = Direction> {
+    one_of(&Direction::ALL, Direction::name, no_aliases)
+}
+
+fn comm() -> impl TypedValueParser<Value = Comm> {
+    one_of(&Comm::ALL, |c| c.name(), no_aliases)
+}
+
+fn control() -> impl TypedValueParser<Value = Control> {
+    one_of(&Control::ALL, Control::name, no_aliases)
+}
+
+fn mode() -> impl TypedValueParser<Value = Mode> {
+    one_of(&Mode::ALL, Mode::name, no_aliases)
+}
+
+fn recovery() -> impl TypedValueParser<Value = Recovery> {
+    one_of(&Recovery::ALL, Recovery::name, no_aliases)
+}
+
+/// `--format`: a format, or `auto` (`None`: from the name and content).
+#[derive(Clone, Copy, Debug)]
+pub struct InputFormat(pub Option<Format>);
+
+fn format() -> impl TypedValueParser<Value = InputFormat> {
+    const FORMATS: [InputFormat; 7] = [
+        InputFormat(None),
+        InputFormat(Some(Format::EdgeList)),
+        InputFormat(Some(Format::WeightedEdgeList)),
+        InputFormat(Some(Format::Dimacs)),
+        InputFormat(Some(Format::Pace)),
+        InputFormat(Some(Format::MatrixMarket)),
+        InputFormat(Some(Format::Cgr)),
+    ];
+    one_of(&FORMATS, |f| f.0.map_or("auto", Format::name), |f| f.0.map_or(&[], Format::aliases))
+}
+
+/// Which engine runs a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineChoice {
+    /// The best this machine has: an SSD layout runs on ssd, else a usable GPU, else the CPU.
+    Auto,
+    /// rayon threads over the graph in memory.
+    Cpu,
+    /// One GPU, or every GPU of the machine (--gpus).
+    Gpu,
+    /// Edges streamed from an SSD layout (`convert --layout ssd`).
+    Ssd,
+}
+
+/// Vertex order before the multi-GPU partition (one vocabulary for `info` and `run`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Reorder {
+    /// The graph's own order.
+    #[value(alias = "natural")]
+    None,
+    /// Breadth-first renumbering: far fewer boundary vertices on road networks and meshes.
+    Bfs,
+}
+
+impl Reorder {
+    /// Whether to renumber.
+    pub fn bfs(self) -> bool {
+        self == Reorder::Bfs
+    }
+
+    /// The name reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reorder::None => "none",
+            Reorder::Bfs => "bfs",
+        }
+    }
+}
+
+/// `convert --layout`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Layout {
+    /// One .cgr file.
+    Cgr,
+    /// An index OUTPUT plus 4 KiB pages dealt over --stripes files per side, for `run --engine ssd`.
+    Ssd,
+}
 
 /// ChattyGraph: graph analytics on CPU cores, GPUs and SSDs.
 #[derive(Parser, Debug)]
@@ -113,8 +224,8 @@ pub struct MultiGpuBenchArgs {
     #[arg(required = true)]
     pub graphs: Vec<PathBuf>,
     /// Kernels.
-    #[arg(long, value_delimiter = ',', default_value = "bfs,sssp,pr,wcc,spmv")]
-    pub kernels: Vec<String>,
+    #[arg(long, value_delimiter = ',', default_value = "bfs,sssp,pr,wcc,spmv", value_parser = algorithm())]
+    pub kernels: Vec<Algorithm>,
     /// GPUs of the multi-GPU rows: a count or `all` (the one-GPU baseline always runs).
     #[arg(long, default_value = "all")]
     pub gpus: String,
@@ -124,19 +235,19 @@ pub struct MultiGpuBenchArgs {
     #[arg(long, value_delimiter = ',')]
     pub devices: Option<Vec<usize>>,
     /// Transports.
-    #[arg(long, value_delimiter = ',', default_value = "auto,p2p,peer,nccl,uva,staged")]
-    pub comm: Vec<String>,
+    #[arg(long, value_delimiter = ',', default_value = "auto,p2p,peer,nccl,uva,staged", value_parser = comm())]
+    pub comm: Vec<Comm>,
     /// Control modes.
-    #[arg(long, value_delimiter = ',', default_value = "threads,single")]
-    pub control: Vec<String>,
+    #[arg(long, value_delimiter = ',', default_value = "threads,single", value_parser = control())]
+    pub control: Vec<Control>,
     /// Who sequences the steps: bsp (host), async (GPU-driven levels, peer stores),
     /// gmpi (GPU-driven levels, device-initiated messages); the last two run bfs and
     /// sssp only, and their rows show the mode as their transport.
-    #[arg(long, value_delimiter = ',', default_value = "bsp")]
-    pub mode: Vec<String>,
-    /// Vertex orders: natural, bfs.
-    #[arg(long, value_delimiter = ',', default_value = "natural")]
-    pub partition: Vec<String>,
+    #[arg(long, value_delimiter = ',', default_value = "bsp", value_parser = mode())]
+    pub mode: Vec<Mode>,
+    /// Vertex orders before splitting.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "none", alias = "partition")]
+    pub reorder: Vec<Reorder>,
     /// Timed trials per configuration (after one warm-up), fresh sources each.
     #[arg(long, short = 'n', default_value_t = 5)]
     pub trials: u32,
@@ -171,8 +282,8 @@ pub struct BroadcastBenchArgs {
     #[arg(long)]
     pub json: bool,
     /// Recovery schemes to compare.
-    #[arg(long, value_delimiter = ',', default_value = "nack,rma")]
-    pub schemes: Vec<String>,
+    #[arg(long, value_delimiter = ',', default_value = "nack,rma", value_parser = recovery())]
+    pub schemes: Vec<Recovery>,
     /// Loss rates injected at each receiver (default 0,0.001,0.01,0.05; quick: 0,0.01).
     #[arg(long, value_delimiter = ',')]
     pub loss: Option<Vec<f64>>,
@@ -218,8 +329,8 @@ pub struct BroadcastArgs {
     #[arg(long, global = true)]
     pub key: Option<String>,
     /// Recovery scheme: rma (receivers read lost packets) or nack.
-    #[arg(long, default_value = "rma", global = true)]
-    pub scheme: String,
+    #[arg(long, default_value = "rma", global = true, value_parser = recovery())]
+    pub scheme: Recovery,
 }
 
 /// Which side of a file broadcast.
@@ -251,13 +362,14 @@ pub enum BroadcastRole {
 /// `chatty run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The kernel: bfs, sssp, pr, wcc, bc or spmv.
-    pub algorithm: String,
+    /// The kernel.
+    #[arg(value_parser = algorithm())]
+    pub algorithm: Algorithm,
     /// The graph (.cgr or any input format, converted on the fly).
     pub graph: PathBuf,
-    /// Engine: auto (the best this machine has), cpu, gpu, ssd.
-    #[arg(long, default_value = "auto")]
-    pub engine: String,
+    /// Engine.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: EngineChoice,
     /// Source vertex (bfs, sssp, bc); default: a random vertex with out-edges per trial.
     #[arg(long, short = 'r')]
     pub source: Option<u32>,
@@ -291,9 +403,9 @@ pub struct RunArgs {
     /// SpMV input vector: one value per vertex, one per line (default: all ones).
     #[arg(long)]
     pub x: Option<PathBuf>,
-    /// BFS direction policy: auto, push or pull.
-    #[arg(long, default_value = "auto")]
-    pub direction: String,
+    /// BFS direction policy.
+    #[arg(long, default_value = "auto", value_parser = direction())]
+    pub direction: Direction,
     /// CPU threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -316,23 +428,22 @@ pub struct GpuArgs {
     #[arg(long, value_delimiter = ',', hide = true)]
     pub devices: Option<Vec<usize>>,
     /// Multi-GPU control: `threads` (one host thread per GPU) or `single` (one for all).
-    #[arg(long, default_value = "threads")]
-    pub control: String,
-    /// Multi-GPU transport for vertex values: auto (the calibration's fastest per
-    /// exchange), p2p (peer copies), peer (peer stores), uva (host-mapped zero-copy),
-    /// staged (through host memory), nccl.
-    #[arg(long, default_value = "auto")]
-    pub comm: String,
-    /// Multi-GPU vertex order before splitting: `natural`, or `bfs` (breadth-first
-    /// renumbering: far fewer boundary vertices on road networks and meshes).
+    #[arg(long, default_value = "threads", value_parser = control())]
+    pub control: Control,
+    /// Multi-GPU transport for vertex values (--mode bsp): auto (the calibration's
+    /// fastest per exchange), p2p (peer copies), peer (peer stores), uva (host-mapped
+    /// zero-copy), staged (through host memory), nccl. Default: auto.
+    #[arg(long, value_parser = comm())]
+    pub comm: Option<Comm>,
     /// Who sequences a multi-GPU run: bsp (the host runs each step and exchange),
     /// async (one kernel per GPU runs every level, GPUs meet through flags in each
     /// other's memory) or gmpi (the same kernel, levels exchanged as device-initiated
     /// messages through host proxies); async and gmpi run bfs and sssp.
-    #[arg(long, default_value = "bsp")]
-    pub mode: String,
-    #[arg(long, default_value = "natural")]
-    pub partition: String,
+    #[arg(long, default_value = "bsp", value_parser = mode())]
+    pub mode: Mode,
+    /// Multi-GPU vertex order before splitting.
+    #[arg(long, value_enum, default_value = "none", alias = "partition")]
+    pub reorder: Reorder,
     /// Multi-GPU watchdog: a step with no progress for this many seconds stops every GPU.
     #[arg(long, default_value_t = 60.0)]
     pub watchdog: f64,
@@ -430,10 +541,9 @@ pub struct ConvertArgs {
     /// Also store the transpose (in-edges) of a directed graph in the .cgr.
     #[arg(long)]
     pub transpose: bool,
-    /// Output layout: cgr (one file), or ssd (an index OUTPUT plus 4 KiB pages dealt
-    /// over --stripes files per side, for `run --engine ssd`).
-    #[arg(long, default_value = "cgr")]
-    pub layout: String,
+    /// Output layout.
+    #[arg(long, value_enum, default_value = "cgr")]
+    pub layout: Layout,
     /// Stripe files per side of an ssd layout (one per SSD).
     #[arg(long, default_value_t = 1)]
     pub stripes: usize,
@@ -445,9 +555,9 @@ pub struct ConvertArgs {
 /// How to read an input graph.
 #[derive(Args, Debug, Clone)]
 pub struct LoadArgs {
-    /// Input format: auto (from the name and content), el, snap, wel, gr, pace, mtx, cgr.
-    #[arg(long, default_value = "auto")]
-    pub format: String,
+    /// Input format (auto: from the name and content).
+    #[arg(long, default_value = "auto", value_parser = format())]
+    pub format: InputFormat,
     /// Store each edge in both directions; the result is undirected.
     #[arg(long)]
     pub symmetrize: bool,
@@ -474,10 +584,9 @@ pub struct InfoArgs {
     /// vertices, edges and boundary vertices per part.
     #[arg(long, value_name = "K")]
     pub partition: Option<usize>,
-    /// Renumber vertices before partitioning: none, or bfs (breadth-first order, fewer
-    /// boundary vertices on meshes and road networks).
-    #[arg(long, default_value = "none")]
-    pub reorder: String,
+    /// Renumber vertices before partitioning.
+    #[arg(long, value_enum, default_value = "none")]
+    pub reorder: Reorder,
     #[command(flatten)]
     pub load: LoadArgs,
 }

@@ -122,14 +122,14 @@ fn bad_input_gives_clear_errors_and_no_partial_files() {
     fails(&["convert", &path("n.gr"), "-o", &path("out.cgr")], "beyond");
     fails(&["convert", &path("huge.gr"), "-o", &path("out.cgr")], "cannot hold");
     fails(&["convert", &path("g.xyz"), "-o", &path("out.cgr")], "--format");
-    fails(&["convert", &path("g.xyz"), "--format", "weird", "-o", &path("out.cgr")], "unknown format");
+    fails(&["convert", &path("g.xyz"), "--format", "weird", "-o", &path("out.cgr")], "possible values: auto, el, wel, gr, pace, mtx, cgr");
     fails(&["convert", &path("trunc.el.gz"), "-o", &path("out.cgr")], "truncated");
     fails(&["info", &path("notcgr.cgr")], "does not start with the .cgr magic");
     fails(&["info", &path("missing.el")], "cannot open");
     fails(&["convert", &path("n.gr"), "-o", &path("no/dir/out.cgr")], "does not exist");
     fails(&["generate", "rmat", "--scale", "8", "-o", &path("no/dir/r.cgr")], "does not exist");
     fails(&["generate", "rmat", "--scale", "40", "-o", &path("r.cgr")], "scale 40");
-    fails(&["run", "nope", &path("bad.el")], "unknown algorithm");
+    fails(&["run", "nope", &path("bad.el")], "possible values: bfs, sssp, pr, wcc, bc, spmv");
     fails(&["run", "bfs", &path("bad.el")], "bad.el:2:");
     fails(&["run", "bfs", &path("n.gr"), "--engine", "gpu"], "no CUDA driver");
     fails(&["run", "pr", &path("neg.wel"), "--output", &path("no/dir/x.txt")], "does not exist");
@@ -185,7 +185,7 @@ fn bench_broadcast_quick_json_reports_every_run_and_no_violation() {
         }
         assert!(r["rate_msgs_per_s"].as_f64().unwrap() > 0.0);
     }
-    fails(&["bench", "broadcast", "--schemes", "carrier-pigeon"], "unknown scheme");
+    fails(&["bench", "broadcast", "--schemes", "carrier-pigeon"], "possible values: nack, rma");
     fails(&["bench", "broadcast", "--loss", "2"], "--loss");
 }
 
@@ -247,7 +247,7 @@ fn ssd_layout_and_engine_end_to_end() {
     assert!(o.status.success(), "{}", text(&o));
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["engine"], "ssd");
-    let s = &j["ssd"];
+    let s = &j["detail"];
     assert!(s["bytes_read"].as_u64().unwrap() > 0 && s["gb_per_s"].as_f64().unwrap() > 0.0);
     assert_eq!(s["per_file_bytes"].as_array().unwrap().len(), 3);
     assert!(!s["rounds"].as_array().unwrap().is_empty());
@@ -320,7 +320,8 @@ fn multi_gpu_flags_are_checked_before_the_graph_is_read() {
     let g = "no-such-graph.cgr";
     fails(&["run", "bfs", g, "--engine", "gpu", "--control", "many"], "--control");
     fails(&["run", "bfs", g, "--engine", "gpu", "--comm", "pigeon"], "--comm");
-    fails(&["run", "bfs", g, "--engine", "gpu", "--partition", "random"], "--partition");
+    fails(&["run", "bfs", g, "--engine", "gpu", "--reorder", "random"], "possible values: none, bfs");
+    fails(&["run", "bfs", g, "--engine", "gpu", "--mode", "async", "--comm", "p2p"], "--comm p2p applies to --mode bsp");
     fails(&["run", "bfs", g, "--engine", "gpu", "--watchdog", "0"], "--watchdog");
     fails(&["run", "bfs", g, "--engine", "gpu", "--gpus", "zero"], "--gpus");
     fails(&["run", "bfs", g, "--engine", "gpu", "--mode", "eager"], "--mode");
@@ -343,7 +344,7 @@ fn multi_gpu_report_makes_tables_and_charts_from_rows() {
     let d = tempfile::tempdir().unwrap();
     let row = |gpus: usize, comm: &str, control: &str, seconds: f64| {
         serde_json::json!({"graph": "g", "n": 4, "m": 8, "kernel": "pr", "gpus": gpus, "comm": comm, "control": control,
-            "partition": "natural", "seconds": seconds, "trial_seconds": [seconds], "iterations": 20, "steps": 20,
+            "partition": "none", "seconds": seconds, "trial_seconds": [seconds], "iterations": 20, "steps": 20,
             "exchanges": 20, "dense_exchanges": 0, "updated": 80, "communicated": 40, "transports": {"p2p": [20, 640]},
             "boundary": [1, 1], "verification": "PASS", "commit": "x"})
         .to_string()
@@ -365,11 +366,55 @@ fn multi_gpu_report_makes_tables_and_charts_from_rows() {
     let o = chatty(&["bench", "multi-gpu-report", file.to_str().unwrap(), "--charts", charts.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("| g | pr | 10.000 | 6.000 | 1.67x | p2p threads natural | 5.800 | 1.03 | 4.000 | 2.50x |"), "{out}");
+    assert!(out.contains("| g | pr | 10.000 | 6.000 | 1.67x | p2p threads none | 5.800 | 1.03 | 4.000 | 2.50x |"), "{out}");
     assert!(out.contains("p2p 20x 0.00 MB"), "{out}");
     for chart in ["scaling.svg", "modes.svg"] {
         assert!(std::fs::read_to_string(charts.join(chart)).unwrap().starts_with("<svg"), "{chart}");
     }
     std::fs::write(&file, "{not json").unwrap();
     fails(&["bench", "multi-gpu-report", file.to_str().unwrap()], "not a bench multi-gpu row");
+}
+
+/// The JSON report has the same top-level keys, with the same types, on every engine
+/// and kernel; what only one engine has lives under `detail`.
+#[test]
+fn the_json_report_is_the_same_on_every_engine() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    assert!(chatty(&["generate", "rmat", "--scale", "9", "--weights", "20", "-o", &p("g.cgr")]).status.success());
+    assert!(chatty(&["convert", &p("g.cgr"), "-o", &p("g.ssd"), "--layout", "ssd", "--stripes", "2"]).status.success());
+    fn shape(v: &serde_json::Value) -> &'static str {
+        match v {
+            serde_json::Value::Null => "null",
+            serde_json::Value::Bool(_) => "bool",
+            serde_json::Value::Number(_) => "number",
+            serde_json::Value::String(_) => "string",
+            serde_json::Value::Array(_) => "array",
+            serde_json::Value::Object(_) => "object",
+        }
+    }
+    let mut schemas: Vec<(String, Vec<(String, &str)>)> = Vec::new();
+    for alg in ["bfs", "sssp", "pr", "wcc", "bc", "spmv"] {
+        for (engine, graph) in [("cpu", p("g.cgr")), ("ssd", p("g.ssd"))] {
+            let o = chatty(&["run", alg, &graph, "--engine", engine, "--json", "-v", "-n", "2", "-r", "1"]);
+            assert!(o.status.success(), "{alg} {engine}: {}", text(&o));
+            let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{alg} {engine}: {e}"));
+            assert_eq!(j["engine"], engine);
+            assert_eq!(j["verification"], "PASS", "{alg} {engine}");
+            assert_eq!(j["trial_seconds"].as_array().unwrap().len(), 2);
+            assert!(j["detail"].is_object() && j["result"].is_object() && j["parameters"].is_object());
+            // Types of the top level and of the shared sub-objects; `delta` is null
+            // where an engine's SSSP has no buckets, so parameters are compared by key.
+            let mut keys: Vec<(String, &str)> = j.as_object().unwrap().iter().filter(|(k, _)| *k != "detail").map(|(k, v)| (k.clone(), shape(v))).collect();
+            keys.extend(j["graph"].as_object().unwrap().iter().map(|(k, v)| (format!("graph.{k}"), shape(v))));
+            keys.extend(j["parameters"].as_object().unwrap().keys().map(|k| (format!("parameters.{k}"), "")));
+            keys.sort();
+            schemas.push((format!("{alg} {engine}"), keys));
+        }
+    }
+    let (first, want) = &schemas[0];
+    for (which, got) in &schemas[1..] {
+        // `result` differs by kernel in its fields, not its type.
+        assert_eq!(got, want, "{which} differs from {first}");
+    }
 }

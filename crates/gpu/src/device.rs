@@ -14,7 +14,7 @@ use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits};
 use rayon::prelude::*;
 
-use chatty_algo::{Algorithm, Distances, Output, Params, RunResult};
+use chatty_algo::{Algorithm, Distances, Output, Params};
 use chatty_graph::{Graph, WeightType};
 
 use crate::kernels::{arch_for, FUNCTIONS};
@@ -39,7 +39,8 @@ pub struct Gpu {
     grid: u32,
     sms: u32,
     free_at_open: u64,
-    /// Seconds NVRTC took to compile the kernels in this process.
+    /// Seconds NVRTC took to compile the kernels for this open (0 when this process
+    /// had compiled them already).
     pub compile_seconds: f64,
 }
 
@@ -85,9 +86,7 @@ impl Gpu {
         let (major, minor) = ctx.compute_capability().check("querying the compute capability")?;
         let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).check("querying SMs")?;
         let name = ctx.name().check("querying the device name")?;
-        let start = Instant::now();
-        let ptx = crate::compile_kernels(arch_for(major, minor))?;
-        let compile_seconds = start.elapsed().as_secs_f64();
+        let (ptx, compile_seconds) = crate::kernels::ptx_for(arch_for(major, minor))?;
         let module = ctx.load_module(ptx).check("loading the kernels")?;
         let mut functions = HashMap::new();
         for f in FUNCTIONS {
@@ -272,7 +271,9 @@ pub(crate) struct PullGraph<'a> {
 /// One trial on the GPU.
 pub struct GpuRun {
     /// The result, in the CPU engine's types.
-    pub result: RunResult,
+    pub output: Output,
+    /// Levels, rounds, iterations or sources, as the CPU engine counts them.
+    pub iterations: u64,
     /// Seconds between the first and last kernel, measured with CUDA events.
     pub kernel_seconds: f64,
     /// Seconds to copy the result back to the host.
@@ -343,10 +344,9 @@ pub(crate) fn control<C: Pod>(gpu: &Gpu, c: &C) -> Result<CudaSlice<u8>> {
     gpu.upload(bytemuck::bytes_of(c), "a control block")
 }
 
-/// Runs one trial of `alg` on the device graph; `g` is the same graph on the host
-/// (for source picking and parameters).
-pub fn run(gpu: &Gpu, dg: &DeviceGraph, g: &Graph, alg: Algorithm, p: &Params, trial: u64) -> Result<GpuRun> {
-    let sources = if alg.has_source() { chatty_algo::pick_sources(g, p, trial).map_err(GpuError::Usage)? } else { Vec::new() };
+/// Runs one trial of `alg` on the device graph from `sources`; `p` has its defaults
+/// resolved (Δ) and the weights were checked when the engine was prepared.
+pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<GpuRun> {
     if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv) && dg.directed && dg.inc.is_none() {
         return Err(GpuError::Usage(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
     }
@@ -354,24 +354,21 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, g: &Graph, alg: Algorithm, p: &Params, t
     let (output, iterations, start, stop) = match alg {
         Algorithm::Bfs => bfs(gpu, dg, sources[0], &mut peak)?,
         Algorithm::Sssp => {
-            chatty_algo::sssp::check_weights(g).map_err(GpuError::Usage)?;
-            let delta = chatty_algo::sssp_delta(g, p).map_err(GpuError::Usage)?;
+            let delta = p.delta.ok_or_else(|| GpuError::Usage("SSSP needs its delta resolved".into()))?;
             sssp(gpu, dg, sources[0], delta, &mut peak)?
         }
         Algorithm::Pr => pagerank(gpu, dg, p, &mut peak)?,
-        Algorithm::Spmv => {
-            let x = chatty_algo::spmv_x(g, p).map_err(GpuError::Usage)?;
-            spmv(gpu, dg, &x, &mut peak)?
-        }
+        Algorithm::Spmv => spmv(gpu, dg, &chatty_algo::spmv_x(dg.n, p), &mut peak)?,
         Algorithm::Wcc => wcc(gpu, dg, &mut peak)?,
-        Algorithm::Bc => bc(gpu, dg, &sources, &mut peak)?,
+        Algorithm::Bc => bc(gpu, dg, sources, &mut peak)?,
     };
     stop.synchronize().check("waiting for the kernels")?;
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
     let download = Instant::now();
     let output = output.fetch(gpu, dg)?;
     Ok(GpuRun {
-        result: RunResult { output, sources, iterations },
+        output,
+        iterations,
         kernel_seconds,
         download_seconds: download.elapsed().as_secs_f64(),
         peak_device_bytes: peak,

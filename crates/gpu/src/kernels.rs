@@ -1,5 +1,9 @@
 //! The CUDA sources and their compilation by NVRTC.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
 
 use crate::{GpuError, Result};
@@ -60,6 +64,21 @@ pub fn compile_kernels(arch: &'static str) -> Result<Ptx> {
     }
     let opts = CompileOptions { arch: Some(arch), options: vec!["--std=c++17".into()], ..Default::default() };
     compile_ptx_with_opts(KERNEL_SOURCE, opts).map_err(|e| GpuError::Compile(e.to_string()))
+}
+
+/// The kernels for `arch`, compiled by NVRTC once per process and architecture
+/// (about a second each time), and the seconds this call spent compiling (0 when
+/// an earlier [`crate::Gpu::open`] had compiled them).
+pub(crate) fn ptx_for(arch: &'static str) -> Result<(Ptx, f64)> {
+    static CACHE: OnceLock<Mutex<HashMap<&'static str, String>>> = OnceLock::new();
+    let mut cache = CACHE.get_or_init(Default::default).lock().expect("the PTX cache");
+    if let Some(src) = cache.get(arch) {
+        return Ok((Ptx::from_src(src.clone()), 0.0));
+    }
+    let start = Instant::now();
+    let ptx = compile_kernels(arch)?;
+    cache.insert(arch, ptx.to_src());
+    Ok((ptx, start.elapsed().as_secs_f64()))
 }
 
 /// The `compute_XY` name for a compute capability NVRTC knows.

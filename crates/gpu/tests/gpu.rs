@@ -1,12 +1,21 @@
 //! The GPU engine: its kernels compile with NVRTC (no GPU needed; CI runs this), and,
 //! where a GPU is present, every kernel matches the CPU references.
 
-use chatty_algo::{Algorithm, BcSources, Params};
+use chatty_algo::{harness, Algorithm, BcSources, Engine, Error, Params};
 use chatty_graph::{datasets, from_edges, generate, read_graph, GenOptions, Graph, NoProgress, ReadOptions};
 use std::time::Duration;
 
 use chatty_comm::messaging::Status;
-use chatty_gpu::{compile_kernels, Comm, Control, DeviceGraph, Gpu, GpuError, Messaging, MessagingConfig, Mode, MultiGpu, MultiOptions, Transport};
+use chatty_gpu::{compile_kernels, Comm, Control, Gpu, GpuEngine, GpuError, Messaging, MessagingConfig, Mode, MultiGpu, MultiGpuEngine, MultiOptions, Transport};
+
+/// Runs `trials` verified trials of `alg` through the harness, as `chatty run --verify` does.
+fn verified(engine: &mut dyn Engine, alg: Algorithm, p: &Params, trials: u32) -> Result<harness::Report, Error> {
+    let r = harness::run(engine, alg, p, &harness::Options { trials, verify: true }, |_| {})?;
+    match &r.verification {
+        Some(Ok(())) => Ok(r),
+        other => Err(Error::Mismatch(format!("{other:?}"))),
+    }
+}
 
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
@@ -39,19 +48,15 @@ fn no_gpu_is_a_clear_error() {
     }
 }
 
-fn check(gpu: &Gpu, label: &str, g: Graph) {
-    let g = g.with_in_edges();
-    let dg = DeviceGraph::upload(gpu, &g).unwrap_or_else(|e| panic!("{label}: {e}"));
+fn check(label: &str, g: Graph) {
+    let negative = chatty_algo::sssp::check_weights(&g).is_err();
+    let mut engine = GpuEngine::new(Gpu::open(0).unwrap(), g);
     for alg in Algorithm::ALL {
-        if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(&g).is_err() {
-            continue;
-        }
         let params = if alg == Algorithm::Bc { Params { bc_sources: BcSources::Random(3), ..Params::default() } } else { Params::default() };
-        for trial in 0..2 {
-            let run = chatty_gpu::run(gpu, &dg, &g, alg, &params, trial).unwrap_or_else(|e| panic!("{label} {}: {e}", alg.name()));
-            if let Err(e) = chatty_algo::verify(alg, &g, &params, &run.result) {
-                panic!("{label}: GPU {} differs from the reference: {e}", alg.name());
-            }
+        match verified(&mut engine, alg, &params, 2) {
+            Err(Error::NegativeWeight(_)) if alg == Algorithm::Sssp && negative => {}
+            Err(e) => panic!("{label}: GPU {}: {e}", alg.name()),
+            Ok(_) => {}
         }
     }
 }
@@ -62,19 +67,18 @@ fn gpu_matches_the_cpu_references() {
         eprintln!("note: no GPU; the GPU suite runs on the GPU machine (scripts/gpu_suite.sh)");
         return;
     }
-    let gpu = Gpu::open(0).unwrap();
-    check(&gpu, "tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true));
-    check(&gpu, "one vertex", from_edges(1, &[], false));
+    check("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true));
+    check("one vertex", from_edges(1, &[], false));
     let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
-    check(&gpu, "rmat-14", generate::rmat(14, 8, o(1, Some(255), false), &NoProgress).unwrap());
-    check(&gpu, "rmat-14 undirected", generate::rmat(14, 8, o(2, Some(255), true), &NoProgress).unwrap());
-    check(&gpu, "grid", generate::grid(200, 100, o(3, None, true), &NoProgress).unwrap());
+    check("rmat-14", generate::rmat(14, 8, o(1, Some(255), false), &NoProgress).unwrap());
+    check("rmat-14 undirected", generate::rmat(14, 8, o(2, Some(255), true), &NoProgress).unwrap());
+    check("grid", generate::grid(200, 100, o(3, None, true), &NoProgress).unwrap());
     let Some(dir) = datasets::find() else { return };
     let mut files: Vec<_> = walk(&dir).into_iter().filter(|p| p.to_string_lossy().ends_with(".gz") && !p.to_string_lossy().ends_with(".co.gz")).collect();
     files.sort();
     for f in files {
         eprintln!("GPU vs CPU: {}", f.display());
-        check(&gpu, &f.display().to_string(), read_graph(&f, ReadOptions::default(), &NoProgress).unwrap());
+        check(&f.display().to_string(), read_graph(&f, ReadOptions::default(), &NoProgress).unwrap());
     }
 }
 
@@ -95,9 +99,10 @@ fn multi_devices() -> Vec<usize> {
 }
 
 fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Transport>], controls: &[Control], reorder: bool) {
-    let g = g.with_in_edges();
+    let negative = chatty_algo::sssp::check_weights(&g).is_err();
+    let mut graph = Some(g);
     for alg in [Algorithm::Bfs, Algorithm::Sssp, Algorithm::Pr, Algorithm::Wcc, Algorithm::Spmv] {
-        if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(&g).is_err() {
+        if alg == Algorithm::Sssp && negative {
             continue;
         }
         // Every transport host-driven, and the GPU-driven levels of BFS and SSSP.
@@ -113,20 +118,17 @@ fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Tr
                 }
                 let o = MultiOptions { devices: devices.to_vec(), control, comm: t.map_or(Comm::Auto, Comm::Forced), reorder, watchdog: Duration::from_secs(60), mode };
                 let what = format!("{label} {} mode {mode:?} comm {t:?} control {control:?} reorder {reorder}", alg.name());
-                let mg = MultiGpu::open(&g, alg, &o).unwrap_or_else(|e| panic!("{what}: {e}"));
-                for trial in 0..2 {
-                    let params = Params { pr: chatty_algo::PrParams { tolerance: 1e-9, ..Default::default() }, ..Params::default() };
-                    let run = mg.run(&g, alg, &params, trial).unwrap_or_else(|e| panic!("{what}: {e}"));
-                    if let Err(e) = chatty_algo::verify(alg, &g, &params, &run.result) {
-                        panic!("{what}: multi-GPU result differs from the reference: {e}");
-                    }
-                    if let Some(t) = t.filter(|_| run.comm.exchanges > 0) {
-                        assert!(run.comm.by_transport.contains_key(t.name()), "{what}: {:?}", run.comm.by_transport);
-                    }
-                    if mode == Mode::Gmpi {
-                        assert!(run.comm.by_transport.contains_key("gmpi"), "{what}: levels went by messages: {:?}", run.comm.by_transport);
-                    }
+                let mut engine = MultiGpuEngine::new(graph.take().expect("the graph"), o);
+                let params = Params { pr: chatty_algo::PrParams { tolerance: 1e-9, ..Default::default() }, ..Params::default() };
+                let report = verified(&mut engine, alg, &params, 2).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let used: Vec<&str> = report.last.transfers.iter().map(|x| x.transport.as_str()).collect();
+                if let Some(t) = t.filter(|_| report.detail["exchanges"].as_u64() > Some(0)) {
+                    assert!(used.contains(&t.name()), "{what}: {used:?}");
                 }
+                if mode == Mode::Gmpi {
+                    assert!(used.contains(&"gmpi"), "{what}: levels went by messages: {used:?}");
+                }
+                graph = Some(engine.into_graph());
             }
         }
     }
@@ -185,7 +187,7 @@ fn a_hung_step_is_an_error_not_a_hang() {
     for (control, mode) in [(Control::Threads, Mode::Bsp), (Control::Single, Mode::Bsp), (Control::Threads, Mode::Async), (Control::Threads, Mode::Gmpi)] {
         let o = MultiOptions { devices: multi_devices(), control, comm: Comm::Forced(Transport::P2p), reorder: false, watchdog: Duration::from_nanos(1), mode };
         let mg = MultiGpu::open(&g, Algorithm::Bfs, &o).unwrap();
-        let err = mg.run(&g, Algorithm::Bfs, &Params::default(), 0).err().expect("a 1 ns watchdog fires");
+        let err = mg.run(Algorithm::Bfs, &Params::default(), &[0]).err().expect("a 1 ns watchdog fires");
         assert!(err.to_string().contains("watchdog"), "{err}");
     }
 }

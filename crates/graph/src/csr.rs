@@ -205,10 +205,15 @@ impl Graph {
 
     /// The graph with its in-edges built (a no-op if they exist or it is undirected).
     pub fn with_in_edges(mut self) -> Graph {
+        self.build_in_edges();
+        self
+    }
+
+    /// [`Graph::with_in_edges`] in place.
+    pub fn build_in_edges(&mut self) {
         if self.directed && self.inc.is_none() {
             self.inc = Some(crate::transform::transpose(&self.out));
         }
-        self
     }
 
     /// Bytes held by the arrays of this graph (offsets, targets, weights, transpose).

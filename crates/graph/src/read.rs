@@ -53,6 +53,19 @@ impl Format {
         })
     }
 
+    /// Every format, as `--format` lists them.
+    pub const ALL: [Format; 6] = [Format::EdgeList, Format::WeightedEdgeList, Format::Dimacs, Format::Pace, Format::MatrixMarket, Format::Cgr];
+
+    /// Other names [`Format::from_name`] accepts.
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Format::EdgeList => &["snap", "txt"],
+            Format::Dimacs => &["dimacs"],
+            Format::MatrixMarket => &["mm"],
+            _ => &[],
+        }
+    }
+
     /// The canonical short name.
     pub fn name(self) -> &'static str {
         match self {

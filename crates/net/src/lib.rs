@@ -64,6 +64,9 @@ pub enum Recovery {
 }
 
 impl Recovery {
+    /// Both schemes.
+    pub const ALL: [Recovery; 2] = [Recovery::Nack, Recovery::Rma];
+
     pub fn name(self) -> &'static str {
         match self {
             Recovery::Nack => "nack",

@@ -1,487 +1,183 @@
-//! `edge_map` streamed from disk with online binning (Blaze: Kim et al., "Blaze:
-//! Fast Graph Processing on Fast SSDs", SC 2022).
-//!
-//! One round: the vertex frontier becomes a page frontier (a sorted list when sparse,
-//! a bitmap walk when dense); one IO thread per stripe file reads merged runs of its
-//! pages; scatter threads decode each page's records, keep those whose source is in
-//! the frontier, and append `(dst, message)` to per-thread staging for the bin that
-//! owns `dst` (bins cover contiguous vertex ranges), the message being what the source
-//! sends ([`EdgeOp::message`], computed while the source's state is at hand); full
-//! staging goes to the shared bin, full bins to a queue; gather threads take whole bins
-//! and apply [`EdgeOp::apply`] without atomics, one thread per bin at a time. Without
-//! binning (`binning: false`) scatter threads apply [`EdgeOp::update_atomic`] themselves.
+//! The SSD engine behind the engine trait: a layout opened under a memory budget,
+//! the shared kernels run through [`SsdGraph`]'s streamed edge map, and the IO
+//! figures of each trial in the report's `detail`.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::Instant;
-
-use chatty_algo::edge_map::EdgeOp;
-use chatty_algo::frontier::Bitmap;
+use chatty_algo::{run_kernel, Algorithm, Engine, EngineInfo, Error, GraphInfo, HostGraph, Params, Trial};
+use chatty_graph::WeightType;
 use serde::Serialize;
 
-use crate::io::{self, Chunk, IoConfig, Pool, StripeFiles};
-use crate::layout::{self, Layout, Side, PAGE};
+use crate::stream::{EngineConfig, IoStats, SsdGraph};
 use crate::SsdError;
 
-/// Which edges a round streams.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Edges {
-    Out,
-    In,
+/// The process itself (code, stacks, allocator slack) counts against the budget too.
+const PROCESS_BYTES: u64 = 32 << 20;
+
+/// Vertex data bytes per vertex each kernel keeps in memory, frontier bitmaps and
+/// the per-round sums of PageRank and SpMV included (BC also keeps each level's
+/// frontier: 4 bytes a vertex over all levels).
+fn vertex_bytes(alg: Algorithm) -> u64 {
+    match alg {
+        Algorithm::Bfs => 5,
+        Algorithm::Sssp => 9,
+        Algorithm::Pr => 29,
+        Algorithm::Wcc => 6,
+        Algorithm::Spmv => 25,
+        Algorithm::Bc => 33,
+    }
 }
 
-/// The engine's knobs.
-#[derive(Clone, Debug)]
-pub struct EngineConfig {
-    pub io: IoConfig,
-    pub scatter_threads: usize,
-    pub gather_threads: usize,
-    pub binning: bool,
-    /// Records per bin buffer handed to a gather thread.
-    pub bin_records: usize,
-    /// Records a scatter thread stages per bin before taking the bin's lock.
-    pub staging_records: usize,
+/// The semi-external engine over one layout.
+pub struct SsdEngine {
+    graph: SsdGraph,
+    budget: u64,
+    /// Bytes the prepared kernel needs (0 before [`Engine::prepare`]).
+    needed: u64,
 }
 
-impl Default for EngineConfig {
-    fn default() -> Self {
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        // Decoding a page costs about what applying its records does.
-        let scatter = threads.div_ceil(2);
-        EngineConfig {
-            io: IoConfig::default(),
-            scatter_threads: scatter,
-            gather_threads: (threads - scatter).max(1),
-            binning: true,
-            bin_records: 1 << 14,
-            staging_records: 128,
+/// The IO figures of one trial, in the report's `detail`.
+#[derive(Serialize)]
+struct TrialIo<'a> {
+    bytes_read: u64,
+    io_seconds: f64,
+    gb_per_s: f64,
+    amplification: f64,
+    skew: f64,
+    per_file_bytes: &'a [u64],
+    rounds: Vec<RoundIo>,
+}
+
+#[derive(Serialize)]
+struct RoundIo {
+    bytes: u64,
+    seconds: f64,
+    gb_per_s: f64,
+    amplification: f64,
+    skew: f64,
+}
+
+impl SsdEngine {
+    /// Opens the layout whose index is `index`; its index and IO buffers must fit
+    /// `budget` bytes (each kernel's vertex data is checked by [`Engine::prepare`]).
+    pub fn open(index: &std::path::Path, cfg: EngineConfig, budget: u64) -> Result<SsdEngine, SsdError> {
+        let graph = SsdGraph::open(index, cfg)?;
+        let engine = SsdEngine { graph, budget, needed: 0 };
+        let fixed = engine.fixed_bytes();
+        if fixed > budget {
+            return Err(SsdError::Budget { needed: fixed, budget, what: "the index, IO buffers and bins".into() });
+        }
+        Ok(engine)
+    }
+
+    /// The graph on disk.
+    pub fn graph(&self) -> &SsdGraph {
+        &self.graph
+    }
+
+    /// Bytes needed whatever the kernel: the process, the index, IO buffers and bins.
+    fn fixed_bytes(&self) -> u64 {
+        let n = self.graph.num_vertices() as u64;
+        let sides = if self.graph.layout.inc.is_some() { 2 } else { 1 };
+        PROCESS_BYTES + sides * (n + 1) * 8 + self.graph.engine_bytes()
+    }
+}
+
+impl Engine for SsdEngine {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            name: "ssd",
+            devices: vec![format!("{} stripe file(s)", self.graph.layout.out.files.len())],
+            trial_timing: "wall time of the kernel, reads from disk included",
         }
     }
-}
 
-/// IO figures of one round, or of a whole run.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct IoStats {
-    pub rounds: u64,
-    pub bytes_read: u64,
-    /// Bytes of the records the frontier needed (read bytes / this = amplification).
-    pub bytes_needed: u64,
-    pub seconds: f64,
-    /// Bytes read from each stripe file (skew = max / mean).
-    pub per_file: Vec<u64>,
-}
-
-impl IoStats {
-    pub fn gb_per_s(&self) -> f64 {
-        self.bytes_read as f64 / 1e9 / self.seconds.max(1e-9)
+    fn graph_info(&self) -> GraphInfo {
+        let h = &self.graph.layout.header;
+        GraphInfo { n: self.graph.num_vertices(), m: h.edges, directed: h.directed, weighted: self.graph.layout.weight_type != WeightType::None }
     }
 
-    pub fn amplification(&self) -> f64 {
-        self.bytes_read as f64 / self.bytes_needed.max(1) as f64
+    fn out_degree(&self, v: u32) -> u64 {
+        self.graph.out_degree(v)
     }
 
-    pub fn skew(&self) -> f64 {
-        let max = self.per_file.iter().copied().max().unwrap_or(0) as f64;
-        let mean = self.per_file.iter().sum::<u64>() as f64 / self.per_file.len().max(1) as f64;
-        if mean == 0.0 {
-            1.0
-        } else {
-            max / mean
+    fn prepare(&mut self, alg: Algorithm) -> Result<(), Error> {
+        let vertex = self.graph.num_vertices() as u64 * vertex_bytes(alg);
+        self.needed = self.fixed_bytes() + vertex;
+        if self.needed > self.budget {
+            let what = format!("{} (vertex data {vertex}, index, IO buffers and bins {})", alg.name(), self.fixed_bytes());
+            return Err(Error::engine(SsdError::Budget { needed: self.needed, budget: self.budget, what }));
         }
+        Ok(())
     }
 
-    fn add(&mut self, r: &IoStats) {
-        self.rounds += r.rounds;
-        self.bytes_read += r.bytes_read;
-        self.bytes_needed += r.bytes_needed;
-        self.seconds += r.seconds;
-        if self.per_file.len() < r.per_file.len() {
-            self.per_file.resize(r.per_file.len(), 0);
-        }
-        for (a, b) in self.per_file.iter_mut().zip(&r.per_file) {
-            *a += b;
-        }
+    fn default_delta(&self) -> Option<f64> {
+        None // frontier Bellman–Ford: no buckets
     }
-}
 
-/// A graph on disk, ready to stream.
-pub struct SsdGraph {
-    pub layout: Layout,
-    out: StripeFiles,
-    inc: Option<StripeFiles>,
-    pub cfg: EngineConfig,
-    totals: Mutex<IoStats>,
-    rounds: Mutex<Vec<IoStats>>,
-    /// One buffer pool per stripe file, allocated once; the lock makes a round the
-    /// pools' only user.
-    pools: Mutex<Vec<Pool>>,
-    /// Emptied bin buffers kept between rounds (a fresh 200 KB buffer per bin hand-over
-    /// would be an mmap and its page faults each time).
-    spare_bins: Mutex<Vec<Vec<Record>>>,
-}
-
-fn corrupt_page(path: &std::path::Path, dst: u32, n: usize) -> SsdError {
-    SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {n}", path.display()))
-}
-
-/// Rounds of at most this many pages run on the calling thread ([`SsdGraph::inline`]).
-const INLINE_PAGES: usize = 16;
-
-/// A bin record: a destination and the message its source sent (as two words, so
-/// that a record takes 12 bytes, not 16).
-#[derive(Clone, Copy)]
-struct Record {
-    dst: u32,
-    lo: u32,
-    hi: u32,
-}
-
-/// An edge as a page holds it.
-#[derive(Clone, Copy)]
-struct Edge {
-    src: u32,
-    dst: u32,
-    weight: u32,
-}
-
-impl SsdGraph {
-    /// Loads the index (in memory) and opens the stripe files.
-    pub fn open(index: &std::path::Path, cfg: EngineConfig) -> Result<SsdGraph, SsdError> {
-        let layout = layout::load(index)?;
-        let out = StripeFiles::open(&layout.out.files, &cfg.io)?;
-        let inc = match &layout.inc {
-            Some(side) => Some(StripeFiles::open(&side.files, &cfg.io)?),
-            None => None,
+    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<Trial, Error> {
+        self.graph.take_stats();
+        let start = std::time::Instant::now();
+        let (output, iterations) = run_kernel(&self.graph, alg, p, sources)?;
+        let seconds = start.elapsed().as_secs_f64();
+        let (io, rounds) = self.graph.take_stats();
+        let round = |r: &IoStats| RoundIo { bytes: r.bytes_read, seconds: r.seconds, gb_per_s: r.gb_per_s(), amplification: r.amplification(), skew: r.skew() };
+        let detail = TrialIo {
+            bytes_read: io.bytes_read,
+            io_seconds: io.seconds,
+            gb_per_s: io.gb_per_s(),
+            amplification: io.amplification(),
+            skew: io.skew(),
+            per_file_bytes: &io.per_file,
+            rounds: rounds.iter().map(round).collect(),
         };
-        let totals = Mutex::new(IoStats { per_file: vec![0; out.files.len()], ..IoStats::default() });
-        let buffers = cfg.io.queue_depth.max(1) * 2;
-        let pools = (0..out.files.len()).map(|_| Pool::new(buffers, cfg.io.merge_pages.max(1) * PAGE)).collect();
-        Ok(SsdGraph {
-            layout,
-            out,
-            inc,
-            cfg,
-            totals,
-            rounds: Mutex::new(Vec::new()),
-            pools: Mutex::new(pools),
-            spare_bins: Mutex::new(Vec::new()),
+        let detail = serde_json::to_value(detail).map_err(Error::engine)?;
+        Ok(Trial { output, sources: sources.to_vec(), iterations, seconds, transfers: Vec::new(), detail })
+    }
+
+    fn trial_lines(&self, trial: &Trial) -> Vec<String> {
+        let d = &trial.detail;
+        let line = |what: &str, r: &serde_json::Value| {
+            format!(
+                "{what:<20} {:.1} MB in {:.3} s = {:.3} GB/s, amplification {:.2}, skew {:.2}",
+                r["bytes_read"].as_u64().or(r["bytes"].as_u64()).unwrap_or(0) as f64 / 1e6,
+                r["io_seconds"].as_f64().or(r["seconds"].as_f64()).unwrap_or(0.0),
+                r["gb_per_s"].as_f64().unwrap_or(0.0),
+                r["amplification"].as_f64().unwrap_or(0.0),
+                r["skew"].as_f64().unwrap_or(0.0),
+            )
+        };
+        let rounds = d["rounds"].as_array().map_or(&[][..], |r| r.as_slice());
+        // Per-round lines like Blaze's, unless there are too many to read (roads:
+        // thousands of BFS levels); the JSON always has them.
+        let mut lines: Vec<String> = if rounds.len() > 40 {
+            vec![format!("({} rounds; per-round IO figures in --json)", rounds.len())]
+        } else {
+            rounds.iter().enumerate().map(|(i, r)| line(&format!("round {i}:"), r)).collect()
+        };
+        lines.push(line("IO", d));
+        lines
+    }
+
+    fn reference_graph(&self) -> Result<HostGraph<'_>, Error> {
+        crate::layout::read_graph(&self.graph.layout).map(HostGraph::Owned).map_err(Error::engine)
+    }
+
+    fn detail(&self) -> serde_json::Value {
+        let cfg = &self.graph.cfg;
+        serde_json::json!({
+            "binning": cfg.binning,
+            "direct": self.graph.direct(),
+            "io": if cfg.io.uring { "io_uring" } else { "pread" },
+            "queue_depth": cfg.io.queue_depth,
+            "merge_pages": cfg.io.merge_pages,
+            "scatter_threads": cfg.scatter_threads,
+            "gather_threads": cfg.gather_threads,
+            "data_bytes": self.graph.layout.data_bytes(),
+            "mem_budget_bytes": self.budget,
+            "memory_needed_bytes": self.needed,
         })
     }
 
-    pub fn num_vertices(&self) -> usize {
-        self.layout.num_vertices()
-    }
-
-    /// Out-degree of `v` (from the index in memory).
-    pub fn out_degree(&self, v: u32) -> u64 {
-        let o = &self.layout.out.offsets;
-        o[v as usize + 1] - o[v as usize]
-    }
-
-    /// Whether pages are read with `O_DIRECT`.
-    pub fn direct(&self) -> bool {
-        self.out.direct
-    }
-
-    /// IO figures so far (and per round), then reset.
-    pub fn take_stats(&self) -> (IoStats, Vec<IoStats>) {
-        let k = self.out.files.len();
-        let totals = std::mem::replace(&mut *self.totals.lock().expect("stats"), IoStats { per_file: vec![0; k], ..IoStats::default() });
-        (totals, std::mem::take(&mut *self.rounds.lock().expect("stats")))
-    }
-
-    /// Memory the engine itself needs beyond the index: IO pools and bins.
-    pub fn engine_bytes(&self) -> u64 {
-        let k = self.out.files.len() as u64;
-        let pools = k * self.cfg.io.pool_bytes() as u64;
-        let nbins = self.bins(self.num_vertices()).1 as u64;
-        let bins = (nbins + self.cfg.gather_threads as u64 * 4) * self.cfg.bin_records as u64 * 12;
-        let staging = self.cfg.scatter_threads as u64 * nbins * self.cfg.staging_records as u64 * 12;
-        pools + bins + staging
-    }
-
-    /// Bin width as a power of two (log2) and bin count. A bin's slice of an f64
-    /// vertex array stays within 128 KiB, so a gather thread applies it from L2; at least
-    /// 16 bins per gather thread keep them all busy.
-    fn bins(&self, n: usize) -> (u32, usize) {
-        let per_thread = n.div_ceil(self.cfg.gather_threads.max(1) * 16).max(1);
-        let shift = per_thread.next_power_of_two().trailing_zeros().clamp(6, 14);
-        (shift, n.div_ceil(1 << shift).max(1))
-    }
-
-    /// Applies `op` along every edge (of the chosen side) leaving a vertex of
-    /// `frontier`; sets in `next` the vertices it changed.
-    pub fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: &Bitmap, op: &O, next: &Bitmap) -> Result<(), SsdError> {
-        let (side, files) = match edges {
-            Edges::Out => (&self.layout.out, &self.out),
-            Edges::In => (self.layout.inc.as_ref().unwrap_or(&self.layout.out), self.inc.as_ref().unwrap_or(&self.out)),
-        };
-        let start = Instant::now();
-        let rec = self.layout.header.record_bytes;
-        let k = files.files.len();
-        let (runs, needed) = page_runs(side, frontier, rec, k, self.cfg.io.merge_pages.max(1));
-        let mut stats = IoStats { rounds: 1, bytes_needed: needed, per_file: vec![0; k], ..IoStats::default() };
-        for (j, r) in runs.iter().enumerate() {
-            stats.per_file[j] = r.iter().map(|&(_, p)| (p * PAGE) as u64).sum();
-        }
-        stats.bytes_read = stats.per_file.iter().sum();
-        let pages: usize = runs.iter().flatten().map(|&(_, p)| p).sum();
-        let decoder = Decoder { offsets: &side.offsets, record_bytes: rec as usize, files: k as u64 };
-        if pages > 0 && pages <= INLINE_PAGES {
-            self.inline(files, &runs, frontier, &decoder, op, next)?;
-        } else if pages > 0 {
-            self.stream(files, &runs, frontier, &decoder, op, next)?;
-        }
-        stats.seconds = start.elapsed().as_secs_f64();
-        self.totals.lock().expect("stats").add(&stats);
-        self.rounds.lock().expect("stats").push(stats);
-        Ok(())
-    }
-
-    /// A round of a few pages on the calling thread: synchronous reads, updates applied
-    /// in place. On high-diameter graphs (thousands of BFS levels of a few pages each)
-    /// starting threads and rings would cost more than the round's work.
-    fn inline<O: EdgeOp>(
-        &self,
-        files: &StripeFiles,
-        runs: &[Vec<(u64, usize)>],
-        frontier: &Bitmap,
-        decoder: &Decoder<'_>,
-        op: &O,
-        next: &Bitmap,
-    ) -> Result<(), SsdError> {
-        let pools = self.pools.lock().expect("pools");
-        for (j, file_runs) in runs.iter().enumerate() {
-            let (file, path) = &files.files[j];
-            for &(first, pages) in file_runs {
-                io::read_pages(file, path, first, pools[j].slice_mut(0, pages * PAGE))?;
-                let chunk = Chunk { file: j, first, pages, buf: 0 };
-                decoder
-                    .for_each(chunk, pools[j].slice(0, pages * PAGE), frontier, |e| {
-                        if op.update(e.src, e.dst, e.weight) {
-                            next.set(e.dst as usize);
-                        }
-                    })
-                    .map_err(|dst| corrupt_page(path, dst, frontier.len()))?;
-            }
-        }
-        Ok(())
-    }
-
-    fn stream<O: EdgeOp>(
-        &self,
-        files: &StripeFiles,
-        runs: &[Vec<(u64, usize)>],
-        frontier: &Bitmap,
-        decoder: &Decoder<'_>,
-        op: &O,
-        next: &Bitmap,
-    ) -> Result<(), SsdError> {
-        let cfg = &self.cfg;
-        let k = files.files.len();
-        let buffers = cfg.io.queue_depth.max(1) * 2;
-        let pools = self.pools.lock().expect("pools");
-        let free: Vec<_> = (0..k)
-            .map(|_| {
-                let (tx, rx) = crossbeam_channel::bounded(buffers);
-                (0..buffers).for_each(|b| tx.send(b).expect("room for every buffer"));
-                (tx, rx)
-            })
-            .collect();
-        let (chunk_tx, chunk_rx) = crossbeam_channel::bounded::<Result<Chunk, SsdError>>(k * buffers);
-        let abort = AtomicBool::new(false);
-        let failure: Mutex<Option<SsdError>> = Mutex::new(None);
-        let (bin_shift, nbins) = self.bins(self.num_vertices());
-        let (spare_tx, spare_rx) = crossbeam_channel::unbounded::<Vec<Record>>();
-        std::mem::take(&mut *self.spare_bins.lock().expect("spares")).into_iter().for_each(|b| spare_tx.send(b).expect("unbounded"));
-        let fresh = || spare_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(cfg.bin_records));
-        let bins: Vec<Mutex<Vec<Record>>> = (0..nbins).map(|_| Mutex::new(fresh())).collect();
-        let applying: Vec<Mutex<()>> = (0..nbins).map(|_| Mutex::new(())).collect();
-        let (full_tx, full_rx) = crossbeam_channel::bounded::<(usize, Vec<Record>)>(cfg.gather_threads.max(1) * 4);
-        let scatter_left = AtomicUsize::new(cfg.scatter_threads.max(1));
-        std::thread::scope(|scope| {
-            for (j, ((file, path), r)) in files.files.iter().zip(runs).enumerate() {
-                let reader = io::FileReader {
-                    file_index: j,
-                    file,
-                    path,
-                    runs: r,
-                    pool: &pools[j],
-                    free: &free[j].1,
-                    out: chunk_tx.clone(),
-                    abort: &abort,
-                };
-                let io_cfg = &cfg.io;
-                scope.spawn(move || reader.run(io_cfg));
-            }
-            drop(chunk_tx);
-            for _ in 0..cfg.scatter_threads.max(1) {
-                let full_tx = full_tx.clone();
-                let (chunk_rx, pools, free, abort, failure, bins, scatter_left, decoder) =
-                    (&chunk_rx, &*pools, &free, &abort, &failure, &bins, &scatter_left, decoder);
-                scope.spawn(move || {
-                    let mut staging: Vec<Vec<Record>> = if cfg.binning { (0..nbins).map(|_| Vec::new()).collect() } else { Vec::new() };
-                    let hand_over = |b: usize, items: &mut Vec<Record>| {
-                        let mut bin = bins[b].lock().expect("bin");
-                        bin.append(items);
-                        if bin.len() >= cfg.bin_records {
-                            let full = std::mem::replace(&mut *bin, fresh());
-                            drop(bin);
-                            let _ = full_tx.send((b, full));
-                        }
-                    };
-                    for got in chunk_rx.iter() {
-                        let chunk = match got {
-                            Ok(c) => c,
-                            Err(e) => {
-                                abort.store(true, Ordering::Relaxed);
-                                failure.lock().expect("failure").get_or_insert(e);
-                                continue;
-                            }
-                        };
-                        if !abort.load(Ordering::Relaxed) {
-                            let bytes = pools[chunk.file].slice(chunk.buf, chunk.pages * PAGE);
-                            let decoded = decoder.for_each(chunk, bytes, frontier, |r| {
-                                if cfg.binning {
-                                    let b = (r.dst >> bin_shift) as usize;
-                                    let m = op.message(r.src, r.weight);
-                                    staging[b].push(Record { dst: r.dst, lo: m as u32, hi: (m >> 32) as u32 });
-                                    if staging[b].len() >= cfg.staging_records {
-                                        hand_over(b, &mut staging[b]);
-                                    }
-                                } else if op.update_atomic(r.src, r.dst, r.weight) {
-                                    next.set(r.dst as usize);
-                                }
-                            });
-                            if let Err(dst) = decoded {
-                                abort.store(true, Ordering::Relaxed);
-                                let e = corrupt_page(&files.files[chunk.file].1, dst, frontier.len());
-                                failure.lock().expect("failure").get_or_insert(e);
-                            }
-                        }
-                        let _ = free[chunk.file].0.send(chunk.buf);
-                    }
-                    for (b, items) in staging.iter_mut().enumerate().filter(|(_, s)| !s.is_empty()) {
-                        hand_over(b, items);
-                    }
-                    // The last scatter thread out hands over every partial bin.
-                    if scatter_left.fetch_sub(1, Ordering::AcqRel) == 1 {
-                        for (b, bin) in bins.iter().enumerate() {
-                            let rest = std::mem::take(&mut *bin.lock().expect("bin"));
-                            if !rest.is_empty() {
-                                let _ = full_tx.send((b, rest));
-                            }
-                        }
-                    }
-                });
-            }
-            drop(full_tx);
-            for _ in 0..cfg.gather_threads.max(1) {
-                let (full_rx, applying, spare_tx) = (&full_rx, &applying, &spare_tx);
-                scope.spawn(move || {
-                    for (b, mut records) in full_rx.iter() {
-                        // One gather thread per bin at a time: updates need no atomics.
-                        let _owner = applying[b].lock().expect("bin");
-                        for r in &records {
-                            if op.apply(r.dst, (r.hi as u64) << 32 | r.lo as u64) {
-                                next.set(r.dst as usize);
-                            }
-                        }
-                        records.clear();
-                        let _ = spare_tx.send(records);
-                    }
-                });
-            }
-        });
-        let mut spares: Vec<Vec<Record>> = spare_rx.try_iter().collect();
-        spares.extend(bins.into_iter().map(|b| b.into_inner().expect("bin")).filter(|b| b.capacity() > 0));
-        spares.iter_mut().for_each(Vec::clear);
-        *self.spare_bins.lock().expect("spares") = spares;
-        match failure.into_inner().expect("failure") {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-}
-
-/// Turns the vertex frontier into each file's runs of local pages (merged up to
-/// `merge` pages), and counts the record bytes the frontier needs.
-fn page_runs(side: &Side, frontier: &Bitmap, rec: u64, k: usize, merge: usize) -> (Vec<Vec<(u64, usize)>>, u64) {
-    let o = &side.offsets;
-    let active = frontier.count();
-    let total_pages = side.pages(rec);
-    let mut runs: Vec<Vec<(u64, usize)>> = vec![Vec::new(); k];
-    let mut push = |p: u64| {
-        let (file, local) = ((p % k as u64) as usize, p / k as u64);
-        match runs[file].last_mut() {
-            Some((first, count)) if *first + *count as u64 == local && *count < merge => *count += 1,
-            _ => runs[file].push((local, 1)),
-        }
-    };
-    let page_span = |v: usize| (o[v] * rec / PAGE as u64, (o[v + 1] * rec).div_ceil(PAGE as u64));
-    let mut needed = 0;
-    if active as u64 * 8 < total_pages {
-        // Sparse: a sorted list of the pages of the few active vertices.
-        let mut pages: Vec<u64> = Vec::new();
-        for v in frontier.to_ids() {
-            let (a, b) = page_span(v as usize);
-            pages.extend(a..b);
-            needed += (o[v as usize + 1] - o[v as usize]) * rec;
-        }
-        pages.sort_unstable();
-        pages.dedup();
-        pages.into_iter().for_each(&mut push);
-    } else {
-        // Dense: a page bitmap (walking the frontier in place: listing a dense
-        // frontier's ids would cost 4 bytes a vertex).
-        let marked = Bitmap::new(total_pages as usize);
-        for v in (0..frontier.len()).filter(|&v| frontier.get(v)) {
-            let (a, b) = page_span(v);
-            (a..b).for_each(|p| marked.set(p as usize));
-            needed += (o[v + 1] - o[v]) * rec;
-        }
-        marked.to_ids().into_iter().for_each(|p| push(p as u64));
-    }
-    (runs, needed)
-}
-
-/// Decodes pages into the records of active sources.
-struct Decoder<'a> {
-    offsets: &'a [u64],
-    record_bytes: usize,
-    files: u64,
-}
-
-impl Decoder<'_> {
-    /// Calls `f` for each record of an active source; `Err(dst)` for a record naming
-    /// a vertex that does not exist (a corrupt file).
-    fn for_each(&self, chunk: Chunk, bytes: &[u8], frontier: &Bitmap, mut f: impl FnMut(Edge)) -> Result<(), u32> {
-        let per_page = (PAGE / self.record_bytes) as u64;
-        let m = *self.offsets.last().expect("n + 1 offsets");
-        let n = self.offsets.len() - 1;
-        for i in 0..chunk.pages {
-            let logical = (chunk.first + i as u64) * self.files + chunk.file as u64;
-            let first = logical * per_page;
-            let end = (first + per_page).min(m);
-            let page = &bytes[i * PAGE..(i + 1) * PAGE];
-            // The vertex whose edges include record `first`.
-            let mut v = self.offsets.partition_point(|&o| o <= first).saturating_sub(1);
-            while v < n && self.offsets[v] < end {
-                if frontier.get(v) {
-                    for e in self.offsets[v].max(first)..self.offsets[v + 1].min(end) {
-                        let at = (e - first) as usize * self.record_bytes;
-                        let dst = u32::from_le_bytes(page[at..at + 4].try_into().expect("4 bytes"));
-                        if dst as usize >= n {
-                            return Err(dst);
-                        }
-                        let weight =
-                            if self.record_bytes == 8 { u32::from_le_bytes(page[at + 4..at + 8].try_into().expect("4 bytes")) } else { 1 };
-                        f(Edge { src: v as u32, dst, weight });
-                    }
-                }
-                v += 1;
-            }
-        }
-        Ok(())
+    fn take_notes(&mut self) -> Vec<String> {
+        self.graph.notes.take()
     }
 }

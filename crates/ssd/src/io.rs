@@ -8,10 +8,9 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Once;
 
 use crate::layout::PAGE;
-use crate::SsdError;
+use crate::{Notes, SsdError};
 
 /// How reads are issued.
 #[derive(Clone, Debug)]
@@ -45,11 +44,8 @@ pub struct StripeFiles {
     pub direct: bool,
 }
 
-static BUFFERED_NOTE: Once = Once::new();
-static PREAD_NOTE: Once = Once::new();
-
 impl StripeFiles {
-    pub fn open(paths: &[PathBuf], cfg: &IoConfig) -> Result<StripeFiles, SsdError> {
+    pub fn open(paths: &[PathBuf], cfg: &IoConfig, notes: &Notes) -> Result<StripeFiles, SsdError> {
         let mut direct = cfg.direct;
         let mut files = Vec::new();
         for p in paths {
@@ -57,9 +53,7 @@ impl StripeFiles {
                 true => match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(p) {
                     Ok(f) => f,
                     Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                        BUFFERED_NOTE.call_once(|| {
-                            eprintln!("note: {}: O_DIRECT refused by the file system; reading through the page cache", p.display())
-                        });
+                        notes.add(format!("{}: O_DIRECT refused by the file system; reading through the page cache", p.display()));
                         direct = false;
                         File::open(p).map_err(|e| SsdError::io(p, "cannot open", e))?
                     }
@@ -153,6 +147,8 @@ pub struct FileReader<'a> {
     pub out: crossbeam_channel::Sender<Result<Chunk, SsdError>>,
     /// Set by a consumer that failed: stop issuing reads.
     pub abort: &'a AtomicBool,
+    /// Where the fallback to pread is said.
+    pub notes: &'a Notes,
 }
 
 impl FileReader<'_> {
@@ -163,7 +159,7 @@ impl FileReader<'_> {
             match io_uring::IoUring::new(cfg.queue_depth.clamp(1, 4096).next_power_of_two() as u32) {
                 Ok(ring) => self.read_uring(ring, cfg),
                 Err(e) => {
-                    PREAD_NOTE.call_once(|| eprintln!("note: io_uring unavailable ({e}); reading with pread"));
+                    self.notes.add(format!("io_uring unavailable ({e}); reading with pread"));
                     self.read_pread()
                 }
             }

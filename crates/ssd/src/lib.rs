@@ -5,21 +5,25 @@
 //!
 //! - [`layout`]: the on-disk layout (`chatty convert --layout ssd`) and its index.
 //! - [`io`]: one IO thread and ring per file, registered buffer pools, `pread` fallback.
-//! - [`engine`]: [`SsdGraph`] and its streamed `edge_map`, with IO statistics.
-//! - [`kernels`]: BFS, SSSP, PageRank, WCC, SpMV and BC through the program model.
+//! - [`stream`]: [`SsdGraph`], its streamed edge map (the program model's
+//!   `EdgeMapGraph`, so the kernels of `chatty_algo` run on it unchanged), with IO
+//!   statistics.
+//! - [`SsdEngine`]: the engine trait over a layout, under a memory budget.
 //!
-//! Not here: graph construction (the `graph` crate builds the CSR that [`layout::write`]
-//! lays out) and GPUs.
+//! Not here: the kernels (written once in `chatty_algo`), graph construction (the
+//! `graph` crate builds the CSR that [`layout::write`] lays out) and GPUs.
 
-pub mod engine;
-pub mod io;
-pub mod kernels;
+mod engine;
+mod io;
 pub mod layout;
+pub mod stream;
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-pub use engine::{EngineConfig, IoStats, SsdGraph};
+pub use engine::SsdEngine;
 pub use io::IoConfig;
+pub use stream::{EngineConfig, IoStats, SsdGraph};
 
 /// What can go wrong.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +36,26 @@ pub enum SsdError {
     Config(String),
     #[error(transparent)]
     Graph(#[from] chatty_graph::Error),
+    /// The engine would need more memory than its budget.
+    #[error("the ssd engine needs {needed} bytes for {what} but --mem-budget is {budget}")]
+    Budget { needed: u64, budget: u64, what: String },
+}
+
+/// Notes on fallbacks taken, each said once, for the front end to print.
+#[derive(Default)]
+pub(crate) struct Notes(Mutex<Vec<String>>);
+
+impl Notes {
+    pub(crate) fn add(&self, note: String) {
+        let mut notes = self.0.lock().expect("notes");
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+
+    pub(crate) fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().expect("notes"))
+    }
 }
 
 impl SsdError {

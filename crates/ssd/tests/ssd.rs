@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use chatty_algo::{pick_sources, verify, Algorithm, BcSources, Params};
+use chatty_algo::{harness, Algorithm, BcSources, Engine, Params};
 use chatty_graph::generate::{self, GenOptions};
 use chatty_graph::read::{read_graph, ReadOptions};
 use chatty_graph::{datasets, Graph, NoProgress};
-use chatty_ssd::{kernels, EngineConfig, IoConfig, SsdGraph};
+use chatty_ssd::{EngineConfig, IoConfig, SsdEngine, SsdGraph};
 
 const ALGORITHMS: [Algorithm; 6] = [Algorithm::Bfs, Algorithm::Sssp, Algorithm::Pr, Algorithm::Wcc, Algorithm::Spmv, Algorithm::Bc];
 
@@ -23,26 +23,49 @@ fn config(uring: bool, binning: bool) -> EngineConfig {
     }
 }
 
-/// Lays `g` out in `stripes` files and checks every kernel against the reference.
+/// Lays `g` out in `stripes` files and checks every kernel against the reference,
+/// through the harness as `chatty run --engine ssd --verify` does.
 fn check_all(name: &str, g: &Graph, stripes: usize, cfg: EngineConfig, dir: &Path) {
     let index = dir.join(format!("{}-{stripes}.ssd", name.replace('/', "_")));
     chatty_ssd::layout::write(g, &index, stripes, &[]).unwrap();
-    let ssd = SsdGraph::open(&index, cfg).unwrap();
+    let mut ssd = SsdEngine::open(&index, cfg, u64::MAX).unwrap();
+    let opts = harness::Options { trials: 1, verify: true };
     for alg in ALGORITHMS {
         let p = Params { bc_sources: BcSources::Random(2), ..Params::default() };
-        let sources = if alg.has_source() { pick_sources(g, &p, 0).unwrap() } else { Vec::new() };
-        if let Err(cpu) = chatty_algo::run(alg, g, &p, 0) {
+        if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(g).is_err() {
             // What the CPU engine refuses (SSSP on negative weights), the SSD engine refuses too.
-            let ssd = kernels::run(&ssd, alg, &p, sources).err().unwrap_or_else(|| panic!("{name} {alg:?}: CPU refused ({cpu}), SSD ran"));
-            assert_eq!(ssd.to_string().split(';').next(), cpu.split(';').next());
+            let e = harness::run(&mut ssd, alg, &p, &opts, |_| {}).err().unwrap_or_else(|| panic!("{name}: negative weights accepted"));
+            assert!(matches!(e, chatty_algo::Error::NegativeWeight(_)), "{name}: {e}");
             continue;
         }
-        let r = kernels::run(&ssd, alg, &p, sources).unwrap_or_else(|e| panic!("{name} {alg:?} K={stripes}: {e}"));
-        verify(alg, g, &p, &r).unwrap_or_else(|e| panic!("{name} {alg:?} K={stripes}: {e}"));
+        let r = harness::run(&mut ssd, alg, &p, &opts, |_| {}).unwrap_or_else(|e| panic!("{name} {alg:?} K={stripes}: {e}"));
+        assert_eq!(r.verification, Some(Ok(())), "{name} {alg:?} K={stripes}");
+        assert!(r.detail["bytes_read"].as_u64().unwrap() > 0 || g.num_edges() == 0);
+        assert_eq!(r.detail["per_file_bytes"].as_array().unwrap().len(), stripes);
     }
-    let (totals, rounds) = ssd.take_stats();
-    assert!(totals.bytes_read > 0 && !rounds.is_empty());
-    assert_eq!(totals.per_file.len(), stripes);
+}
+
+/// One trial of `alg` on the SSD engine, from the given source.
+fn run_ssd(ssd: &mut SsdEngine, alg: Algorithm, source: Option<u32>) -> Result<(), chatty_algo::Error> {
+    let p = Params { source, ..Params::default() };
+    harness::run(ssd, alg, &p, &harness::Options { trials: 1, verify: false }, |_| {}).map(|_| ())
+}
+
+#[test]
+fn the_memory_budget_is_enforced_per_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate::rmat(12, 8, GenOptions { seed: 3, max_weight: None, undirected: false }, &NoProgress).unwrap();
+    let index = dir.path().join("b.ssd");
+    chatty_ssd::layout::write(&g, &index, 1, &[]).unwrap();
+    let e = SsdEngine::open(&index, config(true, true), 1 << 20).err().unwrap().to_string();
+    assert!(e.contains("--mem-budget"), "{e}");
+    let mut ssd = SsdEngine::open(&index, config(true, true), 64 << 20).unwrap();
+    ssd.prepare(Algorithm::Bfs).unwrap();
+    let needed = ssd.detail()["memory_needed_bytes"].as_u64().unwrap();
+    let mut tight = SsdEngine::open(&index, config(true, true), needed).unwrap();
+    tight.prepare(Algorithm::Bfs).unwrap();
+    let e = tight.prepare(Algorithm::Bc).unwrap_err().to_string();
+    assert!(e.contains("bc") && e.contains("--mem-budget"), "{e}");
 }
 
 fn generated() -> Vec<(&'static str, Graph)> {
@@ -92,11 +115,11 @@ fn a_file_truncated_or_corrupted_mid_run_is_a_clear_error() {
     for uring in [true, false] {
         let index = dir.path().join(format!("t-{uring}.ssd"));
         let layout = chatty_ssd::layout::write(&g, &index, 2, &[]).unwrap();
-        let ssd = SsdGraph::open(&index, config(uring, true)).unwrap();
+        let mut ssd = SsdEngine::open(&index, config(uring, true), u64::MAX).unwrap();
         let victim = &layout.out.files[1];
         let len = std::fs::metadata(victim).unwrap().len();
         std::fs::OpenOptions::new().write(true).open(victim).unwrap().set_len(len / 2).unwrap();
-        let e = kernels::run(&ssd, Algorithm::Pr, &Params::default(), Vec::new()).unwrap_err().to_string();
+        let e = run_ssd(&mut ssd, Algorithm::Pr, None).unwrap_err().to_string();
         assert!(e.contains("short read") && e.contains(".out.1"), "{e}");
         // Sparse rounds (read on the calling thread) meet the truncation too: a BFS from
         // every vertex whose pages lie in the lost half of a file.
@@ -105,8 +128,7 @@ fn a_file_truncated_or_corrupted_mid_run_is_a_clear_error() {
             let page = o[v as usize] * 4 / 4096;
             o[v as usize + 1] > o[v as usize] && page % 2 == 1 && page / 2 * 4096 >= len / 2
         });
-        let p = Params { source: lost, ..Params::default() };
-        let e = kernels::run(&ssd, Algorithm::Bfs, &p, vec![lost.unwrap()]).unwrap_err().to_string();
+        let e = run_ssd(&mut ssd, Algorithm::Bfs, Some(lost.unwrap())).unwrap_err().to_string();
         assert!(e.contains("short read"), "{e}");
         // Opening it again refuses up front.
         let e = SsdGraph::open(&index, config(uring, true)).err().unwrap().to_string();
@@ -117,8 +139,8 @@ fn a_file_truncated_or_corrupted_mid_run_is_a_clear_error() {
     let mut bytes = std::fs::read(&layout.out.files[0]).unwrap();
     bytes[..4096].fill(0xff);
     std::fs::write(&layout.out.files[0], bytes).unwrap();
-    let ssd = SsdGraph::open(&index, config(true, true)).unwrap();
-    let e = kernels::run(&ssd, Algorithm::Wcc, &Params::default(), Vec::new()).unwrap_err().to_string();
+    let mut ssd = SsdEngine::open(&index, config(true, true), u64::MAX).unwrap();
+    let e = run_ssd(&mut ssd, Algorithm::Wcc, None).unwrap_err().to_string();
     assert!(e.contains("corrupt page"), "{e}");
 }
 

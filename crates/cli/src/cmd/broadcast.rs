@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use chatty_graph::write::AtomicFile;
-use chatty_net::{Event, Key, LossModel, Receiver, ReceiverConfig, Recovery, Sender, SenderConfig, UdpNet};
+use chatty_net::{Event, Key, LossModel, Receiver, ReceiverConfig, Sender, SenderConfig, UdpNet};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -35,7 +35,7 @@ pub fn run(a: &BroadcastArgs) -> Result<i32> {
     }
     let interface = a.interface.parse().with_context(|| format!("--interface `{}`: expected an IPv4 address", a.interface))?;
     let net = UdpNet { interface, ttl: if interface == std::net::Ipv4Addr::LOCALHOST { 0 } else { 8 } };
-    let recovery = Recovery::from_name(&a.scheme).with_context(|| format!("--scheme `{}`: expected rma or nack", a.scheme))?;
+    let recovery = a.scheme;
     let secret = match a.key.clone().or_else(|| std::env::var("CHATTY_BROADCAST_KEY").ok()) {
         Some(k) => k,
         None => {

@@ -10,11 +10,7 @@ use crate::args::ConvertArgs;
 use crate::progress::Bar;
 
 pub fn run(a: &ConvertArgs, quiet: bool) -> Result<i32> {
-    let ssd = match a.layout.as_str() {
-        "cgr" => false,
-        "ssd" => true,
-        other => anyhow::bail!("unknown --layout `{other}`: expected cgr or ssd"),
-    };
+    let ssd = a.layout == crate::args::Layout::Ssd;
     if !ssd && (a.stripes != 1 || !a.stripe_dir.is_empty()) {
         anyhow::bail!("--stripes and --stripe-dir apply to --layout ssd");
     }

@@ -6,10 +6,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
-use chatty_algo::{Algorithm, Params};
+use chatty_algo::{harness, Algorithm, CpuEngine, Engine, Params};
 use chatty_graph::{cgr, generate, stats, write_graph, GenOptions, Graph};
 
-use super::run::summary;
 use crate::progress::Bar;
 
 pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
@@ -42,7 +41,7 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
         let start = Instant::now();
         let path = dir.join(format!("demo-{i}.cgr"));
         write_graph(&make()?, &path, &bar)?;
-        let g = cgr::check(&path, &bar)?.with_in_edges();
+        let g = cgr::check(&path, &bar)?;
         let s = stats(&g);
         println!(
             "{name}: {} vertices, {} stored edges, max degree {}; generated, written and checked in {:.2} s",
@@ -52,24 +51,24 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
             start.elapsed().as_secs_f64()
         );
         let params = Params { source: Some(0), ..Params::default() };
-        let device = gpu.as_ref().map(|gpu| chatty_gpu::DeviceGraph::upload(gpu, &g).map(|dg| (gpu, dg))).transpose()?;
+        let mut engine: Box<dyn Engine> = match gpu.is_some().then(|| chatty_gpu::Gpu::open(0)).transpose()? {
+            Some(gpu) => Box::new(chatty_gpu::GpuEngine::new(gpu, g)),
+            None => Box::new(CpuEngine::new(g)),
+        };
+        let opts = harness::Options { trials: 1, verify: true };
         for alg in Algorithm::ALL {
-            let start = Instant::now();
-            let r = match &device {
-                Some((gpu, dg)) => chatty_gpu::run(gpu, dg, &g, alg, &params, 0)?.result,
-                None => chatty_algo::run(alg, &g, &params, 0).map_err(anyhow::Error::msg)?,
-            };
-            let seconds = start.elapsed().as_secs_f64();
-            let verdict = match chatty_algo::verify(alg, &g, &params, &r) {
-                Ok(()) => "PASS".to_string(),
-                Err(e) => {
+            let report = harness::run(engine.as_mut(), alg, &params, &opts, |_| {})?;
+            let verdict = match &report.verification {
+                Some(Ok(())) => "PASS".to_string(),
+                Some(Err(e)) => {
                     failures += 1;
                     format!("FAIL ({e})")
                 }
+                None => unreachable!("verified"),
             };
-            let line = summary(&r.output);
+            let line = report.last.output.summary(1).to_string();
             let (what, value) = line.split_once(':').unwrap_or(("", &line));
-            println!("  {:5} {:>9.2} ms  {verdict}  {}: {}", alg.name(), seconds * 1e3, what.trim(), value.trim());
+            println!("  {:5} {:>9.2} ms  {verdict}  {}: {}", alg.name(), report.trial_seconds[0] * 1e3, what.trim(), value.trim());
         }
         println!();
     }

@@ -17,11 +17,7 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
     } else {
         load_graph(&a.graph, &a.load, &bar)?
     };
-    let bfs = match a.reorder.as_str() {
-        "none" => false,
-        "bfs" => true,
-        other => anyhow::bail!("unknown --reorder `{other}`: expected none or bfs"),
-    };
+    let bfs = a.reorder.bfs();
     if a.partition == Some(0) {
         anyhow::bail!("--partition takes a part count of at least 1");
     }
@@ -43,7 +39,7 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
             .collect();
         Ok(serde_json::json!({
             "parts": p.parts(),
-            "reorder": a.reorder,
+            "reorder": a.reorder.name(),
             "boundary_vertices": p.boundary.iter().filter(|&&b| b).count(),
             "per_part": per_part,
         }))
@@ -75,7 +71,7 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
         if let Some(p) = &partition {
             println!(
                 "partition: {} edge-balanced contiguous ranges (reorder: {}), {} boundary vertices of {}",
-                p["parts"], a.reorder, p["boundary_vertices"], s.vertices
+                p["parts"], a.reorder.name(), p["boundary_vertices"], s.vertices
             );
             for (i, part) in p["per_part"].as_array().into_iter().flatten().enumerate() {
                 println!("  part {i}: {} vertices, {} edges, {} boundary", part["vertices"], part["edges"], part["boundary_vertices"]);

@@ -9,13 +9,12 @@ mod info;
 mod messaging_bench;
 mod multi_bench;
 mod run;
-mod ssd;
 mod topo;
 
 use std::path::Path;
 
-use anyhow::{bail, Result};
-use chatty_graph::{BuildOptions, Format, Graph, Progress, ReadOptions};
+use anyhow::Result;
+use chatty_graph::{BuildOptions, Graph, Progress, ReadOptions};
 
 use crate::args::{Cli, Command, LoadArgs};
 
@@ -36,13 +35,7 @@ pub fn run(cli: Cli) -> Result<i32> {
 
 /// Reads a graph as `--format` and the transform flags say.
 pub fn load_graph(path: &Path, load: &LoadArgs, progress: &dyn Progress) -> Result<Graph> {
-    let format = match load.format.as_str() {
-        "auto" => None,
-        name => match Format::from_name(name) {
-            Some(f) => Some(f),
-            None => bail!("unknown format `{name}`: expected auto or one of {}", Format::NAMES),
-        },
-    };
+    let format = load.format.0;
     let build = BuildOptions { symmetrize: load.symmetrize, dedup: load.dedup, drop_self_loops: load.drop_self_loops };
     Ok(chatty_graph::read_graph(path, ReadOptions { format, build }, progress)?)
 }

@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use chatty_algo::{Algorithm, Params, PrParams};
-use chatty_gpu::{Comm, Control, DeviceGraph, Gpu, Mode, MultiGpu, MultiOptions};
+use chatty_algo::{harness, Algorithm, Engine, Params, PrParams};
+use chatty_gpu::{Comm, Control, Gpu, GpuEngine, Mode, MultiGpuEngine, MultiOptions};
 use serde::{Deserialize, Serialize};
 
 use super::{load_graph, median};
-use crate::args::{MultiGpuBenchArgs, MultiGpuReportArgs};
+use crate::args::{MultiGpuBenchArgs, MultiGpuReportArgs, Reorder};
 use crate::chart::bar_chart;
 use crate::progress::Bar;
 
@@ -46,49 +46,27 @@ pub struct Row {
 }
 
 
-fn verdict(r: Result<(), String>) -> Option<String> {
-    Some(match r {
+fn verdict(v: &Option<std::result::Result<(), String>>) -> Option<String> {
+    v.as_ref().map(|v| match v {
         Ok(()) => "PASS".into(),
         Err(e) => format!("FAIL: {e}"),
     })
 }
 
 pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
-    let algs: Vec<Algorithm> = a
-        .kernels
-        .iter()
-        .map(|k| match Algorithm::from_name(k) {
-            Some(Algorithm::Bc) => bail!("--kernels: bc runs on one GPU"),
-            Some(alg) => Ok(alg),
-            None => bail!("--kernels: unknown kernel `{k}`"),
-        })
-        .collect::<Result<_>>()?;
-    let comms: Vec<Comm> = a
-        .comm
-        .iter()
-        .map(|c| Comm::from_name(c).with_context(|| format!("--comm: unknown transport `{c}`")))
-        .collect::<Result<_>>()?;
-    let controls: Vec<Control> = a
-        .control
-        .iter()
-        .map(|c| Control::from_name(c).with_context(|| format!("--control: unknown mode `{c}`")))
-        .collect::<Result<_>>()?;
-    let modes: Vec<Mode> =
-        a.mode.iter().map(|m| Mode::from_name(m).with_context(|| format!("--mode: unknown mode `{m}` ({})", Mode::NAMES))).collect::<Result<_>>()?;
+    if a.kernels.contains(&Algorithm::Bc) {
+        bail!("--kernels: bc runs on one GPU");
+    }
     // BSP under every transport; the GPU-driven modes bring their own (peer stores,
     // messages) and show as their mode's name.
-    let configs: Vec<(Mode, Comm)> = modes
+    let configs: Vec<(Mode, Comm)> = a
+        .mode
         .iter()
         .flat_map(|&m| match m {
-            Mode::Bsp => comms.iter().map(|c| (m, c.clone())).collect::<Vec<_>>(),
+            Mode::Bsp => a.comm.iter().map(|&c| (m, c)).collect::<Vec<_>>(),
             Mode::Async | Mode::Gmpi => vec![(m, Comm::Auto)],
         })
         .collect();
-    for p in &a.partition {
-        if !matches!(p.as_str(), "natural" | "bfs") {
-            bail!("--partition: unknown order `{p}` (natural, bfs)");
-        }
-    }
     anyhow::ensure!(a.trials > 0, "--trials must be at least 1");
     let count = Gpu::count();
     if count == 0 {
@@ -111,111 +89,83 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
     };
     let k = devices.len();
     for path in &a.graphs {
-        let g = load_graph(path, &a.load, &Bar::new(true))?.with_in_edges();
+        let mut graph = Some(load_graph(path, &a.load, &Bar::new(true))?);
         let label = path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned());
-        for &alg in &algs {
-            if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(&g).is_err() {
-                eprintln!("{label}: sssp skipped (negative weights)");
-                continue;
-            }
-            let mut p = Params { pr: PrParams { tolerance: 0.0, max_iters: a.pr_iters, ..PrParams::default() }, ..Params::default() };
-            if alg == Algorithm::Sssp {
-                p.delta = Some(chatty_algo::sssp_delta(&g, &p).map_err(anyhow::Error::msg)?);
-            }
-            let row = |gpus, comm: &str, control: &str, partition: &str| Row {
+        for &alg in &a.kernels {
+            let p = Params { pr: PrParams { tolerance: 0.0, max_iters: a.pr_iters, ..PrParams::default() }, ..Params::default() };
+            let g = graph.as_ref().expect("the graph");
+            let row = |gpus, comm: &str, control: &str, reorder: &str, report: &harness::Report| Row {
                 graph: label.clone(),
-                n: g.num_vertices() as u64,
-                m: g.num_edges(),
+                n: report.graph.n as u64,
+                m: report.graph.m,
                 kernel: alg.name().into(),
                 gpus,
                 comm: comm.into(),
                 control: control.into(),
-                partition: partition.into(),
-                seconds: 0.0,
-                trial_seconds: Vec::new(),
-                iterations: 0,
-                steps: 0,
-                exchanges: 0,
-                dense_exchanges: 0,
-                updated: 0,
-                communicated: 0,
-                transports: BTreeMap::new(),
-                boundary: Vec::new(),
-                verification: None,
+                partition: reorder.into(),
+                seconds: median(&report.trial_seconds).unwrap_or(f64::NAN),
+                trial_seconds: report.trial_seconds.clone(),
+                iterations: report.last.iterations,
+                steps: report.detail["steps"].as_u64().unwrap_or(0),
+                exchanges: report.detail["exchanges"].as_u64().unwrap_or(0),
+                dense_exchanges: report.detail["dense_exchanges"].as_u64().unwrap_or(0),
+                updated: report.detail["updated_vertices"].as_u64().unwrap_or(0),
+                communicated: report.detail["communicated_vertices"].as_u64().unwrap_or(0),
+                transports: report.last.transfers.iter().map(|t| (t.transport.clone(), (t.exchanges, t.bytes))).collect(),
+                boundary: report.detail["parts"].as_array().into_iter().flatten().filter_map(|p| p["boundary"].as_u64()).collect(),
+                verification: verdict(&report.verification),
                 commit: env!("CHATTY_COMMIT").into(),
                 devices: if gpus == 1 { vec![0] } else { devices.clone() },
             };
-            // One GPU: the single-GPU engine.
-            {
-                let gpu = Gpu::open(0)?;
-                let dg = DeviceGraph::upload(&gpu, &g)?;
-                let mut r = row(1, "-", "-", "natural");
-                let warm = chatty_gpu::run(&gpu, &dg, &g, alg, &p, 0)?;
-                if a.verify {
-                    r.verification = verdict(chatty_algo::verify(alg, &g, &p, &warm.result));
-                }
-                for t in 1..=a.trials as u64 {
-                    let run = chatty_gpu::run(&gpu, &dg, &g, alg, &p, t)?;
-                    r.trial_seconds.push(run.kernel_seconds);
-                    r.iterations = run.result.iterations;
-                }
-                r.seconds = median(&r.trial_seconds).unwrap_or(f64::NAN);
-                eprintln!("{label} {} 1 GPU: {:.3} ms", alg.name(), r.seconds * 1e3);
-                println!("{}", serde_json::to_string(&r)?);
+            if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(g).is_err() {
+                eprintln!("{label}: sssp skipped (negative weights)");
+                continue;
             }
+            let opts = harness::Options { trials: a.trials, verify: a.verify };
+            // One GPU: the single-GPU engine.
+            let mut one = GpuEngine::new(Gpu::open(0)?, graph.take().expect("the graph"));
+            let report = harness::run(&mut one, alg, &p, &opts, |_| {});
+            graph = Some(one.into_graph());
+            let r = row(1, "-", "-", Reorder::None.name(), &report?);
+            eprintln!("{label} {} 1 GPU: {:.3} ms", alg.name(), r.seconds * 1e3);
+            println!("{}", serde_json::to_string(&r)?);
             if k < 2 {
                 continue;
             }
-            for partition in &a.partition {
+            for &reorder in &a.reorder {
                 let o = MultiOptions {
                     devices: devices.clone(),
                     control: Control::Threads,
                     comm: Comm::Auto,
-                    reorder: partition == "bfs",
+                    reorder: reorder.bfs(),
                     watchdog: std::time::Duration::from_secs(120),
                     mode: Mode::Bsp,
                 };
-                let mut mg = MultiGpu::open(&g, alg, &o)?;
-                for note in &mg.notes {
-                    eprintln!("note: {note}");
-                }
-                let mut verified = None;
-                for &control in &controls {
-                    for (mode, comm) in &configs {
+                // One upload per graph, kernel and order; every configuration reuses it.
+                let mut multi = MultiGpuEngine::new(graph.take().expect("the graph"), o);
+                let mut verified = false;
+                for &control in &a.control {
+                    for &(mode, comm) in &configs {
                         if !mode.supports(alg) {
                             continue;
                         }
-                        let name = if *mode == Mode::Bsp { comm.name() } else { mode.name() };
-                        if let Err(e) = mg.set_mode(*mode).and_then(|_| mg.configure(control, comm.clone())) {
+                        let name = if mode == Mode::Bsp { comm.name() } else { mode.name() };
+                        if let Err(e) = multi.prepare(alg).map_err(anyhow::Error::from).and_then(|_| Ok(multi.reconfigure(control, comm, mode)?)) {
                             eprintln!("{label} {}: {name} {}: skipped ({e})", alg.name(), control.name());
                             continue;
                         }
-                        let mut r = row(k, name, control.name(), partition);
-                        let warm = mg.run(&g, alg, &p, 0)?;
-                        if a.verify && verified.is_none() {
-                            verified = verdict(chatty_algo::verify(alg, &g, &p, &warm.result));
-                        }
-                        r.verification = verified.clone();
-                        for t in 1..=a.trials as u64 {
-                            let run = mg.run(&g, alg, &p, t)?;
-                            r.trial_seconds.push(run.seconds);
-                            r.iterations = run.result.iterations;
-                            let c = run.comm;
-                            (r.steps, r.exchanges, r.dense_exchanges, r.updated, r.communicated) =
-                                (c.steps, c.exchanges, c.dense_exchanges, c.updated, c.communicated);
-                            r.transports = c.by_transport.iter().map(|(t, v)| (t.to_string(), *v)).collect();
-                        }
-                        r.boundary = mg.info.iter().map(|p| p.boundary).collect();
-                        r.seconds = median(&r.trial_seconds).unwrap_or(f64::NAN);
-                        eprintln!(
-                            "{label} {} {k} GPUs {name} {} {partition}: {:.3} ms",
-                            alg.name(),
-                            control.name(),
-                            r.seconds * 1e3
-                        );
+                        let opts = harness::Options { trials: a.trials, verify: a.verify && !verified };
+                        let report = harness::run(&mut multi, alg, &p, &opts, |_| {})?;
+                        verified |= report.verification.is_some();
+                        let r = row(k, name, control.name(), reorder.name(), &report);
+                        eprintln!("{label} {} {k} GPUs {name} {} {}: {:.3} ms", alg.name(), control.name(), reorder.name(), r.seconds * 1e3);
                         println!("{}", serde_json::to_string(&r)?);
                     }
                 }
+                for note in multi.take_notes() {
+                    eprintln!("note: {note}");
+                }
+                graph = Some(multi.into_graph());
             }
         }
     }
@@ -231,7 +181,10 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
     for f in &a.rows {
         let text = std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
         for (i, line) in text.lines().enumerate().filter(|(_, l)| l.starts_with('{')) {
-            let row: Row = serde_json::from_str(line).with_context(|| format!("{}:{}: not a bench multi-gpu row", f.display(), i + 1))?;
+            let mut row: Row = serde_json::from_str(line).with_context(|| format!("{}:{}: not a bench multi-gpu row", f.display(), i + 1))?;
+            if row.partition == "natural" {
+                row.partition = Reorder::None.name().into(); // rows from before `--reorder`
+            }
             // A later row of the same configuration (a newer run) replaces the earlier.
             let same = |r: &Row| {
                 (&r.graph, &r.kernel, r.gpus, &r.comm, &r.control, &r.partition) == (&row.graph, &row.kernel, row.gpus, &row.comm, &row.control, &row.partition)
@@ -270,7 +223,7 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
         // The best forced transport (auto itself when none was forced).
         let best = multi
             .iter()
-            .filter(|r| r.comm != "auto" && Mode::from_name(&r.comm).is_none())
+            .filter(|r| r.comm != "auto" && !Mode::ALL.iter().any(|m| m.name() == r.comm))
             .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
             .or(auto);
         let async_best = multi.iter().filter(|r| r.comm == "async").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
@@ -315,11 +268,11 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
         }
     }
     let mode_name =
-        |m: &(String, String, String)| if m.2 == "natural" { format!("{} {}", m.0, m.1) } else { format!("{} {} {}", m.0, m.1, m.2) };
+        |m: &(String, String, String)| if m.2 == Reorder::None.name() { format!("{} {}", m.0, m.1) } else { format!("{} {} {}", m.0, m.1, m.2) };
     println!("| graph | kernel | 1 GPU | {} |", modes.iter().map(mode_name).collect::<Vec<_>>().join(" | "));
     println!("|---|---|---|{}", "---|".repeat(modes.len()));
     let mut per_mode: Vec<(String, Vec<f64>)> =
-        modes.iter().filter(|m| m.1 == "threads" && m.2 == "natural").map(|m| (m.0.clone(), Vec::new())).collect();
+        modes.iter().filter(|m| m.1 == "threads" && m.2 == Reorder::None.name()).map(|m| (m.0.clone(), Vec::new())).collect();
     for key in &keys {
         let Some(base) = one(key) else { continue };
         if !select(&rows, key).any(|r| r.gpus > 1) {
@@ -336,7 +289,7 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
             modes.iter().map(|m| cell(m).map_or("-".into(), ms)).collect::<Vec<_>>().join(" | ")
         );
         for (name, v) in per_mode.iter_mut() {
-            let m = (name.clone(), "threads".to_string(), "natural".to_string());
+            let m = (name.clone(), "threads".to_string(), Reorder::None.name().to_string());
             v.push(cell(&m).map_or(f64::NAN, |s| base / s));
         }
     }
@@ -344,7 +297,7 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
     println!("| graph | kernel | exchanges | dense | transports (exchanges, MB) |");
     println!("|---|---|---|---|---|");
     for key in &keys {
-        if let Some(r) = select(&rows, key).find(|r| r.gpus > 1 && r.comm == "auto" && r.control == "threads" && r.partition == "natural") {
+        if let Some(r) = select(&rows, key).find(|r| r.gpus > 1 && r.comm == "auto" && r.control == "threads" && r.partition == Reorder::None.name()) {
             let t: Vec<String> = r.transports.iter().map(|(t, (x, b))| format!("{t} {x}x {:.2} MB", *b as f64 / 1e6)).collect();
             println!(
                 "| {} | {} | {} | {} | {} |",

@@ -35,10 +35,8 @@ impl Control {
         }
     }
 
-    /// Parses a `--control` name.
-    pub fn from_name(s: &str) -> Option<Control> {
-        [Control::Threads, Control::Single].into_iter().find(|c| c.name() == s)
-    }
+    /// Both, as `--control` lists them.
+    pub const ALL: [Control; 2] = [Control::Threads, Control::Single];
 }
 
 type Job<'a> = dyn Fn(usize) -> Result<()> + Sync + 'a;

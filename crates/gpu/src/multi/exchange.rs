@@ -63,7 +63,7 @@ impl Transport {
 }
 
 /// `--comm`: one transport for everything, or the calibration's choice per exchange.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Comm {
     /// The fastest predicted transport for each exchange's sizes.
     Auto,
@@ -80,14 +80,15 @@ impl Comm {
         }
     }
 
-    /// Parses a `--comm` name.
-    pub fn from_name(s: &str) -> Option<Comm> {
-        if s == "auto" {
-            Some(Comm::Auto)
-        } else {
-            Transport::from_name(s).map(Comm::Forced)
-        }
-    }
+    /// Every choice, as `--comm` lists them.
+    pub const ALL: [Comm; 6] = [
+        Comm::Auto,
+        Comm::Forced(Transport::P2p),
+        Comm::Forced(Transport::Peer),
+        Comm::Forced(Transport::Nccl),
+        Comm::Forced(Transport::Uva),
+        Comm::Forced(Transport::Staged),
+    ];
 }
 
 /// Picks the transport with the least predicted time for one exchange: per sender,
@@ -354,7 +355,7 @@ mod tests {
             assert_eq!(Transport::from_name(t.name()), Some(t));
         }
         assert_eq!(Transport::from_name("carrier-pigeon"), None);
-        assert_eq!(Comm::from_name("auto"), Some(Comm::Auto));
-        assert_eq!(Comm::from_name("nccl").map(|c| c.name()), Some("nccl"));
+        let names: std::collections::HashSet<_> = Comm::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.len(), Comm::ALL.len(), "--comm names are distinct");
     }
 }

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys, CudaSlice, DevicePtr, PushKernelArg};
 
-use chatty_algo::{Algorithm, Distances, Output, Params, RunResult};
+use chatty_algo::{Algorithm, Distances, Output, Params};
 use chatty_comm::calibrate::{self, Calibration};
 use chatty_graph::{Graph, WeightType};
 
@@ -86,13 +86,8 @@ impl Mode {
         }
     }
 
-    /// Every mode, for help texts.
-    pub const NAMES: &'static str = "bsp, async, gmpi";
-
-    /// Parses a `--mode` name.
-    pub fn from_name(s: &str) -> Option<Mode> {
-        [Mode::Bsp, Mode::Async, Mode::Gmpi].into_iter().find(|m| m.name() == s)
-    }
+    /// Every mode, as `--mode` lists them.
+    pub const ALL: [Mode; 3] = [Mode::Bsp, Mode::Async, Mode::Gmpi];
 
     /// Whether the mode runs `alg` (the GPU-driven modes: bfs and sssp).
     pub fn supports(self, alg: Algorithm) -> bool {
@@ -145,7 +140,9 @@ pub struct CommStats {
 /// One trial on several GPUs.
 pub struct MultiRun {
     /// The result, in the CPU engine's types and vertex ids.
-    pub result: RunResult,
+    pub output: Output,
+    /// Steps, as the CPU engine counts its iterations.
+    pub iterations: u64,
     /// Wall time from every GPU ready (arrays allocated and initialised, streams idle)
     /// to every GPU done.
     pub seconds: f64,
@@ -558,20 +555,19 @@ impl MultiGpu {
         self.calibration.is_some()
     }
 
-    /// One trial of the kernel the graph was opened for; `g` is the graph as given to
-    /// [`MultiGpu::open`] (sources are picked on it, results are in its ids).
-    pub fn run(&self, g: &Graph, alg: Algorithm, p: &Params, trial: u64) -> Result<MultiRun> {
+    /// One trial of the kernel the graph was opened for, from `sources` (ids and
+    /// results in the numbering of the graph given to [`MultiGpu::open`]); `p` has its
+    /// defaults resolved and the weights were checked when the engine was prepared.
+    pub fn run(&self, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<MultiRun> {
         if alg != self.alg {
             return Err(GpuError::Usage(format!("the GPUs hold the edges {} reads, not {}", self.alg.name(), alg.name())));
         }
-        let sources = if alg.has_source() { chatty_algo::pick_sources(g, p, trial).map_err(GpuError::Usage)? } else { Vec::new() };
         let renamed = |v: u32| self.new_id.as_ref().map_or(v, |id| id[v as usize]);
         let mut stats = CommStats::default();
         let outcome = match alg {
             Algorithm::Bfs if self.mode != Mode::Bsp => self.traverse_async(renamed(sources[0]), false, &mut stats),
             Algorithm::Bfs => self.bfs(renamed(sources[0]), &mut stats),
             Algorithm::Sssp => {
-                chatty_algo::sssp::check_weights(g).map_err(GpuError::Usage)?;
                 match self.mode {
                     Mode::Async | Mode::Gmpi => self.traverse_async(renamed(sources[0]), true, &mut stats),
                     Mode::Bsp => self.sssp(renamed(sources[0]), &mut stats),
@@ -579,7 +575,7 @@ impl MultiGpu {
             }
             Algorithm::Pr => self.pagerank(p, &mut stats),
             Algorithm::Spmv => {
-                let x = chatty_algo::spmv_x(g, p).map_err(GpuError::Usage)?;
+                let x = chatty_algo::spmv_x(self.n, p);
                 let x = match &self.new_id {
                     Some(id) => {
                         let mut y = vec![0.0; x.len()];
@@ -601,7 +597,8 @@ impl MultiGpu {
         let download = Instant::now();
         let output = self.output(values)?;
         Ok(MultiRun {
-            result: RunResult { output, sources, iterations },
+            output,
+            iterations,
             seconds,
             download_seconds: download.elapsed().as_secs_f64(),
             peak_device_bytes: peak,

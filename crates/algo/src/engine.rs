@@ -1,0 +1,131 @@
+//! The engine trait: what every engine (CPU, one GPU, several GPUs, SSD, and any
+//! engine added later) implements so that one harness, one report and one set of
+//! front ends (the CLI, Python) drive them all.
+
+use std::ops::Deref;
+
+use chatty_graph::{Graph, WeightType};
+use serde::Serialize;
+
+use crate::{Algorithm, Output, Params, Result};
+
+/// What the report says about an engine.
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineInfo {
+    /// `cpu`, `gpu` or `ssd`.
+    pub name: &'static str,
+    /// What runs the kernels: thread count, GPU names, stripe files.
+    pub devices: Vec<String>,
+    /// What [`Trial::seconds`] measures on this engine.
+    pub trial_timing: &'static str,
+}
+
+/// The graph an engine holds, as the report describes it.
+#[derive(Clone, Debug, Serialize)]
+pub struct GraphInfo {
+    /// Vertices.
+    pub n: usize,
+    /// Stored directed edges.
+    pub m: u64,
+    /// Directed or undirected.
+    pub directed: bool,
+    /// Whether edges carry weights.
+    pub weighted: bool,
+}
+
+impl GraphInfo {
+    /// The figures of an in-memory graph.
+    pub fn of(g: &Graph) -> GraphInfo {
+        GraphInfo { n: g.num_vertices(), m: g.num_edges(), directed: g.is_directed(), weighted: g.weight_type() != WeightType::None }
+    }
+}
+
+/// Bytes one transport moved between devices or processes during a trial.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Transfer {
+    /// The transport's name.
+    pub transport: String,
+    /// How many exchanges used it.
+    pub exchanges: u64,
+    /// Bytes delivered.
+    pub bytes: u64,
+}
+
+/// One trial of one kernel: the answer, the engine's timing, and its statistics.
+#[derive(Clone, Debug)]
+pub struct Trial {
+    /// The per-vertex values, in the graph's vertex ids.
+    pub output: Output,
+    /// The sources used (empty for kernels without one).
+    pub sources: Vec<u32>,
+    /// Levels (BFS), rounds (SSSP), iterations (PR), sources (BC), 1 otherwise.
+    pub iterations: u64,
+    /// Seconds of the engine's timed region ([`EngineInfo::trial_timing`]).
+    pub seconds: f64,
+    /// Bytes moved between devices or processes, per transport (empty on one device).
+    pub transfers: Vec<Transfer>,
+    /// The engine's own figures (GPU upload and download times, SSD IO rounds...),
+    /// serialised from the engine's typed statistics; the report's `detail`.
+    pub detail: serde_json::Value,
+}
+
+/// An engine: it holds a graph (given to its constructor), readies itself for a
+/// kernel once, and runs trials of it. Everything else (sources, defaults, trials,
+/// verification, reports) is the [`crate::harness`]'s, shared by every engine.
+pub trait Engine: Sync {
+    /// The engine's name and devices.
+    fn info(&self) -> EngineInfo;
+    /// The graph it holds.
+    fn graph_info(&self) -> GraphInfo;
+    /// Out-degree of `v`, for source picking and edge counts.
+    fn out_degree(&self, v: u32) -> u64;
+    /// Readies the engine for `alg` (transposes, uploads, memory admission), once
+    /// before its trials; a kernel the engine does not have is an
+    /// [`crate::Error::Unsupported`] here.
+    fn prepare(&mut self, alg: Algorithm) -> Result<()>;
+    /// The Δ its SSSP uses when none is given (`None`: its SSSP has no Δ).
+    fn default_delta(&self) -> Option<f64>;
+    /// Whether an untimed trial should come first (GPU clocks ramp up, memory pools
+    /// fill, NCCL connects lazily).
+    fn warm_up(&self) -> bool {
+        false
+    }
+    /// One trial of `alg` from `sources` (picked by the harness); `p` has been
+    /// checked and its defaults resolved.
+    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<Trial>;
+    /// What a person reading the text report should see of a trial besides its time
+    /// (IO per round, exchanges between GPUs), one line each.
+    fn trial_lines(&self, _trial: &Trial) -> Vec<String> {
+        Vec::new()
+    }
+    /// The graph as the sequential references read it, for `--verify`.
+    fn reference_graph(&self) -> Result<HostGraph<'_>>;
+    /// The engine's configuration for the report's `detail` (merged with the last
+    /// trial's [`Trial::detail`]).
+    fn detail(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+    /// Notes for the user gathered since the last call (a fallback taken, a
+    /// measurement made); the front end prints them.
+    fn take_notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// A graph in host memory, the engine's own or one it read for the purpose.
+pub enum HostGraph<'a> {
+    /// The engine holds it anyway.
+    Borrowed(&'a Graph),
+    /// Read for the caller (the SSD engine reads its pages back).
+    Owned(Graph),
+}
+
+impl Deref for HostGraph<'_> {
+    type Target = Graph;
+    fn deref(&self) -> &Graph {
+        match self {
+            HostGraph::Borrowed(g) => g,
+            HostGraph::Owned(g) => g,
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The one harness every engine runs under: ready the engine, check the parameters
+//! and resolve their defaults, pick each trial's sources, time the trials (after an
+//! untimed one where the engine asks for it), verify against the sequential
+//! references, and build the report whose JSON form is the same for every engine
+//! (the schema is in ARCHITECTURE.md, "The run report").
+
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use crate::engine::{Engine, EngineInfo, GraphInfo, Trial};
+use crate::{check_params, edges_traversed, pick_sources, verify, Algorithm, Params, Result, EDGES_COUNTING};
+
+/// How many trials, and whether to verify them.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Timed trials (at least 1).
+    pub trials: u32,
+    /// Check every trial against the sequential reference.
+    pub verify: bool,
+}
+
+/// One finished trial, as the harness hands it to the front end while it runs.
+pub struct TrialEvent<'a> {
+    /// 0-based trial number.
+    pub index: u32,
+    /// The trial.
+    pub trial: &'a Trial,
+    /// Its verdict, when verifying.
+    pub verification: Option<&'a Result<()>>,
+    /// The engine's lines about it ([`Engine::trial_lines`]).
+    pub lines: Vec<String>,
+}
+
+/// Everything a run of trials produced.
+pub struct Report {
+    /// The kernel.
+    pub algorithm: Algorithm,
+    /// The engine.
+    pub engine: EngineInfo,
+    /// Its graph.
+    pub graph: GraphInfo,
+    /// The parameters with their defaults resolved.
+    pub params: Params,
+    /// The engine's timed region of each trial.
+    pub trial_seconds: Vec<f64>,
+    /// Each trial from the call to its return (source set-up and copies included).
+    pub end_to_end_seconds: Vec<f64>,
+    /// The last trial (its output is the run's answer).
+    pub last: Trial,
+    /// `None` unless verifying; else the first failure, or `Ok`.
+    pub verification: Option<std::result::Result<(), String>>,
+    /// [`EDGES_COUNTING`]'s count for the last trial.
+    pub edges_traversed: u64,
+    /// The engine's configuration and the last trial's figures.
+    pub detail: Value,
+}
+
+/// Runs `opts.trials` trials of `alg` on `engine`, calling `on_trial` after each.
+pub fn run(engine: &mut dyn Engine, alg: Algorithm, p: &Params, opts: &Options, mut on_trial: impl FnMut(TrialEvent)) -> Result<Report> {
+    engine.prepare(alg)?;
+    let graph = engine.graph_info();
+    check_params(alg, graph.n, p)?;
+    let mut p = p.clone();
+    if alg == Algorithm::Sssp && p.delta.is_none() {
+        p.delta = engine.default_delta();
+    }
+    let has_edges = graph.m > 0;
+    let sources = |trial: u64| -> Result<Vec<u32>> {
+        if alg.has_source() {
+            pick_sources(graph.n, |v| engine.out_degree(v), has_edges, &p, trial)
+        } else {
+            Ok(Vec::new())
+        }
+    };
+    if engine.warm_up() {
+        engine.run(alg, &p, &sources(0)?)?;
+    }
+    let reference = if opts.verify { Some(engine.reference_graph()?) } else { None };
+    let mut trial_seconds = Vec::new();
+    let mut end_to_end_seconds = Vec::new();
+    let mut verification: Option<std::result::Result<(), String>> = None;
+    let mut last = None;
+    for index in 0..opts.trials.max(1) {
+        let sources = sources(index as u64)?;
+        let start = Instant::now();
+        let trial = engine.run(alg, &p, &sources)?;
+        end_to_end_seconds.push(start.elapsed().as_secs_f64());
+        trial_seconds.push(trial.seconds);
+        let verdict = reference.as_ref().map(|g| verify(alg, g, &p, &trial.sources, &trial.output));
+        if let Some(v) = &verdict {
+            let so_far = verification.take().unwrap_or(Ok(()));
+            verification = Some(so_far.and(v.as_ref().map_err(|e| e.to_string()).copied()));
+        }
+        on_trial(TrialEvent { index, trial: &trial, verification: verdict.as_ref(), lines: engine.trial_lines(&trial) });
+        last = Some(trial);
+    }
+    drop(reference);
+    let last = last.expect("at least one trial");
+    let edges_traversed = edges_traversed(alg, graph.m, |v| engine.out_degree(v), &last);
+    let detail = merge(engine.detail(), last.detail.clone());
+    Ok(Report { algorithm: alg, engine: engine.info(), graph, params: p, trial_seconds, end_to_end_seconds, last, verification, edges_traversed, detail })
+}
+
+/// The union of two JSON objects (`b` wins); a null side is empty.
+fn merge(a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::Object(mut a), Value::Object(b)) => {
+            a.extend(b);
+            Value::Object(a)
+        }
+        (Value::Null, b) => b,
+        (a, Value::Null) => a,
+        (_, b) => b,
+    }
+}
+
+/// Where the report was made: what the front end knows and the engines do not.
+pub struct Context<'a> {
+    /// The graph's path as the user gave it.
+    pub path: &'a str,
+    /// Seconds to load (and convert) the graph.
+    pub load_seconds: f64,
+    /// The commit the binary was built from.
+    pub commit: &'a str,
+    /// How many of the largest values or components the `result` lists.
+    pub top: usize,
+}
+
+impl Report {
+    /// Mean of the trials' timed regions.
+    pub fn average_seconds(&self) -> f64 {
+        self.trial_seconds.iter().sum::<f64>() / self.trial_seconds.len().max(1) as f64
+    }
+
+    /// Edges traversed per second of the average trial, in billions.
+    pub fn gteps(&self) -> f64 {
+        self.edges_traversed as f64 / self.average_seconds() / 1e9
+    }
+
+    /// The report as one JSON object, with the same top-level keys and types on
+    /// every engine; what only one engine has lives under `detail`.
+    pub fn json(&self, ctx: &Context) -> Value {
+        let p = &self.params;
+        let sources = &self.last.sources;
+        json!({
+            "algorithm": self.algorithm.name(),
+            "engine": self.engine.name,
+            "devices": self.engine.devices,
+            "graph": {
+                "path": ctx.path,
+                "n": self.graph.n,
+                "m": self.graph.m,
+                "directed": self.graph.directed,
+                "weighted": self.graph.weighted,
+            },
+            "parameters": {
+                "sources": sources.iter().take(64).collect::<Vec<_>>(),
+                "source_count": sources.len(),
+                "delta": p.delta,
+                "tolerance": p.pr.tolerance,
+                "max_iters": p.pr.max_iters,
+                "damping": p.pr.damping,
+                "seed": p.seed,
+                "direction": p.direction.name(),
+            },
+            "load_seconds": ctx.load_seconds,
+            "trial_seconds": self.trial_seconds,
+            "trial_timing": self.engine.trial_timing,
+            "end_to_end_seconds": self.end_to_end_seconds,
+            "average_seconds": self.average_seconds(),
+            "iterations": self.last.iterations,
+            "edges_traversed": self.edges_traversed,
+            "edges_counting": EDGES_COUNTING,
+            "gteps": self.gteps(),
+            "result": self.last.output.summary(ctx.top),
+            "transports": self.last.transfers,
+            "bytes_between_devices": self.last.transfers.iter().map(|t| t.bytes).sum::<u64>(),
+            "verification": self.verification.as_ref().map(|v| match v {
+                Ok(()) => "PASS".to_string(),
+                Err(e) => format!("FAIL: {e}"),
+            }),
+            "peak_memory_bytes": peak_rss(),
+            "version": env!("CARGO_PKG_VERSION"),
+            "commit": ctx.commit,
+            "detail": match &self.detail {
+                Value::Null => json!({}),
+                d => d.clone(),
+            },
+        })
+    }
+}
+
+/// Peak resident memory of this process (VmHWM), in bytes; 0 where unknown.
+pub fn peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap_or(0))))
+        .unwrap_or(0)
+        * 1024
+}
