@@ -13,6 +13,12 @@ fn main() {
     // (`chatty run ... | head`), instead of panicking in println!.
     // SAFETY: restoring the default disposition of one signal, before any thread starts.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    // NVLink multicast (NVLS) is forbidden on the shared GPU machines: NCCL leaves it
+    // off unless the environment asks for it. Set here, once, before any thread
+    // starts (the libraries never touch the environment).
+    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
+        std::env::set_var("NCCL_NVLS_ENABLE", "0");
+    }
     let cli = args::Cli::parse();
     let code = match cmd::run(cli) {
         Ok(code) => code,

@@ -23,13 +23,15 @@ use std::path::PathBuf;
 use cudarc::driver::{sys, CudaContext};
 use serde::{Deserialize, Serialize};
 
+use crate::nccl::{Communicators, NcclError};
 use crate::topology::Topology;
+use crate::transport::Method;
 
 /// One measurement: `bytes` moved by `transport` from `src` to `dst` (GPU ordinals;
 /// `None` is the host) in `seconds` (median).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Sample {
-    pub transport: String,
+    pub transport: Method,
     pub src: Option<usize>,
     pub dst: Option<usize>,
     pub bytes: u64,
@@ -49,7 +51,7 @@ pub struct Calibration {
 impl Calibration {
     /// Predicted seconds to move `bytes` from `src` to `dst` by `transport`: linear
     /// between the measured sizes around it, and beyond the largest at its bandwidth.
-    pub fn predict(&self, transport: &str, src: Option<usize>, dst: Option<usize>, bytes: u64) -> Option<f64> {
+    pub fn predict(&self, transport: Method, src: Option<usize>, dst: Option<usize>, bytes: u64) -> Option<f64> {
         let mut points: Vec<(u64, f64)> =
             self.samples.iter().filter(|s| s.transport == transport && s.src == src && s.dst == dst).map(|s| (s.bytes, s.seconds)).collect();
         points.sort_by_key(|p| p.0);
@@ -67,13 +69,13 @@ impl Calibration {
 
     /// The fastest measured transport for a route and size, with its predicted seconds
     /// (what `--comm auto` will pick from).
-    pub fn best(&self, src: Option<usize>, dst: Option<usize>, bytes: u64) -> Option<(String, f64)> {
-        let mut transports: Vec<&str> = self.samples.iter().filter(|s| s.src == src && s.dst == dst).map(|s| s.transport.as_str()).collect();
-        transports.sort_unstable();
-        transports.dedup();
-        transports
+    pub fn best(&self, src: Option<usize>, dst: Option<usize>, bytes: u64) -> Option<(Method, f64)> {
+        let mut methods: Vec<Method> = self.samples.iter().filter(|s| s.src == src && s.dst == dst).map(|s| s.transport).collect();
+        methods.sort_unstable();
+        methods.dedup();
+        methods
             .into_iter()
-            .filter_map(|t| self.predict(t, src, dst, bytes).map(|s| (t.to_string(), s)))
+            .filter_map(|t| self.predict(t, src, dst, bytes).map(|s| (t, s)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
 }
@@ -86,6 +88,8 @@ pub enum CalibrationError {
     Cuda { what: String, code: sys::CUresult },
     #[error("{0}")]
     Io(String),
+    #[error(transparent)]
+    Nccl(#[from] NcclError),
 }
 
 fn ok(r: sys::CUresult, what: impl Into<String>) -> Result<(), CalibrationError> {
@@ -219,13 +223,13 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
     let host = HostBuf(host);
     let sizes = sizes(max_bytes);
     let mut samples = Vec::new();
-    let mut record = |transport: &str, src: Option<usize>, dst: Option<usize>, bytes: u64, seconds: f64| {
+    let mut record = |transport: Method, src: Option<usize>, dst: Option<usize>, bytes: u64, seconds: f64| {
         samples.push(sample(transport, src, dst, bytes, seconds));
     };
     let pairs: Vec<(usize, usize)> = (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).collect();
     // Peer copies before and after peer access is enabled.
-    for transport in ["staged", "p2p"] {
-        if transport == "p2p" {
+    for transport in [Method::Staged, Method::P2p] {
+        if transport == Method::P2p {
             for &(i, j) in &pairs {
                 if topology.peer_access(i, j) {
                     current(i)?;
@@ -238,36 +242,36 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
             }
         }
         for &(i, j) in &pairs {
-            if transport == "p2p" && !topology.peer_access(i, j) {
+            if transport == Method::P2p && !topology.peer_access(i, j) {
                 continue;
             }
-            progress(&format!("{transport} GPU{i} -> GPU{j}"));
+            progress(&format!("{} GPU{i} -> GPU{j}", transport.name()));
             current(i)?;
             for &bytes in &sizes {
                 let (dst, src, dctx, sctx) = (bufs[j].0, bufs[i].0, ctxs[j].cu_ctx(), ctxs[i].cu_ctx());
                 // SAFETY: both buffers hold at least `bytes`; contexts are live.
                 let copy = |s| unsafe { sys::cuMemcpyPeerAsync(dst, dctx, src, sctx, bytes as usize, s) };
-                let t = timers[i].median(reps(bytes), &copy, &format!("{transport} {i}->{j} {bytes} B"))?;
+                let t = timers[i].median(reps(bytes), &copy, &format!("{} {i}->{j} {bytes} B", transport.name()))?;
                 record(transport, Some(i), Some(j), bytes, t);
             }
         }
     }
     for i in 0..n {
         current(i)?;
-        for transport in ["d2h", "h2d"] {
-            progress(&format!("{transport} GPU{i}"));
+        for transport in [Method::D2h, Method::H2d] {
+            progress(&format!("{} GPU{i}", transport.name()));
             for &bytes in &sizes {
                 let (dev, h) = (bufs[i].0, host.0);
                 // SAFETY: both buffers hold at least `bytes`; the pinned buffer is mapped for every context.
                 let copy = |s| unsafe {
-                    if transport == "d2h" {
+                    if transport == Method::D2h {
                         sys::cuMemcpyDtoHAsync_v2(h, dev, bytes as usize, s)
                     } else {
                         sys::cuMemcpyHtoDAsync_v2(dev, h, bytes as usize, s)
                     }
                 };
-                let t = timers[i].median(reps(bytes), &copy, &format!("{transport} GPU{i} {bytes} B"))?;
-                let (src, dst) = if transport == "d2h" { (Some(i), None) } else { (None, Some(i)) };
+                let t = timers[i].median(reps(bytes), &copy, &format!("{} GPU{i} {bytes} B", transport.name()))?;
+                let (src, dst) = if transport == Method::D2h { (Some(i), None) } else { (None, Some(i)) };
                 record(transport, src, dst, bytes, t);
             }
         }
@@ -293,8 +297,8 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
     })
 }
 
-fn sample(transport: &str, src: Option<usize>, dst: Option<usize>, bytes: u64, seconds: f64) -> Sample {
-    Sample { transport: transport.into(), src, dst, bytes, seconds, gb_per_s: bytes as f64 / seconds.max(1e-12) / 1e9 }
+fn sample(transport: Method, src: Option<usize>, dst: Option<usize>, bytes: u64, seconds: f64) -> Sample {
+    Sample { transport, src, dst, bytes, seconds, gb_per_s: bytes as f64 / seconds.max(1e-12) / 1e9 }
 }
 
 const STORE_KERNEL: &str = r#"
@@ -387,7 +391,7 @@ fn kernel_transports(
                 current(i)?;
                 let copy = |s| kernels[i].launch(s, bufs[i].0, bufs[j].0, bytes);
                 let t = timers[i].median(reps(bytes), &copy, &format!("peer-store {i}->{j} {bytes} B"))?;
-                out.push(sample("peer-store", Some(i), Some(j), bytes, t));
+                out.push(sample(Method::PeerStore, Some(i), Some(j), bytes, t));
             }
             let mut times = Vec::new();
             for rep in 0..reps(bytes) + 2 {
@@ -405,7 +409,7 @@ fn kernel_transports(
                 }
             }
             times.sort_by(f64::total_cmp);
-            out.push(sample("uva", Some(i), Some(j), bytes, times[times.len() / 2]));
+            out.push(sample(Method::Uva, Some(i), Some(j), bytes, times[times.len() / 2]));
         }
     }
     drop(kernels);
@@ -420,41 +424,11 @@ fn nccl(
     current: &dyn Fn(usize) -> Result<(), CalibrationError>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<Sample>, CalibrationError> {
-    use cudarc::nccl::sys as nccl;
-    // SAFETY: only probes whether the shared library can be opened.
-    if !unsafe { nccl::is_culib_present() } {
-        return Err(CalibrationError::Io("libnccl.so is not installed".into()));
-    }
-    // NVLink multicast (NVLS) is forbidden on the shared machines; keep it off unless
-    // the caller chose otherwise.
-    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
-        std::env::set_var("NCCL_NVLS_ENABLE", "0");
-    }
     let n = bufs.len();
-    let nccl_ok = |r: nccl::ncclResult_t, what: &str| -> Result<(), CalibrationError> {
-        if r == nccl::ncclResult_t::ncclSuccess {
-            Ok(())
-        } else {
-            Err(CalibrationError::Io(format!("NCCL {what}: {r:?}")))
-        }
-    };
-    let mut comms: Vec<nccl::ncclComm_t> = vec![std::ptr::null_mut(); n];
-    let devs: Vec<i32> = (0..n as i32).collect();
     progress("nccl: creating communicators (ncclCommInitAll)");
-    // SAFETY: n communicators for devices 0..n; checked; destroyed below.
-    nccl_ok(unsafe { nccl::ncclCommInitAll(comms.as_mut_ptr(), n as i32, devs.as_ptr()) }, "ncclCommInitAll")?;
-    struct Comms(Vec<nccl::ncclComm_t>);
-    impl Drop for Comms {
-        fn drop(&mut self) {
-            // SAFETY: created by ncclCommInitAll, destroyed once.
-            self.0.iter().for_each(|&c| unsafe {
-                let _ = nccl::ncclCommDestroy(c);
-            });
-        }
-    }
-    let comms = Comms(comms);
+    let comms = Communicators::new(&(0..n).collect::<Vec<_>>())?;
     // One collective call on every GPU, timed until the slowest finishes.
-    let collective = |issue: &dyn Fn(usize, nccl::cudaStream_t) -> nccl::ncclResult_t, what: &str| -> Result<f64, CalibrationError> {
+    let collective = |issue: &dyn Fn(usize, crate::nccl::Stream) -> Result<(), NcclError>, what: &str| -> Result<f64, CalibrationError> {
         let mut times = Vec::new();
         for rep in 0..12 {
             for (g, t) in timers.iter().enumerate() {
@@ -462,14 +436,7 @@ fn nccl(
                 // SAFETY: recording an event of this context on its stream.
                 ok(unsafe { sys::cuEventRecord(t.start, t.stream) }, what)?;
             }
-            // SAFETY: group of one call per GPU on its own stream; checked.
-            unsafe {
-                nccl_ok(nccl::ncclGroupStart(), what)?;
-                for (g, t) in timers.iter().enumerate() {
-                    nccl_ok(issue(g, t.stream as nccl::cudaStream_t), what)?;
-                }
-                nccl_ok(nccl::ncclGroupEnd(), what)?;
-            }
+            Communicators::group(|| timers.iter().enumerate().try_for_each(|(g, t)| issue(g, t.stream as crate::nccl::Stream)))?;
             let mut slowest = 0f64;
             for (g, t) in timers.iter().enumerate() {
                 current(g)?;
@@ -493,13 +460,10 @@ fn nccl(
     for root in 0..n {
         progress(&format!("nccl-bcast from GPU{root}"));
         for &bytes in sizes {
-            let issue = |g: usize, s| {
-                let p = bufs[g].0 as *mut std::ffi::c_void;
-                // SAFETY: in-place broadcast of `bytes` within each GPU's buffer.
-                unsafe { nccl::ncclBroadcast(p, p, bytes as usize, nccl::ncclDataType_t::ncclUint8, root as i32, comms.0[g], s) }
-            };
+            // SAFETY: in-place broadcast of `bytes` within each GPU's buffer, on every rank.
+            let issue = |g: usize, s| unsafe { comms.broadcast(g, bufs[g].0, bufs[g].0, bytes as usize, root, s) };
             let t = collective(&issue, &format!("broadcast from {root}, {bytes} B"))?;
-            out.extend((0..n).filter(|&j| j != root).map(|j| sample("nccl-bcast", Some(root), Some(j), bytes, t)));
+            out.extend((0..n).filter(|&j| j != root).map(|j| sample(Method::NcclBcast, Some(root), Some(j), bytes, t)));
         }
     }
     progress("nccl-allgather");
@@ -508,15 +472,13 @@ fn nccl(
         let issue = |g: usize, s| {
             let base = bufs[g].0;
             // SAFETY: in-place all-gather: rank g's part sits at g·part in a buffer of n·part ≤ bytes.
-            unsafe {
-                nccl::ncclAllGather((base + g as u64 * part) as *const _, base as *mut _, part as usize, nccl::ncclDataType_t::ncclUint8, comms.0[g], s)
-            }
+            unsafe { comms.all_gather(g, base + g as u64 * part, base, part as usize, s) }
         };
         let t = collective(&issue, &format!("all-gather of {bytes} B"))?;
         // Per pair, what an all-gather moves is one rank's part: record that, so that
         // it compares with a copy of the same bytes from src to dst.
         for i in 0..n {
-            out.extend((0..n).filter(|&j| j != i).map(|j| sample("nccl-allgather", Some(i), Some(j), part, t)));
+            out.extend((0..n).filter(|&j| j != i).map(|j| sample(Method::NcclAllgather, Some(i), Some(j), part, t)));
         }
     }
     drop(comms);
@@ -572,25 +534,25 @@ mod tests {
     }
 
     /// Latency `lat` seconds plus `bytes / gbps`, at the standard sizes.
-    fn line(transport: &str, lat: f64, gbps: f64) -> Vec<Sample> {
+    fn line(transport: Method, lat: f64, gbps: f64) -> Vec<Sample> {
         sizes(1 << 28).into_iter().map(|b| sample(transport, Some(0), Some(1), b, lat + b as f64 / (gbps * 1e9))).collect()
     }
 
     #[test]
     fn the_model_picks_by_size_from_the_measurements() {
         // Peer copies: low latency; NCCL: higher latency, more bandwidth (as measured on 2x H200).
-        let samples = [line("p2p", 5e-6, 393.0), line("nccl-allgather", 28e-6, 484.0), line("staged", 18e-6, 38.6)].concat();
+        let samples = [line(Method::P2p, 5e-6, 393.0), line(Method::NcclAllgather, 28e-6, 484.0), line(Method::Staged, 18e-6, 38.6)].concat();
         let c = Calibration { host: "h".into(), gpus: vec![], unix_time: 0, samples };
         let route = (Some(0), Some(1));
-        assert_eq!(c.best(route.0, route.1, 4).unwrap().0, "p2p");
-        assert_eq!(c.best(route.0, route.1, 1 << 20).unwrap().0, "p2p");
-        assert_eq!(c.best(route.0, route.1, 1 << 30).unwrap().0, "nccl-allgather", "bandwidth wins for large messages");
+        assert_eq!(c.best(route.0, route.1, 4).unwrap().0, Method::P2p);
+        assert_eq!(c.best(route.0, route.1, 1 << 20).unwrap().0, Method::P2p);
+        assert_eq!(c.best(route.0, route.1, 1 << 30).unwrap().0, Method::NcclAllgather, "bandwidth wins for large messages");
         // Between measured sizes the prediction interpolates; beyond them it scales.
-        let p = c.predict("p2p", route.0, route.1, 3 << 20).unwrap();
-        let (lo, hi) = (c.predict("p2p", route.0, route.1, 1 << 18).unwrap(), c.predict("p2p", route.0, route.1, 1 << 22).unwrap());
+        let p = c.predict(Method::P2p, route.0, route.1, 3 << 20).unwrap();
+        let (lo, hi) = (c.predict(Method::P2p, route.0, route.1, 1 << 18).unwrap(), c.predict(Method::P2p, route.0, route.1, 1 << 22).unwrap());
         assert!(lo < p && p < hi);
-        let big = c.predict("p2p", route.0, route.1, 1 << 30).unwrap();
-        assert!((big / c.predict("p2p", route.0, route.1, 1 << 28).unwrap() - 4.0).abs() < 1e-9);
+        let big = c.predict(Method::P2p, route.0, route.1, 1 << 30).unwrap();
+        assert!((big / c.predict(Method::P2p, route.0, route.1, 1 << 28).unwrap() - 4.0).abs() < 1e-9);
         assert!(c.best(Some(1), Some(0), 4).is_none(), "no measurement, no choice");
     }
 

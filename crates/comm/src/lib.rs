@@ -10,6 +10,13 @@
 //!   copies with and without peer access, peer stores, NCCL broadcast and all-gather,
 //!   GPU↔host), cached per machine.
 //!
+//! - [`transport`]: the typed names of what moves bytes ([`Method`] measured,
+//!   [`Transport`] exchanged, [`Comm`] asked for) and [`choose`], the choice among
+//!   transports from the measurements (`--comm auto`).
+//!
+//! - [`nccl`]: NCCL communicators, made in one place for the calibration and the
+//!   multi-GPU engine.
+//!
 //! - [`messaging`]: device-initiated messaging's host side (GMPI-style): the request
 //!   ring GPU threads write, MPI-style tag matching, and the proxy that moves the
 //!   bytes and reports completion, with timeouts instead of hangs.
@@ -19,6 +26,9 @@
 
 pub mod calibrate;
 pub mod messaging;
+pub mod nccl;
 pub mod topology;
+pub mod transport;
 
 pub use topology::{probe, Gpu, Link, Pair, Topology};
+pub use transport::{choose, Comm, Method, Transport};

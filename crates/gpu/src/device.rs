@@ -11,12 +11,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, ValidAsZeroBits};
 use rayon::prelude::*;
 
 use chatty_algo::{Algorithm, Distances, Output, Params};
 use chatty_graph::{Graph, WeightType};
 
+use crate::driver::Kernel;
 use crate::kernels::{arch_for, FUNCTIONS};
 use crate::{Check, GpuError, Result};
 
@@ -62,7 +63,7 @@ impl Gpu {
         }
         let count = CudaContext::device_count().check("counting devices")?;
         if ordinal >= count.max(0) as usize {
-            return Err(GpuError::Usage(format!("GPU {ordinal} does not exist ({count} found)")));
+            return Err(GpuError::Unsupported(format!("GPU {ordinal} does not exist ({count} found)")));
         }
         let ctx = CudaContext::new(ordinal).check("creating a context")?;
         // One stream, in order: cudarc's per-buffer event tracking is not needed.
@@ -142,17 +143,17 @@ impl Gpu {
     }
 
     pub(crate) fn fill_u32(&self, a: &mut CudaSlice<u32>, n: u32, value: u32) -> Result<()> {
-        let mut l = self.stream.launch_builder(self.f("fill_u32"));
+        let mut l = self.kernel("fill_u32");
         l.arg(a).arg(&n).arg(&value);
         // SAFETY: the kernel writes a[0..n), which the slice holds.
-        unsafe { l.launch(self.cfg()) }.check("fill_u32").map(drop)
+        unsafe { l.launch(self.cfg()) }
     }
 
     pub(crate) fn fill_u64(&self, a: &mut CudaSlice<u64>, n: u32, value: u64) -> Result<()> {
-        let mut l = self.stream.launch_builder(self.f("fill_u64"));
+        let mut l = self.kernel("fill_u64");
         l.arg(a).arg(&n).arg(&value);
         // SAFETY: as fill_u32.
-        unsafe { l.launch(self.cfg()) }.check("fill_u64").map(drop)
+        unsafe { l.launch(self.cfg()) }
     }
 
     pub(crate) fn set<T: DeviceRepr>(&self, a: &mut CudaSlice<T>, index: usize, value: T, what: &str) -> Result<()> {
@@ -206,7 +207,7 @@ impl DeviceGraph {
     pub fn upload(gpu: &Gpu, g: &Graph) -> Result<DeviceGraph> {
         let n = g.num_vertices();
         if n >= u32::MAX as usize {
-            return Err(GpuError::Usage(format!("{n} vertices: the GPU engine takes fewer than {}", u32::MAX)));
+            return Err(GpuError::Unsupported(format!("{n} vertices: the GPU engine takes fewer than {}", u32::MAX)));
         }
         let needed = g.size_bytes() + (n as u64 + 1) * WORK_BYTES_PER_VERTEX;
         let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
@@ -348,13 +349,13 @@ pub(crate) fn control<C: Pod>(gpu: &Gpu, c: &C) -> Result<CudaSlice<u8>> {
 /// resolved (Δ) and the weights were checked when the engine was prepared.
 pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<GpuRun> {
     if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv) && dg.directed && dg.inc.is_none() {
-        return Err(GpuError::Usage(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
+        return Err(GpuError::Unsupported(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
     }
     let mut peak = gpu.used_bytes();
     let (output, iterations, start, stop) = match alg {
         Algorithm::Bfs => bfs(gpu, dg, sources[0], &mut peak)?,
         Algorithm::Sssp => {
-            let delta = p.delta.ok_or_else(|| GpuError::Usage("SSSP needs its delta resolved".into()))?;
+            let delta = p.delta.ok_or_else(|| GpuError::Unsupported("SSSP needs its delta resolved".into()))?;
             sssp(gpu, dg, sources[0], delta, &mut peak)?
         }
         Algorithm::Pr => pagerank(gpu, dg, p, &mut peak)?,
@@ -428,7 +429,7 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
         };
     }
     let persistent = gpu.f("bfs_persistent");
-    let mut l = gpu.stream.launch_builder(persistent);
+    let mut l = gpu.kernel("bfs_persistent");
     bfs_args!(l).arg(&n).arg(&alpha).arg(&beta);
     let per_level = std::env::var("CHATTY_BFS_DRIVER").is_ok_and(|d| d == "level");
     // SAFETY: arguments match bfs_persistent's signature; queues hold n entries and a
@@ -441,11 +442,11 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
             bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<BfsCtl>()])
         }
         Err(_) => device_loop(gpu, &ctl, |c: &BfsCtl| c.flags & BFS_DONE != 0, || {
-            let mut l = gpu.stream.launch_builder(gpu.f("bfs_level"));
+            let mut l = gpu.kernel("bfs_level");
             let (lo, pause) = (0u32, 0u32);
             bfs_args!(l).arg(&lo).arg(&n).arg(&alpha).arg(&beta).arg(&pause);
             // SAFETY: as above, for bfs_level.
-            unsafe { l.launch(gpu.cfg()) }.check("bfs_level").map(drop)
+            unsafe { l.launch(gpu.cfg()) }
         })?,
     };
     Ok((Pending::Depths(depth), c.level as u64 - 1, start, gpu.timer()?))
@@ -470,13 +471,13 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
     let start = gpu.timer()?;
     let null = 0u64;
     let c: SsspCtl = device_loop(gpu, &ctl, |c: &SsspCtl| c.done != 0, || {
-        let mut l = gpu.stream.launch_builder(gpu.f("sssp_step"));
+        let mut l = gpu.kernel("sssp_step");
         l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj);
         arg_or_null(&mut l, dg.out.weights.as_ref(), &null);
         l.arg(&dist).arg(&stamp).arg(&in_far).arg(&near0).arg(&near1).arg(&far0).arg(&far1).arg(&is_float);
         // SAFETY: arguments match sssp_step; near queues and far piles hold n entries
         // and admit a vertex at most once each (stamps, far flags).
-        unsafe { l.launch(gpu.cfg()) }.check("sssp_step").map(drop)
+        unsafe { l.launch(gpu.cfg()) }
     })?;
     let pending = if is_float != 0 { Pending::FloatDistances(dist) } else { Pending::IntDistances(dist) };
     Ok((pending, c.step as u64 - 1, start, gpu.timer()?))
@@ -495,7 +496,7 @@ pub(crate) struct PullArgs<'a> {
 }
 
 /// Passes `buffer`, or a null device pointer for a kernel that tests for one.
-pub(crate) fn arg_or_null<'a, T>(l: &mut LaunchArgs<'a>, buffer: Option<&'a CudaSlice<T>>, null: &'a u64) {
+pub(crate) fn arg_or_null<'a, T>(l: &mut Kernel<'a>, buffer: Option<&'a CudaSlice<T>>, null: &'a u64) {
     match buffer {
         Some(b) => l.arg(b),
         None => l.arg(null),
@@ -520,7 +521,7 @@ pub(crate) fn pull(gpu: &Gpu, pg: &PullGraph, a: &PullArgs) -> Result<()> {
         } else {
             gpu.cfg()
         };
-        let mut l = gpu.stream.launch_builder(gpu.f(kernel));
+        let mut l = gpu.kernel(kernel);
         l.arg(vertices).arg(&count).arg(in_off).arg(in_adj);
         arg_or_null(&mut l, a.contrib, &null);
         arg_or_null(&mut l, a.x, &null);
@@ -532,7 +533,7 @@ pub(crate) fn pull(gpu: &Gpu, pg: &PullGraph, a: &PullArgs) -> Result<()> {
         arg_or_null(&mut l, a.sums, &null);
         // SAFETY: arguments match the pull kernels; null pointers are passed exactly
         // where the kernel tests for them (contrib vs x, score, sums).
-        unsafe { l.launch(cfg) }.check(kernel)?;
+        unsafe { l.launch(cfg) }?;
     }
     Ok(())
 }
@@ -547,10 +548,10 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, peak: &mut u64) -> Result<S
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
     let nn = n as u32;
-    let mut l = gpu.stream.launch_builder(gpu.f("pr_init"));
+    let mut l = gpu.kernel("pr_init");
     l.arg(&nn).arg(&score).arg(&contrib).arg(&dg.out.off).arg(&sums);
     // SAFETY: arguments match pr_init.
-    unsafe { l.launch(gpu.cfg()) }.check("pr_init")?;
+    unsafe { l.launch(gpu.cfg()) }?;
     let mut iters = 0;
     while iters < p.pr.max_iters && n > 0 {
         let [change, dangling]: [f64; 2] = gpu.download(&sums, 2, "sums")?.try_into().expect("two sums");
@@ -582,22 +583,22 @@ fn wcc(gpu: &Gpu, dg: &DeviceGraph, peak: &mut u64) -> Result<Step> {
     let mut changed = gpu.zeros::<u32>(1, "flag")?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
-    let mut l = gpu.stream.launch_builder(gpu.f("iota_u32"));
+    let mut l = gpu.kernel("iota_u32");
     l.arg(&comp).arg(&n);
     // SAFETY: arguments match iota_u32.
-    unsafe { l.launch(gpu.cfg()) }.check("iota_u32")?;
+    unsafe { l.launch(gpu.cfg()) }?;
     let mut rounds = 0;
     loop {
         rounds += 1;
         gpu.stream.memset_zeros(&mut changed).check("clearing the flag")?;
-        let mut l = gpu.stream.launch_builder(gpu.f("wcc_hook"));
+        let mut l = gpu.kernel("wcc_hook");
         l.arg(&n).arg(&dg.out.off).arg(&dg.out.adj).arg(&comp).arg(&changed);
         // SAFETY: arguments match wcc_hook.
-        unsafe { l.launch(gpu.cfg()) }.check("wcc_hook")?;
-        let mut l = gpu.stream.launch_builder(gpu.f("wcc_compress"));
+        unsafe { l.launch(gpu.cfg()) }?;
+        let mut l = gpu.kernel("wcc_compress");
         l.arg(&n).arg(&comp);
         // SAFETY: arguments match wcc_compress.
-        unsafe { l.launch(gpu.cfg()) }.check("wcc_compress")?;
+        unsafe { l.launch(gpu.cfg()) }?;
         if gpu.download(&changed, 1, "the flag")?[0] == 0 {
             break;
         }
@@ -628,11 +629,11 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<St
             let d = levels.len() as u32 - 2;
             let (begin, end) = (levels[d as usize], levels[d as usize + 1]);
             gpu.stream.memset_zeros(&mut next_len).check("clearing a counter")?;
-            let mut l = gpu.stream.launch_builder(gpu.f("bc_forward"));
+            let mut l = gpu.kernel("bc_forward");
             l.arg(&dg.out.off).arg(&dg.out.adj).arg(&depth).arg(&sigma).arg(&order).arg(&begin).arg(&end).arg(&next_len).arg(&d);
             // SAFETY: arguments match bc_forward; `order` holds n entries and each
             // vertex is appended once.
-            unsafe { l.launch(gpu.cfg()) }.check("bc_forward")?;
+            unsafe { l.launch(gpu.cfg()) }?;
             let found = gpu.download(&next_len, 1, "a counter")?[0];
             if found == 0 {
                 break;
@@ -641,10 +642,10 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<St
         }
         for d in (0..levels.len() - 1).rev() {
             let (begin, end, level) = (levels[d], levels[d + 1], d as u32);
-            let mut l = gpu.stream.launch_builder(gpu.f("bc_backward"));
+            let mut l = gpu.kernel("bc_backward");
             l.arg(&dg.out.off).arg(&dg.out.adj).arg(&depth).arg(&sigma).arg(&delta).arg(&scores).arg(&order).arg(&begin).arg(&end).arg(&level).arg(&s);
             // SAFETY: arguments match bc_backward.
-            unsafe { l.launch(gpu.cfg()) }.check("bc_backward")?;
+            unsafe { l.launch(gpu.cfg()) }?;
         }
     }
     Ok((Pending::Values(scores), sources.len() as u64, start, gpu.timer()?))

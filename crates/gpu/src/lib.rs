@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 
 mod device;
+mod driver;
 mod engine;
 mod kernels;
 pub mod messaging;
@@ -32,7 +33,10 @@ pub mod multi;
 pub use device::{run, DeviceGraph, Gpu, GpuRun};
 pub use engine::{GpuEngine, MultiGpuEngine};
 pub use messaging::{Messaging, MessagingConfig, MessagingRow};
-pub use multi::{Comm, CommStats, Control, Mode, MultiGpu, MultiOptions, MultiRun, Transport};
+pub use chatty_comm::{Comm, Transport};
+pub use multi::{CommStats, Control, Mode, MultiGpu, MultiOptions, MultiRun};
+
+pub(crate) use driver::Check;
 pub use kernels::{compile_kernels, KERNEL_SOURCE};
 
 /// Errors of the GPU engine.
@@ -68,7 +72,13 @@ pub enum GpuError {
     },
     /// The request cannot run on the GPU (bad parameters, unsupported input).
     #[error("{0}")]
-    Usage(String),
+    Unsupported(String),
+    /// A thread driving a GPU could not start or panicked.
+    #[error("{0}")]
+    Thread(String),
+    /// A device-initiated message failed or timed out.
+    #[error("{0}")]
+    Messaging(String),
     /// The graph does not fit in the GPUs of a multi-GPU run.
     #[error("the graph needs {needed_mib} MiB on {device} but it has {free_mib} MiB free; use more GPUs, or --engine ssd (edges stay on disk)")]
     PartTooLarge {
@@ -90,17 +100,16 @@ pub enum GpuError {
     /// A GPU stopped because another one failed.
     #[error("{0}")]
     Stopped(String),
+    /// NCCL is missing or a collective failed.
+    #[error("{0}")]
+    Nccl(String),
+}
+
+impl From<chatty_comm::nccl::NcclError> for GpuError {
+    fn from(e: chatty_comm::nccl::NcclError) -> GpuError {
+        GpuError::Nccl(e.to_string())
+    }
 }
 
 /// Result alias for the GPU engine.
 pub type Result<T, E = GpuError> = std::result::Result<T, E>;
-
-pub(crate) trait Check<T> {
-    fn check(self, what: &str) -> Result<T>;
-}
-
-impl<T> Check<T> for std::result::Result<T, cudarc::driver::DriverError> {
-    fn check(self, what: &str) -> Result<T> {
-        self.map_err(|source| GpuError::Driver { what: what.to_string(), source })
-    }
-}

@@ -17,6 +17,15 @@ fn verified(engine: &mut dyn Engine, alg: Algorithm, p: &Params, trials: u32) ->
     }
 }
 
+/// NVLink multicast is forbidden on the shared GPU machines, and NCCL turns it on
+/// unless told not to; the `chatty` binary sets it in `main`, these tests rely on
+/// `scripts/gpu_suite.sh` exporting it (a test thread must not change the environment).
+fn nccl_environment_is_safe() {
+    if Gpu::count() >= 2 {
+        assert_eq!(std::env::var("NCCL_NVLS_ENABLE").as_deref(), Ok("0"), "run the GPU tests through scripts/gpu_suite.sh (it exports NCCL_NVLS_ENABLE=0)");
+    }
+}
+
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
@@ -99,6 +108,7 @@ fn multi_devices() -> Vec<usize> {
 }
 
 fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Transport>], controls: &[Control], reorder: bool) {
+    nccl_environment_is_safe();
     let negative = chatty_algo::sssp::check_weights(&g).is_err();
     let mut graph = Some(g);
     for alg in [Algorithm::Bfs, Algorithm::Sssp, Algorithm::Pr, Algorithm::Wcc, Algorithm::Spmv] {

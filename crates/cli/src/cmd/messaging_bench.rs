@@ -47,6 +47,9 @@ pub fn bench(a: &MessagingBenchArgs) -> Result<i32> {
     let host = devices.len();
     let config = MessagingConfig { timeout: std::time::Duration::from_secs(30), ..MessagingConfig::default() };
     let mut m = Messaging::open(&devices, 1, config)?;
+    for note in &m.notes {
+        eprintln!("note: {note}");
+    }
     let gpu_path = if count >= 2 { "gpu-gpu" } else { "gpu-gpu (one device)" };
     eprintln!("messaging between {} (ranks 0, 1) and a host rank", m.gpu_names().join(" and "));
     let mut rows = Vec::new();

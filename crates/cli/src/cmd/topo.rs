@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result};
 use chatty_comm::calibrate::{self, Calibration};
+use chatty_comm::Method;
 
 use crate::args::TopoArgs;
 
@@ -71,10 +72,10 @@ fn print_calibration(c: &Calibration) {
     routes.dedup();
     for (src, dst) in routes {
         let here: Vec<_> = c.samples.iter().filter(|s| s.src == src && s.dst == dst).collect();
-        let mut transports: Vec<&str> = Vec::new();
+        let mut transports: Vec<Method> = Vec::new();
         for s in &here {
-            if !transports.contains(&s.transport.as_str()) {
-                transports.push(&s.transport);
+            if !transports.contains(&s.transport) {
+                transports.push(s.transport);
             }
         }
         let mut sizes: Vec<u64> = here.iter().map(|s| s.bytes).collect();
@@ -82,7 +83,7 @@ fn print_calibration(c: &Calibration) {
         sizes.dedup();
         println!("\n{} -> {} (best: the fastest measured at that size)", name(src), name(dst));
         print!("{:>12}", "bytes");
-        transports.iter().for_each(|t| print!(" {:>22}", format!("{t} us | GB/s")));
+        transports.iter().for_each(|t| print!(" {:>22}", format!("{} us | GB/s", t.name())));
         println!(" {:>15}", "best");
         for b in sizes {
             print!("{b:>12}");
@@ -92,7 +93,7 @@ fn print_calibration(c: &Calibration) {
                     None => print!(" {:>22}", "-"),
                 }
             }
-            println!(" {:>15}", c.best(src, dst, b).map_or("-".into(), |(t, _)| t));
+            println!(" {:>15}", c.best(src, dst, b).map_or("-", |(t, _)| t.name()));
         }
     }
 }

@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{CudaSlice, PushKernelArg};
+use cudarc::driver::CudaSlice;
 
 use chatty_algo::Output;
 use chatty_graph::WeightType;
@@ -75,11 +75,11 @@ impl MultiGpu {
     pub(super) fn traverse_async(&self, source: u32, weighted: bool, stats: &mut CommStats) -> Result<Outcome> {
         let k = self.parts.len();
         if k > PARTS_MAX {
-            return Err(GpuError::Usage(format!("--mode async runs on at most {PARTS_MAX} GPUs")));
+            return Err(GpuError::Unsupported(format!("--mode async runs on at most {PARTS_MAX} GPUs")));
         }
         let messaging = if self.mode == Mode::Gmpi { self.messaging.as_ref() } else { None };
         if messaging.is_none() && k > 1 && !self.available.contains(&Transport::Peer) {
-            return Err(GpuError::Usage(
+            return Err(GpuError::Unsupported(
                 "--mode async stores into the other GPUs' memory and needs peer access between every pair; use --mode bsp".into(),
             ));
         }
@@ -173,12 +173,12 @@ impl MultiGpu {
             let mut cfg = gpu.cooperative_cfg(f)?;
             cfg.grid_dim.0 = (cfg.grid_dim.0 / sharing(g)).max(1);
             let ctl = ptr(&ctls[g], gpu);
-            let mut l = gpu.stream.launch_builder(f);
+            let mut l = gpu.kernel("mg_async_traverse");
             l.arg(&ctl);
             // SAFETY: mg_async_traverse(MgAsync*): the control block above, whose
             // pointers address this part's arrays and the peers' receive buffers and
             // mailboxes (peer access enabled at open).
-            unsafe { l.launch_cooperative(cfg) }.check("launching mg_async_traverse").map(drop)
+            unsafe { l.launch_cooperative(cfg) }
         };
         self.step(&issue)?;
         let seconds = start.elapsed().as_secs_f64();
@@ -195,7 +195,7 @@ impl MultiGpu {
                         Status::Truncated => "was larger than its receive buffer",
                         _ => "found its peer's proxy gone",
                     };
-                    return Err(GpuError::Usage(format!("--mode gmpi: a level's message on GPU {g} {why}")));
+                    return Err(GpuError::Messaging(format!("--mode gmpi: a level's message on GPU {g} {why}")));
                 }
             }
             // Every part ends at the same level.

@@ -90,7 +90,7 @@ impl Crew {
             for (g, ctx) in ctxs.iter().enumerate() {
                 let (shared, ctx) = (shared.clone(), ctx.clone());
                 let spawned = std::thread::Builder::new().name(format!("gpu{g}")).spawn(move || worker(g, &ctx, &shared));
-                workers.push(spawned.map_err(|e| GpuError::Usage(format!("cannot start the thread of GPU {g}: {e}")))?);
+                workers.push(spawned.map_err(|e| GpuError::Thread(format!("cannot start the thread of GPU {g}: {e}")))?);
             }
         }
         Ok(Crew { control, ctxs, shared, workers, watchdog })
@@ -111,14 +111,12 @@ impl Crew {
         match self.control {
             Control::Single => {
                 let bind = |g: usize| self.ctxs[g].bind_to_thread().check(&format!("binding GPU {g}"));
+                let issue_all = || (0..self.ctxs.len()).try_for_each(|g| bind(g).and_then(|_| issue(g)).map_err(|e| on_gpu(g, e)));
                 if nccl {
-                    crate::multi::exchange::nccl_group(true)?;
+                    chatty_comm::nccl::Communicators::group(issue_all)?;
+                } else {
+                    issue_all()?;
                 }
-                let issued = (0..self.ctxs.len()).try_for_each(|g| bind(g).and_then(|_| issue(g)).map_err(|e| on_gpu(g, e)));
-                if nccl {
-                    crate::multi::exchange::nccl_group(false)?;
-                }
-                issued?;
                 (0..self.ctxs.len()).try_for_each(|g| bind(g).and_then(|_| wait(g)).map_err(|e| on_gpu(g, e)))
             }
             Control::Threads => {
@@ -214,10 +212,10 @@ fn worker(g: usize, ctx: &CudaContext, shared: &Shared) {
         }
         let job = shared.job.lock().expect("job lock").expect("a job with the epoch");
         let outcome = match &bound {
-            Err(e) => Err(GpuError::Usage(e.to_string())),
+            Err(e) => Err(GpuError::Thread(e.to_string())),
             // SAFETY: see JobPtr; the job outlives this call.
             Ok(()) => catch_unwind(AssertUnwindSafe(|| unsafe { (*job.0)(g) }))
-                .unwrap_or_else(|_| Err(GpuError::Usage(format!("the thread of GPU {g} panicked")))),
+                .unwrap_or_else(|_| Err(GpuError::Thread(format!("the thread of GPU {g} panicked")))),
         };
         if let Err(e) = outcome {
             shared.abort.store(true, Ordering::SeqCst);

@@ -29,19 +29,20 @@ mod plan;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{sys, CudaSlice, DevicePtr, PushKernelArg};
+use cudarc::driver::{sys, CudaSlice};
 
 use chatty_algo::{Algorithm, Distances, Output, Params};
 use chatty_comm::calibrate::{self, Calibration};
 use chatty_graph::{Graph, WeightType};
 
+pub use chatty_comm::{Comm, Transport};
 pub use crew::Control;
-pub use exchange::{Comm, Transport};
 
 use crate::device::Bins;
+use crate::driver::{enable_peer_access, ptr, Pinned};
 use crate::{Check, Gpu, GpuError, Messaging, MessagingConfig, Result};
 use crew::Crew;
-use exchange::{Nccl, Pinned};
+use exchange::{Dst, Nccl, Sent};
 use plan::{LocalCsr, Needs};
 
 /// How to run on several GPUs.
@@ -97,7 +98,7 @@ impl Mode {
     /// Refuses kernels the mode lacks.
     fn check(self, alg: Algorithm) -> Result<()> {
         if !self.supports(alg) {
-            return Err(GpuError::Usage(format!("--mode {} has bfs and sssp, not {}; use --mode bsp", self.name(), alg.name())));
+            return Err(GpuError::Unsupported(format!("--mode {} has bfs and sssp, not {}; use --mode bsp", self.name(), alg.name())));
         }
         Ok(())
     }
@@ -211,46 +212,35 @@ enum Arg {
     U64(u64),
 }
 
-/// Launches `name` on `gpu`'s stream with `args` in the kernel's parameter order.
+/// Launches `name` on `gpu`'s stream over its standard grid with `args` in the
+/// kernel's parameter order.
 ///
 /// # Safety
 /// `args` must match the kernel's parameters in order and type, and every pointer must
 /// address memory of the size the kernel indexes.
 unsafe fn launch(gpu: &Gpu, name: &str, args: &[Arg]) -> Result<()> {
-    let mut l = gpu.stream.launch_builder(gpu.f(name));
+    let mut k = gpu.kernel(name);
     for a in args {
         match a {
-            Arg::U32(x) => l.arg(x),
-            Arg::U64(x) => l.arg(x),
+            Arg::U32(x) => k.arg(x),
+            Arg::U64(x) => k.arg(x),
         };
     }
     // SAFETY: the caller's contract.
-    unsafe { l.launch(gpu.cfg()) }.check(name).map(drop)
-}
-
-/// The device address of `s` on `gpu`.
-pub(crate) fn ptr<T>(s: &CudaSlice<T>, gpu: &Gpu) -> u64 {
-    s.device_ptr(&gpu.stream).0
-}
-
-fn driver(r: sys::CUresult, what: &str) -> Result<()> {
-    r.result().map_err(|source| GpuError::Driver { what: what.to_string(), source })
+    unsafe { k.launch(gpu.cfg()) }
 }
 
 /// Zeroes `words` u32 at `p` on `gpu`'s stream.
 fn zero_words(gpu: &Gpu, p: u64, words: usize) -> Result<()> {
     // SAFETY: callers pass a device pointer to at least `words` words.
-    driver(unsafe { sys::cuMemsetD32Async(p, 0, words, gpu.stream.cu_stream()) }, "clearing a counter")
+    unsafe { sys::cuMemsetD32Async(p, 0, words, gpu.stream.cu_stream()) }.check("clearing a counter")
 }
 
 /// Copies `bytes` from device address `src` into `dst` in `status` (host) on `gpu`'s stream.
 fn to_status(gpu: &Gpu, status: &Pinned, word: usize, src: u64, bytes: usize) -> Result<()> {
     assert!(word * 4 + bytes <= STATUS_WORDS * 4);
     // SAFETY: `status` holds STATUS_WORDS words; `src` holds `bytes`.
-    driver(
-        unsafe { sys::cuMemcpyDtoHAsync_v2((status.host as *mut u32).add(word).cast(), src, bytes, gpu.stream.cu_stream()) },
-        "reading state",
-    )
+    unsafe { sys::cuMemcpyDtoHAsync_v2((status.host as *mut u32).add(word).cast(), src, bytes, gpu.stream.cu_stream()) }.check("reading state")
 }
 
 fn needs_of(alg: Algorithm) -> Needs {
@@ -287,7 +277,7 @@ fn calibration(notes: &mut Vec<String>) -> Option<Calibration> {
     if let Some(c) = calibrate::load_cached(&topology, 4) {
         return Some(c);
     }
-    eprintln!("note: no transport calibration cached for this machine; measuring (chatty topo --calibrate does it ahead)");
+    notes.push("no transport calibration was cached for this machine: measured it now (`chatty topo --calibrate` does it ahead)".into());
     match calibrate::calibrate(&topology, 64 << 20, &mut |_| {}) {
         Ok(c) => {
             if let Err(e) = calibrate::save(&c) {
@@ -332,37 +322,20 @@ pub struct MultiGpu {
     pub notes: Vec<String>,
 }
 
-/// A finished sender half: what the receivers must still do.
-struct Sent {
-    transport: Transport,
-    bytes: Vec<u64>,
-    /// Where each part's values land in every other part.
-    dst: Dst,
-    /// Record layout (`Dst::Records`): value words per record.
-    width: u32,
-}
-
-enum Dst {
-    /// Into receive buffer `x` at the sender's slot.
-    Records { x: usize },
-    /// Into the same slice of an array at `base[j]` on each part j (`elem` bytes per vertex).
-    Slices { base: Vec<u64>, elem: u64 },
-}
-
 impl MultiGpu {
     /// Splits `g` over `o.devices` and uploads the parts with the edge sets `alg` reads.
     pub fn open(g: &Graph, alg: Algorithm, o: &MultiOptions) -> Result<MultiGpu> {
         let k = o.devices.len();
         if k == 0 {
-            return Err(GpuError::Usage("no GPUs to run on".into()));
+            return Err(GpuError::Unsupported("no GPUs to run on".into()));
         }
         o.mode.check(alg)?;
         if alg == Algorithm::Bc {
-            return Err(GpuError::Usage("bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv".into()));
+            return Err(GpuError::Unsupported("bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv".into()));
         }
         let n = g.num_vertices();
         if n >= u32::MAX as usize {
-            return Err(GpuError::Usage(format!("{n} vertices: the GPU engine takes fewer than {}", u32::MAX)));
+            return Err(GpuError::Unsupported(format!("{n} vertices: the GPU engine takes fewer than {}", u32::MAX)));
         }
         let mut notes = Vec::new();
         let mut distinct = o.devices.clone();
@@ -374,9 +347,9 @@ impl MultiGpu {
         let calibration = if o.comm == Comm::Auto && k > 1 && distinct { calibration(&mut notes) } else { None };
         let gpus: Vec<Gpu> = o.devices.iter().map(|&d| Gpu::open(d)).collect::<Result<_>>()?;
         let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();
-        let peer = k > 1 && exchange::enable_peer_access(&ctxs)?;
+        let peer = k > 1 && enable_peer_access(&ctxs)?;
         let nccl = if k > 1 && matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Nccl)) {
-            let made = if distinct { Nccl::new(&o.devices) } else { Err(GpuError::Usage("NCCL needs distinct GPUs".into())) };
+            let made = if distinct { Nccl::new(&o.devices) } else { Err(GpuError::Unsupported("NCCL needs distinct GPUs".into())) };
             match made {
                 Ok(c) => Some(c),
                 Err(e) if o.comm == Comm::Auto => {
@@ -398,7 +371,7 @@ impl MultiGpu {
             .collect();
         if let Comm::Forced(t) = o.comm {
             if k > 1 && !available.contains(&t) {
-                return Err(GpuError::Usage(format!(
+                return Err(GpuError::Unsupported(format!(
                     "--comm {} needs peer access between every pair of GPUs, which this machine lacks; use --comm auto, uva or staged",
                     t.name()
                 )));
@@ -409,7 +382,7 @@ impl MultiGpu {
         let renumbered;
         let (graph, new_id) = if o.reorder {
             let id = chatty_graph::partition::bfs_order(g);
-            let r = chatty_graph::transform::relabel(g, &id).map_err(|e| GpuError::Usage(e.to_string()))?;
+            let r = chatty_graph::transform::relabel(g, &id).map_err(|e| GpuError::Unsupported(e.to_string()))?;
             renumbered = if g.transpose_if_built().is_some() { r.with_in_edges() } else { r };
             (&renumbered, Some(id))
         } else {
@@ -514,7 +487,7 @@ impl MultiGpu {
     pub fn configure(&mut self, control: Control, comm: Comm) -> Result<()> {
         if let Comm::Forced(t) = comm {
             if self.parts.len() > 1 && !self.available.contains(&t) {
-                return Err(GpuError::Usage(format!("--comm {} is not available here (available: {:?})", t.name(), self.available)));
+                return Err(GpuError::Unsupported(format!("--comm {} is not available here (available: {:?})", t.name(), self.available)));
             }
         }
         if control != self.crew.control() {
@@ -532,7 +505,9 @@ impl MultiGpu {
         self.messaging = match (mode, self.messaging.take()) {
             (Mode::Gmpi, Some(m)) => Some(m),
             (Mode::Gmpi, None) => {
-                Some(Messaging::open(&self.ordinals, 0, MessagingConfig { timeout: self.watchdog, ..MessagingConfig::default() })?)
+                let m = Messaging::open(&self.ordinals, 0, MessagingConfig { timeout: self.watchdog, ..MessagingConfig::default() })?;
+                self.notes.extend(m.notes.iter().cloned());
+                Some(m)
             }
             _ => None,
         };
@@ -542,7 +517,7 @@ impl MultiGpu {
 
     /// The transport `--comm auto` picks for an exchange of `bytes` from each GPU.
     pub fn auto_choice(&self, bytes: &[u64]) -> Transport {
-        exchange::choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available)
+        chatty_comm::choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available)
     }
 
     /// The GPUs' names.
@@ -560,7 +535,7 @@ impl MultiGpu {
     /// defaults resolved and the weights were checked when the engine was prepared.
     pub fn run(&self, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<MultiRun> {
         if alg != self.alg {
-            return Err(GpuError::Usage(format!("the GPUs hold the edges {} reads, not {}", self.alg.name(), alg.name())));
+            return Err(GpuError::Unsupported(format!("the GPUs hold the edges {} reads, not {}", self.alg.name(), alg.name())));
         }
         let renamed = |v: u32| self.new_id.as_ref().map_or(v, |id| id[v as usize]);
         let mut stats = CommStats::default();
@@ -591,7 +566,7 @@ impl MultiGpu {
         };
         let (values, iterations, seconds, peak) = outcome.inspect_err(|_| {
             if let Some(c) = &self.nccl {
-                c.failed.store(true, std::sync::atomic::Ordering::SeqCst);
+                c.0.mark_failed();
             }
         })?;
         let download = Instant::now();
@@ -672,129 +647,6 @@ impl MultiGpu {
             )?;
         }
         to_status(gpu, &p.status, STATUS_COUNT, counter, 4)
-    }
-
-    /// The transport for an exchange of `bytes` per sender.
-    fn transport(&self, bytes: &[u64]) -> Transport {
-        match self.comm {
-            Comm::Forced(t) => t,
-            Comm::Auto => exchange::choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available),
-        }
-    }
-
-    fn dst(&self, dst: &Dst, r: usize, j: usize) -> u64 {
-        let pj = &self.parts[j];
-        match dst {
-            Dst::Records { x } => ptr(&pj.recv[*x], &pj.gpu) + 4 * pj.slot[r],
-            Dst::Slices { base, elem } => base[j] + elem * self.parts[r].lo as u64,
-        }
-    }
-
-    /// The senders' half of an exchange of `bytes[g]` at `src[g]`, ending when every
-    /// sender is done; the receivers' half is [`MultiGpu::receive`].
-    fn send(&self, src: Vec<u64>, bytes: Vec<u64>, dst: Dst, width: u32, stats: &mut CommStats) -> Result<Sent> {
-        let t = self.transport(&bytes);
-        let k = self.parts.len();
-        let issue = |g: usize| -> Result<()> {
-            let p = &self.parts[g];
-            let gpu = &p.gpu;
-            let stream = gpu.stream.cu_stream();
-            let b = bytes[g];
-            match t {
-                Transport::Nccl => {
-                    let nccl = self.nccl.as_ref().expect("nccl is available");
-                    return nccl.broadcast(g, stream, &src, &bytes, &|r, j| self.dst(&dst, r, j));
-                }
-                _ if b == 0 => {}
-                Transport::P2p => {
-                    for j in (0..k).filter(|&j| j != g) {
-                        let pj = &self.parts[j];
-                        // SAFETY: both ranges hold `b` bytes; peer access is enabled.
-                        driver(
-                            unsafe {
-                                sys::cuMemcpyPeerAsync(
-                                    self.dst(&dst, g, j),
-                                    pj.gpu.ctx.cu_ctx(),
-                                    src[g],
-                                    gpu.ctx.cu_ctx(),
-                                    b as usize,
-                                    stream,
-                                )
-                            },
-                            "a peer copy",
-                        )?;
-                    }
-                }
-                Transport::Peer => {
-                    for j in (0..k).filter(|&j| j != g) {
-                        // SAFETY: mg_copy_words through a peer pointer; both hold `b` bytes.
-                        unsafe { launch(gpu, "mg_copy_words", &[Arg::U64(src[g]), Arg::U64(self.dst(&dst, g, j)), Arg::U64(b / 4)])? };
-                    }
-                }
-                // SAFETY: the staging buffer holds the largest message of this part.
-                Transport::Uva => unsafe {
-                    launch(gpu, "mg_copy_words", &[Arg::U64(src[g]), Arg::U64(p.staging.device), Arg::U64(b / 4)])?
-                },
-                // SAFETY: as above.
-                Transport::Staged => {
-                    driver(unsafe { sys::cuMemcpyDtoHAsync_v2(p.staging.host, src[g], b as usize, stream) }, "a copy to the host")?
-                }
-            }
-            Ok(())
-        };
-        let wait = |g: usize| self.crew.wait_stream(g, &self.parts[g].gpu.stream);
-        self.crew.each(t == Transport::Nccl, &issue, &wait)?;
-        let use_ = stats.by_transport.entry(t.name()).or_default();
-        use_.0 += 1;
-        use_.1 += bytes.iter().sum::<u64>() * (k as u64 - 1);
-        stats.exchanges += 1;
-        stats.communicated += bytes.iter().map(|b| b / 4 / (1 + width as u64)).sum::<u64>();
-        Ok(Sent { transport: t, bytes, dst, width })
-    }
-
-    /// The receivers' half on GPU g: brings the values in (uva, staged) and, for
-    /// records, applies them (`fill` for width 0) and appends the vertices to `queue`
-    /// (a device list and its length's address; 0 for none).
-    fn receive(&self, g: usize, sent: &Sent, values: u64, fill: u32, queue: (u64, u64)) -> Result<()> {
-        let p = &self.parts[g];
-        let gpu = &p.gpu;
-        for r in (0..self.parts.len()).filter(|&r| r != g && sent.bytes[r] > 0) {
-            let (dst, b) = (self.dst(&sent.dst, r, g), sent.bytes[r]);
-            let pr = &self.parts[r];
-            match sent.transport {
-                // SAFETY: mg_copy_words from r's host-mapped staging (mapped in every context).
-                Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[Arg::U64(pr.staging.device), Arg::U64(dst), Arg::U64(b / 4)])? },
-                Transport::Staged => {
-                    // SAFETY: r's staging holds `b` bytes, written before the barrier.
-                    driver(
-                        unsafe { sys::cuMemcpyHtoDAsync_v2(dst, pr.staging.host, b as usize, gpu.stream.cu_stream()) },
-                        "a copy from the host",
-                    )?
-                }
-                _ => {}
-            }
-            if let Dst::Records { .. } = sent.dst {
-                let count = b / 4 / (1 + sent.width as u64);
-                // SAFETY: mg_apply over `count` records at `dst`; ids index `values`; the
-                // queue has room for every vertex.
-                unsafe {
-                    launch(
-                        gpu,
-                        "mg_apply",
-                        &[
-                            Arg::U64(dst),
-                            Arg::U32(count as u32),
-                            Arg::U32(sent.width),
-                            Arg::U32(fill),
-                            Arg::U64(values),
-                            Arg::U64(queue.0),
-                            Arg::U64(queue.1),
-                        ],
-                    )?
-                };
-            }
-        }
-        Ok(())
     }
 
     /// Part g's own slice of a device array of `T`.

@@ -1,161 +1,19 @@
-//! Device-initiated messaging on real GPUs (design.md §1.3; the GMPI report): the
-//! request rings and completion records of [`chatty_comm::messaging`] placed in
-//! host-mapped pinned memory, one proxy thread per rank that moves matched messages
-//! with CUDA copies (or a plain copy when both buffers are host memory), and the
-//! report's experiments: kernel- against host-initiated ping-pong, the raw
-//! mapped-memory round trip they are measured against, and the message rate with and
-//! without warp-aggregated posting. `chatty bench messaging` and the GPU tests drive
-//! them.
-//!
-//! Ranks `0..gpus` are GPUs (a device may appear twice: two ranks on one GPU), the
-//! `hosts` ranks after them are host threads that post through the same rings.
-//! The device API is `kernels/gmpi.cuh`; the matching rules are the comm crate's.
+//! The GMPI report's experiments on [`Messaging`] (what `chatty bench messaging`
+//! and the GPU tests run): kernel- against host-initiated ping-pong, GPU-GPU and
+//! GPU-host by size, the raw mapped-memory flag round trip they are measured
+//! against, the message rate with and without warp-aggregated posting, MPI ordering,
+//! and waits nobody answers.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{sys, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{sys, CudaSlice, CudaStream};
 use serde::Serialize;
 
-use chatty_comm::messaging::{Copier, Hub, Kind, Layout, ProxyStats, Region, Request, Status, INLINE_BYTES, NUMBERS};
+use chatty_comm::messaging::{Kind, Request, Status, INLINE_BYTES, NUMBERS};
 
-use crate::device::control;
-use crate::multi::exchange::{enable_peer_access, Pinned};
-use crate::multi::ptr;
-use crate::{Check, Gpu, GpuError, Result};
-
-/// Sizes of the rings and how long anything may wait.
-#[derive(Clone, Copy, Debug)]
-pub struct MessagingConfig {
-    /// Request slots per rank (a power of two).
-    pub ring_slots: usize,
-    /// Completion records per rank (a power of two): at most this many requests
-    /// outstanding.
-    pub max_requests: usize,
-    /// An operation unmatched for this long fails (the proxy's timeout); device
-    /// threads give up after twice this plus a second.
-    pub timeout: Duration,
-}
-
-impl Default for MessagingConfig {
-    fn default() -> Self {
-        MessagingConfig { ring_slots: 1024, max_requests: 1 << 16, timeout: Duration::from_secs(10) }
-    }
-}
-
-/// `GmpiCtx` in gmpi.cuh.
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct DeviceCtx {
-    ring: u64,
-    mask: u64,
-    head: u64,
-    tail: u64,
-    done: u64,
-    recv_addr: u64,
-    tail_seen: u64,
-    timeout_ns: u64,
-    max_requests: u32,
-    rank: u32,
-}
-
-impl Region for Pinned {
-    fn base(&self) -> *mut u8 {
-        self.host.cast()
-    }
-    fn bytes(&self) -> usize {
-        self.bytes
-    }
-}
-
-/// Moves matched messages: a plain copy when both buffers are host-mapped memory we
-/// allocated, else `cuMemcpyAsync` (UVA: peer, device↔host or local) on the stream of
-/// the GPU that holds the source (or, for host sources, the destination). Small
-/// messages come inline and are written here only into host-mapped buffers.
-struct CudaCopier {
-    /// Per GPU rank: its stream for proxy copies, one copy at a time.
-    streams: Vec<Mutex<Arc<CudaStream>>>,
-    /// Host-mapped buffers: (device address, bytes, host address).
-    /// Read by every proxy for every small message: a read lock, never contended by them.
-    host: RwLock<Vec<(u64, u64, usize)>>,
-}
-
-impl CudaCopier {
-    fn host_address(&self, addr: u64, bytes: u64) -> Option<*mut u8> {
-        let host = self.host.read().expect("host ranges");
-        host.iter().find(|(d, len, _)| addr >= *d && addr + bytes <= d + len).map(|(d, _, h)| (h + (addr - d) as usize) as *mut u8)
-    }
-}
-
-impl Copier for CudaCopier {
-    fn write_host(&self, _dst: u32, dst_addr: u64, data: &[u8]) -> bool {
-        match self.host_address(dst_addr, data.len() as u64) {
-            Some(d) => {
-                // SAFETY: inside a live pinned allocation (checked by host_address).
-                unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), d, data.len()) };
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> std::result::Result<(), String> {
-        if let (Some(s), Some(d)) = (self.host_address(src_addr, bytes), self.host_address(dst_addr, bytes)) {
-            // SAFETY: both ranges lie in live pinned allocations (checked above); a
-            // matched receive's buffer is not touched by its rank until completion.
-            unsafe { std::ptr::copy(s, d, bytes as usize) };
-            return Ok(());
-        }
-        let gpus = self.streams.len() as u32;
-        let rank = if src < gpus { src } else { dst };
-        let stream = self.streams.get(rank as usize).ok_or_else(|| format!("rank {rank} has no GPU"))?.lock().expect("proxy stream");
-        stream.context().bind_to_thread().map_err(|e| e.to_string())?;
-        // SAFETY: the addresses come from posted requests of live buffers (UVA).
-        unsafe {
-            sys::cuMemcpyAsync(dst_addr, src_addr, bytes as usize, stream.cu_stream()).result().map_err(|e| e.to_string())?;
-            sys::cuStreamSynchronize(stream.cu_stream()).result().map_err(|e| e.to_string())
-        }
-    }
-}
-
-/// A rank's state on its GPU.
-struct GpuRank {
-    ctx: CudaSlice<u8>,
-    _counters: CudaSlice<u64>,
-    _recv_addr: CudaSlice<u64>,
-}
-
-/// The messaging layer over some GPUs and host ranks, with its proxies running.
-pub struct Messaging {
-    gpus: Vec<Gpu>,
-    ranks: Vec<GpuRank>,
-    hosts: usize,
-    hub: Arc<Hub>,
-    copier: Arc<CudaCopier>,
-    config: MessagingConfig,
-    stop: Arc<AtomicBool>,
-    proxies: Vec<JoinHandle<ProxyStats>>,
-    /// Host-mapped buffers handed out (kept alive for the copier's registry).
-    buffers: Vec<Arc<Pinned>>,
-}
-
-/// A host-mapped buffer a kernel and the host both address.
-#[derive(Clone)]
-pub struct HostBuffer(Arc<Pinned>);
-
-impl HostBuffer {
-    /// Its address for kernels and requests.
-    pub fn device(&self) -> u64 {
-        self.0.device
-    }
-    /// The u32 words, read on the host.
-    pub fn words(&self, n: usize) -> Vec<u32> {
-        (0..n).map(|i| self.0.word(i)).collect()
-    }
-}
+use super::Messaging;
+use crate::driver::ptr;
+use crate::{Check, GpuError, Result};
 
 fn wait_stream(stream: &CudaStream, deadline: Instant, what: &str) -> Result<()> {
     loop {
@@ -164,7 +22,7 @@ fn wait_stream(stream: &CudaStream, deadline: Instant, what: &str) -> Result<()>
             sys::CUresult::CUDA_SUCCESS => return Ok(()),
             sys::CUresult::CUDA_ERROR_NOT_READY if Instant::now() < deadline => std::thread::yield_now(),
             sys::CUresult::CUDA_ERROR_NOT_READY => {
-                return Err(GpuError::Usage(format!("{what} did not finish in time (device-side timeouts should have ended it)")))
+                return Err(GpuError::Messaging(format!("{what} did not finish in time (device-side timeouts should have ended it)")))
             }
             e => return Err(GpuError::Driver { what: what.to_string(), source: cudarc::driver::DriverError(e) }),
         }
@@ -187,127 +45,10 @@ fn status_error(what: &str, code: u32) -> GpuError {
         Status::PeerGone => "the peer's proxy is gone",
         _ => "failed",
     };
-    GpuError::Usage(format!("{what}: a message {why}"))
+    GpuError::Messaging(format!("{what}: a message {why}"))
 }
 
 impl Messaging {
-    /// Opens `devices` as GPU ranks (in order) plus `hosts` host ranks, lays the
-    /// rings out in pinned memory and starts one proxy per rank.
-    pub fn open(devices: &[usize], hosts: usize, config: MessagingConfig) -> Result<Messaging> {
-        if devices.is_empty() {
-            return Err(GpuError::Usage("messaging needs at least one GPU".into()));
-        }
-        let gpus = devices.iter().map(|&d| Gpu::open(d)).collect::<Result<Vec<_>>>()?;
-        let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();
-        if !enable_peer_access(&ctxs)? && gpus.len() > 1 {
-            eprintln!("note: no peer access between these GPUs; messages are staged through the host");
-        }
-        let layout = Layout::new(config.ring_slots, config.max_requests.next_power_of_two());
-        let regions = (0..gpus.len() + hosts)
-            .map(|_| {
-                let r = Pinned::new(&gpus[0].ctx, layout.bytes(), "a request ring")?;
-                // SAFETY: `bytes` bytes just allocated; the layout expects zeroes.
-                unsafe { std::ptr::write_bytes(r.host.cast::<u8>(), 0, r.bytes) };
-                Ok(Arc::new(r))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let timeout_ns = (2 * config.timeout + Duration::from_secs(1)).as_nanos() as u64;
-        let ranks = gpus
-            .iter()
-            .enumerate()
-            .map(|(r, gpu)| {
-                let counters = gpu.zeros::<u64>(2, "request counters")?;
-                let recv_addr = gpu.zeros::<u64>(layout.requests, "receive addresses")?;
-                let base = ptr(&counters, gpu);
-                let region = &regions[r];
-                let c = DeviceCtx {
-                    ring: region.device,
-                    mask: layout.slots as u64 - 1,
-                    head: base,
-                    tail: region.device + layout.tail_offset() as u64,
-                    done: region.device + layout.records_offset() as u64,
-                    recv_addr: ptr(&recv_addr, gpu),
-                    tail_seen: base + 8,
-                    timeout_ns,
-                    max_requests: layout.requests as u32,
-                    rank: r as u32,
-                };
-                Ok(GpuRank { ctx: control(gpu, &c)?, _counters: counters, _recv_addr: recv_addr })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let streams =
-            gpus.iter().map(|g| Ok(Mutex::new(g.ctx.new_stream().check("creating a proxy stream")?))).collect::<Result<Vec<_>>>()?;
-        let copier = Arc::new(CudaCopier { streams, host: RwLock::new(Vec::new()) });
-        let hub = Arc::new(Hub::with_regions(layout, regions.iter().map(|r| r.clone() as Arc<dyn Region>).collect(), config.timeout));
-        let mut m = Messaging {
-            gpus,
-            ranks,
-            hosts,
-            hub,
-            copier,
-            config,
-            stop: Arc::new(AtomicBool::new(false)),
-            proxies: Vec::new(),
-            buffers: Vec::new(),
-        };
-        m.proxies = (0..m.ranks() as u32)
-            .map(|rank| {
-                let (hub, copier, stop) = (m.hub.clone(), m.copier.clone(), m.stop.clone());
-                std::thread::spawn(move || hub.serve(rank, copier.as_ref(), &stop))
-            })
-            .collect();
-        Ok(m)
-    }
-
-    /// GPU ranks plus host ranks.
-    pub fn ranks(&self) -> usize {
-        self.gpus.len() + self.hosts
-    }
-
-    /// The GPUs' names, by rank.
-    pub fn gpu_names(&self) -> Vec<String> {
-        self.gpus.iter().map(|g| g.name().to_string()).collect()
-    }
-
-    /// Host-mapped memory of `bytes`, reachable by every GPU and copied by the proxy
-    /// with a plain copy when both ends are such buffers.
-    pub fn host_buffer(&mut self, bytes: usize) -> Result<HostBuffer> {
-        let p = Arc::new(Pinned::new(&self.gpus[0].ctx, bytes.max(64), "a message buffer")?);
-        // SAFETY: just allocated, `bytes` long.
-        unsafe { std::ptr::write_bytes(p.host.cast::<u8>(), 0, p.bytes) };
-        self.copier.host.write().expect("host ranges").push((p.device, p.bytes as u64, p.host as usize));
-        self.buffers.push(p.clone());
-        Ok(HostBuffer(p))
-    }
-
-    /// Stops every proxy (what a crashed proxy looks like to the kernels): operations
-    /// waiting for a match fail with "peer gone", later ones time out on the device.
-    pub fn stop_proxies(&mut self) -> Vec<ProxyStats> {
-        self.stop.store(true, Ordering::SeqCst);
-        self.proxies.drain(..).map(|p| p.join().unwrap_or_default()).collect()
-    }
-
-    fn launch(&self, rank: usize, name: &str, threads: u32, args: &[u64]) -> Result<()> {
-        let gpu = &self.gpus[rank];
-        gpu.ctx.bind_to_thread().check("binding the GPU")?;
-        let mut l = gpu.stream.launch_builder(gpu.f(name));
-        for a in args {
-            l.arg(a);
-        }
-        let block = threads.clamp(1, 256);
-        let cfg = LaunchConfig { grid_dim: (threads.div_ceil(block), 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: every caller passes the kernel's parameters in order, as 64-bit
-        // words where the kernel takes pointers or u64, and u32 parameters widened
-        // (kernel parameters are naturally aligned; each u32 is read from its slot's
-        // low half on little-endian).
-        unsafe { l.launch(cfg) }.check(name).map(drop)
-    }
-
-    /// Rank `rank`'s `GmpiCtx`, for kernels that message (`--mode gmpi`).
-    pub(crate) fn ctx_ptr(&self, rank: usize) -> u64 {
-        ptr(&self.ranks[rank].ctx, &self.gpus[rank])
-    }
-
     fn deadline(&self) -> Instant {
         Instant::now() + 3 * self.config.timeout + Duration::from_secs(5)
     }
@@ -528,7 +269,7 @@ impl Messaging {
         // Every receive slot holds some sender's last or earlier payload: (thread, i).
         let got = recv.words(2 * threads as usize);
         if got.chunks(2).any(|w| w[1] >= threads || w[0] >= per_thread) {
-            return Err(GpuError::Usage("message rate: a received payload was not one that was sent".into()));
+            return Err(GpuError::Messaging("message rate: a received payload was not one that was sent".into()));
         }
         Ok((threads as u64 * per_thread as u64) as f64 / seconds)
     }
@@ -569,12 +310,6 @@ impl Messaging {
     }
 }
 
-impl Drop for Messaging {
-    fn drop(&mut self) {
-        self.stop_proxies();
-    }
-}
-
 /// One row of `chatty bench messaging`.
 #[derive(Clone, Debug, Serialize)]
 pub struct MessagingRow {
@@ -596,18 +331,4 @@ pub struct MessagingRow {
     pub messages_per_s: Option<f64>,
     /// Warp-aggregated posting (rate).
     pub aggregate: Option<bool>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_device_context_matches_gmpi_cuh() {
-        // GmpiCtx: seven pointers and sizes, the timeout, then two u32.
-        assert_eq!(std::mem::size_of::<DeviceCtx>(), 72);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, done), 32);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 56);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 68);
-    }
 }

@@ -1,0 +1,128 @@
+//! NCCL communicators over the GPUs of one process, made and released in one place
+//! for the calibration and the multi-GPU engine.
+//!
+//! NVLink multicast (NVLS) is forbidden on the shared GPU machines: the `chatty`
+//! binary sets `NCCL_NVLS_ENABLE=0` at start-up (unless the environment says
+//! otherwise); this library never touches the environment, so other programs using
+//! it set that themselves.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use cudarc::nccl::sys as nccl;
+
+pub use nccl::cudaStream_t as Stream;
+
+/// What went wrong in NCCL.
+#[derive(Debug, thiserror::Error)]
+pub enum NcclError {
+    /// No `libnccl.so` on this machine.
+    #[error("NCCL (libnccl.so) is not installed")]
+    Missing,
+    /// A call failed.
+    #[error("NCCL {what} failed: {code:?}")]
+    Call {
+        /// The call.
+        what: String,
+        /// NCCL's result.
+        code: nccl::ncclResult_t,
+    },
+}
+
+fn ok(code: nccl::ncclResult_t, what: &str) -> Result<(), NcclError> {
+    match code {
+        nccl::ncclResult_t::ncclSuccess => Ok(()),
+        code => Err(NcclError::Call { what: what.to_string(), code }),
+    }
+}
+
+/// One communicator per GPU (`ncclCommInitAll`), destroyed on drop, or aborted after
+/// [`Communicators::mark_failed`] so that no call waits for a GPU that will never answer.
+pub struct Communicators {
+    comms: Vec<nccl::ncclComm_t>,
+    failed: AtomicBool,
+}
+
+// SAFETY: each communicator is used by one thread at a time (its GPU's driver).
+unsafe impl Send for Communicators {}
+// SAFETY: as above.
+unsafe impl Sync for Communicators {}
+
+impl Communicators {
+    /// Communicators for `ordinals` (distinct devices), ranks in that order.
+    pub fn new(ordinals: &[usize]) -> Result<Communicators, NcclError> {
+        // SAFETY: only probes whether the shared library can be opened.
+        if !unsafe { nccl::is_culib_present() } {
+            return Err(NcclError::Missing);
+        }
+        let devs: Vec<i32> = ordinals.iter().map(|&d| d as i32).collect();
+        let mut comms = vec![std::ptr::null_mut(); devs.len()];
+        // SAFETY: one communicator per listed device; checked; released on drop.
+        ok(unsafe { nccl::ncclCommInitAll(comms.as_mut_ptr(), devs.len() as i32, devs.as_ptr()) }, "ncclCommInitAll")?;
+        Ok(Communicators { comms, failed: AtomicBool::new(false) })
+    }
+
+    /// Number of ranks.
+    pub fn len(&self) -> usize {
+        self.comms.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.comms.is_empty()
+    }
+
+    /// Runs `calls` between `ncclGroupStart` and `ncclGroupEnd` (the group ends even
+    /// when a call fails; the first error is returned).
+    pub fn group<R, E: From<NcclError>>(calls: impl FnOnce() -> Result<R, E>) -> Result<R, E> {
+        // SAFETY: group calls nest and take no arguments.
+        ok(unsafe { nccl::ncclGroupStart() }, "group start")?;
+        let r = calls();
+        // SAFETY: as above.
+        let end = ok(unsafe { nccl::ncclGroupEnd() }, "group end");
+        r.and_then(|r| end.map(|_| r).map_err(E::from))
+    }
+
+    /// Rank `rank`'s part of a broadcast of `bytes` from `root`: `send` on the root,
+    /// `recv` elsewhere (the same pointer for in place).
+    ///
+    /// # Safety
+    /// `send` and `recv` are device pointers of rank `rank`'s GPU holding `bytes`, and
+    /// every rank issues the same broadcast.
+    pub unsafe fn broadcast(&self, rank: usize, send: u64, recv: u64, bytes: usize, root: usize, stream: Stream) -> Result<(), NcclError> {
+        let comm = self.comms[rank];
+        // SAFETY: the caller's contract.
+        ok(
+            unsafe { nccl::ncclBroadcast(send as *const c_void, recv as *mut c_void, bytes, nccl::ncclDataType_t::ncclUint8, root as i32, comm, stream) },
+            "broadcast",
+        )
+    }
+
+    /// Rank `rank`'s part of an all-gather of `part` bytes per rank.
+    ///
+    /// # Safety
+    /// `send` holds `part` bytes and `recv` `len() · part` bytes on rank `rank`'s GPU,
+    /// and every rank issues the same all-gather.
+    pub unsafe fn all_gather(&self, rank: usize, send: u64, recv: u64, part: usize, stream: Stream) -> Result<(), NcclError> {
+        let comm = self.comms[rank];
+        // SAFETY: the caller's contract.
+        ok(unsafe { nccl::ncclAllGather(send as *const c_void, recv as *mut c_void, part, nccl::ncclDataType_t::ncclUint8, comm, stream) }, "all-gather")
+    }
+
+    /// Aborts rather than destroys on drop: a GPU failed mid-collective.
+    pub fn mark_failed(&self) {
+        self.failed.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Communicators {
+    fn drop(&mut self) {
+        let failed = self.failed.load(Ordering::SeqCst);
+        for &c in &self.comms {
+            // SAFETY: created by ncclCommInitAll; released once.
+            unsafe {
+                let _ = if failed { nccl::ncclCommAbort(c) } else { nccl::ncclCommDestroy(c) };
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! What moves bytes between devices, as named everywhere: the methods the
+//! calibration measures ([`Method`]), the transports the multi-GPU engine can exchange
+//! vertex values over ([`Transport`], each measured as one method), `--comm`
+//! ([`Comm`]), and the choice among transports from the measurements ([`choose`]).
+//! One typed vocabulary: the calibration cache stores [`Method`]s, so a rename is a
+//! compile error, not a silent fallback.
+
+use serde::{Deserialize, Serialize};
+
+use crate::calibrate::Calibration;
+
+/// A way of moving bytes that `chatty topo --calibrate` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// `cuMemcpyPeerAsync` with peer access enabled (NVLink or PCIe peer DMA).
+    P2p,
+    /// The same call before peer access is enabled: the driver stages it through the
+    /// host (the WS-VR-style baseline).
+    Staged,
+    /// A GPU to pinned host memory.
+    D2h,
+    /// Pinned host memory to a GPU.
+    H2d,
+    /// A kernel on the source storing 16-byte words through a peer pointer.
+    PeerStore,
+    /// Zero-copy through host-mapped pinned memory: a kernel on the source stores, a
+    /// kernel on the destination loads (the paper's "UVA" path).
+    Uva,
+    /// NCCL broadcast over every GPU.
+    NcclBcast,
+    /// NCCL all-gather over every GPU (per pair: one rank's part).
+    NcclAllgather,
+}
+
+impl Method {
+    /// The name in tables and in the cache.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::P2p => "p2p",
+            Method::Staged => "staged",
+            Method::D2h => "d2h",
+            Method::H2d => "h2d",
+            Method::PeerStore => "peer-store",
+            Method::Uva => "uva",
+            Method::NcclBcast => "nccl-bcast",
+            Method::NcclAllgather => "nccl-allgather",
+        }
+    }
+}
+
+/// How the multi-GPU engine moves updated vertex values between GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Transport {
+    /// `cuMemcpyPeerAsync` with peer access enabled.
+    P2p,
+    /// A kernel storing through peer pointers.
+    Peer,
+    /// Zero-copy through host-mapped pinned memory: the sender's kernel writes it, the
+    /// receivers' kernels read it (the paper's UVA path).
+    Uva,
+    /// Copied to pinned host memory and back (the WS-VR baseline).
+    Staged,
+    /// NCCL broadcast from each GPU in turn.
+    Nccl,
+}
+
+impl Transport {
+    /// Every transport, in the order `--comm auto` breaks ties.
+    pub const ALL: [Transport; 5] = [Transport::P2p, Transport::Peer, Transport::Nccl, Transport::Uva, Transport::Staged];
+
+    /// The `--comm` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::P2p => "p2p",
+            Transport::Peer => "peer",
+            Transport::Uva => "uva",
+            Transport::Staged => "staged",
+            Transport::Nccl => "nccl",
+        }
+    }
+
+    /// What the calibration measured for it.
+    pub fn method(self) -> Method {
+        match self {
+            Transport::P2p => Method::P2p,
+            Transport::Peer => Method::PeerStore,
+            Transport::Uva => Method::Uva,
+            Transport::Staged => Method::Staged,
+            Transport::Nccl => Method::NcclBcast,
+        }
+    }
+}
+
+/// `--comm`: one transport for everything, or the calibration's choice per exchange.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Comm {
+    /// The fastest predicted transport for each exchange's sizes.
+    Auto,
+    /// Always this one.
+    Forced(Transport),
+}
+
+impl Comm {
+    /// Every choice, as `--comm` lists them.
+    pub const ALL: [Comm; 6] = [
+        Comm::Auto,
+        Comm::Forced(Transport::P2p),
+        Comm::Forced(Transport::Peer),
+        Comm::Forced(Transport::Nccl),
+        Comm::Forced(Transport::Uva),
+        Comm::Forced(Transport::Staged),
+    ];
+
+    /// `auto` or the transport's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Comm::Auto => "auto",
+            Comm::Forced(t) => t.name(),
+        }
+    }
+}
+
+/// Picks the transport with the least predicted time for one exchange in which
+/// part g (on device `ordinals[g]`) sends `bytes[g]` to every other part: per sender,
+/// its copies to every peer one after another; the exchange lasts as long as the
+/// slowest sender; NCCL broadcasts run one root after another. A transport without a
+/// measurement is no candidate; without any, p2p (or staged without peer access).
+pub fn choose(c: Option<&Calibration>, ordinals: &[usize], bytes: &[u64], available: &[Transport]) -> Transport {
+    let n = bytes.len();
+    let dev = |g: usize| Some(ordinals[g]);
+    let predict = |t: Transport| -> Option<f64> {
+        let c = c?;
+        let m = t.method();
+        if t == Transport::Nccl {
+            let mut sum = 0.0;
+            for (r, &b) in bytes.iter().enumerate().filter(|(_, &b)| b > 0) {
+                sum += c.predict(m, dev(r), dev((r + 1) % n), b)?;
+            }
+            return Some(sum);
+        }
+        let mut slowest = 0f64;
+        for (g, &b) in bytes.iter().enumerate().filter(|(_, &b)| b > 0) {
+            let mut t_g = 0.0;
+            for j in (0..n).filter(|&j| j != g) {
+                t_g += c.predict(m, dev(g), dev(j), b)?;
+            }
+            slowest = slowest.max(t_g);
+        }
+        Some(slowest)
+    };
+    available
+        .iter()
+        .filter_map(|&t| predict(t).map(|s| (t, s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(t, _)| t)
+        .unwrap_or(if available.contains(&Transport::P2p) { Transport::P2p } else { Transport::Staged })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibrate::Sample;
+
+    fn line(method: Method, src: usize, dst: usize, lat: f64, gbps: f64) -> Vec<Sample> {
+        [4u64, 1 << 20, 1 << 28]
+            .into_iter()
+            .map(|b| Sample { transport: method, src: Some(src), dst: Some(dst), bytes: b, seconds: lat + b as f64 / gbps / 1e9, gb_per_s: 0.0 })
+            .collect()
+    }
+
+    #[test]
+    fn the_choice_follows_the_measurements_by_size() {
+        let mut samples = Vec::new();
+        for (s, d) in [(0, 1), (1, 0)] {
+            samples.extend(line(Method::P2p, s, d, 10e-6, 400.0));
+            samples.extend(line(Method::PeerStore, s, d, 2e-6, 50.0));
+            samples.extend(line(Method::Staged, s, d, 20e-6, 30.0));
+        }
+        let c = Calibration { host: "h".into(), gpus: vec![], unix_time: 0, samples };
+        let all = Transport::ALL;
+        assert_eq!(choose(Some(&c), &[0, 1], &[64, 128], &all), Transport::Peer);
+        assert_eq!(choose(Some(&c), &[0, 1], &[64 << 20, 1 << 20], &all), Transport::P2p);
+        assert_eq!(choose(Some(&c), &[0, 1], &[64 << 20, 0], &[Transport::Staged, Transport::Uva]), Transport::Staged);
+        assert_eq!(choose(None, &[0, 1], &[1, 1], &all), Transport::P2p);
+        assert_eq!(choose(None, &[0, 1], &[1, 1], &[Transport::Staged, Transport::Uva]), Transport::Staged);
+    }
+
+    #[test]
+    fn names_are_distinct_and_the_cache_keeps_its_spelling() {
+        let names: std::collections::HashSet<_> = Comm::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.len(), Comm::ALL.len());
+        for m in [Method::P2p, Method::Staged, Method::D2h, Method::H2d, Method::PeerStore, Method::Uva, Method::NcclBcast, Method::NcclAllgather] {
+            assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{}\"", m.name()));
+        }
+    }
+}
