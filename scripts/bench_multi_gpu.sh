@@ -32,8 +32,8 @@ for name in ${GRAPHS:-rmat25 rmat24 road-NE grid16m twitter web moscow rmat26}; 
     kernels=bfs,sssp,pr,wcc,spmv comms=auto,p2p,peer,nccl,uva,staged
     case $name in
         # Road networks: thousands of steps per run; both vertex orders, fewer modes.
-        grid16m) kernels=bfs,pr,wcc comms=auto,p2p args=(--partition natural,bfs -n 2 --verify) ;;
-        road-NE|moscow) kernels=bfs,sssp,pr,wcc comms=auto,p2p,nccl,staged args=(--partition natural,bfs -n "$ROAD_TRIALS" --verify) ;;
+        grid16m) kernels=bfs,pr,wcc comms=auto,p2p args=(--reorder none,bfs -n 2 --verify) ;;
+        road-NE|moscow) kernels=bfs,sssp,pr,wcc comms=auto,p2p,nccl,staged args=(--reorder none,bfs -n "$ROAD_TRIALS" --verify) ;;
         # The CPU references are sequential: minutes per kernel at 0.5-1 G edges, so
         # the largest graphs rely on the GPU test suite and the smaller rows.
         rmat25|rmat26) args=(-n "$TRIALS") ;;

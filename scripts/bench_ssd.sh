@@ -65,7 +65,7 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 print(f"{'graph':<10} {'alg':<5} {'engine':<26} {'seconds':>9} {'iters':>5} {'GB/s':>7} {'ampl':>6} {'skew':>5} {'peak MiB':>9} {'vs cpu':>7}")
 for r in rows:
     cpu = [c for c in rows if c['name'] == r['name'] and c['algorithm'] == r['algorithm'] and c['engine'] == 'cpu']
-    ssd = r.get('ssd') or {}
+    ssd = r.get('detail') or {}
     eng = r['engine'] + ('' if r['engine'] == 'cpu' else (' binned' if ssd.get('binning') else ' atomic'))
     ratio = r['average_seconds'] / cpu[0]['average_seconds'] if cpu and r['engine'] == 'ssd' else float('nan')
     print(f"{r['name']:<10} {r['algorithm']:<5} {eng:<26} {r['average_seconds']:>9.3f} {r['iterations']:>5} "
