@@ -81,7 +81,7 @@ name, alg, path = sys.argv[1:]
 j = json.load(open(path))
 k = statistics.median(j["trial_seconds"])
 e = statistics.median(j["end_to_end_seconds"])
-print(f'{name},{alg},{j["graph"]["n"]},{j["graph"]["m"]},{k:.6f},{e:.6f},{j["detail"]["upload_seconds"]:.4f},{j["iterations"]},{j["edges_traversed"]},{j["verification"]}')
+print(f'{name},{alg},{j["graph"]["n"]},{j["graph"]["m"]},{k:.6f},{e:.6f},{j.get("detail", j).get("upload_seconds", j.get("upload_seconds", 0)):.4f},{j["iterations"]},{j["edges_traversed"]},{j["verification"]}')
 PY
         done
     done

@@ -186,7 +186,8 @@ pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Syn
 /// The sources of trial `trial` on a graph of `n` vertices with out-degrees
 /// `degree`: `--source` if given, else GAPBS-style random vertices with at least one
 /// out-edge (any vertex if the graph has no edges), the same sequence on every engine.
-/// BC's random sources are drawn without replacement.
+/// BC's random sources are drawn without replacement; asking for as many as there are
+/// such vertices, or more, takes them all.
 pub fn pick_sources(n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p: &Params, trial: u64) -> Result<Vec<u32>> {
     if n == 0 {
         return Err(Error::NoVertices);
@@ -204,9 +205,12 @@ pub fn pick_sources(n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p: &
         BcSources::One => 1,
         BcSources::Random(k) => k,
     };
-    let eligible = if !has_edges { n } else if count == 1 { 1 } else { (0..n as u32).filter(|&v| degree(v) > 0).count() };
-    if count > eligible {
-        return Err(Error::Parameter(format!("{count} sources asked for, but only {eligible} vertices have out-edges")));
+    let eligible = |v: u32| !has_edges || degree(v) > 0;
+    if count > 1 {
+        let all: Vec<u32> = (0..n as u32).filter(|&v| eligible(v)).collect();
+        if count >= all.len() {
+            return Ok(all);
+        }
     }
     let mut x = p.seed ^ (trial + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut next = || {
@@ -220,7 +224,7 @@ pub fn pick_sources(n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p: &
     Ok((0..count)
         .map(|_| loop {
             let v = (next() % n as u64) as u32;
-            if (!has_edges || degree(v) > 0) && (count == 1 || chosen.insert(v)) {
+            if eligible(v) && (count == 1 || chosen.insert(v)) {
                 break v;
             }
         })
