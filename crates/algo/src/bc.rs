@@ -30,6 +30,33 @@ use crate::Result;
 
 const UNSEEN: u32 = u32::MAX;
 
+/// Brandes' per-source arrays (depth, path counts σ and dependencies δ as f64 bits),
+/// allocated once per run and reset for each source.
+struct PathCounts {
+    depth: Vec<AtomicU32>,
+    sigma: Vec<AtomicU64>,
+    delta: Vec<AtomicU64>,
+}
+
+impl PathCounts {
+    fn new(n: usize) -> PathCounts {
+        PathCounts {
+            depth: (0..n).into_par_iter().map(|_| AtomicU32::new(UNSEEN)).collect(),
+            sigma: (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect(),
+            delta: (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Clears the arrays and puts `s` at depth 0 with one path.
+    fn start(&self, s: u32) {
+        self.depth.par_iter().for_each(|d| d.store(UNSEEN, Relaxed));
+        self.sigma.par_iter().for_each(|x| x.store(0, Relaxed));
+        self.delta.par_iter().for_each(|x| x.store(0, Relaxed));
+        self.depth[s as usize].store(0, Relaxed);
+        self.sigma[s as usize].store(1f64.to_bits(), Relaxed);
+    }
+}
+
 fn add_f64(cell: &AtomicU64, x: f64) {
     let mut old = cell.load(Relaxed);
     loop {
@@ -56,18 +83,13 @@ pub fn brandes_marked(g: &Graph, sources: &[u32]) -> Vec<f64> {
     let n = g.num_vertices();
     let out = g.out_edges();
     let score: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
-    let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNSEEN)).collect();
-    let sigma: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
-    let delta: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    let counts = PathCounts::new(n);
+    let PathCounts { depth, sigma, delta } = &counts;
     // One bit per edge: set when the edge joins a vertex to one a level deeper, so the
     // backward sweep reads a bitmap instead of every neighbour's depth (GAPBS's trick).
     let successors = Bitmap::new(out.num_edges() as usize);
     for &s in sources {
-        depth.par_iter().for_each(|d| d.store(UNSEEN, Relaxed));
-        sigma.par_iter().for_each(|x| x.store(0, Relaxed));
-        delta.par_iter().for_each(|x| x.store(0, Relaxed));
-        depth[s as usize].store(0, Relaxed);
-        sigma[s as usize].store(1f64.to_bits(), Relaxed);
+        counts.start(s);
         successors.clear();
         let mut levels = vec![vec![s]];
         loop {
@@ -207,15 +229,10 @@ pub fn brandes_edge_map<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32]) -> Res
     let n = g.num_vertices();
     let opts = EdgeMapOptions { dedup: true, direction: crate::Direction::Push, ..EdgeMapOptions::default() };
     let mut score = vec![0.0; n];
-    let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNSEEN)).collect();
-    let sigma: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
-    let delta: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    let counts = PathCounts::new(n);
+    let PathCounts { depth, sigma, delta } = &counts;
     for &s in sources {
-        depth.par_iter().for_each(|d| d.store(UNSEEN, Relaxed));
-        sigma.par_iter().for_each(|x| x.store(0, Relaxed));
-        delta.par_iter().for_each(|x| x.store(0, Relaxed));
-        depth[s as usize].store(0, Relaxed);
-        sigma[s as usize].store(1f64.to_bits(), Relaxed);
+        counts.start(s);
         let mut levels = vec![Frontier::single(n, s)];
         loop {
             let op = CountPaths { depth: &depth, sigma: &sigma, level: levels.len() as u32 };

@@ -9,8 +9,8 @@
 //!   with [`GpuError::NoDriver`] on machines without CUDA (the binary still runs).
 //! - [`DeviceGraph`]: CSR in device memory; refused up front when it does not fit.
 //! - [`run`]: one trial of a kernel, timed with CUDA events.
-//! - [`GpuEngine`], [`MultiGpuEngine`]: the two engines behind `chatty_algo`'s
-//!   engine trait, which is how the CLI and every other front end drive them.
+//! - [`GpuEngine`]: one GPU or several behind `chatty_algo`'s engine trait, which is
+//!   how the CLI and every other front end drive them.
 //! - [`MultiGpu`]: the multi-GPU engine (design.md §1.1): the graph split into
 //!   contiguous parts, one per GPU, with updated boundary vertices exchanged after
 //!   each step over the transport the calibration predicts fastest.
@@ -31,7 +31,7 @@ pub mod messaging;
 pub mod multi;
 
 pub use device::{run, DeviceGraph, Gpu, GpuRun};
-pub use engine::{GpuEngine, MultiGpuEngine};
+pub use engine::GpuEngine;
 pub use messaging::{Messaging, MessagingConfig, MessagingRow};
 pub use chatty_comm::{Comm, Transport};
 pub use multi::{CommStats, Control, Mode, MultiGpu, MultiOptions, MultiRun};

@@ -6,7 +6,7 @@ use chatty_graph::{datasets, from_edges, generate, read_graph, GenOptions, Graph
 use std::time::Duration;
 
 use chatty_comm::messaging::Status;
-use chatty_gpu::{compile_kernels, Comm, Control, Gpu, GpuEngine, GpuError, Messaging, MessagingConfig, Mode, MultiGpu, MultiGpuEngine, MultiOptions, Transport};
+use chatty_gpu::{compile_kernels, Comm, Control, Gpu, GpuEngine, GpuError, Messaging, MessagingConfig, Mode, MultiGpu, MultiOptions, Transport};
 
 /// Runs `trials` verified trials of `alg` through the harness, as `chatty run --verify` does.
 fn verified(engine: &mut dyn Engine, alg: Algorithm, p: &Params, trials: u32) -> Result<harness::Report, Error> {
@@ -59,7 +59,7 @@ fn no_gpu_is_a_clear_error() {
 
 fn check(label: &str, g: Graph) {
     let negative = chatty_algo::sssp::check_weights(&g).is_err();
-    let mut engine = GpuEngine::new(Gpu::open(0).unwrap(), g);
+    let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g);
     for alg in Algorithm::ALL {
         let params = if alg == Algorithm::Bc { Params { bc_sources: BcSources::Random(3), ..Params::default() } } else { Params::default() };
         match verified(&mut engine, alg, &params, 2) {
@@ -128,7 +128,7 @@ fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Tr
                 }
                 let o = MultiOptions { devices: devices.to_vec(), control, comm: t.map_or(Comm::Auto, Comm::Forced), reorder, watchdog: Duration::from_secs(60), mode };
                 let what = format!("{label} {} mode {mode:?} comm {t:?} control {control:?} reorder {reorder}", alg.name());
-                let mut engine = MultiGpuEngine::new(graph.take().expect("the graph"), o);
+                let mut engine = GpuEngine::several(graph.take().expect("the graph"), o);
                 let params = Params { pr: chatty_algo::PrParams { tolerance: 1e-9, ..Default::default() }, ..Params::default() };
                 let report = verified(&mut engine, alg, &params, 2).unwrap_or_else(|e| panic!("{what}: {e}"));
                 let used: Vec<&str> = report.last.transfers.iter().map(|x| x.transport.as_str()).collect();

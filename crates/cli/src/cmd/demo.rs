@@ -52,7 +52,7 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
         );
         let params = Params { source: Some(0), ..Params::default() };
         let mut engine: Box<dyn Engine> = match gpu.is_some().then(|| chatty_gpu::Gpu::open(0)).transpose()? {
-            Some(gpu) => Box::new(chatty_gpu::GpuEngine::new(gpu, g)),
+            Some(gpu) => Box::new(chatty_gpu::GpuEngine::one(gpu, g)),
             None => Box::new(CpuEngine::new(g)),
         };
         let opts = harness::Options { trials: 1, verify: true };

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use chatty_algo::{harness, Algorithm, Engine, Params, PrParams};
-use chatty_gpu::{Comm, Control, Gpu, GpuEngine, Mode, MultiGpuEngine, MultiOptions};
+use chatty_gpu::{Comm, Control, Gpu, GpuEngine, Mode, MultiOptions};
 use serde::{Deserialize, Serialize};
 
 use super::{load_graph, median};
@@ -123,7 +123,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
             }
             let opts = harness::Options { trials: a.trials, verify: a.verify };
             // One GPU: the single-GPU engine.
-            let mut one = GpuEngine::new(Gpu::open(0)?, graph.take().expect("the graph"));
+            let mut one = GpuEngine::one(Gpu::open(0)?, graph.take().expect("the graph"));
             let report = harness::run(&mut one, alg, &p, &opts, |_| {});
             graph = Some(one.into_graph());
             let r = row(1, "-", "-", Reorder::None.name(), &report?);
@@ -142,7 +142,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                     mode: Mode::Bsp,
                 };
                 // One upload per graph, kernel and order; every configuration reuses it.
-                let mut multi = MultiGpuEngine::new(graph.take().expect("the graph"), o);
+                let mut multi = GpuEngine::several(graph.take().expect("the graph"), o);
                 let mut verified = false;
                 for &control in &a.control {
                     for &(mode, comm) in &configs {

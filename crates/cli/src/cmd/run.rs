@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use chatty_algo::{harness, Algorithm, BcSources, CpuEngine, Distances, Engine, Output, Params, PrParams};
 use chatty_graph::write::AtomicFile;
-use chatty_gpu::{Comm, Gpu, GpuEngine, Mode, MultiGpuEngine, MultiOptions};
+use chatty_gpu::{Comm, Gpu, GpuEngine, Mode, MultiOptions};
 use chatty_ssd::{EngineConfig, IoConfig, SsdEngine};
 
 use super::load_graph;
@@ -157,9 +157,9 @@ fn open_engine(a: &RunArgs, quiet: bool) -> Result<Box<dyn Engine>> {
             if a.engine == EngineChoice::Auto && !a.json {
                 eprintln!("engine: gpu (auto: {})", gpu.name());
             }
-            Box::new(GpuEngine::new(gpu, graph))
+            Box::new(GpuEngine::one(gpu, graph))
         }
-        (None, Some(o)) => Box::new(MultiGpuEngine::new(graph, o)),
+        (None, Some(o)) => Box::new(GpuEngine::several(graph, o)),
         (None, None) => Box::new(CpuEngine::new(graph)),
     })
 }
