@@ -235,7 +235,7 @@ pub fn brandes_edge_map<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32]) -> Res
         counts.start(s);
         let mut levels = vec![Frontier::single(n, s)];
         loop {
-            let op = CountPaths { depth: &depth, sigma: &sigma, level: levels.len() as u32 };
+            let op = CountPaths { depth, sigma, level: levels.len() as u32 };
             let next = g.edge_map(Edges::Out, levels.last().expect("the source level").clone(), &op, opts)?;
             if next.is_empty() {
                 break;
@@ -243,10 +243,10 @@ pub fn brandes_edge_map<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32]) -> Res
             levels.push(next);
         }
         for (level, frontier) in levels.into_iter().enumerate().skip(1).rev() {
-            let op = Dependency { depth: &depth, sigma: &sigma, delta: &delta, level: level as u32 };
+            let op = Dependency { depth, sigma, delta, level: level as u32 };
             g.edge_map(Edges::In, frontier, &op, opts)?;
         }
-        score.par_iter_mut().enumerate().filter(|&(v, _)| v != s as usize).for_each(|(v, x)| *x += f64_at(&delta, v as u32));
+        score.par_iter_mut().enumerate().filter(|&(v, _)| v != s as usize).for_each(|(v, x)| *x += f64_at(delta, v as u32));
     }
     Ok(score)
 }

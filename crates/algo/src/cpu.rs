@@ -27,7 +27,11 @@ impl CpuEngine {
 
 impl Engine for CpuEngine {
     fn info(&self) -> EngineInfo {
-        EngineInfo { name: "cpu", devices: vec![format!("cpu ({} threads)", rayon::current_num_threads())], trial_timing: "wall time of the kernel" }
+        EngineInfo {
+            name: "cpu",
+            devices: vec![format!("cpu ({} threads)", rayon::current_num_threads())],
+            trial_timing: "wall time of the kernel",
+        }
     }
 
     fn graph_info(&self) -> GraphInfo {

@@ -176,7 +176,9 @@ fn frontier_work(adj: &Adjacency, frontier: &Frontier) -> u64 {
     match frontier {
         Frontier::Sparse { ids, .. } if ids.len() <= SEQUENTIAL_FRONTIER => ids.iter().map(|&v| adj.degree(v) as u64 + 1).sum(),
         Frontier::Sparse { ids, .. } => ids.par_iter().map(|&v| adj.degree(v) as u64 + 1).sum(),
-        Frontier::Dense { bits, .. } => (0..bits.len() as u32).into_par_iter().filter(|&v| bits.get(v as usize)).map(|v| adj.degree(v) as u64 + 1).sum(),
+        Frontier::Dense { bits, .. } => {
+            (0..bits.len() as u32).into_par_iter().filter(|&v| bits.get(v as usize)).map(|v| adj.degree(v) as u64 + 1).sum()
+        }
     }
 }
 

@@ -117,7 +117,7 @@ pub enum HostGraph<'a> {
     /// The engine holds it anyway.
     Borrowed(&'a Graph),
     /// Read for the caller (the SSD engine reads its pages back).
-    Owned(Graph),
+    Owned(Box<Graph>),
 }
 
 impl Deref for HostGraph<'_> {

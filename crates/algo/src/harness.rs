@@ -68,7 +68,7 @@ pub fn run(engine: &mut dyn Engine, alg: Algorithm, p: &Params, opts: &Options, 
     let has_edges = graph.m > 0;
     let sources = |trial: u64| -> Result<Vec<u32>> {
         if alg.has_source() {
-            pick_sources(graph.n, |v| engine.out_degree(v), has_edges, &p, trial)
+            pick_sources(alg, graph.n, |v| engine.out_degree(v), has_edges, &p, trial)
         } else {
             Ok(Vec::new())
         }
@@ -99,7 +99,18 @@ pub fn run(engine: &mut dyn Engine, alg: Algorithm, p: &Params, opts: &Options, 
     let last = last.expect("at least one trial");
     let edges_traversed = edges_traversed(alg, graph.m, |v| engine.out_degree(v), &last);
     let detail = merge(engine.detail(), last.detail.clone());
-    Ok(Report { algorithm: alg, engine: engine.info(), graph, params: p, trial_seconds, end_to_end_seconds, last, verification, edges_traversed, detail })
+    Ok(Report {
+        algorithm: alg,
+        engine: engine.info(),
+        graph,
+        params: p,
+        trial_seconds,
+        end_to_end_seconds,
+        last,
+        verification,
+        edges_traversed,
+        detail,
+    })
 }
 
 /// The union of two JSON objects (`b` wins); a null side is empty.
@@ -114,6 +125,10 @@ fn merge(a: Value, b: Value) -> Value {
         (_, b) => b,
     }
 }
+
+/// The report lists every source up to this many; beyond, `source_count` and `seed`
+/// reproduce them.
+pub const SOURCES_LISTED: usize = 1000;
 
 /// Where the report was made: what the front end knows and the engines do not.
 pub struct Context<'a> {
@@ -155,7 +170,7 @@ impl Report {
                 "weighted": self.graph.weighted,
             },
             "parameters": {
-                "sources": sources.iter().take(64).collect::<Vec<_>>(),
+                "sources": if sources.len() <= SOURCES_LISTED { &sources[..] } else { &[] },
                 "source_count": sources.len(),
                 "delta": p.delta,
                 "tolerance": p.pr.tolerance,
@@ -195,7 +210,9 @@ impl Report {
 pub fn peak_rss() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap_or(0))))
+        .and_then(|s| {
+            s.lines().find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap_or(0)))
+        })
         .unwrap_or(0)
         * 1024
 }

@@ -146,7 +146,15 @@ pub struct Params {
 
 impl Default for Params {
     fn default() -> Self {
-        Params { source: None, seed: 27491095, delta: None, pr: PrParams::default(), bc_sources: BcSources::One, x: None, direction: Direction::Auto }
+        Params {
+            source: None,
+            seed: 27491095,
+            delta: None,
+            pr: PrParams::default(),
+            bc_sources: BcSources::One,
+            x: None,
+            direction: Direction::Auto,
+        }
     }
 }
 
@@ -188,19 +196,21 @@ pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Syn
 /// out-edge (any vertex if the graph has no edges), the same sequence on every engine.
 /// BC's random sources are drawn without replacement; asking for as many as there are
 /// such vertices, or more, takes them all.
-pub fn pick_sources(n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p: &Params, trial: u64) -> Result<Vec<u32>> {
+pub fn pick_sources(alg: Algorithm, n: usize, degree: impl Fn(u32) -> u64, has_edges: bool, p: &Params, trial: u64) -> Result<Vec<u32>> {
     if n == 0 {
         return Err(Error::NoVertices);
     }
+    // `bc_sources` is BC's alone: every other kernel has one source.
+    let bc_sources = if alg == Algorithm::Bc { &p.bc_sources } else { &BcSources::One };
     if let Some(s) = p.source {
         if s as usize >= n {
             return Err(Error::NotAVertex { vertex: s, n });
         }
-        if p.bc_sources == BcSources::One {
+        if *bc_sources == BcSources::One {
             return Ok(vec![s]);
         }
     }
-    let count = match p.bc_sources {
+    let count = match *bc_sources {
         BcSources::All => return Ok((0..n as u32).collect()),
         BcSources::One => 1,
         BcSources::Random(k) => k,
@@ -305,7 +315,11 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
 }
 
 /// The first index where `want` and `got` disagree under `same`, as an error.
-pub(crate) fn first_mismatch<T: PartialEq + std::fmt::Debug + Sync>(want: &[T], got: &[T], same: impl Fn(&T, &T) -> bool + Sync) -> Result<()> {
+pub(crate) fn first_mismatch<T: PartialEq + std::fmt::Debug + Sync>(
+    want: &[T],
+    got: &[T],
+    same: impl Fn(&T, &T) -> bool + Sync,
+) -> Result<()> {
     if want.len() != got.len() {
         return Err(Error::Mismatch(format!("{} values, expected {}", got.len(), want.len())));
     }

@@ -56,7 +56,11 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams) -> Result<(Vec<f64
             .map(|(u, (c, s))| {
                 let d = g.out_degree(u as u32);
                 *c = if d > 0 { (s / d as f64) as f32 } else { 0.0 };
-                if d == 0 { *s } else { 0.0 }
+                if d == 0 {
+                    *s
+                } else {
+                    0.0
+                }
             })
             .sum();
         let base = (1.0 - p.damping) / n as f64 + p.damping * dangling / n as f64;

@@ -333,7 +333,8 @@ fn bellman_ford<G: EdgeMapGraph + ?Sized>(g: &G, source: u32) -> Result<(Distanc
     let n = g.num_vertices();
     let weights = g.weight_type();
     let float = weights == WeightType::Float;
-    let dist: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(if float { f64::INFINITY.to_bits() } else { u64::MAX })).collect();
+    let dist: Vec<AtomicU64> =
+        (0..n).into_par_iter().map(|_| AtomicU64::new(if float { f64::INFINITY.to_bits() } else { u64::MAX })).collect();
     dist[source as usize].store(0, Relaxed);
     let bad_weight = AtomicU32::new(0);
     let op = Relax { dist: &dist, weights, bad_weight: &bad_weight };

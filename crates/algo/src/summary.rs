@@ -94,11 +94,41 @@ impl Output {
     }
 }
 
+impl Summary {
+    /// The summary as the text report prints it: the [`fmt::Display`] line, then the
+    /// histogram, the largest components or the top values, one per line.
+    pub fn report(&self) -> String {
+        let mut out = format!("{self}\n");
+        match self {
+            Summary::Depths { histogram, .. } => {
+                let levels: Vec<String> = histogram.iter().enumerate().take(32).map(|(d, c)| format!("{d}:{c}")).collect();
+                let more = if histogram.len() > 32 { format!(" ... ({} levels)", histogram.len()) } else { String::new() };
+                out += &format!("Depth histogram:     {}{more}\n", levels.join(" "));
+            }
+            Summary::Distances { .. } => {}
+            Summary::Components { largest, .. } => {
+                for (label, size) in largest {
+                    out += &format!("  component {label}: {size} vertices\n");
+                }
+            }
+            Summary::Values { sum, top } => {
+                out += &format!("Sum:                 {sum:.6e}\n");
+                for (v, x) in top {
+                    out += &format!("  vertex {v}: {x:.6e}\n");
+                }
+            }
+        }
+        out
+    }
+}
+
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             Summary::Depths { reached, max_depth, .. } => write!(f, "Reached:             {reached} vertices, max depth {max_depth}"),
-            Summary::Distances { reached, max, mean } => write!(f, "Reached:             {reached} vertices, max distance {max}, mean {mean:.6}"),
+            Summary::Distances { reached, max, mean } => {
+                write!(f, "Reached:             {reached} vertices, max distance {max}, mean {mean:.6}")
+            }
             Summary::Components { count, largest } => {
                 write!(f, "Components:          {count}")?;
                 if let Some((label, size)) = largest.first() {

@@ -4,7 +4,9 @@
 use chatty_algo::edge_map::{EdgeMapOptions, EdgeOp, Edges};
 use chatty_algo::frontier::Frontier;
 use chatty_algo::{pick_sources, run_kernel, verify, Algorithm, BcSources, Direction, EdgeMapGraph, Error, Output, Params};
-use chatty_graph::{datasets, from_edges, from_weighted_edges, generate, read_graph, GenOptions, Graph, NoProgress, ReadOptions, WeightType};
+use chatty_graph::{
+    datasets, from_edges, from_weighted_edges, generate, read_graph, GenOptions, Graph, NoProgress, ReadOptions, WeightType,
+};
 
 /// The in-memory graph seen as an engine that only streams (as the SSD engine
 /// does): no adjacency to hand out, so every kernel takes its edge-map strategy.
@@ -39,7 +41,8 @@ impl EdgeMapGraph for Streaming<'_> {
 
 /// One trial on `g` (sources picked as the harness does); returns the output and sources.
 fn run_on<G: EdgeMapGraph + ?Sized>(alg: Algorithm, g: &G, p: &Params, trial: u64) -> Result<(Output, Vec<u32>), Error> {
-    let sources = if alg.has_source() { pick_sources(g.num_vertices(), |v| g.out_degree(v), g.num_edges() > 0, p, trial)? } else { Vec::new() };
+    let sources =
+        if alg.has_source() { pick_sources(alg, g.num_vertices(), |v| g.out_degree(v), g.num_edges() > 0, p, trial)? } else { Vec::new() };
     let (output, _) = run_kernel(g, alg, p, &sources)?;
     Ok((output, sources))
 }
@@ -63,7 +66,8 @@ fn check_trials(label: &str, g: Graph, trials: u64) {
             assert!(matches!(run_on(alg, &Streaming(&g), &Params::default(), 0), Err(Error::NegativeWeight(_))), "{label} streaming");
             continue;
         }
-        let directions: &[Direction] = if alg == Algorithm::Bfs { &[Direction::Auto, Direction::Push, Direction::Pull] } else { &[Direction::Auto] };
+        let directions: &[Direction] =
+            if alg == Algorithm::Bfs { &[Direction::Auto, Direction::Push, Direction::Pull] } else { &[Direction::Auto] };
         for &direction in directions {
             let p = Params { direction, ..Params::default() };
             for trial in 0..trials {
@@ -128,7 +132,7 @@ fn known_answers() {
     let cycle = from_edges(3, &[(0, 1), (1, 2), (2, 0)], true).with_in_edges();
     let (Output::Values(s), _) = run(Algorithm::Pr, &cycle, &Params::default(), 0).unwrap() else { panic!() };
     assert!(s.iter().all(|x| (x - 1.0 / 3.0).abs() < 1e-7), "{s:?}"); // f32 contributions
-    // WCC labels are the smallest id of the component.
+                                                                      // WCC labels are the smallest id of the component.
     let g = from_edges(5, &[(4, 3), (3, 1), (2, 0)], true).with_in_edges();
     assert_eq!(run(Algorithm::Wcc, &g, &Params::default(), 0).unwrap().0, Output::Labels(vec![0, 1, 0, 1, 1]));
     // SSSP prefers two light edges over one heavy one.

@@ -28,7 +28,13 @@ fn no_aliases<T>(_: T) -> &'static [&'static str] {
 }
 
 fn algorithm() -> impl TypedValueParser<Value = Algorithm> {
-    one_of(&Algorithm::ALL, Algorithm::name, |a| if a == Algorithm::Pr { &["pagerank"] } else { &[] })
+    one_of(&Algorithm::ALL, Algorithm::name, |a| match a {
+        Algorithm::Pr => &["pagerank"],
+        Algorithm::Sssp => &["dijkstra"],
+        Algorithm::Wcc => &["cc"],
+        Algorithm::Bc => &["betweenness"],
+        _ => &[],
+    })
 }
 
 fn direction() -> impl TypedValueParser<Value = Direction> {
@@ -362,9 +368,10 @@ pub enum BroadcastRole {
 /// `chatty run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The kernel.
-    #[arg(value_parser = algorithm())]
-    pub algorithm: Algorithm,
+    /// The kernel, or several separated by commas (`pr,bfs,wcc`: one load, one result
+    /// each). Also accepted: pagerank, dijkstra, cc, betweenness.
+    #[arg(value_parser = algorithm(), value_delimiter = ',', required = true)]
+    pub algorithm: Vec<Algorithm>,
     /// The graph (.cgr or any input format, converted on the fly).
     pub graph: PathBuf,
     /// Engine.
@@ -382,9 +389,15 @@ pub struct RunArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Write `vertex value` per line (the last trial's result).
+    /// Write the last trial's answer, one row per vertex: `.csv` / `.tsv` with a header
+    /// (`vertex,distance`...), anything else `vertex value` per line. With several
+    /// kernels each gets its own file, the kernel's name before the extension
+    /// (`out.pr.csv`).
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// How many of the largest values (pr, bc, spmv) or components (wcc) the summary lists.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
     /// Seed for picking random sources.
     #[arg(long, default_value_t = 27491095)]
     pub seed: u64,
@@ -397,6 +410,9 @@ pub struct RunArgs {
     /// PageRank: at most this many iterations.
     #[arg(long, default_value_t = 100)]
     pub max_iters: u32,
+    /// PageRank: the damping factor (networkx's alpha).
+    #[arg(long, alias = "alpha", default_value_t = 0.85)]
+    pub damping: f64,
     /// BC sources: a count of random sources, or `all` (default: one, as --source).
     #[arg(long)]
     pub sources: Option<String>,

@@ -45,9 +45,17 @@ pub fn line_chart(path: &Path, title: &str, x_label: &str, y_label: &str, series
 
 /// Grouped bars: one group per category, one bar per series (`values[s][c]`), with a
 /// dashed line at `reference` (e.g. 1.0 for speedups).
-pub fn bar_chart(path: &Path, title: &str, y_label: &str, categories: &[String], series: &[(String, Vec<f64>)], reference: Option<f64>) -> Result<()> {
+pub fn bar_chart(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[(String, Vec<f64>)],
+    reference: Option<f64>,
+) -> Result<()> {
     let fail = |e: &dyn std::fmt::Display| anyhow!("{}: cannot draw the chart: {e}", path.display());
-    let y_max = series.iter().flat_map(|s| s.1.iter().copied()).chain(reference).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.15;
+    let y_max =
+        series.iter().flat_map(|s| s.1.iter().copied()).chain(reference).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.15;
     let groups = categories.len().max(1);
     let width = 1.0 / (series.len() + 1) as f64;
     let root = SVGBackend::new(path, ((130 * groups as u32).clamp(800, 3000), 520)).into_drawing_area();
@@ -90,7 +98,13 @@ pub fn bar_chart(path: &Path, title: &str, y_label: &str, categories: &[String],
     if let Some(r) = reference {
         chart.draw_series(DashedLineSeries::new(vec![(0.0, r), (groups as f64, r)], 6, 4, BLACK.stroke_width(1))).map_err(|e| fail(&e))?;
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| fail(&e))?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| fail(&e))?;
     root.present().map_err(|e| fail(&e))?;
     Ok(())
 }

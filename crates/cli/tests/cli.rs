@@ -56,7 +56,10 @@ fn generate_convert_info_round_trip() {
     let o = chatty(&["generate", "grid", "--width", "20", "--height", "10", "-o", &p("g.cgr")]);
     assert!(o.status.success(), "{}", text(&o));
     let j: serde_json::Value = serde_json::from_slice(&chatty(&["info", &p("g.cgr"), "--json"]).stdout).unwrap();
-    assert_eq!((j["vertices"].as_u64(), j["edges"].as_u64(), j["directed"].as_bool()), (Some(200), Some(2 * (19 * 10 + 20 * 9)), Some(false)));
+    assert_eq!(
+        (j["vertices"].as_u64(), j["edges"].as_u64(), j["directed"].as_bool()),
+        (Some(200), Some(2 * (19 * 10 + 20 * 9)), Some(false))
+    );
 }
 
 #[test]
@@ -77,7 +80,23 @@ fn run_prints_gapbs_lines_json_and_output_files() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "0 2\n1 0\n2 1\n3 -1\n");
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for key in ["algorithm", "engine", "devices", "graph", "parameters", "trial_seconds", "iterations", "edges_traversed", "gteps", "transports", "bytes_between_devices", "verification", "version", "commit", "peak_memory_bytes"] {
+    for key in [
+        "algorithm",
+        "engine",
+        "devices",
+        "graph",
+        "parameters",
+        "trial_seconds",
+        "iterations",
+        "edges_traversed",
+        "gteps",
+        "transports",
+        "bytes_between_devices",
+        "verification",
+        "version",
+        "commit",
+        "peak_memory_bytes",
+    ] {
         assert!(!j[key].is_null(), "JSON lacks {key}: {j}");
     }
     assert_eq!(j["verification"], "PASS");
@@ -150,7 +169,8 @@ fn a_tiny_file_naming_a_huge_vertex_id_is_refused_under_a_memory_limit() {
     let d = tempfile::tempdir().unwrap();
     let g = d.path().join("big.el");
     std::fs::write(&g, "0 1000000000\n").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_chatty")).args(["info", g.to_str().unwrap()]).env("CHATTY_MEMORY_LIMIT", "64M").output().unwrap();
+    let o =
+        Command::new(env!("CARGO_BIN_EXE_chatty")).args(["info", g.to_str().unwrap()]).env("CHATTY_MEMORY_LIMIT", "64M").output().unwrap();
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains("needs") && t.contains("GiB"), "{t}");
@@ -159,7 +179,12 @@ fn a_tiny_file_naming_a_huge_vertex_id_is_refused_under_a_memory_limit() {
 #[test]
 fn a_closed_pipe_ends_quietly() {
     use std::io::Read;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chatty")).arg("demo").stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chatty"))
+        .arg("demo")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut first = [0u8; 16];
     child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
     drop(child.stdout.take());
@@ -405,7 +430,8 @@ fn the_json_report_is_the_same_on_every_engine() {
             assert!(j["detail"].is_object() && j["result"].is_object() && j["parameters"].is_object());
             // Types of the top level and of the shared sub-objects; `delta` is null
             // where an engine's SSSP has no buckets, so parameters are compared by key.
-            let mut keys: Vec<(String, &str)> = j.as_object().unwrap().iter().filter(|(k, _)| *k != "detail").map(|(k, v)| (k.clone(), shape(v))).collect();
+            let mut keys: Vec<(String, &str)> =
+                j.as_object().unwrap().iter().filter(|(k, _)| *k != "detail").map(|(k, v)| (k.clone(), shape(v))).collect();
             keys.extend(j["graph"].as_object().unwrap().iter().map(|(k, v)| (format!("graph.{k}"), shape(v))));
             keys.extend(j["parameters"].as_object().unwrap().keys().map(|k| (format!("parameters.{k}"), "")));
             keys.sort();
@@ -417,4 +443,57 @@ fn the_json_report_is_the_same_on_every_engine() {
         // `result` differs by kernel in its fields, not its type.
         assert_eq!(got, want, "{which} differs from {first}");
     }
+}
+
+/// Answers a person can read and load: several kernels on one load, top-K summaries,
+/// CSV/TSV with a header, files readable by others, networkx's names and damping.
+#[test]
+fn answers_people_can_read_and_load() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    assert!(chatty(&["generate", "rmat", "--scale", "9", "--undirected", "-o", &p("g.cgr")]).status.success());
+    // Several kernels on one load: one JSON object and one output file each.
+    let o = chatty(&["run", "pr,bfs,wcc", &p("g.cgr"), "--json", "-r", "1", "--top", "3", "--output", &p("out.csv")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.iter().map(|j| j["algorithm"].as_str().unwrap()).collect::<Vec<_>>(), ["pr", "bfs", "wcc"]);
+    assert_eq!(lines[0]["result"]["top"].as_array().unwrap().len(), 3);
+    assert_eq!(lines[1]["result"]["kind"], "depths");
+    assert!(lines[2]["result"]["count"].as_u64().unwrap() >= 1);
+    for (alg, header) in [("pr", "vertex,pagerank"), ("bfs", "vertex,depth"), ("wcc", "vertex,component")] {
+        let path = d.path().join(format!("out.{alg}.csv"));
+        let body = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(body.lines().next(), Some(header), "{alg}");
+        assert_eq!(body.lines().count(), 513, "{alg}: a header and one row per vertex");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o044, 0o044, "{alg}: readable by others (umask permitting)");
+    }
+    // Text: one block per kernel, the top values listed.
+    let o = chatty(&["run", "pr,bc", &p("g.cgr"), "--top", "2", "--sources", "4", "-o", &p("x.tsv")]);
+    let t = text(&o);
+    assert!(o.status.success() && t.contains("== pr") && t.contains("== bc") && t.matches("  vertex ").count() == 4, "{t}");
+    assert!(std::fs::read_to_string(d.path().join("x.bc.tsv")).unwrap().starts_with("vertex\tbetweenness\n"));
+    // networkx's names and damping.
+    for name in ["pagerank", "dijkstra", "cc", "betweenness"] {
+        assert!(chatty(&["run", name, &p("g.cgr"), "-r", "1"]).status.success(), "{name}");
+    }
+    let o = chatty(&["run", "pr", &p("g.cgr"), "--alpha", "0.5", "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["parameters"]["damping"], 0.5);
+    fails(&["run", "pr", &p("g.cgr"), "--damping", "1.5"], "--damping");
+    // Every BC source is in the report, drawn without replacement.
+    let o = chatty(&["run", "bc", &p("g.cgr"), "--sources", "70", "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut s: Vec<u64> = j["parameters"]["sources"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    assert_eq!(s.len(), 70);
+    s.sort_unstable();
+    s.dedup();
+    assert_eq!(s.len(), 70);
+    // `--sources` is BC's: the other kernels of the same run keep one source.
+    let o = chatty(&["run", "bfs,bc", &p("g.cgr"), "--sources", "4", "--json"]);
+    let counts: Vec<u64> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["parameters"]["source_count"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, [1, 4]);
 }

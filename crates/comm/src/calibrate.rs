@@ -52,8 +52,12 @@ impl Calibration {
     /// Predicted seconds to move `bytes` from `src` to `dst` by `transport`: linear
     /// between the measured sizes around it, and beyond the largest at its bandwidth.
     pub fn predict(&self, transport: Method, src: Option<usize>, dst: Option<usize>, bytes: u64) -> Option<f64> {
-        let mut points: Vec<(u64, f64)> =
-            self.samples.iter().filter(|s| s.transport == transport && s.src == src && s.dst == dst).map(|s| (s.bytes, s.seconds)).collect();
+        let mut points: Vec<(u64, f64)> = self
+            .samples
+            .iter()
+            .filter(|s| s.transport == transport && s.src == src && s.dst == dst)
+            .map(|s| (s.bytes, s.seconds))
+            .collect();
         points.sort_by_key(|p| p.0);
         let (&(b0, t0), &(bn, tn)) = (points.first()?, points.last()?);
         if bytes <= b0 {
@@ -73,10 +77,7 @@ impl Calibration {
         let mut methods: Vec<Method> = self.samples.iter().filter(|s| s.src == src && s.dst == dst).map(|s| s.transport).collect();
         methods.sort_unstable();
         methods.dedup();
-        methods
-            .into_iter()
-            .filter_map(|t| self.predict(t, src, dst, bytes).map(|s| (t, s)))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
+        methods.into_iter().filter_map(|t| self.predict(t, src, dst, bytes).map(|s| (t, s))).min_by(|a, b| a.1.total_cmp(&b.1))
     }
 }
 
@@ -335,9 +336,11 @@ impl StoreKernel {
         // NVRTC's options take a &'static str: one short string per GPU.
         let arch: &'static str = Box::leak(format!("compute_{major}{minor}").into_boxed_str());
         let opts = cudarc::nvrtc::CompileOptions { arch: Some(arch), ..Default::default() };
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(STORE_KERNEL, opts).map_err(|e| CalibrationError::Io(format!("compiling the store kernel: {e:?}")))?;
+        let ptx = cudarc::nvrtc::compile_ptx_with_opts(STORE_KERNEL, opts)
+            .map_err(|e| CalibrationError::Io(format!("compiling the store kernel: {e:?}")))?;
         let src = std::ffi::CString::new(ptx.to_src()).map_err(|e| CalibrationError::Io(e.to_string()))?;
-        let mut k = StoreKernel { module: std::ptr::null_mut(), f: std::ptr::null_mut(), blocks_max: topology.gpus[i].sms.max(1) as u64 * 8 };
+        let mut k =
+            StoreKernel { module: std::ptr::null_mut(), f: std::ptr::null_mut(), blocks_max: topology.gpus[i].sms.max(1) as u64 * 8 };
         // SAFETY: loading PTX text into the current context; checked.
         unsafe {
             ok(sys::cuModuleLoadData(&mut k.module, src.as_ptr().cast()), "loading the store kernel")?;
@@ -381,7 +384,10 @@ fn kernel_transports(
     let max = sizes.last().copied().unwrap_or(4) as usize;
     let mut mapped = std::ptr::null_mut();
     // SAFETY: pinned, portable, device-mapped host memory; checked; freed by HostBuf.
-    ok(unsafe { sys::cuMemHostAlloc(&mut mapped, max, sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP) }, "allocating mapped host memory")?;
+    ok(
+        unsafe { sys::cuMemHostAlloc(&mut mapped, max, sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP) },
+        "allocating mapped host memory",
+    )?;
     let mapped = HostBuf(mapped);
     let mut out = Vec::new();
     for &(i, j) in pairs {
@@ -541,7 +547,8 @@ mod tests {
     #[test]
     fn the_model_picks_by_size_from_the_measurements() {
         // Peer copies: low latency; NCCL: higher latency, more bandwidth (as measured on 2x H200).
-        let samples = [line(Method::P2p, 5e-6, 393.0), line(Method::NcclAllgather, 28e-6, 484.0), line(Method::Staged, 18e-6, 38.6)].concat();
+        let samples =
+            [line(Method::P2p, 5e-6, 393.0), line(Method::NcclAllgather, 28e-6, 484.0), line(Method::Staged, 18e-6, 38.6)].concat();
         let c = Calibration { host: "h".into(), gpus: vec![], unix_time: 0, samples };
         let route = (Some(0), Some(1));
         assert_eq!(c.best(route.0, route.1, 4).unwrap().0, Method::P2p);
@@ -549,7 +556,8 @@ mod tests {
         assert_eq!(c.best(route.0, route.1, 1 << 30).unwrap().0, Method::NcclAllgather, "bandwidth wins for large messages");
         // Between measured sizes the prediction interpolates; beyond them it scales.
         let p = c.predict(Method::P2p, route.0, route.1, 3 << 20).unwrap();
-        let (lo, hi) = (c.predict(Method::P2p, route.0, route.1, 1 << 18).unwrap(), c.predict(Method::P2p, route.0, route.1, 1 << 22).unwrap());
+        let (lo, hi) =
+            (c.predict(Method::P2p, route.0, route.1, 1 << 18).unwrap(), c.predict(Method::P2p, route.0, route.1, 1 << 22).unwrap());
         assert!(lo < p && p < hi);
         let big = c.predict(Method::P2p, route.0, route.1, 1 << 30).unwrap();
         assert!((big / c.predict(Method::P2p, route.0, route.1, 1 << 28).unwrap() - 4.0).abs() < 1e-9);

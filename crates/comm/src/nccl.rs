@@ -93,7 +93,17 @@ impl Communicators {
         let comm = self.comms[rank];
         // SAFETY: the caller's contract.
         ok(
-            unsafe { nccl::ncclBroadcast(send as *const c_void, recv as *mut c_void, bytes, nccl::ncclDataType_t::ncclUint8, root as i32, comm, stream) },
+            unsafe {
+                nccl::ncclBroadcast(
+                    send as *const c_void,
+                    recv as *mut c_void,
+                    bytes,
+                    nccl::ncclDataType_t::ncclUint8,
+                    root as i32,
+                    comm,
+                    stream,
+                )
+            },
             "broadcast",
         )
     }
@@ -106,7 +116,10 @@ impl Communicators {
     pub unsafe fn all_gather(&self, rank: usize, send: u64, recv: u64, part: usize, stream: Stream) -> Result<(), NcclError> {
         let comm = self.comms[rank];
         // SAFETY: the caller's contract.
-        ok(unsafe { nccl::ncclAllGather(send as *const c_void, recv as *mut c_void, part, nccl::ncclDataType_t::ncclUint8, comm, stream) }, "all-gather")
+        ok(
+            unsafe { nccl::ncclAllGather(send as *const c_void, recv as *mut c_void, part, nccl::ncclDataType_t::ncclUint8, comm, stream) },
+            "all-gather",
+        )
     }
 
     /// Aborts rather than destroys on drop: a GPU failed mid-collective.

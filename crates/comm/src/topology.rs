@@ -241,7 +241,14 @@ mod tests {
     use super::*;
 
     fn gpu(ordinal: usize) -> Gpu {
-        Gpu { ordinal, name: "Test".into(), pci_bus_id: format!("0000:{:02x}:00.0", ordinal + 0x1b), memory_bytes: 1 << 30, sms: 132, compute_capability: (9, 0) }
+        Gpu {
+            ordinal,
+            name: "Test".into(),
+            pci_bus_id: format!("0000:{:02x}:00.0", ordinal + 0x1b),
+            memory_bytes: 1 << 30,
+            sms: 132,
+            compute_capability: (9, 0),
+        }
     }
 
     #[test]

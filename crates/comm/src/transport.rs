@@ -165,7 +165,14 @@ mod tests {
     fn line(method: Method, src: usize, dst: usize, lat: f64, gbps: f64) -> Vec<Sample> {
         [4u64, 1 << 20, 1 << 28]
             .into_iter()
-            .map(|b| Sample { transport: method, src: Some(src), dst: Some(dst), bytes: b, seconds: lat + b as f64 / gbps / 1e9, gb_per_s: 0.0 })
+            .map(|b| Sample {
+                transport: method,
+                src: Some(src),
+                dst: Some(dst),
+                bytes: b,
+                seconds: lat + b as f64 / gbps / 1e9,
+                gb_per_s: 0.0,
+            })
             .collect()
     }
 
@@ -190,7 +197,16 @@ mod tests {
     fn names_are_distinct_and_the_cache_keeps_its_spelling() {
         let names: std::collections::HashSet<_> = Comm::ALL.iter().map(|c| c.name()).collect();
         assert_eq!(names.len(), Comm::ALL.len());
-        for m in [Method::P2p, Method::Staged, Method::D2h, Method::H2d, Method::PeerStore, Method::Uva, Method::NcclBcast, Method::NcclAllgather] {
+        for m in [
+            Method::P2p,
+            Method::Staged,
+            Method::D2h,
+            Method::H2d,
+            Method::PeerStore,
+            Method::Uva,
+            Method::NcclBcast,
+            Method::NcclAllgather,
+        ] {
             assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{}\"", m.name()));
         }
     }

@@ -94,7 +94,16 @@ impl Gpu {
             functions.insert(*f, module.load_function(f).check(&format!("loading kernel {f}"))?);
         }
         let (free, _) = ctx.mem_get_info().check("querying memory")?;
-        Ok(Gpu { ctx, stream, functions, name: format!("{name} (sm_{major}{minor}, GPU {ordinal})"), grid: sms as u32 * 8, sms: sms as u32, free_at_open: free as u64, compile_seconds })
+        Ok(Gpu {
+            ctx,
+            stream,
+            functions,
+            name: format!("{name} (sm_{major}{minor}, GPU {ordinal})"),
+            grid: sms as u32 * 8,
+            sms: sms as u32,
+            free_at_open: free as u64,
+            compile_seconds,
+        })
     }
 
     /// The device's name.
@@ -239,7 +248,14 @@ impl DeviceGraph {
 
     fn pull_graph(&self) -> PullGraph<'_> {
         let inc = self.in_edges();
-        PullGraph { in_off: &inc.off, in_adj: &inc.adj, in_weights: inc.weights.as_ref(), out_off: &self.out.off, bins: &self.bins, weight_type: self.weight_type }
+        PullGraph {
+            in_off: &inc.off,
+            in_adj: &inc.adj,
+            in_weights: inc.weights.as_ref(),
+            out_off: &self.out.off,
+            bins: &self.bins,
+            weight_type: self.weight_type,
+        }
     }
 }
 
@@ -367,13 +383,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
     let download = Instant::now();
     let output = output.fetch(gpu, dg)?;
-    Ok(GpuRun {
-        output,
-        iterations,
-        kernel_seconds,
-        download_seconds: download.elapsed().as_secs_f64(),
-        peak_device_bytes: peak,
-    })
+    Ok(GpuRun { output, iterations, kernel_seconds, download_seconds: download.elapsed().as_secs_f64(), peak_device_bytes: peak })
 }
 
 /// A result still on the device.
@@ -441,13 +451,18 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
             let bytes = gpu.stream.clone_dtoh(&ctl).check("reading the control block")?;
             bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<BfsCtl>()])
         }
-        Err(_) => device_loop(gpu, &ctl, |c: &BfsCtl| c.flags & BFS_DONE != 0, || {
-            let mut l = gpu.kernel("bfs_level");
-            let (lo, pause) = (0u32, 0u32);
-            bfs_args!(l).arg(&lo).arg(&n).arg(&alpha).arg(&beta).arg(&pause);
-            // SAFETY: as above, for bfs_level.
-            unsafe { l.launch(gpu.cfg()) }
-        })?,
+        Err(_) => device_loop(
+            gpu,
+            &ctl,
+            |c: &BfsCtl| c.flags & BFS_DONE != 0,
+            || {
+                let mut l = gpu.kernel("bfs_level");
+                let (lo, pause) = (0u32, 0u32);
+                bfs_args!(l).arg(&lo).arg(&n).arg(&alpha).arg(&beta).arg(&pause);
+                // SAFETY: as above, for bfs_level.
+                unsafe { l.launch(gpu.cfg()) }
+            },
+        )?,
     };
     Ok((Pending::Depths(depth), c.level as u64 - 1, start, gpu.timer()?))
 }
@@ -466,19 +481,27 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
     let far0 = gpu.zeros::<u32>(dg.n, "far pile")?;
     let far1 = gpu.zeros::<u32>(dg.n, "far pile")?;
     gpu.set(&mut near0, 0, source, "the first frontier")?;
-    let ctl = control(gpu, &SsspCtl { near_len: [1, 0], step: 1, threshold: delta_bits, far_min: u64::MAX, delta: delta_bits, ..Default::default() })?;
+    let ctl = control(
+        gpu,
+        &SsspCtl { near_len: [1, 0], step: 1, threshold: delta_bits, far_min: u64::MAX, delta: delta_bits, ..Default::default() },
+    )?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
     let null = 0u64;
-    let c: SsspCtl = device_loop(gpu, &ctl, |c: &SsspCtl| c.done != 0, || {
-        let mut l = gpu.kernel("sssp_step");
-        l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj);
-        arg_or_null(&mut l, dg.out.weights.as_ref(), &null);
-        l.arg(&dist).arg(&stamp).arg(&in_far).arg(&near0).arg(&near1).arg(&far0).arg(&far1).arg(&is_float);
-        // SAFETY: arguments match sssp_step; near queues and far piles hold n entries
-        // and admit a vertex at most once each (stamps, far flags).
-        unsafe { l.launch(gpu.cfg()) }
-    })?;
+    let c: SsspCtl = device_loop(
+        gpu,
+        &ctl,
+        |c: &SsspCtl| c.done != 0,
+        || {
+            let mut l = gpu.kernel("sssp_step");
+            l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj);
+            arg_or_null(&mut l, dg.out.weights.as_ref(), &null);
+            l.arg(&dist).arg(&stamp).arg(&in_far).arg(&near0).arg(&near1).arg(&far0).arg(&far1).arg(&is_float);
+            // SAFETY: arguments match sssp_step; near queues and far piles hold n entries
+            // and admit a vertex at most once each (stamps, far flags).
+            unsafe { l.launch(gpu.cfg()) }
+        },
+    )?;
     let pending = if is_float != 0 { Pending::FloatDistances(dist) } else { Pending::IntDistances(dist) };
     Ok((pending, c.step as u64 - 1, start, gpu.timer()?))
 }
@@ -561,7 +584,20 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, peak: &mut u64) -> Result<S
         iters += 1;
         gpu.stream.memset_zeros(&mut sums).check("clearing sums")?;
         let base = (1.0 - p.pr.damping) / n as f64 + p.pr.damping * dangling / n as f64;
-        pull(gpu, &dg.pull_graph(), &PullArgs { contrib: Some(&contrib), x: None, y: &next, score: Some(&score), contrib_next: Some(&contrib_next), base, damping: p.pr.damping, sums: Some(&sums) })?;
+        pull(
+            gpu,
+            &dg.pull_graph(),
+            &PullArgs {
+                contrib: Some(&contrib),
+                x: None,
+                y: &next,
+                score: Some(&score),
+                contrib_next: Some(&contrib_next),
+                base,
+                damping: p.pr.damping,
+                sums: Some(&sums),
+            },
+        )?;
         std::mem::swap(&mut score, &mut next);
         std::mem::swap(&mut contrib, &mut contrib_next);
     }
@@ -573,7 +609,11 @@ fn spmv(gpu: &Gpu, dg: &DeviceGraph, x: &[f64], peak: &mut u64) -> Result<Step> 
     let y = gpu.zeros::<f64>(dg.n, "y")?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
-    pull(gpu, &dg.pull_graph(), &PullArgs { contrib: None, x: Some(&x), y: &y, score: None, contrib_next: None, base: 0.0, damping: 0.0, sums: None })?;
+    pull(
+        gpu,
+        &dg.pull_graph(),
+        &PullArgs { contrib: None, x: Some(&x), y: &y, score: None, contrib_next: None, base: 0.0, damping: 0.0, sums: None },
+    )?;
     Ok((Pending::Values(y), 1, start, gpu.timer()?))
 }
 
@@ -643,7 +683,17 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<St
         for d in (0..levels.len() - 1).rev() {
             let (begin, end, level) = (levels[d], levels[d + 1], d as u32);
             let mut l = gpu.kernel("bc_backward");
-            l.arg(&dg.out.off).arg(&dg.out.adj).arg(&depth).arg(&sigma).arg(&delta).arg(&scores).arg(&order).arg(&begin).arg(&end).arg(&level).arg(&s);
+            l.arg(&dg.out.off)
+                .arg(&dg.out.adj)
+                .arg(&depth)
+                .arg(&sigma)
+                .arg(&delta)
+                .arg(&scores)
+                .arg(&order)
+                .arg(&begin)
+                .arg(&end)
+                .arg(&level)
+                .arg(&s);
             // SAFETY: arguments match bc_backward.
             unsafe { l.launch(gpu.cfg()) }?;
         }

@@ -135,7 +135,8 @@ impl Pinned {
         let mut device = 0;
         // SAFETY: allocation and pointer query; checked; freed on drop.
         unsafe {
-            sys::cuMemHostAlloc(&mut host, bytes.max(16), sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP).check(&format!("allocating {what}"))?;
+            sys::cuMemHostAlloc(&mut host, bytes.max(16), sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP)
+                .check(&format!("allocating {what}"))?;
             let mut p = Pinned { host, device: 0, bytes, ctx: ctx.clone() };
             sys::cuMemHostGetDevicePointer_v2(&mut device, host, 0).check(&format!("mapping {what}"))?;
             p.device = device;

@@ -137,7 +137,14 @@ impl Engine for GpuEngine {
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<Trial, Error> {
         let unprepared = || Error::Unsupported("the GPU engine was not prepared".into());
-        let trial = |output, iterations, seconds, transfers, detail| Trial { output, sources: sources.to_vec(), iterations, seconds, transfers, detail };
+        let trial = |output, iterations, seconds, transfers, detail| Trial {
+            output,
+            sources: sources.to_vec(),
+            iterations,
+            seconds,
+            transfers,
+            detail,
+        };
         match &self.devices {
             Devices::One { gpu, device } => {
                 let r = run(gpu, device.as_ref().ok_or_else(unprepared)?, alg, p, sources).map_err(Error::engine)?;
@@ -147,7 +154,8 @@ impl Engine for GpuEngine {
             Devices::Several { engine, .. } => {
                 let r = engine.as_ref().ok_or_else(unprepared)?.run(alg, p, sources).map_err(Error::engine)?;
                 let c = &r.comm;
-                let transfers = c.by_transport.iter().map(|(t, (x, b))| Transfer { transport: t.to_string(), exchanges: *x, bytes: *b }).collect();
+                let transfers =
+                    c.by_transport.iter().map(|(t, (x, b))| Transfer { transport: t.to_string(), exchanges: *x, bytes: *b }).collect();
                 let d = MultiTrial {
                     device: DeviceTrial { download_seconds: r.download_seconds, peak_device_memory_bytes: r.peak_device_bytes },
                     steps: c.steps,
@@ -166,7 +174,8 @@ impl Engine for GpuEngine {
     fn trial_lines(&self, trial: &Trial) -> Vec<String> {
         let Devices::Several { options, .. } = &self.devices else { return Vec::new() };
         let d = &trial.detail;
-        let moved: Vec<String> = trial.transfers.iter().map(|t| format!("{} {}x {:.1} MB", t.transport, t.exchanges, t.bytes as f64 / 1e6)).collect();
+        let moved: Vec<String> =
+            trial.transfers.iter().map(|t| format!("{} {}x {:.1} MB", t.transport, t.exchanges, t.bytes as f64 / 1e6)).collect();
         vec![format!(
             "GPUs: {} ({} control); {} steps, {} exchanges ({}), {} of {} updated vertices sent",
             options.devices.len(),

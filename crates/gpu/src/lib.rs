@@ -30,10 +30,10 @@ mod kernels;
 pub mod messaging;
 pub mod multi;
 
+pub use chatty_comm::{Comm, Transport};
 pub use device::{run, DeviceGraph, Gpu, GpuRun};
 pub use engine::GpuEngine;
 pub use messaging::{Messaging, MessagingConfig, MessagingRow};
-pub use chatty_comm::{Comm, Transport};
 pub use multi::{CommStats, Control, Mode, MultiGpu, MultiOptions, MultiRun};
 
 pub(crate) use driver::Check;
@@ -80,7 +80,9 @@ pub enum GpuError {
     #[error("{0}")]
     Messaging(String),
     /// The graph does not fit in the GPUs of a multi-GPU run.
-    #[error("the graph needs {needed_mib} MiB on {device} but it has {free_mib} MiB free; use more GPUs, or --engine ssd (edges stay on disk)")]
+    #[error(
+        "the graph needs {needed_mib} MiB on {device} but it has {free_mib} MiB free; use more GPUs, or --engine ssd (edges stay on disk)"
+    )]
     PartTooLarge {
         /// The device.
         device: String,

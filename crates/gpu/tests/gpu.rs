@@ -6,7 +6,9 @@ use chatty_graph::{datasets, from_edges, generate, read_graph, GenOptions, Graph
 use std::time::Duration;
 
 use chatty_comm::messaging::Status;
-use chatty_gpu::{compile_kernels, Comm, Control, Gpu, GpuEngine, GpuError, Messaging, MessagingConfig, Mode, MultiGpu, MultiOptions, Transport};
+use chatty_gpu::{
+    compile_kernels, Comm, Control, Gpu, GpuEngine, GpuError, Messaging, MessagingConfig, Mode, MultiGpu, MultiOptions, Transport,
+};
 
 /// Runs `trials` verified trials of `alg` through the harness, as `chatty run --verify` does.
 fn verified(engine: &mut dyn Engine, alg: Algorithm, p: &Params, trials: u32) -> Result<harness::Report, Error> {
@@ -22,7 +24,11 @@ fn verified(engine: &mut dyn Engine, alg: Algorithm, p: &Params, trials: u32) ->
 /// `scripts/gpu_suite.sh` exporting it (a test thread must not change the environment).
 fn nccl_environment_is_safe() {
     if Gpu::count() >= 2 {
-        assert_eq!(std::env::var("NCCL_NVLS_ENABLE").as_deref(), Ok("0"), "run the GPU tests through scripts/gpu_suite.sh (it exports NCCL_NVLS_ENABLE=0)");
+        assert_eq!(
+            std::env::var("NCCL_NVLS_ENABLE").as_deref(),
+            Ok("0"),
+            "run the GPU tests through scripts/gpu_suite.sh (it exports NCCL_NVLS_ENABLE=0)"
+        );
     }
 }
 
@@ -36,7 +42,14 @@ fn every_kernel_compiles_with_nvrtc() {
         match compile_kernels(arch) {
             Ok(ptx) => {
                 let src = ptx.to_src();
-                for entry in [".entry bfs_level", ".entry mg_pack", ".entry gmpi_pingpong", ".entry gmpi_rate", ".entry gmpi_ordered", ".entry gmpi_flags"] {
+                for entry in [
+                    ".entry bfs_level",
+                    ".entry mg_pack",
+                    ".entry gmpi_pingpong",
+                    ".entry gmpi_rate",
+                    ".entry gmpi_ordered",
+                    ".entry gmpi_flags",
+                ] {
                     assert!(src.contains(entry), "{arch}: {entry}");
                 }
             }
@@ -61,7 +74,8 @@ fn check(label: &str, g: Graph) {
     let negative = chatty_algo::sssp::check_weights(&g).is_err();
     let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g);
     for alg in Algorithm::ALL {
-        let params = if alg == Algorithm::Bc { Params { bc_sources: BcSources::Random(3), ..Params::default() } } else { Params::default() };
+        let params =
+            if alg == Algorithm::Bc { Params { bc_sources: BcSources::Random(3), ..Params::default() } } else { Params::default() };
         match verified(&mut engine, alg, &params, 2) {
             Err(Error::NegativeWeight(_)) if alg == Algorithm::Sssp && negative => {}
             Err(e) => panic!("{label}: GPU {}: {e}", alg.name()),
@@ -83,7 +97,8 @@ fn gpu_matches_the_cpu_references() {
     check("rmat-14 undirected", generate::rmat(14, 8, o(2, Some(255), true), &NoProgress).unwrap());
     check("grid", generate::grid(200, 100, o(3, None, true), &NoProgress).unwrap());
     let Some(dir) = datasets::find() else { return };
-    let mut files: Vec<_> = walk(&dir).into_iter().filter(|p| p.to_string_lossy().ends_with(".gz") && !p.to_string_lossy().ends_with(".co.gz")).collect();
+    let mut files: Vec<_> =
+        walk(&dir).into_iter().filter(|p| p.to_string_lossy().ends_with(".gz") && !p.to_string_lossy().ends_with(".co.gz")).collect();
     files.sort();
     for f in files {
         eprintln!("GPU vs CPU: {}", f.display());
@@ -126,7 +141,14 @@ fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Tr
                 if t == Some(Transport::Nccl) && shared {
                     continue;
                 }
-                let o = MultiOptions { devices: devices.to_vec(), control, comm: t.map_or(Comm::Auto, Comm::Forced), reorder, watchdog: Duration::from_secs(60), mode };
+                let o = MultiOptions {
+                    devices: devices.to_vec(),
+                    control,
+                    comm: t.map_or(Comm::Auto, Comm::Forced),
+                    reorder,
+                    watchdog: Duration::from_secs(60),
+                    mode,
+                };
                 let what = format!("{label} {} mode {mode:?} comm {t:?} control {control:?} reorder {reorder}", alg.name());
                 let mut engine = GpuEngine::several(graph.take().expect("the graph"), o);
                 let params = Params { pr: chatty_algo::PrParams { tolerance: 1e-9, ..Default::default() }, ..Params::default() };
@@ -161,7 +183,8 @@ fn multi_gpu_matches_the_cpu_references() {
     check_multi("grid", grid(), &two, &every, &both, false);
     check_multi("grid", grid(), &two, &[None], &[Control::Threads], true);
     let Some(dir) = datasets::find() else { return };
-    let mut files: Vec<_> = walk(&dir).into_iter().filter(|p| p.to_string_lossy().ends_with(".gz") && !p.to_string_lossy().ends_with(".co.gz")).collect();
+    let mut files: Vec<_> =
+        walk(&dir).into_iter().filter(|p| p.to_string_lossy().ends_with(".gz") && !p.to_string_lossy().ends_with(".co.gz")).collect();
     files.sort();
     for f in files {
         eprintln!("multi-GPU vs CPU: {}", f.display());
@@ -183,7 +206,14 @@ fn four_parts_match_the_cpu_references() {
     let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
     let transports = [None, Some(Transport::P2p), Some(Transport::Peer), Some(Transport::Staged)];
     let both = [Control::Threads, Control::Single];
-    check_multi("rmat-12 on four parts", generate::rmat(12, 8, o(4, Some(255), false), &NoProgress).unwrap(), &four, &transports, &both, false);
+    check_multi(
+        "rmat-12 on four parts",
+        generate::rmat(12, 8, o(4, Some(255), false), &NoProgress).unwrap(),
+        &four,
+        &transports,
+        &both,
+        false,
+    );
     let grid = generate::grid(90, 60, o(5, None, true), &NoProgress).unwrap();
     check_multi("grid on four parts", grid, &four, &[None], &[Control::Threads], true);
 }
@@ -194,8 +224,17 @@ fn a_hung_step_is_an_error_not_a_hang() {
         return;
     }
     let g = generate::grid(300, 300, GenOptions { seed: 1, max_weight: None, undirected: true }, &NoProgress).unwrap();
-    for (control, mode) in [(Control::Threads, Mode::Bsp), (Control::Single, Mode::Bsp), (Control::Threads, Mode::Async), (Control::Threads, Mode::Gmpi)] {
-        let o = MultiOptions { devices: multi_devices(), control, comm: Comm::Forced(Transport::P2p), reorder: false, watchdog: Duration::from_nanos(1), mode };
+    for (control, mode) in
+        [(Control::Threads, Mode::Bsp), (Control::Single, Mode::Bsp), (Control::Threads, Mode::Async), (Control::Threads, Mode::Gmpi)]
+    {
+        let o = MultiOptions {
+            devices: multi_devices(),
+            control,
+            comm: Comm::Forced(Transport::P2p),
+            reorder: false,
+            watchdog: Duration::from_nanos(1),
+            mode,
+        };
         let mg = MultiGpu::open(&g, Algorithm::Bfs, &o).unwrap();
         let err = mg.run(Algorithm::Bfs, &Params::default(), &[0]).err().expect("a 1 ns watchdog fires");
         assert!(err.to_string().contains("watchdog"), "{err}");
@@ -208,7 +247,14 @@ fn bc_and_impossible_transports_are_refused_clearly() {
         return;
     }
     let g = from_edges(4, &[(0, 1), (1, 2)], false);
-    let o = MultiOptions { devices: vec![0, 0], control: Control::Threads, comm: Comm::Forced(Transport::Nccl), reorder: false, watchdog: Duration::from_secs(5), mode: Mode::Bsp };
+    let o = MultiOptions {
+        devices: vec![0, 0],
+        control: Control::Threads,
+        comm: Comm::Forced(Transport::Nccl),
+        reorder: false,
+        watchdog: Duration::from_secs(5),
+        mode: Mode::Bsp,
+    };
     let err = MultiGpu::open(&g, Algorithm::Bfs, &o).err().expect("nccl needs distinct GPUs");
     assert!(err.to_string().contains("NCCL"), "{err}");
     let err = MultiGpu::open(&g, Algorithm::Bc, &MultiOptions { comm: Comm::Auto, ..o }).err().expect("bc is single-GPU");

@@ -187,7 +187,10 @@ fn open(path: &Path) -> Result<Mapped> {
             return bad(format!("section {} starts at {}, not a page boundary after the header", s.kind, s.offset));
         }
         if s.offset.checked_add(s.len).is_none_or(|end| end > len) {
-            return bad(format!("section {} ({} bytes at {}) runs past the end of the {len}-byte file: truncated", s.kind, s.len, s.offset));
+            return bad(format!(
+                "section {} ({} bytes at {}) runs past the end of the {len}-byte file: truncated",
+                s.kind, s.len, s.offset
+            ));
         }
     }
     Ok(Mapped { map: Arc::new(map), directed: flags & 1 != 0, has_transpose: flags & 2 != 0, weight_type, n, m, sections })
@@ -195,7 +198,12 @@ fn open(path: &Path) -> Result<Mapped> {
 
 impl Mapped {
     fn section(&self, path: &Path, kind: u32, elem: u64, count: u64) -> Result<Section> {
-        let s = self.sections.iter().find(|s| s.kind == kind).copied().ok_or_else(|| Error::invalid(path, format!("missing section {kind}")))?;
+        let s = self
+            .sections
+            .iter()
+            .find(|s| s.kind == kind)
+            .copied()
+            .ok_or_else(|| Error::invalid(path, format!("missing section {kind}")))?;
         if s.len != elem * count {
             return Err(Error::invalid(path, format!("section {kind} holds {} bytes, expected {}", s.len, elem * count)));
         }

@@ -52,7 +52,12 @@ pub struct Adjacency {
 impl Adjacency {
     /// An adjacency from its arrays (other layers' storage formats). Checks the sizes
     /// and the structure: offsets monotone from 0 to `targets.len()`, targets below n.
-    pub fn from_parts(offsets: Vec<u64>, targets: Vec<u32>, weight_type: WeightType, weights: Option<Vec<u32>>) -> Result<Adjacency, String> {
+    pub fn from_parts(
+        offsets: Vec<u64>,
+        targets: Vec<u32>,
+        weight_type: WeightType,
+        weights: Option<Vec<u32>>,
+    ) -> Result<Adjacency, String> {
         if offsets.first() != Some(&0) || offsets.last() != Some(&(targets.len() as u64)) {
             return Err(format!("offsets must run from 0 to {} edges", targets.len()));
         }
@@ -218,9 +223,8 @@ impl Graph {
 
     /// Bytes held by the arrays of this graph (offsets, targets, weights, transpose).
     pub fn size_bytes(&self) -> u64 {
-        let adj = |a: &Adjacency| {
-            a.offsets.len() as u64 * 8 + a.targets.len() as u64 * 4 + a.weights.as_ref().map_or(0, |w| w.len() as u64 * 4)
-        };
+        let adj =
+            |a: &Adjacency| a.offsets.len() as u64 * 8 + a.targets.len() as u64 * 4 + a.weights.as_ref().map_or(0, |w| w.len() as u64 * 4);
         adj(&self.out) + self.inc.as_ref().map_or(0, adj)
     }
 }

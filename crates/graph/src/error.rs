@@ -116,7 +116,11 @@ pub fn check_memory(what: &str, needed: u64) -> Result<()> {
 pub fn available_memory() -> u64 {
     let meminfo = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|info| info.lines().find_map(|l| l.strip_prefix("MemAvailable:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()))
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
         .map_or(u64::MAX, |kb| kb * 1024);
     let limit = std::env::var("CHATTY_MEMORY_LIMIT").ok().and_then(|v| parse_size(&v)).unwrap_or(u64::MAX);
     meminfo.min(limit)

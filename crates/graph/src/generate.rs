@@ -95,7 +95,11 @@ impl EdgeSource for RandomEdges {
         self.m.div_ceil(BLOCK_EDGES) as usize
     }
     fn weight_type(&self) -> WeightType {
-        if self.opts.max_weight.is_some() { WeightType::Int } else { WeightType::None }
+        if self.opts.max_weight.is_some() {
+            WeightType::Int
+        } else {
+            WeightType::None
+        }
     }
     fn for_each_edge<F: FnMut(u32, u32, u32)>(&self, block: usize, mut f: F) {
         let mut rng = block_rng(self.opts.seed, block);

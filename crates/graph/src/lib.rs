@@ -26,8 +26,8 @@
 mod buf;
 pub mod build;
 pub mod cgr;
-pub mod datasets;
 mod csr;
+pub mod datasets;
 mod error;
 pub mod generate;
 pub mod partition;

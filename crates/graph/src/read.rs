@@ -54,7 +54,8 @@ impl Format {
     }
 
     /// Every format, as `--format` lists them.
-    pub const ALL: [Format; 6] = [Format::EdgeList, Format::WeightedEdgeList, Format::Dimacs, Format::Pace, Format::MatrixMarket, Format::Cgr];
+    pub const ALL: [Format; 6] =
+        [Format::EdgeList, Format::WeightedEdgeList, Format::Dimacs, Format::Pace, Format::MatrixMarket, Format::Cgr];
 
     /// Other names [`Format::from_name`] accepts.
     pub fn aliases(self) -> &'static [&'static str] {
@@ -173,11 +174,7 @@ fn inflate(path: &Path, compressed: u64, progress: &dyn Progress) -> Result<Vec<
     let counted = CountingReader { inner: std::io::BufReader::with_capacity(1 << 20, file), progress };
     let mut out = Vec::with_capacity((compressed as usize).saturating_mul(4).min(1 << 32));
     flate2::read::MultiGzDecoder::new(counted).read_to_end(&mut out).map_err(|e| {
-        let what = if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            "gzip stream is truncated"
-        } else {
-            "gzip stream is corrupt"
-        };
+        let what = if e.kind() == std::io::ErrorKind::UnexpectedEof { "gzip stream is truncated" } else { "gzip stream is corrupt" };
         Error::io(path, what, e)
     })?;
     Ok(out)
@@ -195,7 +192,10 @@ pub fn resolve_format(path: &Path, forced: Option<Format>, bytes: &[u8]) -> Resu
         (None, None) => {
             return Err(Error::format(
                 path,
-                format!("cannot tell the format from the file name; name it .el/.wel/.gr/.mtx/.cgr (optionally .gz) or pass --format ({})", Format::NAMES),
+                format!(
+                    "cannot tell the format from the file name; name it .el/.wel/.gr/.mtx/.cgr (optionally .gz) or pass --format ({})",
+                    Format::NAMES
+                ),
             ))
         }
     };
@@ -354,12 +354,26 @@ fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
                         "pattern" => MtxField::Pattern,
                         "integer" => MtxField::Integer,
                         "real" | "double" => MtxField::Real,
-                        other => return Err(Error::parse(path, 1, format!("Matrix Market field `{other}` is not supported (pattern, integer, real are)"), banner)),
+                        other => {
+                            return Err(Error::parse(
+                                path,
+                                1,
+                                format!("Matrix Market field `{other}` is not supported (pattern, integer, real are)"),
+                                banner,
+                            ))
+                        }
                     };
                     h.directed = match *sym {
                         "general" => true,
                         "symmetric" => false,
-                        other => return Err(Error::parse(path, 1, format!("Matrix Market symmetry `{other}` is not supported (general, symmetric are)"), banner)),
+                        other => {
+                            return Err(Error::parse(
+                                path,
+                                1,
+                                format!("Matrix Market symmetry `{other}` is not supported (general, symmetric are)"),
+                                banner,
+                            ))
+                        }
                     };
                     field
                 }
@@ -400,7 +414,10 @@ fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
     if let Some(m) = h.declared_m {
         let body = (bytes.len() - h.body_start) as u64;
         if m.saturating_mul(h.min_line_bytes()) > body + 1 {
-            return Err(Error::invalid(path, format!("header declares {m} edges but the rest of the file ({body} bytes) cannot hold that many")));
+            return Err(Error::invalid(
+                path,
+                format!("header declares {m} edges but the rest of the file ({body} bytes) cannot hold that many"),
+            ));
         }
     }
     Ok(h)
@@ -431,7 +448,13 @@ enum Weight {
 /// Parses a weight token. `allow_float`/`allow_negative` reflect the format.
 fn parse_weight(tok: &[u8], allow_float: bool, allow_negative: bool) -> Result<Weight, &'static str> {
     if let Some(v) = parse_u64(tok) {
-        return if v <= u32::MAX as u64 { Ok(Weight::Int(v as u32)) } else if allow_float { Ok(Weight::Float(v as f32)) } else { Err("weight is too large (at most 4294967295)") };
+        return if v <= u32::MAX as u64 {
+            Ok(Weight::Int(v as u32))
+        } else if allow_float {
+            Ok(Weight::Float(v as f32))
+        } else {
+            Err("weight is too large (at most 4294967295)")
+        };
     }
     let v: f64 = std::str::from_utf8(tok).ok().and_then(|s| s.parse().ok()).ok_or("weight is not a number")?;
     if !v.is_finite() {

@@ -27,11 +27,18 @@ impl AtomicFile {
             _ => Path::new("."),
         };
         if !dir.is_dir() {
-            return Err(Error::io(path, "cannot create output", std::io::Error::new(std::io::ErrorKind::NotFound, format!("directory {} does not exist", dir.display()))));
+            return Err(Error::io(
+                path,
+                "cannot create output",
+                std::io::Error::new(std::io::ErrorKind::NotFound, format!("directory {} does not exist", dir.display())),
+            ));
         }
+        // Created 0666 less the umask, like any output file (tempfile's default is 0600).
+        let mode = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o666);
         let tmp = tempfile::Builder::new()
             .prefix(".chatty-")
             .suffix(".partial")
+            .permissions(mode)
             .tempfile_in(dir)
             .map_err(|e| Error::io(path, "cannot create output", e))?;
         Ok(AtomicFile { path: path.to_path_buf(), out: BufWriter::with_capacity(8 << 20, tmp) })

@@ -62,7 +62,8 @@ fn unweighted_and_undirected_formats() {
     assert!(!el.is_directed());
     assert_eq!(stats(&el).self_loops, 1);
     assert_eq!(el.num_edges(), 3);
-    let sym = read(&write(d.path(), "s.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2.5\n2 1 -1\n3 2 0.5\n")).unwrap();
+    let sym =
+        read(&write(d.path(), "s.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2.5\n2 1 -1\n3 2 0.5\n")).unwrap();
     assert_eq!(sym.weight_type(), WeightType::Float);
     assert_eq!(edges(&sym), vec![(0, 0, 2.5), (0, 1, -1.0), (1, 0, -1.0), (1, 2, 0.5), (2, 1, 0.5)]);
     let pattern = read(&write(d.path(), "p.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n2 3\n")).unwrap();
@@ -81,7 +82,8 @@ fn forced_formats_and_gr_sniffing() {
     let forced = read_graph(&p, ReadOptions { format: Some(Format::EdgeList), ..Default::default() }, &NoProgress).unwrap();
     assert_eq!(forced.num_edges(), 1);
     let pace_forced_as_dimacs = write(d.path(), "x.gr", "p tw 2 1\n1 2\n");
-    let err = read_graph(&pace_forced_as_dimacs, ReadOptions { format: Some(Format::Dimacs), ..Default::default() }, &NoProgress).unwrap_err();
+    let err =
+        read_graph(&pace_forced_as_dimacs, ReadOptions { format: Some(Format::Dimacs), ..Default::default() }, &NoProgress).unwrap_err();
     assert!(err.to_string().contains("p tw"), "{err}");
 }
 
@@ -146,7 +148,10 @@ fn headers_declaring_impossible_sizes_fail_before_allocating() {
     // 4e9 vertices fit the id type but not this machine: refused with the bytes needed.
     let err = expect_err(&write(d.path(), "mem.gr", "p sp 4000000000 1\na 1 2 3\n"), &["needs", "GiB"]);
     assert!(matches!(err, Error::TooLarge { .. }));
-    expect_err(&write(d.path(), "few.gr", "p sp 3 3\na 1 2 3\nc a comment long enough\na 2 3 4\n"), &["declares 3 edges but the file has 2"]);
+    expect_err(
+        &write(d.path(), "few.gr", "p sp 3 3\na 1 2 3\nc a comment long enough\na 2 3 4\n"),
+        &["declares 3 edges but the file has 2"],
+    );
     expect_err(&write(d.path(), "hdr.mtx", "%%MatrixMarket matrix coordinate pattern general\n"), &["size header"]);
     expect_err(&write(d.path(), "arr.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"), &["dense"]);
 }
@@ -178,7 +183,10 @@ fn cgr_files_with_wrong_magic_version_or_truncation_are_refused() {
     let mut bad = good.clone();
     bad[0] = b'X';
     std::fs::write(&p, &bad).unwrap();
-    assert!(read_graph(&p, ReadOptions { format: Some(Format::Cgr), ..Default::default() }, &NoProgress).unwrap_err().to_string().contains("magic"));
+    assert!(read_graph(&p, ReadOptions { format: Some(Format::Cgr), ..Default::default() }, &NoProgress)
+        .unwrap_err()
+        .to_string()
+        .contains("magic"));
 
     let mut bad = good.clone();
     bad[8] = 9;
@@ -225,4 +233,3 @@ fn text_writers_round_trip() {
         assert!(!back.is_directed());
     }
 }
-

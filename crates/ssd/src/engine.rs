@@ -92,7 +92,12 @@ impl Engine for SsdEngine {
 
     fn graph_info(&self) -> GraphInfo {
         let h = &self.graph.layout.header;
-        GraphInfo { n: self.graph.num_vertices(), m: h.edges, directed: h.directed, weighted: self.graph.layout.weight_type != WeightType::None }
+        GraphInfo {
+            n: self.graph.num_vertices(),
+            m: h.edges,
+            directed: h.directed,
+            weighted: self.graph.layout.weight_type != WeightType::None,
+        }
     }
 
     fn out_degree(&self, v: u32) -> u64 {
@@ -119,7 +124,13 @@ impl Engine for SsdEngine {
         let (output, iterations) = run_kernel(&self.graph, alg, p, sources)?;
         let seconds = start.elapsed().as_secs_f64();
         let (io, rounds) = self.graph.take_stats();
-        let round = |r: &IoStats| RoundIo { bytes: r.bytes_read, seconds: r.seconds, gb_per_s: r.gb_per_s(), amplification: r.amplification(), skew: r.skew() };
+        let round = |r: &IoStats| RoundIo {
+            bytes: r.bytes_read,
+            seconds: r.seconds,
+            gb_per_s: r.gb_per_s(),
+            amplification: r.amplification(),
+            skew: r.skew(),
+        };
         let detail = TrialIo {
             bytes_read: io.bytes_read,
             io_seconds: io.seconds,
@@ -158,7 +169,7 @@ impl Engine for SsdEngine {
     }
 
     fn reference_graph(&self) -> Result<HostGraph<'_>, Error> {
-        crate::layout::read_graph(&self.graph.layout).map(HostGraph::Owned).map_err(Error::engine)
+        crate::layout::read_graph(&self.graph.layout).map(|g| HostGraph::Owned(Box::new(g))).map_err(Error::engine)
     }
 
     fn detail(&self) -> serde_json::Value {

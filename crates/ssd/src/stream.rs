@@ -436,7 +436,8 @@ impl EdgeMapGraph for SsdGraph {
         let sums: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0f64.to_bits())).collect();
         let everyone = Bitmap::new(n);
         everyone.fill();
-        self.edge_map_pages(Edges::Out, &everyone, &Accumulate { sums: &sums, value }, &Bitmap::new(n)).map_err(chatty_algo::Error::engine)?;
+        self.edge_map_pages(Edges::Out, &everyone, &Accumulate { sums: &sums, value }, &Bitmap::new(n))
+            .map_err(chatty_algo::Error::engine)?;
         for (o, s) in out.iter_mut().zip(sums) {
             *o = f64::from_bits(s.into_inner());
         }

@@ -33,8 +33,14 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
     let bar = Bar::new(quiet);
     type Maker<'a> = Box<dyn Fn() -> chatty_graph::Result<Graph> + 'a>;
     let graphs: [(&str, Maker); 2] = [
-        ("rmat-16 (power-law, undirected, weights 1..255)", Box::new(|| generate::rmat(16, 16, GenOptions { seed: 1, max_weight: Some(255), undirected: true }, &bar))),
-        ("grid 512x512 (road-like, weighted)", Box::new(|| generate::grid(512, 512, GenOptions { seed: 1, max_weight: None, undirected: true }, &bar))),
+        (
+            "rmat-16 (power-law, undirected, weights 1..255)",
+            Box::new(|| generate::rmat(16, 16, GenOptions { seed: 1, max_weight: Some(255), undirected: true }, &bar)),
+        ),
+        (
+            "grid 512x512 (road-like, weighted)",
+            Box::new(|| generate::grid(512, 512, GenOptions { seed: 1, max_weight: None, undirected: true }, &bar)),
+        ),
     ];
     let mut failures = 0;
     for (i, (name, make)) in graphs.iter().enumerate() {

@@ -71,7 +71,10 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
         if let Some(p) = &partition {
             println!(
                 "partition: {} edge-balanced contiguous ranges (reorder: {}), {} boundary vertices of {}",
-                p["parts"], a.reorder.name(), p["boundary_vertices"], s.vertices
+                p["parts"],
+                a.reorder.name(),
+                p["boundary_vertices"],
+                s.vertices
             );
             for (i, part) in p["per_part"].as_array().into_iter().flatten().enumerate() {
                 println!("  part {i}: {} vertices, {} edges, {} boundary", part["vertices"], part["edges"], part["boundary_vertices"]);

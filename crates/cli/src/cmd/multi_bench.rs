@@ -45,7 +45,6 @@ pub struct Row {
     pub devices: Vec<usize>,
 }
 
-
 fn verdict(v: &Option<std::result::Result<(), String>>) -> Option<String> {
     v.as_ref().map(|v| match v {
         Ok(()) => "PASS".into(),
@@ -150,7 +149,9 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                             continue;
                         }
                         let name = if mode == Mode::Bsp { comm.name() } else { mode.name() };
-                        if let Err(e) = multi.prepare(alg).map_err(anyhow::Error::from).and_then(|_| Ok(multi.reconfigure(control, comm, mode)?)) {
+                        if let Err(e) =
+                            multi.prepare(alg).map_err(anyhow::Error::from).and_then(|_| Ok(multi.reconfigure(control, comm, mode)?))
+                        {
                             eprintln!("{label} {}: {name} {}: skipped ({e})", alg.name(), control.name());
                             continue;
                         }
@@ -158,7 +159,13 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                         let report = harness::run(&mut multi, alg, &p, &opts, |_| {})?;
                         verified |= report.verification.is_some();
                         let r = row(k, name, control.name(), reorder.name(), &report);
-                        eprintln!("{label} {} {k} GPUs {name} {} {}: {:.3} ms", alg.name(), control.name(), reorder.name(), r.seconds * 1e3);
+                        eprintln!(
+                            "{label} {} {k} GPUs {name} {} {}: {:.3} ms",
+                            alg.name(),
+                            control.name(),
+                            reorder.name(),
+                            r.seconds * 1e3
+                        );
                         println!("{}", serde_json::to_string(&r)?);
                     }
                 }
@@ -181,13 +188,15 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
     for f in &a.rows {
         let text = std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
         for (i, line) in text.lines().enumerate().filter(|(_, l)| l.starts_with('{')) {
-            let mut row: Row = serde_json::from_str(line).with_context(|| format!("{}:{}: not a bench multi-gpu row", f.display(), i + 1))?;
+            let mut row: Row =
+                serde_json::from_str(line).with_context(|| format!("{}:{}: not a bench multi-gpu row", f.display(), i + 1))?;
             if row.partition == "natural" {
                 row.partition = Reorder::None.name().into(); // rows from before `--reorder`
             }
             // A later row of the same configuration (a newer run) replaces the earlier.
             let same = |r: &Row| {
-                (&r.graph, &r.kernel, r.gpus, &r.comm, &r.control, &r.partition) == (&row.graph, &row.kernel, row.gpus, &row.comm, &row.control, &row.partition)
+                (&r.graph, &r.kernel, r.gpus, &r.comm, &r.control, &r.partition)
+                    == (&row.graph, &row.kernel, row.gpus, &row.comm, &row.control, &row.partition)
             };
             match rows.iter().position(same) {
                 Some(i) => rows[i] = row,
@@ -213,8 +222,11 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
     println!("## Summary (median ms; speedup over one GPU)\n");
     println!("| graph | kernel | 1 GPU ms | auto ms | speedup | best forced | best ms | auto / best | async ms | async speedup | steps | updated | sent | sent % | verification |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    let mut scaling: Vec<(String, Vec<f64>)> =
-        vec![("auto, threads".into(), Vec::new()), ("best forced mode".into(), Vec::new()), ("async (GPU-driven levels)".into(), Vec::new())];
+    let mut scaling: Vec<(String, Vec<f64>)> = vec![
+        ("auto, threads".into(), Vec::new()),
+        ("best forced mode".into(), Vec::new()),
+        ("async (GPU-driven levels)".into(), Vec::new()),
+    ];
     let mut categories = Vec::new();
     for key in &keys {
         let base = one(key);
@@ -267,8 +279,13 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
             modes.push(m);
         }
     }
-    let mode_name =
-        |m: &(String, String, String)| if m.2 == Reorder::None.name() { format!("{} {}", m.0, m.1) } else { format!("{} {} {}", m.0, m.1, m.2) };
+    let mode_name = |m: &(String, String, String)| {
+        if m.2 == Reorder::None.name() {
+            format!("{} {}", m.0, m.1)
+        } else {
+            format!("{} {} {}", m.0, m.1, m.2)
+        }
+    };
     println!("| graph | kernel | 1 GPU | {} |", modes.iter().map(mode_name).collect::<Vec<_>>().join(" | "));
     println!("|---|---|---|{}", "---|".repeat(modes.len()));
     let mut per_mode: Vec<(String, Vec<f64>)> =
@@ -297,7 +314,9 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
     println!("| graph | kernel | exchanges | dense | transports (exchanges, MB) |");
     println!("|---|---|---|---|---|");
     for key in &keys {
-        if let Some(r) = select(&rows, key).find(|r| r.gpus > 1 && r.comm == "auto" && r.control == "threads" && r.partition == Reorder::None.name()) {
+        if let Some(r) =
+            select(&rows, key).find(|r| r.gpus > 1 && r.comm == "auto" && r.control == "threads" && r.partition == Reorder::None.name())
+        {
             let t: Vec<String> = r.transports.iter().map(|(t, (x, b))| format!("{t} {x}x {:.2} MB", *b as f64 / 1e6)).collect();
             println!(
                 "| {} | {} | {} | {} | {} |",
@@ -318,16 +337,10 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
         // A few outliers (a slow single-GPU run) would flatten every other bar.
         const CAP: f64 = 4.0;
         let capped = scaling.iter().any(|(_, v)| v.iter().any(|&x| x > CAP));
-        let scaling: Vec<(String, Vec<f64>)> = scaling.into_iter().map(|(n, v)| (n, v.into_iter().map(|x| if x > CAP { CAP } else { x }).collect())).collect();
+        let scaling: Vec<(String, Vec<f64>)> =
+            scaling.into_iter().map(|(n, v)| (n, v.into_iter().map(|x| if x > CAP { CAP } else { x }).collect())).collect();
         let title = format!("Speedup of {gpus} GPUs over one{}", if capped { " (bars capped at 4x; see the table)" } else { "" });
-        bar_chart(
-            &dir.join("scaling.svg"),
-            &title,
-            "speedup over 1 GPU",
-            &categories,
-            &scaling,
-            Some(1.0),
-        )?;
+        bar_chart(&dir.join("scaling.svg"), &title, "speedup over 1 GPU", &categories, &scaling, Some(1.0))?;
         let all_categories: Vec<String> =
             keys.iter().filter(|k| one(k).is_some() && select(&rows, k).any(|r| r.gpus > 1)).map(|k| format!("{} {}", k.0, k.1)).collect();
         bar_chart(

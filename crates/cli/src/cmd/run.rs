@@ -1,16 +1,17 @@
-//! `chatty run`: picks and opens an engine, then hands it to the one harness
-//! (`chatty_algo::harness`) and prints what it reports: GAPBS-style `Trial Time:` /
-//! `Verification:` / `Average Time:` lines, or one JSON object whose keys are the
-//! same on every engine.
+//! `chatty run`: picks and opens an engine, then hands it each kernel asked for in
+//! turn through the one harness (`chatty_algo::harness`) and prints what it reports:
+//! GAPBS-style `Trial Time:` / `Verification:` / `Average Time:` lines and the
+//! answer's summary, or one JSON object per kernel whose keys are the same on every
+//! engine.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use chatty_algo::{harness, Algorithm, BcSources, CpuEngine, Distances, Engine, Output, Params, PrParams};
-use chatty_graph::write::AtomicFile;
 use chatty_gpu::{Comm, Gpu, GpuEngine, Mode, MultiOptions};
+use chatty_graph::write::AtomicFile;
 use chatty_ssd::{EngineConfig, IoConfig, SsdEngine};
 
 use super::load_graph;
@@ -19,7 +20,6 @@ use crate::progress::Bar;
 
 /// Validates flags before any file is opened.
 fn params(a: &RunArgs) -> Result<Params> {
-    let alg = a.algorithm;
     let bc_sources = match a.sources.as_deref() {
         None => BcSources::One,
         Some("all") => BcSources::All,
@@ -28,17 +28,20 @@ fn params(a: &RunArgs) -> Result<Params> {
             _ => bail!("--sources takes a positive count or `all`, not `{k}`"),
         },
     };
-    if a.sources.is_some() && alg != Algorithm::Bc {
-        bail!("--sources applies to bc only; use --source for {}", alg.name());
+    if a.sources.is_some() && !a.algorithm.contains(&Algorithm::Bc) {
+        bail!("--sources applies to bc only; use --source for {}", a.algorithm[0].name());
     }
     if a.trials == 0 {
         bail!("--trials must be at least 1");
+    }
+    if !(a.damping > 0.0 && a.damping < 1.0) {
+        bail!("--damping takes a factor between 0 and 1 (exclusive), not {}", a.damping);
     }
     Ok(Params {
         source: a.source,
         seed: a.seed,
         delta: a.delta,
-        pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, ..PrParams::default() },
+        pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping },
         bc_sources,
         x: None,
         direction: a.direction,
@@ -64,12 +67,13 @@ fn read_x(path: &Path, n: usize) -> Result<Vec<f64>> {
 }
 
 pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
-    let alg = a.algorithm;
     let mut p = params(a)?;
     if let Some(t) = a.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().context("cannot size the thread pool")?;
     }
-    if let Some(out) = &a.output {
+    let outputs: Vec<Option<PathBuf>> =
+        a.algorithm.iter().map(|&alg| a.output.as_deref().map(|o| output_path(o, alg, a.algorithm.len()))).collect();
+    for out in outputs.iter().flatten() {
         // Fail on a bad output path before the (possibly long) load and run.
         drop(AtomicFile::create(out)?);
     }
@@ -94,38 +98,59 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         );
     }
     let opts = harness::Options { trials: a.trials, verify: a.verify };
-    let json = a.json;
-    let outcome = harness::run(engine.as_mut(), alg, &p, &opts, |e| {
-        if json {
-            return;
+    let mut failed = false;
+    for (&alg, out) in a.algorithm.iter().zip(&outputs) {
+        if !a.json && a.algorithm.len() > 1 {
+            println!("\n== {}", alg.name());
         }
-        for line in &e.lines {
-            println!("{line}");
+        let json = a.json;
+        let outcome = harness::run(engine.as_mut(), alg, &p, &opts, |e| {
+            if json {
+                return;
+            }
+            for line in &e.lines {
+                println!("{line}");
+            }
+            println!("Trial Time:          {:.5}", e.trial.seconds);
+            match e.verification {
+                Some(Ok(())) => println!("Verification:        PASS"),
+                Some(Err(err)) => println!("Verification:        FAIL ({err})"),
+                None => {}
+            }
+        });
+        for note in engine.take_notes() {
+            eprintln!("note: {note}");
         }
-        println!("Trial Time:          {:.5}", e.trial.seconds);
-        match e.verification {
-            Some(Ok(())) => println!("Verification:        PASS"),
-            Some(Err(err)) => println!("Verification:        FAIL ({err})"),
-            None => {}
+        let report = outcome?;
+        if let Some(out) = out {
+            write_output(out, alg, &report.last.output)?;
         }
-    });
-    for note in engine.take_notes() {
-        eprintln!("note: {note}");
+        if a.json {
+            let ctx = harness::Context { path: &a.graph.display().to_string(), load_seconds, commit: env!("CHATTY_COMMIT"), top: a.top };
+            println!("{}", report.json(&ctx));
+        } else {
+            println!("Average Time:        {:.5}", report.average_seconds());
+            println!("Iterations:          {}", report.last.iterations);
+            println!("GTEPS:               {:.3} ({} edges examined)", report.gteps(), report.edges_traversed);
+            print!("{}", report.last.output.summary(a.top).report());
+        }
+        failed |= matches!(report.verification, Some(Err(_)));
     }
-    let report = outcome?;
-    if let Some(out) = &a.output {
-        write_output(out, &report.last.output)?;
+    Ok(i32::from(failed))
+}
+
+/// Where kernel `alg`'s answer goes: `out` itself, or with several kernels
+/// `out` with the kernel's name before the extension.
+fn output_path(out: &Path, alg: Algorithm, kernels: usize) -> PathBuf {
+    if kernels == 1 {
+        return out.to_path_buf();
     }
-    if a.json {
-        let ctx = harness::Context { path: &a.graph.display().to_string(), load_seconds, commit: env!("CHATTY_COMMIT"), top: 10 };
-        println!("{}", report.json(&ctx));
-    } else {
-        println!("Average Time:        {:.5}", report.average_seconds());
-        println!("Iterations:          {}", report.last.iterations);
-        println!("GTEPS:               {:.3} ({} edges examined)", report.gteps(), report.edges_traversed);
-        println!("{}", report.last.output.summary(1));
-    }
-    Ok(i32::from(matches!(report.verification, Some(Err(_)))))
+    let stem = out.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let name = match out.extension() {
+        Some(ext) => format!("{stem}.{}.{}", alg.name(), ext.to_string_lossy()),
+        None => format!("{stem}.{}", alg.name()),
+    };
+    out.with_file_name(name)
 }
 
 /// The engine the flags ask for, holding the graph. A machine without the GPU asked
@@ -134,14 +159,17 @@ fn open_engine(a: &RunArgs, quiet: bool) -> Result<Box<dyn Engine>> {
     let layout = chatty_ssd::layout::is_layout(&a.graph);
     match a.engine {
         EngineChoice::Ssd if !layout => {
-            bail!("{}: --engine ssd runs on an SSD layout; make one with `chatty convert GRAPH -o NAME.ssd --layout ssd --stripes K`", a.graph.display())
+            bail!(
+                "{}: --engine ssd runs on an SSD layout; make one with `chatty convert GRAPH -o NAME.ssd --layout ssd --stripes K`",
+                a.graph.display()
+            )
         }
         EngineChoice::Ssd | EngineChoice::Auto if layout => return Ok(Box::new(open_ssd(&a.graph, &a.ssd)?)),
         _ if layout => bail!("{}: an SSD layout runs on --engine ssd (or auto)", a.graph.display()),
         _ => {}
     }
     let multi = match a.engine {
-        EngineChoice::Gpu => multi_options(&a.gpu, a.algorithm)?,
+        EngineChoice::Gpu => multi_options(&a.gpu, &a.algorithm)?,
         _ => None,
     };
     let gpu = match a.engine {
@@ -189,11 +217,11 @@ fn open_ssd(index: &Path, s: &SsdArgs) -> Result<SsdEngine> {
 
 /// The multi-GPU engine's options from the flags, or `None` for one GPU. Checked
 /// before the graph is loaded.
-fn multi_options(a: &GpuArgs, alg: Algorithm) -> Result<Option<MultiOptions>> {
+fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<Option<MultiOptions>> {
     if !(a.watchdog > 0.0 && a.watchdog.is_finite()) {
         bail!("--watchdog takes a positive number of seconds");
     }
-    if !a.mode.supports(alg) {
+    if let Some(alg) = algs.iter().find(|&&alg| !a.mode.supports(alg)) {
         bail!("--mode {} has bfs and sssp, not {}", a.mode.name(), alg.name());
     }
     if let (Some(c), Mode::Async | Mode::Gmpi) = (a.comm, a.mode) {
@@ -217,7 +245,7 @@ fn multi_options(a: &GpuArgs, alg: Algorithm) -> Result<Option<MultiOptions>> {
             if wanted <= 1 {
                 return Ok(None);
             }
-            if alg == Algorithm::Bc {
+            if algs.contains(&Algorithm::Bc) {
                 if a.gpus == "all" {
                     eprintln!("note: bc runs on one GPU");
                     return Ok(None);
@@ -232,18 +260,58 @@ fn multi_options(a: &GpuArgs, alg: Algorithm) -> Result<Option<MultiOptions>> {
     Ok(Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.bfs(), watchdog, mode: a.mode }))
 }
 
-/// Writes `vertex value` per line, through a temporary file.
-pub(crate) fn write_output(path: &Path, o: &Output) -> Result<()> {
+/// Writes one row per vertex through a temporary file: `.csv` and `.tsv` with a
+/// header naming the value (`vertex,distance`), anything else `vertex value` lines.
+/// Unreachable is `-1` (BFS) and `inf` (SSSP).
+pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output) -> Result<()> {
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let sep = match ext.as_deref() {
+        Some("csv") => Some(','),
+        Some("tsv") => Some('\t'),
+        _ => None,
+    };
     let mut f = AtomicFile::create(path)?;
-    let mut line = |v: usize, value: std::fmt::Arguments| writeln!(f, "{v} {value}");
-    match o {
-        Output::Depths(d) => d.iter().enumerate().try_for_each(|(v, &x)| if x == chatty_algo::bfs::UNREACHED { line(v, format_args!("-1")) } else { line(v, format_args!("{x}")) }),
-        Output::Distances(Distances::Int(d)) => d.iter().enumerate().try_for_each(|(v, &x)| if x == u64::MAX { line(v, format_args!("inf")) } else { line(v, format_args!("{x}")) }),
-        Output::Distances(Distances::Float(d)) => d.iter().enumerate().try_for_each(|(v, &x)| if x.is_infinite() { line(v, format_args!("inf")) } else { line(v, format_args!("{x}")) }),
-        Output::Values(s) => s.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
-        Output::Labels(l) => l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
-    }
-    .with_context(|| format!("cannot write {}", path.display()))?;
+    let written = (|| -> std::io::Result<()> {
+        if let Some(sep) = sep {
+            writeln!(f, "vertex{sep}{}", value_name(alg))?;
+        }
+        let sep = sep.unwrap_or(' ');
+        let mut line = |v: usize, value: std::fmt::Arguments| writeln!(f, "{v}{sep}{value}");
+        match o {
+            Output::Depths(d) => d.iter().enumerate().try_for_each(|(v, &x)| {
+                if x == chatty_algo::bfs::UNREACHED {
+                    line(v, format_args!("-1"))
+                } else {
+                    line(v, format_args!("{x}"))
+                }
+            }),
+            Output::Distances(Distances::Int(d)) => {
+                d.iter()
+                    .enumerate()
+                    .try_for_each(|(v, &x)| if x == u64::MAX { line(v, format_args!("inf")) } else { line(v, format_args!("{x}")) })
+            }
+            Output::Distances(Distances::Float(d)) => {
+                d.iter()
+                    .enumerate()
+                    .try_for_each(|(v, &x)| if x.is_infinite() { line(v, format_args!("inf")) } else { line(v, format_args!("{x}")) })
+            }
+            Output::Values(s) => s.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
+            Output::Labels(l) => l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
+        }
+    })();
+    written.with_context(|| format!("cannot write {}", path.display()))?;
     f.commit()?;
     Ok(())
+}
+
+/// The value column's name in `.csv` / `.tsv` outputs.
+fn value_name(alg: Algorithm) -> &'static str {
+    match alg {
+        Algorithm::Bfs => "depth",
+        Algorithm::Sssp => "distance",
+        Algorithm::Pr => "pagerank",
+        Algorithm::Wcc => "component",
+        Algorithm::Bc => "betweenness",
+        Algorithm::Spmv => "y",
+    }
 }

@@ -10,7 +10,8 @@ use crate::args::TopoArgs;
 pub fn run(a: &TopoArgs) -> Result<i32> {
     let t = chatty_comm::probe()?;
     let calibration = if a.calibrate {
-        let max = chatty_graph::parse_size(&a.max_bytes).with_context(|| format!("--max-bytes `{}`: expected a size like 256M", a.max_bytes))?;
+        let max =
+            chatty_graph::parse_size(&a.max_bytes).with_context(|| format!("--max-bytes `{}`: expected a size like 256M", a.max_bytes))?;
         Some(match calibrate::load_cached(&t, max).filter(|_| !a.recalibrate) {
             Some(c) => {
                 eprintln!("calibration: cached in {} (--recalibrate to measure again)", calibrate::cache_path().display());
@@ -33,7 +34,14 @@ pub fn run(a: &TopoArgs) -> Result<i32> {
     println!("GPUs: {}", t.gpus.len());
     for g in &t.gpus {
         let (major, minor) = g.compute_capability;
-        println!("  GPU{}  {}  sm_{major}{minor}  {} SMs  {:.1} GB  {}", g.ordinal, g.name, g.sms, g.memory_bytes as f64 / 1e9, g.pci_bus_id);
+        println!(
+            "  GPU{}  {}  sm_{major}{minor}  {} SMs  {:.1} GB  {}",
+            g.ordinal,
+            g.name,
+            g.sms,
+            g.memory_bytes as f64 / 1e9,
+            g.pci_bus_id
+        );
     }
     if t.gpus.len() > 1 {
         println!("\nLinks (NVn: n NVLinks; PIX/PXB/PHB/NODE/SYS: PCIe, as nvidia-smi topo -m):");

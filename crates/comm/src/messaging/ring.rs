@@ -180,7 +180,10 @@ impl Ring {
     /// # Panics
     /// If the region is smaller than the layout or not 64-byte aligned.
     pub fn in_region(region: Arc<dyn Region>, layout: Layout) -> Ring {
-        assert!(region.bytes() >= layout.bytes() && (region.base() as usize).is_multiple_of(64), "a ring's region is too small or misaligned");
+        assert!(
+            region.bytes() >= layout.bytes() && (region.base() as usize).is_multiple_of(64),
+            "a ring's region is too small or misaligned"
+        );
         let base = region.base();
         // SAFETY: in bounds (checked above); the region outlives the ring (held).
         let tail = unsafe { base.add(layout.tail_offset()) } as *const AtomicU64;
@@ -251,7 +254,6 @@ impl Ring {
         }
         true
     }
-
 }
 
 // SAFETY: slots are handed from producer to consumer through `seq` (release/acquire),
@@ -275,7 +277,8 @@ mod tests {
                 let ring = ring.clone();
                 std::thread::spawn(move || {
                     for i in 0..each {
-                        assert!(ring.push(Request { kind: Kind::Send, peer: p, tag: i, request: 0, bytes: 0, addr: 0, inline: None }, &|| false));
+                        assert!(ring
+                            .push(Request { kind: Kind::Send, peer: p, tag: i, request: 0, bytes: 0, addr: 0, inline: None }, &|| false));
                     }
                 })
             })

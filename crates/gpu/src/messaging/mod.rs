@@ -24,8 +24,8 @@ use crate::device::control;
 use crate::driver::{enable_peer_access, ptr, Pinned};
 
 pub mod experiments;
-pub use experiments::MessagingRow;
 use crate::{Check, Gpu, GpuError, Result};
+pub use experiments::MessagingRow;
 
 /// Sizes of the rings and how long anything may wait.
 #[derive(Clone, Copy, Debug)]

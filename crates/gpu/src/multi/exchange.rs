@@ -97,8 +97,10 @@ impl MultiGpu {
                     for j in (0..k).filter(|&j| j != g) {
                         let pj = &self.parts[j];
                         // SAFETY: both ranges hold `b` bytes; peer access is enabled.
-                        unsafe { sys::cuMemcpyPeerAsync(self.dst(&dst, g, j), pj.gpu.ctx.cu_ctx(), src[g], gpu.ctx.cu_ctx(), b as usize, stream) }
-                            .check("a peer copy")?;
+                        unsafe {
+                            sys::cuMemcpyPeerAsync(self.dst(&dst, g, j), pj.gpu.ctx.cu_ctx(), src[g], gpu.ctx.cu_ctx(), b as usize, stream)
+                        }
+                        .check("a peer copy")?;
                     }
                 }
                 Transport::Peer => {
@@ -142,7 +144,8 @@ impl MultiGpu {
                 Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[Arg::U64(pr.staging.device), Arg::U64(dst), Arg::U64(b / 4)])? },
                 Transport::Staged => {
                     // SAFETY: r's staging holds `b` bytes, written before the barrier.
-                    unsafe { sys::cuMemcpyHtoDAsync_v2(dst, pr.staging.host, b as usize, gpu.stream.cu_stream()) }.check("a copy from the host")?
+                    unsafe { sys::cuMemcpyHtoDAsync_v2(dst, pr.staging.host, b as usize, gpu.stream.cu_stream()) }
+                        .check("a copy from the host")?
                 }
                 _ => {}
             }
@@ -169,5 +172,4 @@ impl MultiGpu {
         }
         Ok(())
     }
-
 }

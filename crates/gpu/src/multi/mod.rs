@@ -240,7 +240,8 @@ fn zero_words(gpu: &Gpu, p: u64, words: usize) -> Result<()> {
 fn to_status(gpu: &Gpu, status: &Pinned, word: usize, src: u64, bytes: usize) -> Result<()> {
     assert!(word * 4 + bytes <= STATUS_WORDS * 4);
     // SAFETY: `status` holds STATUS_WORDS words; `src` holds `bytes`.
-    unsafe { sys::cuMemcpyDtoHAsync_v2((status.host as *mut u32).add(word).cast(), src, bytes, gpu.stream.cu_stream()) }.check("reading state")
+    unsafe { sys::cuMemcpyDtoHAsync_v2((status.host as *mut u32).add(word).cast(), src, bytes, gpu.stream.cu_stream()) }
+        .check("reading state")
 }
 
 fn needs_of(alg: Algorithm) -> Needs {
@@ -331,7 +332,9 @@ impl MultiGpu {
         }
         o.mode.check(alg)?;
         if alg == Algorithm::Bc {
-            return Err(GpuError::Unsupported("bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv".into()));
+            return Err(GpuError::Unsupported(
+                "bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv".into(),
+            ));
         }
         let n = g.num_vertices();
         if n >= u32::MAX as usize {
@@ -457,7 +460,7 @@ impl MultiGpu {
             nccl,
             available,
             calibration,
-            comm: o.comm.clone(),
+            comm: o.comm,
             mode: Mode::Bsp,
             messaging: None,
             ordinals: o.devices.clone(),
@@ -542,12 +545,10 @@ impl MultiGpu {
         let outcome = match alg {
             Algorithm::Bfs if self.mode != Mode::Bsp => self.traverse_async(renamed(sources[0]), false, &mut stats),
             Algorithm::Bfs => self.bfs(renamed(sources[0]), &mut stats),
-            Algorithm::Sssp => {
-                match self.mode {
-                    Mode::Async | Mode::Gmpi => self.traverse_async(renamed(sources[0]), true, &mut stats),
-                    Mode::Bsp => self.sssp(renamed(sources[0]), &mut stats),
-                }
-            }
+            Algorithm::Sssp => match self.mode {
+                Mode::Async | Mode::Gmpi => self.traverse_async(renamed(sources[0]), true, &mut stats),
+                Mode::Bsp => self.sssp(renamed(sources[0]), &mut stats),
+            },
             Algorithm::Pr => self.pagerank(p, &mut stats),
             Algorithm::Spmv => {
                 let x = chatty_algo::spmv_x(self.n, p);
