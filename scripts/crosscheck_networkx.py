@@ -64,6 +64,18 @@ def check(name, graph_file, directed, weighted, n):
         got = values(out)
         l1 = sum(abs(got[v] - want[v]) for v in range(n))
         assert l1 < 1e-6, f"{name}: pagerank L1 {l1}"
+        # Both with their defaults (alpha 0.85, tol 1e-6 per vertex, 100 iterations;
+        # chatty's PageRank ignores weights, so networkx's does too): the same top 10,
+        # scores within networkx's own stopping error.
+        chatty("run", "pagerank", graph_file, "-o", out, "-q")
+        want = nx.pagerank(g, weight=None)
+        got = values(out)
+        # Same top 10 up to exact ties (a grid's symmetric corners): every vertex of
+        # ours is in networkx's top 10 by score.
+        ours = sorted(range(n), key=lambda v: (-got[v], v))[:10]
+        tenth = sorted(want.values(), reverse=True)[9]
+        assert all(want[v] >= tenth - 1e-12 for v in ours), f"{name}: pagerank top-10 with defaults {ours} vs networkx {tenth}"
+        assert sum(abs(got[v] - want[v]) for v in range(n)) < n * 1e-6, f"{name}: pagerank with defaults"
 
         chatty("run", "wcc", graph_file, "-o", out, "-q")
         got = values(out, int)

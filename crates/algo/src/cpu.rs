@@ -7,6 +7,29 @@ use chatty_graph::Graph;
 use crate::engine::{Engine, EngineInfo, GraphInfo, HostGraph, Trial};
 use crate::{run_kernel, sssp, Algorithm, Params, Result};
 
+/// Bytes per vertex a kernel allocates on the CPU (results, frontiers, per-thread
+/// bins at their worst), for the admission check.
+fn vertex_bytes(alg: Algorithm) -> u64 {
+    match alg {
+        Algorithm::Bfs => 13,  // depths, a sparse frontier and its successor, a bitmap
+        Algorithm::Sssp => 20, // distances, bucket entries
+        Algorithm::Pr => 20,   // scores, next scores, f32 contributions
+        Algorithm::Wcc => 4,
+        Algorithm::Bc => 36, // depth, σ, δ, scores, level lists
+        Algorithm::Spmv => 16,
+    }
+}
+
+/// Bits per edge a kernel allocates (BC's successor bitmap).
+fn edge_bits(alg: Algorithm) -> u64 {
+    u64::from(alg == Algorithm::Bc)
+}
+
+/// Refuses an allocation the machine cannot hold, as the graph layer does.
+fn check_memory(what: &str, bytes: u64) -> Result<()> {
+    chatty_graph::check_memory(what, bytes).map_err(crate::Error::engine)
+}
+
 /// The CPU engine over a graph in memory.
 pub struct CpuEngine {
     graph: Graph,
@@ -43,9 +66,14 @@ impl Engine for CpuEngine {
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<()> {
-        if alg.wants_in_edges() {
+        if alg.wants_in_edges() && self.graph.transpose_if_built().is_none() && self.graph.is_directed() {
+            let m = self.graph.num_edges();
+            let weights = if self.graph.weight_type() == chatty_graph::WeightType::None { 0 } else { 4 };
+            check_memory(&format!("the in-edges of {m} edges"), 8 * (self.graph.num_vertices() as u64 + 1) + (4 + weights) * m)?;
             self.graph.build_in_edges();
         }
+        let (n, m) = (self.graph.num_vertices() as u64, self.graph.num_edges());
+        check_memory(&format!("{}'s arrays over {n} vertices", alg.name()), n * vertex_bytes(alg) + m * edge_bits(alg) / 8)?;
         if alg == Algorithm::Sssp {
             sssp::check_weights(&self.graph)?;
         }

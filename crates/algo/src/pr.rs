@@ -1,7 +1,8 @@
 //! Kernel: PageRank. Returns scores that sum to 1: damping 0.85, uniform teleport,
 //! the mass of dangling vertices (no out-edges) spread uniformly; the networkx
-//! definition. Iterates until the L1 norm of the change is below the tolerance or
-//! the iteration cap is reached.
+//! definition and parameters: iterates until the L1 norm of the change between
+//! iterations is below N·tolerance (networkx's `tol`, per vertex) or the iteration
+//! cap is reached.
 //!
 //! Pull (gather) form: each vertex sums `score/out_degree` of its in-neighbours
 //! ([`EdgeMapGraph::sum_in`]: no atomics and sequential writes in memory, binned
@@ -22,10 +23,19 @@ use crate::Result;
 pub struct PrParams {
     /// Damping factor (0.85).
     pub damping: f64,
-    /// Stop when the L1 change summed over all vertices falls below this.
+    /// Stop when the L1 change summed over all vertices falls below this times the
+    /// number of vertices (networkx's `tol`).
     pub tolerance: f64,
     /// Stop after this many iterations at most.
     pub max_iters: u32,
+}
+
+impl PrParams {
+    /// Whether an iteration that changed the scores by `change` (L1) on `n` vertices
+    /// has converged: networkx's `err < N * tol`. Every engine stops by this rule.
+    pub fn converged(&self, change: f64, n: usize) -> bool {
+        change < self.tolerance * n as f64
+    }
 }
 
 impl Default for PrParams {
@@ -74,7 +84,7 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams) -> Result<(Vec<f64
             })
             .sum();
         std::mem::swap(&mut score, &mut next);
-        if change < p.tolerance {
+        if p.converged(change, n) {
             break;
         }
     }
@@ -105,7 +115,7 @@ pub fn reference(g: &Graph, p: PrParams) -> Vec<f64> {
             change += (x - score[v]).abs();
             score[v] = x;
         }
-        if change < p.tolerance {
+        if p.converged(change, n) {
             break;
         }
     }

@@ -404,7 +404,8 @@ pub struct RunArgs {
     /// SSSP bucket width (default: the mean edge weight).
     #[arg(long, short = 'd')]
     pub delta: Option<f64>,
-    /// PageRank: stop when the L1 change is below this.
+    /// PageRank: stop when the L1 change between iterations is below N times this
+    /// (networkx's `tol`: 1e-6 per vertex).
     #[arg(long, default_value_t = 1e-6)]
     pub tolerance: f64,
     /// PageRank: at most this many iterations.

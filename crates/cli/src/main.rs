@@ -23,9 +23,22 @@ fn main() {
     let code = match cmd::run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("chatty: error: {e:#}");
+            eprintln!("chatty: error: {}", message(&e));
             2
         }
     };
     std::process::exit(code);
+}
+
+/// The error and its causes, each said once (library errors often include their
+/// cause's text in their own message already).
+fn message(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text = format!("{text}: {cause}");
+        }
+    }
+    text
 }

@@ -497,3 +497,38 @@ fn answers_people_can_read_and_load() {
         .collect();
     assert_eq!(counts, [1, 4]);
 }
+
+/// Memory limits hold (sizes parsed in any common spelling, kernel arrays counted,
+/// refusals in human units), errors say their cause once, and the small defects stay
+/// fixed: an edge list's header counts its lines, `--transpose` on an undirected
+/// graph says why it stores nothing.
+#[test]
+fn limits_and_messages_say_what_they_mean() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    assert!(chatty(&["generate", "grid", "--width", "300", "--height", "300", "-o", &p("g.cgr")]).status.success());
+    let limited = |limit: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_chatty")).args(args).env("CHATTY_MEMORY_LIMIT", limit).output().unwrap()
+    };
+    for spelling in ["1KB", "1K", "1KiB"] {
+        let o = limited(spelling, &["run", "pr", &p("g.cgr")]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{spelling}: {t}");
+        assert!(t.contains("pr's arrays") && t.contains("KiB is available") && t.contains("MiB"), "{spelling}: {t}");
+    }
+    for spelling in ["1.5GiB", "8G", "8GB", "4096M"] {
+        assert!(limited(spelling, &["run", "pr", &p("g.cgr")]).status.success(), "{spelling}");
+    }
+    let o = limited("lots", &["run", "pr", &p("g.cgr")]);
+    assert!(o.status.code() == Some(2) && text(&o).contains("CHATTY_MEMORY_LIMIT=`lots`"), "{}", text(&o));
+    // One cause, said once.
+    let t = text(&chatty(&["info", &p("missing.el")]));
+    assert_eq!(t.matches("No such file").count(), 1, "{t}");
+    // An undirected edge list's header counts the lines below it.
+    assert!(chatty(&["convert", &p("g.cgr"), "-o", &p("g.el")]).status.success());
+    let body = std::fs::read_to_string(d.path().join("g.el")).unwrap();
+    let lines = body.lines().filter(|l| !l.starts_with('#')).count();
+    assert!(body.contains(&format!("Edges: {lines}\n")), "{}", &body[..200]);
+    let o = chatty(&["convert", &p("g.cgr"), "-o", &p("t.cgr"), "--symmetrize", "--transpose"]);
+    assert!(o.status.success() && text(&o).contains("--transpose: the graph is undirected"), "{}", text(&o));
+}

@@ -578,7 +578,7 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, peak: &mut u64) -> Result<S
     let mut iters = 0;
     while iters < p.pr.max_iters && n > 0 {
         let [change, dangling]: [f64; 2] = gpu.download(&sums, 2, "sums")?.try_into().expect("two sums");
-        if iters > 0 && change < p.pr.tolerance {
+        if iters > 0 && p.pr.converged(change, n) {
             break;
         }
         iters += 1;

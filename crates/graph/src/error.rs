@@ -51,16 +51,14 @@ pub enum Error {
         message: String,
     },
     /// The graph would need more memory than the machine has available.
-    #[error("{what} needs {needed} bytes ({needed_gib:.2} GiB) but only {available_gib:.2} GiB is available")]
+    #[error("{what} needs {} but only {} is available", human_bytes(*needed), human_bytes(*available))]
     TooLarge {
         /// What would be allocated.
         what: String,
         /// Bytes needed.
         needed: u64,
-        /// Bytes needed, in GiB.
-        needed_gib: f64,
-        /// Bytes available, in GiB.
-        available_gib: f64,
+        /// Bytes available.
+        available: u64,
     },
     /// A request that makes no sense for this graph (bad parameter, unsupported combination).
     #[error("{0}")]
@@ -96,24 +94,19 @@ impl Error {
 /// Hostile headers ("p sp 4000000000 1") must fail here with a clear message rather
 /// than abort in the allocator.
 pub fn check_memory(what: &str, needed: u64) -> Result<()> {
-    let available = available_memory();
+    let available = available_memory()?;
     if needed > available {
-        const GIB: f64 = (1u64 << 30) as f64;
-        return Err(Error::TooLarge {
-            what: what.to_string(),
-            needed,
-            needed_gib: needed as f64 / GIB,
-            available_gib: available as f64 / GIB,
-        });
+        return Err(Error::TooLarge { what: what.to_string(), needed, available });
     }
     Ok(())
 }
 
 /// Bytes of memory available to this process: `MemAvailable` from `/proc/meminfo`
-/// (unlimited where that cannot be read), capped by `$CHATTY_MEMORY_LIMIT` in bytes
-/// (suffixes K, M, G accepted) when set: a budget for shared machines, and what keeps
-/// the fuzz targets from allocating gigabytes for a ten-byte file naming vertex 10^9.
-pub fn available_memory() -> u64 {
+/// (unlimited where that cannot be read), capped by `$CHATTY_MEMORY_LIMIT` when set
+/// (a size such as `8G`, `8GB` or `1.5GiB`, binary units; a bad value is an error): a
+/// budget for shared machines, and what keeps the fuzz targets from allocating
+/// gigabytes for a ten-byte file naming vertex 10^9.
+pub fn available_memory() -> Result<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|info| {
@@ -122,24 +115,22 @@ pub fn available_memory() -> u64 {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         })
         .map_or(u64::MAX, |kb| kb * 1024);
-    let limit = std::env::var("CHATTY_MEMORY_LIMIT").ok().and_then(|v| parse_size(&v)).unwrap_or(u64::MAX);
-    meminfo.min(limit)
+    let limit = match std::env::var("CHATTY_MEMORY_LIMIT") {
+        Ok(v) => {
+            parse_size(&v).ok_or_else(|| Error::Usage(format!("CHATTY_MEMORY_LIMIT=`{v}`: expected a size such as 512M, 8GB or 1.5GiB")))?
+        }
+        Err(_) => u64::MAX,
+    };
+    Ok(meminfo.min(limit))
 }
 
-/// "512M" → 536870912; plain digits are bytes.
+/// A size with binary units: `512M`, `512MB` and `512MiB` are 536870912 bytes; plain
+/// digits are bytes; fractions (`1.5G`) are allowed.
 pub fn parse_size(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let (digits, unit) = match s.char_indices().last()? {
-        (i, c) if c.is_ascii_alphabetic() => (&s[..i], c.to_ascii_uppercase()),
-        _ => (s, 'B'),
-    };
-    let shift = match unit {
-        'B' => 0,
-        'K' => 10,
-        'M' => 20,
-        'G' => 30,
-        'T' => 40,
-        _ => return None,
-    };
-    digits.trim().parse::<u64>().ok()?.checked_mul(1 << shift)
+    parse_size::Config::new().with_binary().parse_size(s.trim()).ok()
+}
+
+/// `bytes` in binary units for people (`1.5 GiB`).
+pub fn human_bytes(bytes: u64) -> String {
+    bytesize::ByteSize::b(bytes).display().iec().to_string()
 }

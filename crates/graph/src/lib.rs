@@ -40,7 +40,7 @@ pub mod write;
 pub use buf::Buf;
 pub use build::{build, BuildOptions, EdgeSource};
 pub use csr::{Adjacency, Graph, VertexId, WeightSlice, WeightType};
-pub use error::{available_memory, check_memory, parse_size, Error, Result};
+pub use error::{available_memory, check_memory, human_bytes, parse_size, Error, Result};
 pub use generate::GenOptions;
 pub use progress::{NoProgress, Progress};
 pub use read::{read_graph, Format, ReadOptions};

@@ -98,10 +98,16 @@ fn write_edge_list(g: &Graph, path: &Path, weighted: bool, progress: &dyn Progre
     let mut file = AtomicFile::create(path)?;
     let io = |e| Error::io(path, "cannot write", e);
     writeln!(file, "# {} graph written by chatty", if g.is_directed() { "Directed" } else { "Undirected" }).map_err(io)?;
-    writeln!(file, "# Nodes: {} Edges: {}", g.num_vertices(), g.num_edges()).map_err(io)?;
+    // The lines below: an undirected graph lists each edge once (a self-loop is stored once).
+    let undirected = !g.is_directed();
+    let listed = if undirected {
+        (0..g.num_vertices() as u32).into_par_iter().map(|u| adj.neighbors(u).iter().filter(|&&v| v >= u).count() as u64).sum()
+    } else {
+        g.num_edges()
+    };
+    writeln!(file, "# Nodes: {} Edges: {listed}", g.num_vertices()).map_err(io)?;
     let ranges = edge_balanced_ranges(adj.offsets(), 1 << 20);
     progress.start("writing edge list", adj.num_edges());
-    let undirected = !g.is_directed();
     for batch in ranges.chunks(32) {
         let texts: Vec<Vec<u8>> = batch
             .par_iter()

@@ -108,7 +108,8 @@ impl Engine for SsdEngine {
         let vertex = self.graph.num_vertices() as u64 * vertex_bytes(alg);
         self.needed = self.fixed_bytes() + vertex;
         if self.needed > self.budget {
-            let what = format!("{} (vertex data {vertex}, index, IO buffers and bins {})", alg.name(), self.fixed_bytes());
+            let human = chatty_graph::human_bytes;
+            let what = format!("{} (vertex data {}, index, IO buffers and bins {})", alg.name(), human(vertex), human(self.fixed_bytes()));
             return Err(Error::engine(SsdError::Budget { needed: self.needed, budget: self.budget, what }));
         }
         Ok(())

@@ -37,7 +37,7 @@ pub enum SsdError {
     #[error(transparent)]
     Graph(#[from] chatty_graph::Error),
     /// The engine would need more memory than its budget.
-    #[error("the ssd engine needs {needed} bytes for {what} but --mem-budget is {budget}")]
+    #[error("the ssd engine needs {} for {what} but --mem-budget is {}", chatty_graph::human_bytes(*needed), chatty_graph::human_bytes(*budget))]
     Budget { needed: u64, budget: u64, what: String },
 }
 

@@ -27,6 +27,9 @@ pub fn run(a: &ConvertArgs, quiet: bool) -> Result<i32> {
     let start = Instant::now();
     let mut g = load_graph(&a.input, &a.load, &bar)?;
     let loaded = start.elapsed().as_secs_f64();
+    if a.transpose && !g.is_directed() {
+        eprintln!("note: --transpose: the graph is undirected, its in-edges are its out-edges; nothing more to store");
+    }
     if a.transpose {
         g = g.with_in_edges();
     }

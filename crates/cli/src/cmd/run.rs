@@ -199,7 +199,7 @@ fn open_ssd(index: &Path, s: &SsdArgs) -> Result<SsdEngine> {
     }
     let budget = match &s.mem_budget {
         Some(b) => chatty_graph::parse_size(b).with_context(|| format!("--mem-budget `{b}`: expected a size like 512M or 4G"))?,
-        None => chatty_graph::available_memory(),
+        None => chatty_graph::available_memory()?,
     };
     let mut cfg = EngineConfig {
         io: IoConfig { queue_depth: s.io_depth, merge_pages: s.merge_pages, direct: !s.buffered, uring: !s.pread },

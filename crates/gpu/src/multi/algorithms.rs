@@ -256,7 +256,7 @@ impl MultiGpu {
         let (mut iters, mut cur) = (0u32, 0usize);
         let mut sent: Option<Sent> = None;
         while iters < params.pr.max_iters && n > 0 {
-            if iters > 0 && change < params.pr.tolerance {
+            if iters > 0 && params.pr.converged(change, self.n) {
                 break;
             }
             iters += 1;
