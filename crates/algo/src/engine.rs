@@ -31,12 +31,21 @@ pub struct GraphInfo {
     pub directed: bool,
     /// Whether edges carry weights.
     pub weighted: bool,
+    /// The first vertex id of the input's numbering (1 for DIMACS, PACE and Matrix
+    /// Market inputs); engines work 0-based, front ends show `id + id_base`.
+    pub id_base: u32,
 }
 
 impl GraphInfo {
     /// The figures of an in-memory graph.
     pub fn of(g: &Graph) -> GraphInfo {
-        GraphInfo { n: g.num_vertices(), m: g.num_edges(), directed: g.is_directed(), weighted: g.weight_type() != WeightType::None }
+        GraphInfo {
+            n: g.num_vertices(),
+            m: g.num_edges(),
+            directed: g.is_directed(),
+            weighted: g.weight_type() != WeightType::None,
+            id_base: g.id_base(),
+        }
     }
 }
 

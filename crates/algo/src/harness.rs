@@ -140,6 +140,9 @@ pub struct Context<'a> {
     pub commit: &'a str,
     /// How many of the largest values or components the `result` lists.
     pub top: usize,
+    /// The first vertex id as the user sees them (`GraphInfo::id_base`, or 0 when the
+    /// user asked for 0-based ids): every id in the report is shifted by it.
+    pub id_base: u32,
 }
 
 impl Report {
@@ -157,7 +160,7 @@ impl Report {
     /// every engine; what only one engine has lives under `detail`.
     pub fn json(&self, ctx: &Context) -> Value {
         let p = &self.params;
-        let sources = &self.last.sources;
+        let sources: Vec<u32> = self.last.sources.iter().map(|&s| s + ctx.id_base).collect();
         json!({
             "algorithm": self.algorithm.name(),
             "engine": self.engine.name,
@@ -168,6 +171,7 @@ impl Report {
                 "m": self.graph.m,
                 "directed": self.graph.directed,
                 "weighted": self.graph.weighted,
+                "id_base": ctx.id_base,
             },
             "parameters": {
                 "sources": if sources.len() <= SOURCES_LISTED { &sources[..] } else { &[] },
@@ -188,7 +192,7 @@ impl Report {
             "edges_traversed": self.edges_traversed,
             "edges_counting": EDGES_COUNTING,
             "gteps": self.gteps(),
-            "result": self.last.output.summary(ctx.top),
+            "result": self.last.output.summary(ctx.top).renumbered(ctx.id_base),
             "transports": self.last.transfers,
             "bytes_between_devices": self.last.transfers.iter().map(|t| t.bytes).sum::<u64>(),
             "verification": self.verification.as_ref().map(|v| match v {

@@ -95,6 +95,17 @@ impl Output {
 }
 
 impl Summary {
+    /// The summary with vertex ids shown from `base` (1 for 1-based inputs).
+    pub fn renumbered(self, base: u32) -> Summary {
+        match self {
+            Summary::Components { count, largest } => {
+                Summary::Components { count, largest: largest.into_iter().map(|(c, s)| (c + base, s)).collect() }
+            }
+            Summary::Values { sum, top } => Summary::Values { sum, top: top.into_iter().map(|(v, x)| (v + base, x)).collect() },
+            other => other,
+        }
+    }
+
     /// The summary as the text report prints it: the [`fmt::Display`] line, then the
     /// histogram, the largest components or the top values, one per line.
     pub fn report(&self) -> String {

@@ -395,6 +395,10 @@ pub struct RunArgs {
     /// (`out.pr.csv`).
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// Show and read vertex ids from 0 even where the input numbers them from 1 (DIMACS,
+    /// PACE and Matrix Market files, and .cgr files made from them).
+    #[arg(long)]
+    pub zero_based: bool,
     /// How many of the largest values (pr, bc, spmv) or components (wcc) the summary lists.
     #[arg(long, default_value_t = 10)]
     pub top: usize,

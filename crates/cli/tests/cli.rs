@@ -532,3 +532,28 @@ fn limits_and_messages_say_what_they_mean() {
     let o = chatty(&["convert", &p("g.cgr"), "-o", &p("t.cgr"), "--symmetrize", "--transpose"]);
     assert!(o.status.success() && text(&o).contains("--transpose: the graph is undirected"), "{}", text(&o));
 }
+
+/// 1-based inputs (DIMACS, PACE, Matrix Market) keep their numbering in every id the
+/// user gives or reads, through a .cgr too; `--zero-based` opts out.
+#[test]
+fn one_based_inputs_keep_their_numbering() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    std::fs::write(d.path().join("g.gr"), "p sp 4 3\na 1 2 5\na 2 3 5\na 3 4 5\n").unwrap();
+    assert!(chatty(&["convert", &p("g.gr"), "-o", &p("g.cgr")]).status.success());
+    for graph in [p("g.gr"), p("g.cgr")] {
+        let o = chatty(&["run", "sssp", &graph, "-r", "1", "-o", &p("d.csv"), "--json"]);
+        assert!(o.status.success(), "{}", text(&o));
+        assert_eq!(std::fs::read_to_string(d.path().join("d.csv")).unwrap(), "vertex,distance\n1,0\n2,5\n3,10\n4,15\n", "{graph}");
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!((j["parameters"]["sources"][0].as_u64(), j["graph"]["id_base"].as_u64()), (Some(1), Some(1)));
+        fails(&["run", "bfs", &graph, "-r", "0"], "vertices are 1 to 4 (its input numbers vertices from 1; --zero-based");
+        fails(&["run", "bfs", &graph, "-r", "5"], "vertices are 1 to 4");
+        let o = chatty(&["run", "wcc", &graph, "--zero-based", "-o", &p("c.txt")]);
+        assert!(o.status.success());
+        assert_eq!(std::fs::read_to_string(d.path().join("c.txt")).unwrap(), "0 0\n1 0\n2 0\n3 0\n");
+        let o = chatty(&["run", "wcc", &graph, "-o", &p("c.txt")]);
+        assert!(o.status.success() && text(&o).contains("component 1: 4 vertices"), "{}", text(&o));
+        assert_eq!(std::fs::read_to_string(d.path().join("c.txt")).unwrap(), "1 1\n2 1\n3 1\n4 1\n");
+    }
+}

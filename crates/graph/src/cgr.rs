@@ -7,7 +7,7 @@
 //! |---|---|
 //! | 0..8 | magic `CHATTYGR` |
 //! | 8..12 | version (u32, currently 1) |
-//! | 12..16 | flags: bit 0 directed, bit 1 has transpose, bits 8..16 weight type (0 none, 1 u32, 2 f32) |
+//! | 12..16 | flags: bit 0 directed, bit 1 has transpose, bit 2 the source numbered vertices from 1, bits 8..16 weight type (0 none, 1 u32, 2 f32) |
 //! | 16..24 | n (u64) |
 //! | 24..32 | m (u64), stored directed edges |
 //! | 32..36 | section count (u32), at most 8 |
@@ -88,7 +88,7 @@ pub fn write(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()> {
         WeightType::Int => 1,
         WeightType::Float => 2,
     };
-    let flags = g.directed as u32 | (g.inc.is_some() as u32) << 1 | weight_code << 8;
+    let flags = g.directed as u32 | (g.inc.is_some() as u32) << 1 | ((g.id_base == 1) as u32) << 2 | weight_code << 8;
     header[12..16].copy_from_slice(&flags.to_le_bytes());
     header[16..24].copy_from_slice(&(g.num_vertices() as u64).to_le_bytes());
     header[24..32].copy_from_slice(&g.num_edges().to_le_bytes());
@@ -136,6 +136,7 @@ struct Mapped {
     map: Arc<memmap2::Mmap>,
     directed: bool,
     has_transpose: bool,
+    id_base: u32,
     weight_type: WeightType,
     n: u64,
     m: u64,
@@ -193,7 +194,8 @@ fn open(path: &Path) -> Result<Mapped> {
             ));
         }
     }
-    Ok(Mapped { map: Arc::new(map), directed: flags & 1 != 0, has_transpose: flags & 2 != 0, weight_type, n, m, sections })
+    let id_base = (flags >> 2) & 1;
+    Ok(Mapped { map: Arc::new(map), directed: flags & 1 != 0, has_transpose: flags & 2 != 0, id_base, weight_type, n, m, sections })
 }
 
 impl Mapped {
@@ -245,7 +247,7 @@ fn graph_from(path: &Path, mapped: Mapped) -> Result<Graph> {
         let Some(adj) = adj else { continue };
         check_structure(adj).map_err(|m| Error::invalid(path, format!("{name}-edges: {m}")))?;
     }
-    Ok(Graph { directed: mapped.directed, out, inc })
+    Ok(Graph { directed: mapped.directed, out, inc, id_base: mapped.id_base })
 }
 
 /// Verifies every section checksum of a `.cgr` file, then loads it (which checks the

@@ -147,17 +147,20 @@ pub struct Graph {
     pub(crate) directed: bool,
     pub(crate) out: Adjacency,
     pub(crate) inc: Option<Adjacency>,
+    /// The first vertex id of the input's own numbering: 1 for DIMACS, PACE and Matrix
+    /// Market, 0 otherwise. Stored ids are 0-based; front ends show `id + id_base`.
+    pub(crate) id_base: u32,
 }
 
 impl Graph {
     /// A graph from its out-edges.
     pub fn from_adjacency(out: Adjacency, directed: bool) -> Graph {
-        Graph { directed, out, inc: None }
+        Graph { directed, out, inc: None, id_base: 0 }
     }
 
     /// A directed graph from its out-edges and their transpose (not checked to agree).
     pub fn from_adjacencies(out: Adjacency, inc: Adjacency) -> Graph {
-        Graph { directed: true, out, inc: Some(inc) }
+        Graph { directed: true, out, inc: Some(inc), id_base: 0 }
     }
 
     /// Number of vertices.
@@ -206,6 +209,18 @@ impl Graph {
     /// whose in-edges are their out-edges).
     pub fn transpose_if_built(&self) -> Option<&Adjacency> {
         self.inc.as_ref()
+    }
+
+    /// The first vertex id of the input's numbering (1 for DIMACS, PACE and Matrix
+    /// Market inputs, 0 otherwise); ids stored here are always 0-based.
+    pub fn id_base(&self) -> u32 {
+        self.id_base
+    }
+
+    /// The graph recording that its input numbered vertices from `base`.
+    pub fn with_id_base(mut self, base: u32) -> Graph {
+        self.id_base = base;
+        self
     }
 
     /// The graph with its in-edges built (a no-op if they exist or it is undirected).

@@ -102,7 +102,7 @@ pub fn read_graph(path: &Path, opts: ReadOptions, progress: &dyn Progress) -> Re
     drop(bytes);
     let mut build_opts = opts.build;
     build_opts.symmetrize |= !parsed.directed;
-    build(&parsed, parsed.directed, build_opts, progress)
+    Ok(build(&parsed, parsed.directed, build_opts, progress)?.with_id_base(parsed.id_base))
 }
 
 /// Parses text already in memory as `format` (never `Cgr`); `path` only names the
@@ -114,7 +114,7 @@ pub fn parse_bytes(path: &Path, format: Format, bytes: &[u8], opts: BuildOptions
     let parsed = parse_text(path, format, bytes, &crate::progress::NoProgress)?;
     let mut opts = opts;
     opts.symmetrize |= !parsed.directed;
-    build(&parsed, parsed.directed, opts, &crate::progress::NoProgress)
+    Ok(build(&parsed, parsed.directed, opts, &crate::progress::NoProgress)?.with_id_base(parsed.id_base))
 }
 
 /// The bytes of an input file: mapped if plain, inflated if gzip.
@@ -506,6 +506,8 @@ struct ParsedEdges {
     n: usize,
     weight_type: WeightType,
     directed: bool,
+    /// 1 where the format numbers vertices from 1.
+    id_base: u32,
 }
 
 impl EdgeSource for ParsedEdges {
@@ -575,7 +577,7 @@ fn parse_text(path: &Path, format: Format, bytes: &[u8], progress: &dyn Progress
     if weight_type == WeightType::Float {
         chunks.par_iter_mut().for_each(Chunk::make_float);
     }
-    Ok(ParsedEdges { chunks, n, weight_type, directed: h.directed })
+    Ok(ParsedEdges { chunks, n, weight_type, directed: h.directed, id_base: h.one_based() as u32 })
 }
 
 /// Parses the lines of one chunk; an error is (byte offset of its line, message).

@@ -62,7 +62,7 @@ pub fn transpose(out: &Adjacency) -> Adjacency {
 pub fn rebuild(g: &Graph, opts: BuildOptions) -> Result<Graph> {
     let out = build_adjacency(&AdjacencyEdges::new(&g.out, false, None), opts, &NoProgress)?;
     let had_transpose = g.inc.is_some();
-    let g = Graph::from_adjacency(out, g.directed && !opts.symmetrize);
+    let g = Graph::from_adjacency(out, g.directed && !opts.symmetrize).with_id_base(g.id_base);
     Ok(if had_transpose { g.with_in_edges() } else { g })
 }
 

@@ -97,6 +97,7 @@ impl Engine for SsdEngine {
             m: h.edges,
             directed: h.directed,
             weighted: self.graph.layout.weight_type != WeightType::None,
+            id_base: h.id_base,
         }
     }
 

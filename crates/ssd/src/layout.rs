@@ -39,6 +39,10 @@ pub struct Header {
     /// Stripe files of the out-edges, then of the in-edges (empty when undirected).
     pub out_files: Vec<String>,
     pub in_files: Vec<String>,
+    /// The first vertex id of the source's numbering (1 for DIMACS, PACE, Matrix
+    /// Market); absent in layouts written before it was recorded.
+    #[serde(default)]
+    pub id_base: u32,
 }
 
 /// One side of the edge data: offsets in memory, pages on disk.
@@ -128,6 +132,7 @@ pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Resul
         record_bytes,
         out_files: out_files.iter().map(rel).collect(),
         in_files: in_files.iter().map(rel).collect(),
+        id_base: g.id_base(),
     };
     let json = serde_json::to_vec(&header).expect("header serialises");
     let mut f = AtomicFile::create(index)?;

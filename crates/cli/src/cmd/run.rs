@@ -81,15 +81,18 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let mut engine = open_engine(a, quiet)?;
     let load_seconds = start.elapsed().as_secs_f64();
     let graph = engine.graph_info();
+    let base = if a.zero_based { 0 } else { graph.id_base };
+    p.source = a.source.map(|s| user_source(s, base, graph.n)).transpose()?;
     if let Some(x) = &a.x {
         p.x = Some(read_x(x, graph.n)?);
     }
     let info = engine.info();
     if !a.json {
         println!(
-            "Graph: {} ({} vertices, {} edges, {}, {}), loaded in {load_seconds:.3} s; engine {} ({})",
+            "Graph: {} ({} vertices{}, {} edges, {}, {}), loaded in {load_seconds:.3} s; engine {} ({})",
             a.graph.display(),
             graph.n,
+            if base == 0 { String::new() } else { format!(" numbered from {base}") },
             graph.m,
             if graph.directed { "directed" } else { "undirected" },
             if graph.weighted { "weighted" } else { "unweighted" },
@@ -123,20 +126,40 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         }
         let report = outcome?;
         if let Some(out) = out {
-            write_output(out, alg, &report.last.output)?;
+            write_output(out, alg, &report.last.output, base)?;
         }
         if a.json {
-            let ctx = harness::Context { path: &a.graph.display().to_string(), load_seconds, commit: env!("CHATTY_COMMIT"), top: a.top };
+            let ctx = harness::Context {
+                path: &a.graph.display().to_string(),
+                load_seconds,
+                commit: env!("CHATTY_COMMIT"),
+                top: a.top,
+                id_base: base,
+            };
             println!("{}", report.json(&ctx));
         } else {
             println!("Average Time:        {:.5}", report.average_seconds());
             println!("Iterations:          {}", report.last.iterations);
             println!("GTEPS:               {:.3} ({} edges examined)", report.gteps(), report.edges_traversed);
-            print!("{}", report.last.output.summary(a.top).report());
+            print!("{}", report.last.output.summary(a.top).renumbered(base).report());
         }
         failed |= matches!(report.verification, Some(Err(_)));
     }
     Ok(i32::from(failed))
+}
+
+/// `--source` in the user's numbering (from `base`) as a 0-based vertex, or an error
+/// that names the valid range.
+fn user_source(s: u32, base: u32, n: usize) -> Result<u32> {
+    if n == 0 {
+        bail!("--source {s}: the graph has no vertices");
+    }
+    let last = n as u64 - 1 + base as u64;
+    if s < base || s as u64 > last {
+        let hint = if base == 1 { " (its input numbers vertices from 1; --zero-based numbers them from 0)" } else { "" };
+        bail!("--source {s} is not a vertex: this graph's vertices are {base} to {last}{hint}");
+    }
+    Ok(s - base)
 }
 
 /// Where kernel `alg`'s answer goes: `out` itself, or with several kernels
@@ -261,9 +284,10 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<Option<MultiOptions>
 }
 
 /// Writes one row per vertex through a temporary file: `.csv` and `.tsv` with a
-/// header naming the value (`vertex,distance`), anything else `vertex value` lines.
+/// header naming the value (`vertex,distance`), anything else `vertex value` lines;
+/// vertex ids (and WCC labels) from `base`.
 /// Unreachable is `-1` (BFS) and `inf` (SSSP).
-pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output) -> Result<()> {
+pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, base: u32) -> Result<()> {
     let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
     let sep = match ext.as_deref() {
         Some("csv") => Some(','),
@@ -276,7 +300,8 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output) -> Result<()
             writeln!(f, "vertex{sep}{}", value_name(alg))?;
         }
         let sep = sep.unwrap_or(' ');
-        let mut line = |v: usize, value: std::fmt::Arguments| writeln!(f, "{v}{sep}{value}");
+        let base = base as usize;
+        let mut line = |v: usize, value: std::fmt::Arguments| writeln!(f, "{}{sep}{value}", v + base);
         match o {
             Output::Depths(d) => d.iter().enumerate().try_for_each(|(v, &x)| {
                 if x == chatty_algo::bfs::UNREACHED {
@@ -296,7 +321,8 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output) -> Result<()
                     .try_for_each(|(v, &x)| if x.is_infinite() { line(v, format_args!("inf")) } else { line(v, format_args!("{x}")) })
             }
             Output::Values(s) => s.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
-            Output::Labels(l) => l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
+            // Labels are vertex ids too.
+            Output::Labels(l) => l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{}", x as usize + base))),
         }
     })();
     written.with_context(|| format!("cannot write {}", path.display()))?;
