@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use chatty_graph::Graph;
+use chatty_graph::{Graph, Progress};
 
 use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
 use crate::frontier::{Bitmap, Frontier};
@@ -71,15 +71,16 @@ fn add_f64(cell: &AtomicU64, x: f64) {
 /// Brandes dependencies summed over `sources`.
 /// BC summed over `sources`: marked successors on an adjacency in memory, edge-map
 /// sweeps otherwise.
-pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32]) -> Result<Vec<f64>> {
+pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progress) -> Result<Vec<f64>> {
+    progress.start("bc: sources", sources.len() as u64);
     match g.csr() {
-        Some(csr) => Ok(brandes_marked(csr, sources)),
-        None => brandes_edge_map(g, sources),
+        Some(csr) => Ok(brandes_marked(csr, sources, progress)),
+        None => brandes_edge_map(g, sources, progress),
     }
 }
 
 /// Brandes with the DAG's edges marked in a bitmap during the forward sweep.
-pub fn brandes_marked(g: &Graph, sources: &[u32]) -> Vec<f64> {
+pub fn brandes_marked(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Vec<f64> {
     let n = g.num_vertices();
     let out = g.out_edges();
     let score: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
@@ -90,6 +91,7 @@ pub fn brandes_marked(g: &Graph, sources: &[u32]) -> Vec<f64> {
     let successors = Bitmap::new(out.num_edges() as usize);
     for &s in sources {
         counts.start(s);
+        progress.advance(1);
         successors.clear();
         let mut levels = vec![vec![s]];
         loop {
@@ -225,7 +227,7 @@ impl EdgeOp for Dependency<'_> {
 
 /// Brandes through the edge map: forward rounds keep each level's frontier,
 /// backward rounds replay them deepest first over in-edges.
-pub fn brandes_edge_map<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32]) -> Result<Vec<f64>> {
+pub fn brandes_edge_map<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progress) -> Result<Vec<f64>> {
     let n = g.num_vertices();
     let opts = EdgeMapOptions { dedup: true, direction: crate::Direction::Push, ..EdgeMapOptions::default() };
     let mut score = vec![0.0; n];
@@ -233,6 +235,7 @@ pub fn brandes_edge_map<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32]) -> Res
     let PathCounts { depth, sigma, delta } = &counts;
     for &s in sources {
         counts.start(s);
+        progress.advance(1);
         let mut levels = vec![Frontier::single(n, s)];
         loop {
             let op = CountPaths { depth, sigma, level: levels.len() as u32 };

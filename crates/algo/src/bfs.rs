@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use chatty_graph::Graph;
+use chatty_graph::{Graph, Progress};
 
 use crate::edge_map::{Direction, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
 use crate::frontier::Frontier;
@@ -52,14 +52,16 @@ impl EdgeOp for Visit<'_> {
 }
 
 /// BFS from `source`; returns (depths, number of levels).
-pub fn bfs<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, direction: Direction) -> Result<(Vec<u32>, u32)> {
+pub fn bfs<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, direction: Direction, progress: &dyn Progress) -> Result<(Vec<u32>, u32)> {
     let n = g.num_vertices();
     let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNREACHED)).collect();
     depth[source as usize].store(0, Relaxed);
     let mut frontier = Frontier::single(n, source);
     let mut level = 0;
     let opts = EdgeMapOptions { direction, pull_divisor: 15, push_divisor: 18, dedup: false };
+    progress.start("bfs: vertices reached", n as u64);
     while !frontier.is_empty() {
+        progress.advance(frontier.len() as u64);
         level += 1;
         frontier = g.edge_map(Edges::Out, frontier, &Visit { depth: &depth, level }, opts)?;
     }

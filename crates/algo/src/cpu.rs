@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use chatty_graph::Graph;
+use chatty_graph::{Graph, Progress};
 
 use crate::engine::{Engine, EngineInfo, GraphInfo, HostGraph, Trial};
 use crate::{run_kernel, sssp, Algorithm, Params, Result};
@@ -84,9 +84,9 @@ impl Engine for CpuEngine {
         Some(sssp::default_delta(&self.graph))
     }
 
-    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<Trial> {
+    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<Trial> {
         let start = Instant::now();
-        let (output, iterations) = run_kernel(&self.graph, alg, p, sources)?;
+        let (output, iterations) = run_kernel(&self.graph, alg, p, sources, progress)?;
         let seconds = start.elapsed().as_secs_f64();
         Ok(Trial { output, sources: sources.to_vec(), iterations, seconds, transfers: Vec::new(), detail: serde_json::Value::Null })
     }

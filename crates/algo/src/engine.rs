@@ -4,7 +4,7 @@
 
 use std::ops::Deref;
 
-use chatty_graph::{Graph, WeightType};
+use chatty_graph::{Graph, Progress, WeightType};
 use serde::Serialize;
 
 use crate::{Algorithm, Output, Params, Result};
@@ -100,8 +100,9 @@ pub trait Engine: Sync {
         false
     }
     /// One trial of `alg` from `sources` (picked by the harness); `p` has been
-    /// checked and its defaults resolved.
-    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<Trial>;
+    /// checked and its defaults resolved. Long kernels report their sources,
+    /// iterations or vertices reached to `progress`.
+    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<Trial>;
     /// What a person reading the text report should see of a trial besides its time
     /// (IO per round, exchanges between GPUs), one line each.
     fn trial_lines(&self, _trial: &Trial) -> Vec<String> {

@@ -57,7 +57,19 @@ pub struct Report {
 }
 
 /// Runs `opts.trials` trials of `alg` on `engine`, calling `on_trial` after each.
-pub fn run(engine: &mut dyn Engine, alg: Algorithm, p: &Params, opts: &Options, mut on_trial: impl FnMut(TrialEvent)) -> Result<Report> {
+pub fn run(engine: &mut dyn Engine, alg: Algorithm, p: &Params, opts: &Options, on_trial: impl FnMut(TrialEvent)) -> Result<Report> {
+    run_with_progress(engine, alg, p, opts, &chatty_graph::NoProgress, on_trial)
+}
+
+/// [`run`], with long kernels reporting to `progress` (the CLI's bar).
+pub fn run_with_progress(
+    engine: &mut dyn Engine,
+    alg: Algorithm,
+    p: &Params,
+    opts: &Options,
+    progress: &dyn chatty_graph::Progress,
+    mut on_trial: impl FnMut(TrialEvent),
+) -> Result<Report> {
     engine.prepare(alg)?;
     let graph = engine.graph_info();
     check_params(alg, graph.n, p)?;
@@ -74,7 +86,7 @@ pub fn run(engine: &mut dyn Engine, alg: Algorithm, p: &Params, opts: &Options, 
         }
     };
     if engine.warm_up() {
-        engine.run(alg, &p, &sources(0)?)?;
+        engine.run(alg, &p, &sources(0)?, progress)?;
     }
     let reference = if opts.verify { Some(engine.reference_graph()?) } else { None };
     let mut trial_seconds = Vec::new();
@@ -84,7 +96,7 @@ pub fn run(engine: &mut dyn Engine, alg: Algorithm, p: &Params, opts: &Options, 
     for index in 0..opts.trials.max(1) {
         let sources = sources(index as u64)?;
         let start = Instant::now();
-        let trial = engine.run(alg, &p, &sources)?;
+        let trial = engine.run(alg, &p, &sources, progress)?;
         end_to_end_seconds.push(start.elapsed().as_secs_f64());
         trial_seconds.push(trial.seconds);
         let verdict = reference.as_ref().map(|g| verify(alg, g, &p, &trial.sources, &trial.output));

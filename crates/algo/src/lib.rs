@@ -42,7 +42,7 @@ pub mod sssp;
 mod summary;
 pub mod wcc;
 
-use chatty_graph::Graph;
+use chatty_graph::{Graph, Progress};
 use rayon::prelude::*;
 
 pub use cpu::CpuEngine;
@@ -276,10 +276,16 @@ pub fn spmv_x(n: usize, p: &Params) -> std::borrow::Cow<'_, [f64]> {
 /// the graph offers: delta-stepping, Afforest and marked-successor Brandes need the
 /// adjacency in memory ([`EdgeMapGraph::csr`]), Bellman–Ford, label propagation and
 /// edge-map Brandes only stream.
-pub fn run_kernel<G: EdgeMapGraph + ?Sized>(g: &G, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<(Output, u64)> {
+pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
+    g: &G,
+    alg: Algorithm,
+    p: &Params,
+    sources: &[u32],
+    progress: &dyn Progress,
+) -> Result<(Output, u64)> {
     Ok(match alg {
         Algorithm::Bfs => {
-            let (d, levels) = bfs::bfs(g, sources[0], p.direction)?;
+            let (d, levels) = bfs::bfs(g, sources[0], p.direction, progress)?;
             (Output::Depths(d), levels as u64)
         }
         Algorithm::Sssp => {
@@ -292,11 +298,11 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(g: &G, alg: Algorithm, p: &Params, s
             (Output::Distances(d), rounds)
         }
         Algorithm::Pr => {
-            let (s, iters) = pr::pagerank(g, p.pr)?;
+            let (s, iters) = pr::pagerank(g, p.pr, progress)?;
             (Output::Values(s), iters as u64)
         }
         Algorithm::Wcc => (Output::Labels(wcc::wcc(g)?), 1),
-        Algorithm::Bc => (Output::Values(bc::bc(g, sources)?), sources.len() as u64),
+        Algorithm::Bc => (Output::Values(bc::bc(g, sources, progress)?), sources.len() as u64),
         Algorithm::Spmv => (Output::Values(spmv::spmv(g, &spmv_x(g.num_vertices(), p))?), 1),
     })
 }

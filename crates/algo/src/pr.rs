@@ -13,7 +13,7 @@
 
 use rayon::prelude::*;
 
-use chatty_graph::Graph;
+use chatty_graph::{Graph, Progress};
 
 use crate::edge_map::EdgeMapGraph;
 use crate::Result;
@@ -45,7 +45,7 @@ impl Default for PrParams {
 }
 
 /// PageRank by pull iterations; returns (scores, iterations).
-pub fn pagerank<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams) -> Result<(Vec<f64>, u32)> {
+pub fn pagerank<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams, progress: &dyn Progress) -> Result<(Vec<f64>, u32)> {
     let n = g.num_vertices();
     if n == 0 {
         return Ok((Vec::new(), 0));
@@ -57,8 +57,10 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams) -> Result<(Vec<f64
     let mut contrib = vec![0.0f32; n];
     let mut next = vec![0.0; n];
     let mut iters = 0;
+    progress.start("pr: iterations (at most)", p.max_iters as u64);
     while iters < p.max_iters {
         iters += 1;
+        progress.advance(1);
         let dangling: f64 = contrib
             .par_iter_mut()
             .zip(&score)

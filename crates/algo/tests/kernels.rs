@@ -43,7 +43,7 @@ impl EdgeMapGraph for Streaming<'_> {
 fn run_on<G: EdgeMapGraph + ?Sized>(alg: Algorithm, g: &G, p: &Params, trial: u64) -> Result<(Output, Vec<u32>), Error> {
     let sources =
         if alg.has_source() { pick_sources(alg, g.num_vertices(), |v| g.out_degree(v), g.num_edges() > 0, p, trial)? } else { Vec::new() };
-    let (output, _) = run_kernel(g, alg, p, &sources)?;
+    let (output, _) = run_kernel(g, alg, p, &sources, &NoProgress)?;
     Ok((output, sources))
 }
 
@@ -297,4 +297,45 @@ fn harness_runs_trials_and_verifies() {
     let r = harness::run(&mut cpu, Algorithm::Sssp, &Params { source: Some(0), ..Params::default() }, &opts, |_| {}).unwrap();
     assert!(r.params.delta.is_some(), "the default delta is resolved once");
     assert_eq!(r.verification, Some(Ok(())));
+}
+
+/// Long kernels say how far they are: BC per source, PageRank per iteration, BFS per
+/// vertex reached, on both strategies.
+#[test]
+fn kernels_report_progress() {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use std::sync::Mutex;
+    #[derive(Default)]
+    struct Recorded {
+        phases: Mutex<Vec<(String, u64)>>,
+        done: AtomicU64,
+    }
+    impl chatty_graph::Progress for Recorded {
+        fn start(&self, message: &str, total: u64) {
+            self.phases.lock().unwrap().push((message.to_string(), total));
+            self.done.store(0, Relaxed);
+        }
+        fn advance(&self, delta: u64) {
+            self.done.fetch_add(delta, Relaxed);
+        }
+    }
+    let g = generate::rmat(9, 4, GenOptions { seed: 2, max_weight: None, undirected: true }, &NoProgress).unwrap();
+    for streaming in [false, true] {
+        let run = |alg, p: &Params, sources: &[u32], rec: &Recorded| {
+            if streaming {
+                run_kernel(&Streaming(&g), alg, p, sources, rec).unwrap()
+            } else {
+                run_kernel(&g, alg, p, sources, rec).unwrap()
+            }
+        };
+        let rec = Recorded::default();
+        run(Algorithm::Bc, &Params::default(), &[1, 2, 3, 4, 5], &rec);
+        assert_eq!((rec.phases.lock().unwrap()[0].1, rec.done.load(Relaxed)), (5, 5));
+        let rec = Recorded::default();
+        let (_, iterations) = run(Algorithm::Pr, &Params::default(), &[], &rec);
+        assert_eq!(rec.done.load(Relaxed), iterations);
+        let rec = Recorded::default();
+        let (Output::Depths(d), _) = run(Algorithm::Bfs, &Params::default(), &[1], &rec) else { panic!() };
+        assert_eq!(rec.done.load(Relaxed), d.iter().filter(|&&x| x != u32::MAX).count() as u64);
+    }
 }

@@ -24,6 +24,16 @@ impl Bar {
     }
 }
 
+impl Bar {
+    /// Runs `f` (which prints) with the bar out of the way.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.0 {
+            Some(b) => b.suspend(f),
+            None => f(),
+        }
+    }
+}
+
 impl Progress for Bar {
     fn start(&self, message: &str, total: u64) {
         if let Some(b) = &self.0 {

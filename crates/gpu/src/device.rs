@@ -15,7 +15,7 @@ use cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice, CudaStream, Devi
 use rayon::prelude::*;
 
 use chatty_algo::{Algorithm, Distances, Output, Params};
-use chatty_graph::{Graph, WeightType};
+use chatty_graph::{Graph, Progress, WeightType};
 
 use crate::driver::Kernel;
 use crate::kernels::{arch_for, FUNCTIONS};
@@ -362,8 +362,9 @@ pub(crate) fn control<C: Pod>(gpu: &Gpu, c: &C) -> Result<CudaSlice<u8>> {
 }
 
 /// Runs one trial of `alg` on the device graph from `sources`; `p` has its defaults
-/// resolved (Δ) and the weights were checked when the engine was prepared.
-pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<GpuRun> {
+/// resolved (Δ) and the weights were checked when the engine was prepared. BC
+/// reports its sources and PageRank its iterations to `progress` (host-driven loops).
+pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<GpuRun> {
     if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv) && dg.directed && dg.inc.is_none() {
         return Err(GpuError::Unsupported(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
     }
@@ -374,10 +375,10 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
             let delta = p.delta.ok_or_else(|| GpuError::Unsupported("SSSP needs its delta resolved".into()))?;
             sssp(gpu, dg, sources[0], delta, &mut peak)?
         }
-        Algorithm::Pr => pagerank(gpu, dg, p, &mut peak)?,
+        Algorithm::Pr => pagerank(gpu, dg, p, progress, &mut peak)?,
         Algorithm::Spmv => spmv(gpu, dg, &chatty_algo::spmv_x(dg.n, p), &mut peak)?,
         Algorithm::Wcc => wcc(gpu, dg, &mut peak)?,
-        Algorithm::Bc => bc(gpu, dg, sources, &mut peak)?,
+        Algorithm::Bc => bc(gpu, dg, sources, progress, &mut peak)?,
     };
     stop.synchronize().check("waiting for the kernels")?;
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
@@ -561,7 +562,7 @@ pub(crate) fn pull(gpu: &Gpu, pg: &PullGraph, a: &PullArgs) -> Result<()> {
     Ok(())
 }
 
-fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, peak: &mut u64) -> Result<Step> {
+fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, progress: &dyn Progress, peak: &mut u64) -> Result<Step> {
     let n = dg.n;
     let mut score = gpu.upload(&vec![1.0 / n.max(1) as f64; n], "scores")?;
     let mut next = gpu.zeros::<f64>(n, "scores")?;
@@ -576,7 +577,9 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, peak: &mut u64) -> Result<S
     // SAFETY: arguments match pr_init.
     unsafe { l.launch(gpu.cfg()) }?;
     let mut iters = 0;
+    progress.start("pr: iterations (at most)", p.pr.max_iters as u64);
     while iters < p.pr.max_iters && n > 0 {
+        progress.advance(1);
         let [change, dangling]: [f64; 2] = gpu.download(&sums, 2, "sums")?.try_into().expect("two sums");
         if iters > 0 && p.pr.converged(change, n) {
             break;
@@ -646,7 +649,7 @@ fn wcc(gpu: &Gpu, dg: &DeviceGraph, peak: &mut u64) -> Result<Step> {
     Ok((Pending::Labels(comp), rounds, start, gpu.timer()?))
 }
 
-fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<Step> {
+fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, peak: &mut u64) -> Result<Step> {
     let n = dg.n as u32;
     let mut depth = gpu.zeros::<u32>(dg.n, "depths")?;
     let mut sigma = gpu.zeros::<f64>(dg.n, "path counts")?;
@@ -656,7 +659,9 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], peak: &mut u64) -> Result<St
     let mut next_len = gpu.zeros::<u32>(1, "a counter")?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
+    progress.start("bc: sources", sources.len() as u64);
     for &s in sources {
+        progress.advance(1);
         gpu.fill_u32(&mut depth, n, u32::MAX)?;
         gpu.stream.memset_zeros(&mut sigma).check("clearing path counts")?;
         gpu.stream.memset_zeros(&mut delta).check("clearing dependencies")?;

@@ -135,7 +135,7 @@ impl Engine for GpuEngine {
         true
     }
 
-    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<Trial, Error> {
+    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn chatty_graph::Progress) -> Result<Trial, Error> {
         let unprepared = || Error::Unsupported("the GPU engine was not prepared".into());
         let trial = |output, iterations, seconds, transfers, detail| Trial {
             output,
@@ -147,7 +147,7 @@ impl Engine for GpuEngine {
         };
         match &self.devices {
             Devices::One { gpu, device } => {
-                let r = run(gpu, device.as_ref().ok_or_else(unprepared)?, alg, p, sources).map_err(Error::engine)?;
+                let r = run(gpu, device.as_ref().ok_or_else(unprepared)?, alg, p, sources, progress).map_err(Error::engine)?;
                 let d = DeviceTrial { download_seconds: r.download_seconds, peak_device_memory_bytes: r.peak_device_bytes };
                 Ok(trial(r.output, r.iterations, r.kernel_seconds, Vec::new(), detail(d)?))
             }

@@ -120,10 +120,10 @@ impl Engine for SsdEngine {
         None // frontier Bellman–Ford: no buckets
     }
 
-    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<Trial, Error> {
+    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn chatty_graph::Progress) -> Result<Trial, Error> {
         self.graph.take_stats();
         let start = std::time::Instant::now();
-        let (output, iterations) = run_kernel(&self.graph, alg, p, sources)?;
+        let (output, iterations) = run_kernel(&self.graph, alg, p, sources, progress)?;
         let seconds = start.elapsed().as_secs_f64();
         let (io, rounds) = self.graph.take_stats();
         let round = |r: &IoStats| RoundIo {

@@ -107,20 +107,25 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             println!("\n== {}", alg.name());
         }
         let json = a.json;
-        let outcome = harness::run(engine.as_mut(), alg, &p, &opts, |e| {
+        // Sources (BC), iterations (PR) or vertices reached (BFS) of long kernels.
+        let bar = Bar::new(quiet);
+        let outcome = harness::run_with_progress(engine.as_mut(), alg, &p, &opts, &bar, |e| {
             if json {
                 return;
             }
-            for line in &e.lines {
-                println!("{line}");
-            }
-            println!("Trial Time:          {:.5}", e.trial.seconds);
-            match e.verification {
-                Some(Ok(())) => println!("Verification:        PASS"),
-                Some(Err(err)) => println!("Verification:        FAIL ({err})"),
-                None => {}
-            }
+            bar.suspend(|| {
+                for line in &e.lines {
+                    println!("{line}");
+                }
+                println!("Trial Time:          {:.5}", e.trial.seconds);
+                match e.verification {
+                    Some(Ok(())) => println!("Verification:        PASS"),
+                    Some(Err(err)) => println!("Verification:        FAIL ({err})"),
+                    None => {}
+                }
+            })
         });
+        drop(bar);
         for note in engine.take_notes() {
             eprintln!("note: {note}");
         }
