@@ -390,7 +390,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// Write the last trial's answer, one row per vertex: `.csv` / `.tsv` with a header
-    /// (`vertex,distance`...), anything else `vertex value` per line. With several
+    /// (`vertex,distance`...), `.parquet` (columns `vertex`, `value`), anything else
+    /// `vertex value` per line. With several
     /// kernels each gets its own file, the kernel's name before the extension
     /// (`out.pr.csv`).
     #[arg(long, short = 'o')]

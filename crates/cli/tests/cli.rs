@@ -557,3 +557,31 @@ fn one_based_inputs_keep_their_numbering() {
         assert_eq!(std::fs::read_to_string(d.path().join("c.txt")).unwrap(), "1 1\n2 1\n3 1\n4 1\n");
     }
 }
+
+/// `.parquet` outputs read back with the Arrow reader: `vertex` and `value` columns,
+/// one row per vertex, ids in the input's numbering.
+#[test]
+fn parquet_outputs_read_back() {
+    use arrow_array::{Array, Float64Array, Int64Array, UInt32Array};
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    std::fs::write(d.path().join("g.gr"), "p sp 4 2\na 1 2 5\na 2 3 5\n").unwrap();
+    assert!(chatty(&["run", "bfs,sssp,pr", &p("g.gr"), "-r", "1", "-o", &p("out.parquet")]).status.success());
+    let read = |alg: &str| {
+        let f = std::fs::File::open(d.path().join(format!("out.{alg}.parquet"))).unwrap();
+        let mut rows = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap().build().unwrap();
+        let batch = rows.next().unwrap().unwrap();
+        assert_eq!(batch.schema().fields().iter().map(|f| f.name().as_str()).collect::<Vec<_>>(), ["vertex", "value"]);
+        batch
+    };
+    let bfs = read("bfs");
+    let vertex = bfs.column(0).as_any().downcast_ref::<UInt32Array>().unwrap();
+    assert_eq!(vertex.values().to_vec(), [1, 2, 3, 4]);
+    assert_eq!(bfs.column(1).as_any().downcast_ref::<Int64Array>().unwrap().values().to_vec(), [0, 1, 2, -1]);
+    let sssp = read("sssp");
+    assert_eq!(sssp.column(1).as_any().downcast_ref::<Float64Array>().unwrap().values().to_vec(), [0.0, 5.0, 10.0, f64::INFINITY]);
+    let pr = read("pr");
+    let scores = pr.column(1).as_any().downcast_ref::<Float64Array>().unwrap();
+    assert_eq!(scores.len(), 4);
+    assert!((scores.values().iter().sum::<f64>() - 1.0).abs() < 1e-6);
+}

@@ -294,6 +294,9 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<Option<MultiOptions>
 /// Unreachable is `-1` (BFS) and `inf` (SSSP).
 pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, base: u32) -> Result<()> {
     let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if ext.as_deref() == Some("parquet") {
+        return write_parquet(path, o, base);
+    }
     let sep = match ext.as_deref() {
         Some("csv") => Some(','),
         Some("tsv") => Some('\t'),
@@ -332,6 +335,41 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, base: u32) -
     })();
     written.with_context(|| format!("cannot write {}", path.display()))?;
     f.commit()?;
+    Ok(())
+}
+
+/// Writes columns `vertex` (u32, from `base`) and `value` as Parquet (uncompressed),
+/// through a temporary file: BFS depths as i64 (-1 unreachable), SSSP distances as
+/// f64 (inf unreachable), WCC labels as u32 (from `base`), the rest as f64.
+fn write_parquet(path: &Path, o: &Output, base: u32) -> Result<()> {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, UInt32Array};
+
+    let n = match o {
+        Output::Depths(d) => d.len(),
+        Output::Distances(Distances::Int(d)) => d.len(),
+        Output::Distances(Distances::Float(d)) => d.len(),
+        Output::Values(v) => v.len(),
+        Output::Labels(l) => l.len(),
+    };
+    let vertex: ArrayRef = Arc::new(UInt32Array::from_iter_values((0..n as u32).map(|v| v + base)));
+    let value: ArrayRef = match o {
+        Output::Depths(d) => {
+            Arc::new(Int64Array::from_iter_values(d.iter().map(|&x| if x == chatty_algo::bfs::UNREACHED { -1 } else { x as i64 })))
+        }
+        Output::Distances(Distances::Int(d)) => {
+            Arc::new(Float64Array::from_iter_values(d.iter().map(|&x| if x == u64::MAX { f64::INFINITY } else { x as f64 })))
+        }
+        Output::Distances(Distances::Float(d)) => Arc::new(Float64Array::from_iter_values(d.iter().copied())),
+        Output::Values(v) => Arc::new(Float64Array::from_iter_values(v.iter().copied())),
+        Output::Labels(l) => Arc::new(UInt32Array::from_iter_values(l.iter().map(|&x| x + base))),
+    };
+    let batch = RecordBatch::try_from_iter([("vertex", vertex), ("value", value)]).context("building the Parquet columns")?;
+    let file = AtomicFile::create(path)?;
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).context("starting the Parquet file")?;
+    writer.write(&batch).with_context(|| format!("cannot write {}", path.display()))?;
+    writer.into_inner().with_context(|| format!("cannot write {}", path.display()))?.commit()?;
     Ok(())
 }
 
