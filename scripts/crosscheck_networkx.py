@@ -4,6 +4,7 @@
 Usage: scripts/crosscheck_networkx.py [path/to/chatty]
 Needs networkx (pip install networkx). Exits non-zero on the first disagreement.
 """
+import json
 import math
 import os
 import subprocess
@@ -75,6 +76,15 @@ def check(name, graph_file, directed, weighted, n):
         ours = sorted(range(n), key=lambda v: (-got[v], v))[:10]
         tenth = sorted(want.values(), reverse=True)[9]
         assert all(want[v] >= tenth - 1e-12 for v in ours), f"{name}: pagerank top-10 with defaults {ours} vs networkx {tenth}"
+        # Personalized: teleport to three vertices, weights 3:2:1.
+        favoured = {0: 3.0, n // 2: 2.0, n - 1: 1.0}
+        weights = os.path.join(d, "teleport.txt")
+        with open(weights, "w") as f:
+            f.writelines(f"{v} {w}\n" for v, w in favoured.items())
+        chatty("run", "pr", graph_file, "-o", out, "-q", "--personalization", weights, "--tolerance", "1e-10", "--max-iters", "1000")
+        want = nx.pagerank(g, personalization=favoured, tol=1e-12, max_iter=1000, weight=None)
+        got = values(out)
+        assert sum(abs(got[v] - want[v]) for v in range(n)) < 1e-6, f"{name}: personalized pagerank differs"
         assert sum(abs(got[v] - want[v]) for v in range(n)) < n * 1e-6, f"{name}: pagerank with defaults"
 
         chatty("run", "wcc", graph_file, "-o", out, "-q")
@@ -99,6 +109,45 @@ def check(name, graph_file, directed, weighted, n):
     print(f"networkx agrees on {name}: bfs sssp pr wcc bc spmv")
 
 
+def check_dataset(name, path):
+    """On a real graph: PageRank's top 10 with networkx's defaults, component sizes,
+    the BFS depth histogram (from the JSON summary) and BC summed over the sources
+    chatty sampled (networkx's betweenness_centrality_subset over the same sources)."""
+    with tempfile.TemporaryDirectory() as d:
+        el = os.path.join(d, "g.el")
+        # networkx graphs have no parallel edges or self-loops: drop them for the comparison.
+        chatty("convert", path, "-o", el, "--dedup", "--drop-self-loops", "-q")
+        info = json.loads(chatty("info", el, "--json"))
+        n, directed = info["vertices"], info["directed"]
+        g = load_el(el, directed)
+        g.add_nodes_from(range(n))
+        out = os.path.join(d, "out.txt")
+        chatty("run", "pagerank", el, "-o", out, "-q")
+        got, want = values(out), nx.pagerank(g, weight=None)
+        tenth = sorted(want.values(), reverse=True)[9]
+        ours = sorted(range(n), key=lambda v: (-got[v], v))[:10]
+        assert all(want[v] >= tenth - 1e-12 for v in ours), f"{name}: pagerank top 10 {ours}"
+        report = json.loads(chatty("run", "wcc", el, "--json", "--top", "5"))["result"]
+        comps = nx.weakly_connected_components(g) if directed else nx.connected_components(g)
+        sizes = sorted((len(c) for c in comps), reverse=True)
+        assert report["count"] == len(sizes), f"{name}: {report['count']} components, networkx {len(sizes)}"
+        assert [s for _, s in report["largest"]] == sizes[:5], f"{name}: component sizes"
+        src = max(range(n), key=lambda v: g.out_degree(v) if directed else g.degree(v))
+        report = json.loads(chatty("run", "bfs", el, "--json", "-r", str(src)))["result"]
+        depth = nx.single_source_shortest_path_length(g, src)
+        histogram = [0] * (max(depth.values()) + 1)
+        for x in depth.values():
+            histogram[x] += 1
+        assert report["histogram"] == histogram, f"{name}: bfs depth histogram"
+        report = json.loads(chatty("run", "bc", el, "--json", "--sources", "6", "-o", out))
+        sources = report["parameters"]["sources"]
+        want = nx.betweenness_centrality_subset(g, sources=sources, targets=list(g.nodes), normalized=False, weight=None)
+        got = values(out)
+        scale = 1 if directed else 2  # networkx halves undirected pairs
+        assert all(math.isclose(got[v], scale * want[v], rel_tol=1e-9, abs_tol=1e-9) for v in range(n)), f"{name}: bc on sampled sources"
+    print(f"networkx agrees on {name}: pagerank top 10, components, bfs histogram, bc on {len(sources)} sampled sources")
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         cases = [
@@ -113,6 +162,15 @@ def main():
             # networkx graphs have no parallel edges or self-loops: drop them for the comparison.
             chatty("convert", raw, "-o", path, "--dedup", "--drop-self-loops", "-q")
             check(name, path, directed, True, n)
+    datasets = os.environ.get("CHATTY_DATASETS", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "datasets"))
+    for name, rel in [("wiki-Vote", "social/wiki-Vote.txt.gz"), ("email-Enron", "social/email-Enron.el.gz"), ("USA-road-NY", "road/USA-road-NY.pace.gr.gz")]:
+        path = os.path.join(datasets, rel)
+        if os.path.exists(path):
+            check_dataset(name, path)
+        elif os.environ.get("CI") == "true":
+            sys.exit(f"CI=true but the dataset {path} is missing")
+        else:
+            print(f"note: {path} not found; skipping it")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,8 @@ mod summary;
 pub mod wcc;
 
 use chatty_graph::{Graph, Progress};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 pub use cpu::CpuEngine;
@@ -140,6 +142,9 @@ pub struct Params {
     pub bc_sources: BcSources,
     /// SpMV's x (ones if `None`).
     pub x: Option<Vec<f64>>,
+    /// PageRank's teleport weights, one per vertex (networkx's `personalization`;
+    /// normalised; uniform if `None`).
+    pub personalization: Option<Vec<f64>>,
     /// Direction policy of BFS.
     pub direction: Direction,
 }
@@ -153,6 +158,7 @@ impl Default for Params {
             pr: PrParams::default(),
             bc_sources: BcSources::One,
             x: None,
+            personalization: None,
             direction: Direction::Auto,
         }
     }
@@ -217,11 +223,16 @@ pub fn pick_sources(alg: Algorithm, n: usize, degree: impl Fn(u32) -> u64, has_e
     };
     let eligible = |v: u32| !has_edges || degree(v) > 0;
     if count > 1 {
+        // A sample without replacement (rand's), reproducible from the seed and trial.
         let all: Vec<u32> = (0..n as u32).filter(|&v| eligible(v)).collect();
         if count >= all.len() {
             return Ok(all);
         }
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(p.seed ^ (trial + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        return Ok(rand::seq::index::sample(&mut rng, all.len(), count).into_iter().map(|i| all[i]).collect());
     }
+    // One source, GAPBS-style: the first vertex with out-edges of a SplitMix64 stream
+    // (the sequence published benchmarks ran on).
     let mut x = p.seed ^ (trial + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut next = || {
         x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -230,15 +241,12 @@ pub fn pick_sources(alg: Algorithm, n: usize, degree: impl Fn(u32) -> u64, has_e
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
-    let mut chosen = std::collections::HashSet::with_capacity(count);
-    Ok((0..count)
-        .map(|_| loop {
-            let v = (next() % n as u64) as u32;
-            if eligible(v) && (count == 1 || chosen.insert(v)) {
-                break v;
-            }
-        })
-        .collect())
+    loop {
+        let v = (next() % n as u64) as u32;
+        if eligible(v) {
+            return Ok(vec![v]);
+        }
+    }
 }
 
 /// Checks `p` against a graph of `n` vertices and fills in the defaults that do not
@@ -255,6 +263,14 @@ pub fn check_params(alg: Algorithm, n: usize, p: &Params) -> Result<()> {
             if x.len() != n {
                 return Err(Error::Parameter(format!("x has {} entries for {n} vertices", x.len())));
             }
+        }
+    }
+    if let (Algorithm::Pr, Some(t)) = (alg, &p.personalization) {
+        if t.len() != n {
+            return Err(Error::Parameter(format!("the personalization has {} entries for {n} vertices", t.len())));
+        }
+        if t.iter().any(|w| !w.is_finite() || *w < 0.0) || t.iter().sum::<f64>() <= 0.0 {
+            return Err(Error::Parameter("personalization weights must be non-negative, finite, and not all zero".into()));
         }
     }
     if p.pr.tolerance.is_nan() || p.pr.tolerance < 0.0 || p.pr.max_iters == 0 {
@@ -298,7 +314,7 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
             (Output::Distances(d), rounds)
         }
         Algorithm::Pr => {
-            let (s, iters) = pr::pagerank(g, p.pr, progress)?;
+            let (s, iters) = pr::pagerank(g, p.pr, p.personalization.as_deref(), progress)?;
             (Output::Values(s), iters as u64)
         }
         Algorithm::Wcc => (Output::Labels(wcc::wcc(g)?), 1),
@@ -312,7 +328,7 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
     match (alg, output) {
         (Algorithm::Bfs, Output::Depths(d)) => bfs::verify(g, sources[0], d),
         (Algorithm::Sssp, Output::Distances(d)) => sssp::verify(g, sources[0], d),
-        (Algorithm::Pr, Output::Values(s)) => pr::verify(g, p.pr, s),
+        (Algorithm::Pr, Output::Values(s)) => pr::verify(g, p.pr, p.personalization.as_deref(), s),
         (Algorithm::Wcc, Output::Labels(l)) => wcc::verify(g, l),
         (Algorithm::Bc, Output::Values(s)) => bc::verify(g, sources, s),
         (Algorithm::Spmv, Output::Values(y)) => spmv::verify(g, &spmv_x(g.num_vertices(), p), y),

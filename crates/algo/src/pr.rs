@@ -1,5 +1,5 @@
 //! Kernel: PageRank. Returns scores that sum to 1: damping 0.85, uniform teleport,
-//! the mass of dangling vertices (no out-edges) spread uniformly; the networkx
+//! the mass of dangling vertices (no out-edges) spread like the teleport; the networkx
 //! definition and parameters: iterates until the L1 norm of the change between
 //! iterations is below N·tolerance (networkx's `tol`, per vertex) or the iteration
 //! cap is reached.
@@ -44,8 +44,31 @@ impl Default for PrParams {
     }
 }
 
+/// Where the random surfer teleports (and dangling mass goes): `personalization`
+/// normalised to sum 1 (networkx's `personalization`), or uniform.
+struct Teleport<'a>(Option<(&'a [f64], f64)>, usize);
+
+impl<'a> Teleport<'a> {
+    fn new(personalization: Option<&'a [f64]>, n: usize) -> Teleport<'a> {
+        Teleport(personalization.map(|t| (t, t.iter().sum::<f64>())), n)
+    }
+
+    #[inline]
+    fn at(&self, v: usize) -> f64 {
+        match self.0 {
+            Some((t, sum)) => t[v] / sum,
+            None => 1.0 / self.1 as f64,
+        }
+    }
+}
+
 /// PageRank by pull iterations; returns (scores, iterations).
-pub fn pagerank<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams, progress: &dyn Progress) -> Result<(Vec<f64>, u32)> {
+pub fn pagerank<G: EdgeMapGraph + ?Sized>(
+    g: &G,
+    p: PrParams,
+    personalization: Option<&[f64]>,
+    progress: &dyn Progress,
+) -> Result<(Vec<f64>, u32)> {
     let n = g.num_vertices();
     if n == 0 {
         return Ok((Vec::new(), 0));
@@ -75,13 +98,16 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams, progress: &dyn Pro
                 }
             })
             .sum();
-        let base = (1.0 - p.damping) / n as f64 + p.damping * dangling / n as f64;
+        // Teleport and dangling mass, both spread like the teleport.
+        let spread = (1.0 - p.damping) + p.damping * dangling;
         g.sum_in(&mut next, |u, _| contrib[u as usize] as f64)?;
+        let teleport = Teleport::new(personalization, n);
         let change: f64 = next
             .par_iter_mut()
             .zip(&score)
-            .map(|(x, old)| {
-                *x = base + p.damping * *x;
+            .enumerate()
+            .map(|(v, (x, old))| {
+                *x = spread * teleport.at(v) + p.damping * *x;
                 (*x - old).abs()
             })
             .sum();
@@ -95,8 +121,9 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams, progress: &dyn Pro
 
 /// The reference: the same iteration written sequentially in push form, with the
 /// same stopping rule.
-pub fn reference(g: &Graph, p: PrParams) -> Vec<f64> {
+pub fn reference(g: &Graph, p: PrParams, personalization: Option<&[f64]>) -> Vec<f64> {
     let n = g.num_vertices();
+    let teleport = Teleport::new(personalization, n);
     let out = g.out_edges();
     let mut score = vec![1.0 / n.max(1) as f64; n];
     for _ in 0..p.max_iters {
@@ -113,7 +140,7 @@ pub fn reference(g: &Graph, p: PrParams) -> Vec<f64> {
         }
         let mut change = 0.0;
         for v in 0..n {
-            let x = (1.0 - p.damping) / n as f64 + p.damping * (next[v] + dangling / n as f64);
+            let x = (1.0 - p.damping) * teleport.at(v) + p.damping * (next[v] + dangling * teleport.at(v));
             change += (x - score[v]).abs();
             score[v] = x;
         }
@@ -125,8 +152,8 @@ pub fn reference(g: &Graph, p: PrParams) -> Vec<f64> {
 }
 
 /// Checks scores against [`reference`]: L1 distance within 1e-4 and sum 1.
-pub fn verify(g: &Graph, p: PrParams, got: &[f64]) -> Result<()> {
-    let want = reference(g, p);
+pub fn verify(g: &Graph, p: PrParams, personalization: Option<&[f64]>, got: &[f64]) -> Result<()> {
+    let want = reference(g, p, personalization);
     let l1: f64 = want.iter().zip(got).map(|(a, b)| (a - b).abs()).sum();
     let sum: f64 = got.iter().sum();
     if got.len() != want.len() || l1 > 1e-4 {

@@ -41,6 +41,8 @@ pub enum Summary {
     Values {
         /// The sum of every value.
         sum: f64,
+        /// Their Euclidean norm.
+        norm: f64,
         /// `(vertex, value)`, largest first.
         top: Vec<(u32, f64)>,
     },
@@ -88,7 +90,7 @@ impl Output {
                 }
                 top.truncate(k);
                 top.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                Summary::Values { sum: v.iter().sum(), top }
+                Summary::Values { sum: v.iter().sum(), norm: v.iter().map(|x| x * x).sum::<f64>().sqrt(), top }
             }
         }
     }
@@ -101,7 +103,7 @@ impl Summary {
             Summary::Components { count, largest } => {
                 Summary::Components { count, largest: largest.into_iter().map(|(c, s)| (c + base, s)).collect() }
             }
-            Summary::Values { sum, top } => Summary::Values { sum, top: top.into_iter().map(|(v, x)| (v + base, x)).collect() },
+            Summary::Values { sum, norm, top } => Summary::Values { sum, norm, top: top.into_iter().map(|(v, x)| (v + base, x)).collect() },
             other => other,
         }
     }
@@ -122,8 +124,8 @@ impl Summary {
                     out += &format!("  component {label}: {size} vertices\n");
                 }
             }
-            Summary::Values { sum, top } => {
-                out += &format!("Sum:                 {sum:.6e}\n");
+            Summary::Values { sum, norm, top } => {
+                out += &format!("Sum:                 {sum:.6e}, norm {norm:.6e}\n");
                 for (v, x) in top {
                     out += &format!("  vertex {v}: {x:.6e}\n");
                 }

@@ -339,3 +339,30 @@ fn kernels_report_progress() {
         assert_eq!(rec.done.load(Relaxed), d.iter().filter(|&&x| x != u32::MAX).count() as u64);
     }
 }
+
+/// PageRank with a personalization (networkx's): both strategies match the reference,
+/// and the teleport weights move the scores toward the favoured vertices.
+#[test]
+fn personalized_pagerank() {
+    let g = generate::rmat(10, 6, GenOptions { seed: 8, max_weight: None, undirected: false }, &NoProgress).unwrap().with_in_edges();
+    let n = g.num_vertices();
+    let mut t = vec![0.0; n];
+    t[3] = 2.0;
+    t[700] = 1.0;
+    let p = Params { personalization: Some(t), ..Params::default() };
+    chatty_algo::check_params(Algorithm::Pr, n, &p).unwrap();
+    let (personal, _) = run(Algorithm::Pr, &g, &p, 0).unwrap();
+    verify(Algorithm::Pr, &g, &p, &[], &personal).unwrap();
+    let (streamed, _) = run_on(Algorithm::Pr, &Streaming(&g), &p, 0).unwrap();
+    verify(Algorithm::Pr, &g, &p, &[], &streamed).unwrap();
+    let (uniform, _) = run(Algorithm::Pr, &g, &Params::default(), 0).unwrap();
+    let (Output::Values(a), Output::Values(b)) = (&personal, &uniform) else { panic!() };
+    assert!(a[3] > 2.0 * b[3] && a[700] > 2.0 * b[700], "{} vs {}, {} vs {}", a[3], b[3], a[700], b[700]);
+    for bad in [vec![0.0; n], vec![1.0; n - 1], {
+        let mut v = vec![1.0; n];
+        v[0] = -1.0;
+        v
+    }] {
+        assert!(chatty_algo::check_params(Algorithm::Pr, n, &Params { personalization: Some(bad), ..Params::default() }).is_err());
+    }
+}

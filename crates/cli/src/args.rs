@@ -416,6 +416,10 @@ pub struct RunArgs {
     /// PageRank: at most this many iterations.
     #[arg(long, default_value_t = 100)]
     pub max_iters: u32,
+    /// PageRank: teleport weights, `vertex weight` per line (ids as the input numbers
+    /// them; vertices not listed weigh 0; normalised), networkx's personalization.
+    #[arg(long, value_name = "FILE")]
+    pub personalization: Option<PathBuf>,
     /// PageRank: the damping factor (networkx's alpha).
     #[arg(long, alias = "alpha", default_value_t = 0.85)]
     pub damping: f64,

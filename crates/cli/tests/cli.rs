@@ -585,3 +585,23 @@ fn parquet_outputs_read_back() {
     assert_eq!(scores.len(), 4);
     assert!((scores.values().iter().sum::<f64>() - 1.0).abs() < 1e-6);
 }
+
+/// `--personalization FILE` (networkx's teleport weights) in the user's numbering, with
+/// clear errors for a bad file; the run header says weighted or unweighted.
+#[test]
+fn personalized_pagerank_from_a_file() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    std::fs::write(d.path().join("g.gr"), "p sp 3 3\na 1 2 1\na 2 3 1\na 3 1 1\n").unwrap();
+    std::fs::write(d.path().join("t.txt"), "# teleport to vertex 1 only\n1 1.0\n").unwrap();
+    let o = chatty(&["run", "pr", &p("g.gr"), "--personalization", &p("t.txt"), "--json", "--top", "3"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["result"]["top"][0][0], 1, "vertex 1 (1-based) ranks first: {}", j["result"]);
+    std::fs::write(d.path().join("bad.txt"), "1 1.0\n9 2.0\n").unwrap();
+    fails(&["run", "pr", &p("g.gr"), "--personalization", &p("bad.txt")], "bad.txt:2: vertex 9 is not in the graph");
+    std::fs::write(d.path().join("zero.txt"), "1 0\n").unwrap();
+    fails(&["run", "pr", &p("g.gr"), "--personalization", &p("zero.txt")], "not all zero");
+    let t = text(&chatty(&["run", "bfs", &p("g.gr"), "-r", "1"]));
+    assert!(t.contains("weighted") && !t.contains("none weights"), "{t}");
+}

@@ -137,6 +137,11 @@ impl Engine for GpuEngine {
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn chatty_graph::Progress) -> Result<Trial, Error> {
         let unprepared = || Error::Unsupported("the GPU engine was not prepared".into());
+        if alg == Algorithm::Pr && p.personalization.is_some() {
+            return Err(Error::Unsupported(
+                "--personalization runs on the CPU and SSD engines (the GPU kernels teleport uniformly)".into(),
+            ));
+        }
         let trial = |output, iterations, seconds, transfers, detail| Trial {
             output,
             sources: sources.to_vec(),

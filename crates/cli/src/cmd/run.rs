@@ -44,6 +44,7 @@ fn params(a: &RunArgs) -> Result<Params> {
         pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping },
         bc_sources,
         x: None,
+        personalization: None,
         direction: a.direction,
     })
 }
@@ -66,6 +67,25 @@ fn read_x(path: &Path, n: usize) -> Result<Vec<f64>> {
     Ok(x)
 }
 
+/// Reads `--personalization`: `vertex weight` lines in the user's numbering (from
+/// `base`), `#` comments; unlisted vertices weigh 0.
+fn read_personalization(path: &Path, n: usize, base: u32) -> Result<Vec<f64>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read --personalization {}", path.display()))?;
+    let mut weights = vec![0.0; n];
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#')) {
+        let bad = || anyhow::anyhow!("{}:{}: expected `vertex weight`: `{line}`", path.display(), i + 1);
+        let mut fields = line.split_whitespace();
+        let (Some(v), Some(w), None) = (fields.next(), fields.next(), fields.next()) else { return Err(bad()) };
+        let (v, w) = (v.parse::<u64>().map_err(|_| bad())?, w.parse::<f64>().map_err(|_| bad())?);
+        let index = v
+            .checked_sub(base as u64)
+            .filter(|&i| i < n as u64)
+            .with_context(|| format!("{}:{}: vertex {v} is not in the graph", path.display(), i + 1))?;
+        weights[index as usize] = w;
+    }
+    Ok(weights)
+}
+
 pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let mut p = params(a)?;
     if let Some(t) = a.threads {
@@ -85,6 +105,9 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     p.source = a.source.map(|s| user_source(s, base, graph.n)).transpose()?;
     if let Some(x) = &a.x {
         p.x = Some(read_x(x, graph.n)?);
+    }
+    if let Some(f) = &a.personalization {
+        p.personalization = Some(read_personalization(f, graph.n, base)?);
     }
     let info = engine.info();
     if !a.json {
