@@ -86,9 +86,17 @@ impl Engine for CpuEngine {
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<Trial> {
         let start = Instant::now();
-        let (output, iterations) = run_kernel(&self.graph, alg, p, sources, progress)?;
+        let (output, iterations, residual) = run_kernel(&self.graph, alg, p, sources, progress)?;
         let seconds = start.elapsed().as_secs_f64();
-        Ok(Trial { output, sources: sources.to_vec(), iterations, seconds, transfers: Vec::new(), detail: serde_json::Value::Null })
+        Ok(Trial {
+            output,
+            sources: sources.to_vec(),
+            iterations,
+            seconds,
+            residual,
+            transfers: Vec::new(),
+            detail: serde_json::Value::Null,
+        })
     }
 
     fn detail(&self) -> serde_json::Value {

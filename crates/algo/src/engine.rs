@@ -71,6 +71,8 @@ pub struct Trial {
     pub iterations: u64,
     /// Seconds of the engine's timed region ([`EngineInfo::trial_timing`]).
     pub seconds: f64,
+    /// PageRank: the L1 change of its last iteration (how far from converged).
+    pub residual: Option<f64>,
     /// Bytes moved between devices or processes, per transport (empty on one device).
     pub transfers: Vec<Transfer>,
     /// The engine's own figures (GPU upload and download times, SSD IO rounds...),

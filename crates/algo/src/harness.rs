@@ -168,6 +168,16 @@ impl Report {
         self.edges_traversed as f64 / self.average_seconds() / 1e9
     }
 
+    /// The answer's summary, with PageRank's residual (the L1 change of its last
+    /// iteration) beside it.
+    fn result(&self, ctx: &Context) -> Value {
+        let mut result = serde_json::to_value(self.last.output.summary(ctx.top).renumbered(ctx.id_base)).expect("a summary serialises");
+        if let (Value::Object(r), Some(residual)) = (&mut result, self.last.residual) {
+            r.insert("residual".into(), json!(residual));
+        }
+        result
+    }
+
     /// The report as one JSON object, with the same top-level keys and types on
     /// every engine; what only one engine has lives under `detail`.
     pub fn json(&self, ctx: &Context) -> Value {
@@ -204,7 +214,7 @@ impl Report {
             "edges_traversed": self.edges_traversed,
             "edges_counting": EDGES_COUNTING,
             "gteps": self.gteps(),
-            "result": self.last.output.summary(ctx.top).renumbered(ctx.id_base),
+            "result": self.result(ctx),
             "transports": self.last.transfers,
             "bytes_between_devices": self.last.transfers.iter().map(|t| t.bytes).sum::<u64>(),
             "verification": self.verification.as_ref().map(|v| match v {

@@ -287,8 +287,8 @@ pub fn spmv_x(n: usize, p: &Params) -> std::borrow::Cow<'_, [f64]> {
     }
 }
 
-/// Runs `alg` on any [`EdgeMapGraph`] for the given sources; returns the output and
-/// the iteration count (levels, rounds, iterations, or 1). The strategy follows what
+/// Runs `alg` on any [`EdgeMapGraph`] for the given sources; returns the output, the
+/// iteration count (levels, rounds, iterations, or 1) and PageRank's residual. The strategy follows what
 /// the graph offers: delta-stepping, Afforest and marked-successor Brandes need the
 /// adjacency in memory ([`EdgeMapGraph::csr`]), Bellman–Ford, label propagation and
 /// edge-map Brandes only stream.
@@ -298,11 +298,11 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
     p: &Params,
     sources: &[u32],
     progress: &dyn Progress,
-) -> Result<(Output, u64)> {
+) -> Result<(Output, u64, Option<f64>)> {
     Ok(match alg {
         Algorithm::Bfs => {
             let (d, levels) = bfs::bfs(g, sources[0], p.direction, progress)?;
-            (Output::Depths(d), levels as u64)
+            (Output::Depths(d), levels as u64, None)
         }
         Algorithm::Sssp => {
             let method = match (g.csr(), p.delta) {
@@ -311,15 +311,15 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
                 (None, _) => sssp::Method::BellmanFord,
             };
             let (d, rounds) = sssp::sssp(g, sources[0], method)?;
-            (Output::Distances(d), rounds)
+            (Output::Distances(d), rounds, None)
         }
         Algorithm::Pr => {
-            let (s, iters) = pr::pagerank(g, p.pr, p.personalization.as_deref(), progress)?;
-            (Output::Values(s), iters as u64)
+            let (s, iters, residual) = pr::pagerank(g, p.pr, p.personalization.as_deref(), progress)?;
+            (Output::Values(s), iters as u64, Some(residual))
         }
-        Algorithm::Wcc => (Output::Labels(wcc::wcc(g)?), 1),
-        Algorithm::Bc => (Output::Values(bc::bc(g, sources, progress)?), sources.len() as u64),
-        Algorithm::Spmv => (Output::Values(spmv::spmv(g, &spmv_x(g.num_vertices(), p))?), 1),
+        Algorithm::Wcc => (Output::Labels(wcc::wcc(g)?), 1, None),
+        Algorithm::Bc => (Output::Values(bc::bc(g, sources, progress)?), sources.len() as u64, None),
+        Algorithm::Spmv => (Output::Values(spmv::spmv(g, &spmv_x(g.num_vertices(), p))?), 1, None),
     })
 }
 

@@ -62,16 +62,17 @@ impl<'a> Teleport<'a> {
     }
 }
 
-/// PageRank by pull iterations; returns (scores, iterations).
+/// PageRank by pull iterations; returns (scores, iterations, the L1 change of the
+/// last iteration).
 pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     g: &G,
     p: PrParams,
     personalization: Option<&[f64]>,
     progress: &dyn Progress,
-) -> Result<(Vec<f64>, u32)> {
+) -> Result<(Vec<f64>, u32, f64)> {
     let n = g.num_vertices();
     if n == 0 {
-        return Ok((Vec::new(), 0));
+        return Ok((Vec::new(), 0, 0.0));
     }
     let mut score = vec![1.0 / n as f64; n];
     // Contributions are gathered once per edge from random vertices: f32 halves the
@@ -80,6 +81,7 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     let mut contrib = vec![0.0f32; n];
     let mut next = vec![0.0; n];
     let mut iters = 0;
+    let mut residual = 0.0;
     progress.start("pr: iterations (at most)", p.max_iters as u64);
     while iters < p.max_iters {
         iters += 1;
@@ -112,11 +114,12 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
             })
             .sum();
         std::mem::swap(&mut score, &mut next);
+        residual = change;
         if p.converged(change, n) {
             break;
         }
     }
-    Ok((score, iters))
+    Ok((score, iters, residual))
 }
 
 /// The reference: the same iteration written sequentially in push form, with the

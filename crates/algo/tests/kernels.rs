@@ -43,7 +43,7 @@ impl EdgeMapGraph for Streaming<'_> {
 fn run_on<G: EdgeMapGraph + ?Sized>(alg: Algorithm, g: &G, p: &Params, trial: u64) -> Result<(Output, Vec<u32>), Error> {
     let sources =
         if alg.has_source() { pick_sources(alg, g.num_vertices(), |v| g.out_degree(v), g.num_edges() > 0, p, trial)? } else { Vec::new() };
-    let (output, _) = run_kernel(g, alg, p, &sources, &NoProgress)?;
+    let (output, _, _) = run_kernel(g, alg, p, &sources, &NoProgress)?;
     Ok((output, sources))
 }
 
@@ -332,10 +332,10 @@ fn kernels_report_progress() {
         run(Algorithm::Bc, &Params::default(), &[1, 2, 3, 4, 5], &rec);
         assert_eq!((rec.phases.lock().unwrap()[0].1, rec.done.load(Relaxed)), (5, 5));
         let rec = Recorded::default();
-        let (_, iterations) = run(Algorithm::Pr, &Params::default(), &[], &rec);
+        let (_, iterations, _) = run(Algorithm::Pr, &Params::default(), &[], &rec);
         assert_eq!(rec.done.load(Relaxed), iterations);
         let rec = Recorded::default();
-        let (Output::Depths(d), _) = run(Algorithm::Bfs, &Params::default(), &[1], &rec) else { panic!() };
+        let (Output::Depths(d), _, _) = run(Algorithm::Bfs, &Params::default(), &[1], &rec) else { panic!() };
         assert_eq!(rec.done.load(Relaxed), d.iter().filter(|&&x| x != u32::MAX).count() as u64);
     }
 }

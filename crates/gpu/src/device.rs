@@ -293,6 +293,8 @@ pub struct GpuRun {
     pub iterations: u64,
     /// Seconds between the first and last kernel, measured with CUDA events.
     pub kernel_seconds: f64,
+    /// PageRank: the L1 change of its last iteration.
+    pub residual: Option<f64>,
     /// Seconds to copy the result back to the host.
     pub download_seconds: f64,
     /// Peak device memory in use during the run (graph included), in bytes.
@@ -383,8 +385,8 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
     stop.synchronize().check("waiting for the kernels")?;
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
     let download = Instant::now();
-    let output = output.fetch(gpu, dg)?;
-    Ok(GpuRun { output, iterations, kernel_seconds, download_seconds: download.elapsed().as_secs_f64(), peak_device_bytes: peak })
+    let (output, residual) = output.fetch(gpu, dg)?;
+    Ok(GpuRun { output, iterations, kernel_seconds, residual, download_seconds: download.elapsed().as_secs_f64(), peak_device_bytes: peak })
 }
 
 /// A result still on the device.
@@ -394,17 +396,27 @@ enum Pending {
     FloatDistances(CudaSlice<u64>),
     Values(CudaSlice<f64>),
     Labels(CudaSlice<u32>),
+    /// PageRank's scores and its sums (the last iteration's L1 change first).
+    PageRank {
+        scores: CudaSlice<f64>,
+        sums: CudaSlice<f64>,
+    },
 }
 
 impl Pending {
-    fn fetch(self, gpu: &Gpu, dg: &DeviceGraph) -> Result<Output> {
+    /// The output, and PageRank's residual.
+    fn fetch(self, gpu: &Gpu, dg: &DeviceGraph) -> Result<(Output, Option<f64>)> {
         let n = dg.n;
         Ok(match self {
-            Pending::Depths(d) => Output::Depths(gpu.download(&d, n, "depths")?),
-            Pending::IntDistances(d) => Output::Distances(Distances::Int(gpu.download(&d, n, "distances")?)),
-            Pending::FloatDistances(d) => Output::Distances(Distances::Float(float_distances(gpu.download(&d, n, "distances")?))),
-            Pending::Values(v) => Output::Values(gpu.download(&v, n, "values")?),
-            Pending::Labels(l) => Output::Labels(gpu.download(&l, n, "labels")?),
+            Pending::Depths(d) => (Output::Depths(gpu.download(&d, n, "depths")?), None),
+            Pending::IntDistances(d) => (Output::Distances(Distances::Int(gpu.download(&d, n, "distances")?)), None),
+            Pending::FloatDistances(d) => (Output::Distances(Distances::Float(float_distances(gpu.download(&d, n, "distances")?))), None),
+            Pending::Values(v) => (Output::Values(gpu.download(&v, n, "values")?), None),
+            Pending::Labels(l) => (Output::Labels(gpu.download(&l, n, "labels")?), None),
+            Pending::PageRank { scores, sums } => {
+                let residual = gpu.download(&sums, 1, "the residual")?[0];
+                (Output::Values(gpu.download(&scores, n, "scores")?), Some(residual))
+            }
         })
     }
 }
@@ -604,7 +616,7 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, progress: &dyn Progress, pe
         std::mem::swap(&mut score, &mut next);
         std::mem::swap(&mut contrib, &mut contrib_next);
     }
-    Ok((Pending::Values(score), iters as u64, start, gpu.timer()?))
+    Ok((Pending::PageRank { scores: score, sums }, iters as u64, start, gpu.timer()?))
 }
 
 fn spmv(gpu: &Gpu, dg: &DeviceGraph, x: &[f64], peak: &mut u64) -> Result<Step> {

@@ -142,11 +142,12 @@ impl Engine for GpuEngine {
                 "--personalization runs on the CPU and SSD engines (the GPU kernels teleport uniformly)".into(),
             ));
         }
-        let trial = |output, iterations, seconds, transfers, detail| Trial {
+        let trial = |output, iterations, seconds, residual, transfers, detail| Trial {
             output,
             sources: sources.to_vec(),
             iterations,
             seconds,
+            residual,
             transfers,
             detail,
         };
@@ -154,7 +155,7 @@ impl Engine for GpuEngine {
             Devices::One { gpu, device } => {
                 let r = run(gpu, device.as_ref().ok_or_else(unprepared)?, alg, p, sources, progress).map_err(Error::engine)?;
                 let d = DeviceTrial { download_seconds: r.download_seconds, peak_device_memory_bytes: r.peak_device_bytes };
-                Ok(trial(r.output, r.iterations, r.kernel_seconds, Vec::new(), detail(d)?))
+                Ok(trial(r.output, r.iterations, r.kernel_seconds, r.residual, Vec::new(), detail(d)?))
             }
             Devices::Several { engine, .. } => {
                 let r = engine.as_ref().ok_or_else(unprepared)?.run(alg, p, sources).map_err(Error::engine)?;
@@ -171,7 +172,7 @@ impl Engine for GpuEngine {
                     state_bytes: c.state_bytes,
                     state_transport: "d2h (pinned host memory) + host barrier",
                 };
-                Ok(trial(r.output, r.iterations, r.seconds, transfers, detail(d)?))
+                Ok(trial(r.output, r.iterations, r.seconds, r.residual, transfers, detail(d)?))
             }
         }
     }

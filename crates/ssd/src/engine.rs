@@ -123,7 +123,7 @@ impl Engine for SsdEngine {
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn chatty_graph::Progress) -> Result<Trial, Error> {
         self.graph.take_stats();
         let start = std::time::Instant::now();
-        let (output, iterations) = run_kernel(&self.graph, alg, p, sources, progress)?;
+        let (output, iterations, residual) = run_kernel(&self.graph, alg, p, sources, progress)?;
         let seconds = start.elapsed().as_secs_f64();
         let (io, rounds) = self.graph.take_stats();
         let round = |r: &IoStats| RoundIo {
@@ -143,7 +143,7 @@ impl Engine for SsdEngine {
             rounds: rounds.iter().map(round).collect(),
         };
         let detail = serde_json::to_value(detail).map_err(Error::engine)?;
-        Ok(Trial { output, sources: sources.to_vec(), iterations, seconds, transfers: Vec::new(), detail })
+        Ok(Trial { output, sources: sources.to_vec(), iterations, seconds, residual, transfers: Vec::new(), detail })
     }
 
     fn trial_lines(&self, trial: &Trial) -> Vec<String> {

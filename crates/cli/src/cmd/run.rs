@@ -170,6 +170,12 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             println!("Iterations:          {}", report.last.iterations);
             println!("GTEPS:               {:.3} ({} edges examined)", report.gteps(), report.edges_traversed);
             print!("{}", report.last.output.summary(a.top).renumbered(base).report());
+            if let Some(residual) = report.last.residual {
+                println!(
+                    "Residual:            {residual:.3e} (L1 change of the last iteration; stops below {:.3e})",
+                    p.pr.tolerance * graph.n as f64
+                );
+            }
         }
         failed |= matches!(report.verification, Some(Err(_)));
     }

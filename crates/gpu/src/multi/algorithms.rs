@@ -213,7 +213,8 @@ impl MultiGpu {
     /// PageRank (the single-GPU pull kernels over each part's vertices): after each
     /// iteration the parts' new contributions travel, as one dense slice per part when
     /// most vertices are boundary, else as records of the boundary ones.
-    pub(super) fn pagerank(&self, params: &Params, stats: &mut CommStats) -> Result<Outcome> {
+    /// PageRank; `residual` gets the L1 change of its last iteration.
+    pub(super) fn pagerank(&self, params: &Params, stats: &mut CommStats, residual: &mut Option<f64>) -> Result<Outcome> {
         struct B {
             score: [CudaSlice<f64>; 2],
             contrib: [CudaSlice<f32>; 2],
@@ -303,6 +304,7 @@ impl MultiGpu {
             cur ^= 1;
         }
         let seconds = start.elapsed().as_secs_f64();
+        *residual = Some(change);
         let score = self.gather(
             &bufs
                 .into_iter()

@@ -144,6 +144,8 @@ pub struct MultiRun {
     pub output: Output,
     /// Steps, as the CPU engine counts its iterations.
     pub iterations: u64,
+    /// PageRank: the L1 change of its last iteration.
+    pub residual: Option<f64>,
     /// Wall time from every GPU ready (arrays allocated and initialised, streams idle)
     /// to every GPU done.
     pub seconds: f64,
@@ -542,6 +544,7 @@ impl MultiGpu {
         }
         let renamed = |v: u32| self.new_id.as_ref().map_or(v, |id| id[v as usize]);
         let mut stats = CommStats::default();
+        let mut residual = None;
         let outcome = match alg {
             Algorithm::Bfs if self.mode != Mode::Bsp => self.traverse_async(renamed(sources[0]), false, &mut stats),
             Algorithm::Bfs => self.bfs(renamed(sources[0]), &mut stats),
@@ -549,7 +552,7 @@ impl MultiGpu {
                 Mode::Async | Mode::Gmpi => self.traverse_async(renamed(sources[0]), true, &mut stats),
                 Mode::Bsp => self.sssp(renamed(sources[0]), &mut stats),
             },
-            Algorithm::Pr => self.pagerank(p, &mut stats),
+            Algorithm::Pr => self.pagerank(p, &mut stats, &mut residual),
             Algorithm::Spmv => {
                 let x = chatty_algo::spmv_x(self.n, p);
                 let x = match &self.new_id {
@@ -576,6 +579,7 @@ impl MultiGpu {
             output,
             iterations,
             seconds,
+            residual,
             download_seconds: download.elapsed().as_secs_f64(),
             peak_device_bytes: peak,
             comm: stats,
