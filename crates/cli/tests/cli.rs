@@ -607,3 +607,18 @@ fn personalized_pagerank_from_a_file() {
     let t = text(&chatty(&["run", "bfs", &p("g.gr"), "-r", "1"]));
     assert!(t.contains("weighted") && !t.contains("none weights"), "{t}");
 }
+
+/// On a terminal (a pseudo-terminal from `script`), long kernels draw a progress bar
+/// over their sources; piped, the same run prints none.
+#[test]
+fn progress_bars_on_a_terminal_only() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("g.cgr");
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "--undirected", "-o", g.to_str().unwrap()]).status.success());
+    let run = format!("{} run bc {} --sources 40 --engine cpu", env!("CARGO_BIN_EXE_chatty"), g.display());
+    let o = Command::new("script").args(["-qec", &run, "/dev/null"]).output().expect("script (util-linux) runs");
+    let t = text(&o);
+    assert!(o.status.success() && t.contains("bc: sources") && t.contains("eta"), "{t}");
+    let piped = text(&chatty(&["run", "bc", g.to_str().unwrap(), "--sources", "40", "--engine", "cpu"]));
+    assert!(!piped.contains("bc: sources"), "{piped}");
+}
