@@ -4,7 +4,7 @@
 //! of contiguous destination ranges that gather threads apply without atomics.
 //!
 //! - [`layout`]: the on-disk layout (`chatty convert --layout ssd`) and its index.
-//! - [`io`]: one IO thread and ring per file, registered buffer pools, `pread` fallback.
+//! - `io`: one IO thread and ring per file, registered buffer pools, `pread` fallback.
 //! - [`stream`]: [`SsdGraph`], its streamed edge map (the program model's
 //!   `EdgeMapGraph`, so the kernels of `chatty_algo` run on it unchanged), with IO
 //!   statistics.

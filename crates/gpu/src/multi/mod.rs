@@ -3,7 +3,7 @@
 //!
 //! - Owner computes: a GPU writes only its own vertices' values, reading the others'
 //!   from its full copy of the value array. Each part holds the edges *into* its
-//!   vertices ([`plan`]), so pushes and pulls alike update own vertices, no remote
+//!   vertices (`plan.rs`), so pushes and pulls alike update own vertices, no remote
 //!   atomics.
 //! - After each step, the updated vertices another part reads (boundary vertices,
 //!   marked at load) are packed with warp ballot and popcount (`mg_pack`) into the
@@ -12,10 +12,10 @@
 //!   has not applied. PageRank, where every vertex changes, sends its range as one
 //!   dense slice when that is fewer bytes than the records.
 //! - Per-step state (frontier sizes, convergence sums, record counts) comes back to
-//!   the host through pinned memory; the host threads meet at a barrier ([`crew`]).
+//!   the host through pinned memory; the host threads meet at a barrier (`crew.rs`).
 //! - The values travel over the transport `--comm` names, or, with `auto`, the one
 //!   the calibration (`chatty topo --calibrate`) predicts fastest for each
-//!   exchange's sizes ([`exchange`]).
+//!   exchange's sizes (`exchange.rs`).
 //!
 //! BFS (direction-optimizing per part), SSSP (frontier Bellman–Ford), PageRank, WCC
 //! (label propagation with shortcutting) and SpMV; BC runs on one GPU.
