@@ -66,11 +66,8 @@ impl Engine for CpuEngine {
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<()> {
-        if alg.wants_in_edges() && self.graph.transpose_if_built().is_none() && self.graph.is_directed() {
-            let m = self.graph.num_edges();
-            let weights = if self.graph.weight_type() == chatty_graph::WeightType::None { 0 } else { 4 };
-            check_memory(&format!("the in-edges of {m} edges"), 8 * (self.graph.num_vertices() as u64 + 1) + (4 + weights) * m)?;
-            self.graph.build_in_edges();
+        if alg.wants_in_edges() {
+            self.graph.build_in_edges().map_err(crate::Error::engine)?;
         }
         let (n, m) = (self.graph.num_vertices() as u64, self.graph.num_edges());
         check_memory(&format!("{}'s arrays over {n} vertices", alg.name()), n * vertex_bytes(alg) + m * edge_bits(alg) / 8)?;

@@ -191,7 +191,7 @@ pub fn edge_map<O: EdgeOp>(g: &Graph, frontier: Frontier, op: &O, opts: EdgeMapO
 /// pulling walks the other side into every vertex.
 fn edge_map_on<O: EdgeOp>(g: &Graph, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Frontier {
     let (push_adj, pull_adj) = match edges {
-        Edges::Out => (g.out_edges(), g.transpose_if_built().or((!g.is_directed()).then(|| g.out_edges()))),
+        Edges::Out => (g.out_edges(), g.has_in_edges().then(|| g.in_edges())),
         Edges::In => (g.in_edges(), Some(g.out_edges())),
     };
     let pull = match (opts.direction, pull_adj) {

@@ -80,6 +80,7 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     // rmat-20); scores and sums stay f64.
     let mut contrib = vec![0.0f32; n];
     let mut next = vec![0.0; n];
+    let teleport = Teleport::new(personalization, n);
     let mut iters = 0;
     let mut residual = 0.0;
     progress.start("pr: iterations (at most)", p.max_iters as u64);
@@ -103,7 +104,6 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
         // Teleport and dangling mass, both spread like the teleport.
         let spread = (1.0 - p.damping) + p.damping * dangling;
         g.sum_in(&mut next, |u, _| contrib[u as usize] as f64)?;
-        let teleport = Teleport::new(personalization, n);
         let change: f64 = next
             .par_iter_mut()
             .zip(&score)

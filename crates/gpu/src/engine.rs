@@ -102,7 +102,7 @@ impl Engine for GpuEngine {
         let multi = matches!(self.devices, Devices::Several { .. });
         // The multi-GPU WCC reads edges both ways.
         if alg.wants_in_edges() || (multi && alg == Algorithm::Wcc) {
-            self.graph.build_in_edges();
+            self.graph.build_in_edges().map_err(Error::engine)?;
         }
         if alg == Algorithm::Sssp {
             sssp::check_weights(&self.graph)?;

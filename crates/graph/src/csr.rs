@@ -224,16 +224,23 @@ impl Graph {
     }
 
     /// The graph with its in-edges built (a no-op if they exist or it is undirected).
+    ///
+    /// # Panics
+    /// When the machine cannot hold the transpose; code that must not panic uses
+    /// [`Graph::build_in_edges`].
     pub fn with_in_edges(mut self) -> Graph {
-        self.build_in_edges();
+        self.build_in_edges().expect("memory for the in-edges");
         self
     }
 
-    /// [`Graph::with_in_edges`] in place.
-    pub fn build_in_edges(&mut self) {
+    /// Builds the in-edges in place (a no-op if they exist or the graph is
+    /// undirected); refused, like any allocation sized by the input, when the machine
+    /// cannot hold them.
+    pub fn build_in_edges(&mut self) -> crate::Result<()> {
         if self.directed && self.inc.is_none() {
-            self.inc = Some(crate::transform::transpose(&self.out));
+            self.inc = Some(crate::transform::transpose(&self.out)?);
         }
+        Ok(())
     }
 
     /// Bytes held by the arrays of this graph (offsets, targets, weights, transpose).

@@ -52,9 +52,8 @@ impl EdgeSource for AdjacencyEdges<'_> {
 }
 
 /// The in-edges of `out`: edge u→v becomes v→u, weights kept.
-pub fn transpose(out: &Adjacency) -> Adjacency {
+pub fn transpose(out: &Adjacency) -> Result<Adjacency> {
     build_adjacency(&AdjacencyEdges::new(out, true, None), BuildOptions::default(), &NoProgress)
-        .expect("a transpose has the size of the graph it came from")
 }
 
 /// Rebuilds `g` with `opts` applied: symmetrize (the result is undirected), dedup,
@@ -62,8 +61,11 @@ pub fn transpose(out: &Adjacency) -> Adjacency {
 pub fn rebuild(g: &Graph, opts: BuildOptions) -> Result<Graph> {
     let out = build_adjacency(&AdjacencyEdges::new(&g.out, false, None), opts, &NoProgress)?;
     let had_transpose = g.inc.is_some();
-    let g = Graph::from_adjacency(out, g.directed && !opts.symmetrize).with_id_base(g.id_base);
-    Ok(if had_transpose { g.with_in_edges() } else { g })
+    let mut g = Graph::from_adjacency(out, g.directed && !opts.symmetrize).with_id_base(g.id_base);
+    if had_transpose {
+        g.build_in_edges()?;
+    }
+    Ok(g)
 }
 
 /// Renames vertex `v` to `new_id[v]`; `new_id` must be a permutation of `0..n`.
@@ -80,8 +82,11 @@ pub fn relabel(g: &Graph, new_id: &[u32]) -> Result<Graph> {
     }
     let out = build_adjacency(&AdjacencyEdges::new(&g.out, false, Some(new_id)), BuildOptions::default(), &NoProgress)?;
     let had_transpose = g.inc.is_some();
-    let g = Graph::from_adjacency(out, g.directed);
-    Ok(if had_transpose { g.with_in_edges() } else { g })
+    let mut g = Graph::from_adjacency(out, g.directed);
+    if had_transpose {
+        g.build_in_edges()?;
+    }
+    Ok(g)
 }
 
 /// The permutation that numbers vertices by decreasing out-degree (ties by id), as

@@ -105,7 +105,8 @@ pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Resul
         let dir = if dirs.is_empty() { base.clone() } else { dirs[k % dirs.len()].clone() };
         dir.join(format!("{stem}.{side}.{k}"))
     };
-    let transposed = (g.is_directed() && g.transpose_if_built().is_none()).then(|| chatty_graph::transform::transpose(g.out_edges()));
+    let transposed =
+        (g.is_directed() && g.transpose_if_built().is_none()).then(|| chatty_graph::transform::transpose(g.out_edges())).transpose()?;
     let inc: Option<&Adjacency> = g.is_directed().then(|| g.transpose_if_built().or(transposed.as_ref()).expect("built above"));
     let out_files: Vec<PathBuf> = (0..stripes).map(|k| name("out", k)).collect();
     write_side(g.out_edges(), record_bytes, &out_files)?;

@@ -31,7 +31,7 @@ pub fn run(a: &ConvertArgs, quiet: bool) -> Result<i32> {
         eprintln!("note: --transpose: the graph is undirected, its in-edges are its out-edges; nothing more to store");
     }
     if a.transpose {
-        g = g.with_in_edges();
+        g.build_in_edges()?;
     }
     if ssd {
         let layout = chatty_ssd::layout::write(&g, &a.output, a.stripes, &a.stripe_dir)?;

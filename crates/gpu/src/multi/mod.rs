@@ -388,7 +388,7 @@ impl MultiGpu {
         let (graph, new_id) = if o.reorder {
             let id = chatty_graph::partition::bfs_order(g);
             let r = chatty_graph::transform::relabel(g, &id).map_err(|e| GpuError::Unsupported(e.to_string()))?;
-            renumbered = if g.transpose_if_built().is_some() { r.with_in_edges() } else { r };
+            renumbered = r; // relabel rebuilds the in-edges the graph had
             (&renumbered, Some(id))
         } else {
             (g, None)
