@@ -112,6 +112,10 @@ pub trait Engine: Sync {
     }
     /// The graph as the sequential references read it, for `--verify`.
     fn reference_graph(&self) -> Result<HostGraph<'_>>;
+    /// What [`Engine::reference_graph`] is, for the report.
+    fn reference_name(&self) -> String {
+        "the engine's input graph".into()
+    }
     /// The engine's configuration for the report's `detail` (merged with the last
     /// trial's [`Trial::detail`]).
     fn detail(&self) -> serde_json::Value {

@@ -8,16 +8,20 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::engine::{Engine, EngineInfo, GraphInfo, Trial};
+use crate::engine::{Engine, EngineInfo, GraphInfo, HostGraph, Trial};
 use crate::{check_params, edges_traversed, pick_sources, verify, Algorithm, Params, Result, EDGES_COUNTING};
 
 /// How many trials, and whether to verify them.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Timed trials (at least 1).
     pub trials: u32,
     /// Check every trial against the sequential reference.
     pub verify: bool,
+    /// The graph the references read, named, instead of the engine's own copy
+    /// ([`Engine::reference_graph`]): an independent original, such as the `.cgr` an
+    /// SSD layout was made from.
+    pub against: Option<(String, std::sync::Arc<chatty_graph::Graph>)>,
 }
 
 /// One finished trial, as the harness hands it to the front end while it runs.
@@ -50,6 +54,8 @@ pub struct Report {
     pub last: Trial,
     /// `None` unless verifying; else the first failure, or `Ok`.
     pub verification: Option<std::result::Result<(), String>>,
+    /// What the trials were verified against, when verifying.
+    pub verified_against: Option<String>,
     /// [`EDGES_COUNTING`]'s count for the last trial.
     pub edges_traversed: u64,
     /// The engine's configuration and the last trial's figures.
@@ -88,7 +94,25 @@ pub fn run_with_progress(
     if engine.warm_up() {
         engine.run(alg, &p, &sources(0)?, progress)?;
     }
-    let reference = if opts.verify { Some(engine.reference_graph()?) } else { None };
+    let (reference, verified_against) = match (&opts.verify, &opts.against) {
+        (false, _) => (None, None),
+        (true, Some((name, g))) => {
+            let (ours, theirs) = (&graph, g);
+            if (ours.n, ours.m, ours.directed, ours.weighted)
+                != (theirs.num_vertices(), theirs.num_edges(), theirs.is_directed(), theirs.weight_type() != chatty_graph::WeightType::None)
+            {
+                return Err(crate::Error::Parameter(format!(
+                    "{name} is not the engine's graph: {} vertices and {} edges against {} and {} (or directedness or weights differ)",
+                    theirs.num_vertices(),
+                    theirs.num_edges(),
+                    ours.n,
+                    ours.m
+                )));
+            }
+            (Some(HostGraph::Borrowed(g)), Some(name.clone()))
+        }
+        (true, None) => (Some(engine.reference_graph()?), Some(engine.reference_name())),
+    };
     let mut trial_seconds = Vec::new();
     let mut end_to_end_seconds = Vec::new();
     let mut verification: Option<std::result::Result<(), String>> = None;
@@ -120,6 +144,7 @@ pub fn run_with_progress(
         end_to_end_seconds,
         last,
         verification,
+        verified_against,
         edges_traversed,
         detail,
     })
@@ -221,6 +246,7 @@ impl Report {
                 Ok(()) => "PASS".to_string(),
                 Err(e) => format!("FAIL: {e}"),
             }),
+            "verified_against": self.verified_against,
             "peak_memory_bytes": peak_rss(),
             "version": env!("CARGO_PKG_VERSION"),
             "commit": ctx.commit,

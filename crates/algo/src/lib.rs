@@ -20,7 +20,7 @@
 //! use chatty_algo::{harness, Algorithm, CpuEngine, Engine, Params};
 //! let g = chatty_graph::from_edges(4, &[(0, 1), (1, 2), (2, 3)], false);
 //! let mut cpu = CpuEngine::new(g);
-//! let opts = harness::Options { trials: 1, verify: true };
+//! let opts = harness::Options { trials: 1, verify: true, against: None };
 //! let report = harness::run(&mut cpu, Algorithm::Bfs, &Params::default(), &opts, |_| {}).unwrap();
 //! assert!(report.verification.as_ref().unwrap().is_ok());
 //! ```

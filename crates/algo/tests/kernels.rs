@@ -284,7 +284,7 @@ fn harness_runs_trials_and_verifies() {
     use chatty_algo::{harness, CpuEngine, Summary};
     let g = generate::grid(20, 10, GenOptions { seed: 1, max_weight: Some(9), undirected: true }, &NoProgress).unwrap();
     let mut cpu = CpuEngine::new(g);
-    let opts = harness::Options { trials: 3, verify: true };
+    let opts = harness::Options { trials: 3, verify: true, against: None };
     let mut seen = 0;
     let r = harness::run(&mut cpu, Algorithm::Wcc, &Params::default(), &opts, |e| {
         assert!(e.verification.unwrap().is_ok());

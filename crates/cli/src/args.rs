@@ -386,6 +386,10 @@ pub struct RunArgs {
     /// Check every trial against the sequential reference; exit 1 if one differs.
     #[arg(long, short = 'v')]
     pub verify: bool,
+    /// With --verify: run the references on this graph (any input format) instead of
+    /// the engine's own copy, e.g. the `.cgr` an SSD layout was made from.
+    #[arg(long, value_name = "GRAPH", requires = "verify")]
+    pub verify_against: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,

@@ -12,7 +12,7 @@ use chatty_gpu::{
 
 /// Runs `trials` verified trials of `alg` through the harness, as `chatty run --verify` does.
 fn verified(engine: &mut dyn Engine, alg: Algorithm, p: &Params, trials: u32) -> Result<harness::Report, Error> {
-    let r = harness::run(engine, alg, p, &harness::Options { trials, verify: true }, |_| {})?;
+    let r = harness::run(engine, alg, p, &harness::Options { trials, verify: true, against: None }, |_| {})?;
     match &r.verification {
         Some(Ok(())) => Ok(r),
         other => Err(Error::Mismatch(format!("{other:?}"))),

@@ -3,6 +3,7 @@
 
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -12,11 +13,75 @@ use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::read::{format_from_name, Format};
 
+/// Files that must not outlive this process if it is interrupted: temporary outputs
+/// and written parts of an output not yet committed. The front end's signal handler
+/// calls [`remove_pending`]; everything else goes through [`Pending`].
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    PENDING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Removes every pending file and returns with the registry locked, so that no
+/// commit can happen after it: the caller (a signal handler's thread) exits next.
+pub fn remove_pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    let mut files = pending();
+    for f in files.drain(..) {
+        let _ = std::fs::remove_file(f);
+    }
+    files
+}
+
+/// A file this process wrote that is removed when the guard drops (or the process is
+/// interrupted) unless [`Pending::keep`] is called: the parts of an output whose
+/// commit point is elsewhere (an SSD layout's stripes, committed by its index).
+#[derive(Debug)]
+pub struct Pending {
+    path: PathBuf,
+}
+
+impl Pending {
+    /// Registers `path`.
+    pub fn new(path: &Path) -> Pending {
+        pending().push(path.to_path_buf());
+        Pending { path: path.to_path_buf() }
+    }
+
+    /// Keeps the file: the output it belongs to is committed.
+    pub fn keep(self) {
+        forget(&self.path);
+        std::mem::forget(self);
+    }
+
+    /// Runs `commit` (a rename into place) with the registry locked, so that an
+    /// interruption sees the file either pending or committed, then keeps it.
+    fn commit_with<T>(self, commit: impl FnOnce() -> T) -> T {
+        let mut files = pending();
+        let done = commit();
+        files.retain(|f| f != &self.path);
+        drop(files);
+        std::mem::forget(self);
+        done
+    }
+}
+
+fn forget(path: &Path) {
+    pending().retain(|f| f != path);
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        forget(&self.path);
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 /// A file written under a temporary name in the target directory and renamed into
-/// place by [`AtomicFile::commit`]; dropped uncommitted, it is deleted.
+/// place by [`AtomicFile::commit`]; dropped uncommitted (or interrupted), it is deleted.
 pub struct AtomicFile {
     path: PathBuf,
     out: BufWriter<tempfile::NamedTempFile>,
+    temp: Pending,
 }
 
 impl AtomicFile {
@@ -41,14 +106,15 @@ impl AtomicFile {
             .permissions(mode)
             .tempfile_in(dir)
             .map_err(|e| Error::io(path, "cannot create output", e))?;
-        Ok(AtomicFile { path: path.to_path_buf(), out: BufWriter::with_capacity(8 << 20, tmp) })
+        let temp = Pending::new(tmp.path());
+        Ok(AtomicFile { path: path.to_path_buf(), out: BufWriter::with_capacity(8 << 20, tmp), temp })
     }
 
     /// Flushes, syncs nothing extra, and renames the file into place.
     pub fn commit(self) -> Result<()> {
         let path = self.path;
         let tmp = self.out.into_inner().map_err(|e| Error::io(&path, "cannot write", e.into_error()))?;
-        tmp.persist(&path).map_err(|e| Error::io(&path, "cannot rename into place", e.error))?;
+        self.temp.commit_with(|| tmp.persist(&path)).map_err(|e| Error::io(&path, "cannot rename into place", e.error))?;
         Ok(())
     }
 }

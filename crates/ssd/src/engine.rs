@@ -75,9 +75,7 @@ impl SsdEngine {
 
     /// Bytes needed whatever the kernel: the process, the index, IO buffers and bins.
     fn fixed_bytes(&self) -> u64 {
-        let n = self.graph.num_vertices() as u64;
-        let sides = if self.graph.layout.inc.is_some() { 2 } else { 1 };
-        PROCESS_BYTES + sides * (n + 1) * 8 + self.graph.engine_bytes()
+        PROCESS_BYTES + self.graph.layout.index_bytes() + self.graph.engine_bytes()
     }
 }
 
@@ -172,6 +170,10 @@ impl Engine for SsdEngine {
 
     fn reference_graph(&self) -> Result<HostGraph<'_>, Error> {
         crate::layout::read_graph(&self.graph.layout).map(|g| HostGraph::Owned(Box::new(g))).map_err(Error::engine)
+    }
+
+    fn reference_name(&self) -> String {
+        "the layout's own pages, read back with their checksums verified (--verify-against GRAPH compares with the original)".into()
     }
 
     fn detail(&self) -> serde_json::Value {

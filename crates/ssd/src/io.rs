@@ -9,7 +9,7 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::layout::PAGE;
+use crate::layout::{page_offset, PAGE};
 use crate::{Notes, SsdError};
 
 /// How reads are issued.
@@ -226,9 +226,9 @@ impl FileReader<'_> {
                 let len = (pages * PAGE) as u32;
                 let ptr = self.pool.ptr(buf);
                 let entry = if registered {
-                    opcode::ReadFixed::new(fd, ptr, len, buf as u16).offset(first * PAGE as u64).build()
+                    opcode::ReadFixed::new(fd, ptr, len, buf as u16).offset(page_offset(first)).build()
                 } else {
-                    opcode::Read::new(fd, ptr, len).offset(first * PAGE as u64).build()
+                    opcode::Read::new(fd, ptr, len).offset(page_offset(first)).build()
                 };
                 pending[buf] = Some((first, pages));
                 // SAFETY: the buffer (owned by us until its completion) and the file stay
@@ -256,7 +256,7 @@ impl FileReader<'_> {
                 let outcome = if res < 0 {
                     Err(SsdError::io(self.path, "cannot read", std::io::Error::from_raw_os_error(-res)))
                 } else if res as usize != pages * PAGE {
-                    Err(short_read(self.path, first * PAGE as u64, pages * PAGE, res as usize))
+                    Err(short_read(self.path, page_offset(first), pages * PAGE, res as usize))
                 } else {
                     Ok(self.chunk(first, pages, buf))
                 };
@@ -281,7 +281,7 @@ fn short_read(path: &Path, offset: u64, want: usize, got: usize) -> SsdError {
 
 /// Reads `dst.len()` bytes of pages from local page `first` with `pread`.
 pub(crate) fn read_pages(file: &File, path: &Path, first: u64, dst: &mut [u8]) -> Result<(), SsdError> {
-    let offset = first * PAGE as u64;
+    let offset = page_offset(first);
     let mut got = 0;
     while got < dst.len() {
         match file.read_at(&mut dst[got..], offset + got as u64) {

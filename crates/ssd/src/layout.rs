@@ -4,32 +4,51 @@
 //! The edge data of one side (out-edges, or in-edges for kernels that pull) is one
 //! logical byte stream of records, `u32` target, then the `u32` weight word when the
 //! graph is weighted, in CSR order. Logical page `p` of the stream is stored in stripe
-//! file `p % K` at byte `(p / K) · 4096`; each file is padded to whole pages. A record
-//! never straddles two pages (4096 is a multiple of 4 and 8).
+//! file `p % K` as its local page `p / K`, after the file's header page; each file is
+//! padded to whole pages. A record never straddles two pages (4096 is a multiple of 4
+//! and 8).
+//!
+//! Integrity (a corrupt, misplaced or foreign page is an error, never data):
+//! - every layout has a random id, written into the index and into the header page of
+//!   each stripe file (with the file's side and position), checked at open, so swapped,
+//!   stale or foreign stripes are refused before a run;
+//! - the index keeps a checksum of every page, seeded by the id, the side and the
+//!   page's logical number, verified as each page is read;
+//! - the index ends with a checksum of itself;
+//! - stripe files are named after the id, so a re-conversion writes new files and
+//!   commits by renaming the index into place (the old layout stays whole until then,
+//!   and its stripes are removed after).
 //!
 //! The index file (`NAME.ssd`): the magic `CHATTYSD`, a little-endian `u32` length
-//! and a JSON header ([`Header`]: sizes, weight type, stripe file names relative to
-//! the index's directory), padding to 8 bytes, then the out-offsets (`n + 1` × `u64`)
-//! and, for a directed graph, the in-offsets. An undirected graph's in-edges are its
-//! out-edges and share their files.
+//! and a JSON header ([`Header`]: sizes, weight type, id, stripe file names relative to
+//! the index's directory), padding to 8 bytes, the out-offsets (`n + 1` × `u64`) and,
+//! for a directed graph, the in-offsets, then the page checksums (`u32` per logical
+//! page, out-edges then in-edges), padding to 8 bytes, and the xxh3-64 of all of it.
+//! An undirected graph's in-edges are its out-edges and share their files.
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
-use chatty_graph::write::AtomicFile;
+use chatty_graph::write::{AtomicFile, Pending};
 use chatty_graph::{Adjacency, Graph, WeightType};
 use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::SsdError;
 
 pub const PAGE: usize = 4096;
 const MAGIC: &[u8; 8] = b"CHATTYSD";
+const STRIPE_MAGIC: &[u8; 8] = b"CHATTYSS";
+const VERSION: u32 = 2;
 
 /// The JSON header of an index file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Header {
     pub version: u32,
+    /// The layout's random identity (16 hex digits), in every stripe's header page.
+    #[serde(default)]
+    pub id: String,
     pub vertices: u64,
     pub edges: u64,
     pub directed: bool,
@@ -45,18 +64,49 @@ pub struct Header {
     pub id_base: u32,
 }
 
-/// One side of the edge data: offsets in memory, pages on disk.
+/// Which side of the edge data: out-edges, or the in-edges of a directed graph.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SideKind {
+    Out = 0,
+    In = 1,
+}
+
+/// One side of the edge data: offsets and page checksums in memory, pages on disk.
 #[derive(Debug)]
 pub struct Side {
+    pub kind: SideKind,
     pub offsets: Vec<u64>,
+    /// Checksum of each logical page ([`page_sum`]).
+    pub sums: Vec<u32>,
     pub files: Vec<PathBuf>,
 }
 
 impl Side {
     /// Logical pages of this side's stream.
     pub fn pages(&self, record_bytes: u64) -> u64 {
-        (self.offsets.last().copied().unwrap_or(0) * record_bytes).div_ceil(PAGE as u64)
+        pages_of(self.offsets.last().copied().unwrap_or(0), record_bytes)
     }
+}
+
+fn pages_of(edges: u64, record_bytes: u64) -> u64 {
+    (edges * record_bytes).div_ceil(PAGE as u64)
+}
+
+/// Byte offset of local page `local` in a stripe file (the header page comes first).
+pub fn page_offset(local: u64) -> u64 {
+    (local + 1) * PAGE as u64
+}
+
+/// The checksum of logical page `logical` of `side` in layout `id`: a page read from
+/// the wrong file, the wrong place or another layout does not match.
+pub fn page_sum(id: u64, side: SideKind, logical: u64, page: &[u8]) -> u32 {
+    let seed = id ^ (side as u64) << 63 ^ logical.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    xxh3_64_with_seed(page, seed) as u32
+}
+
+/// Pages of stripe file `j` of `k` for a side of `pages` logical pages.
+fn file_pages(pages: u64, k: u64, j: u64) -> u64 {
+    pages / k + u64::from(j < pages % k)
 }
 
 /// A loaded index: everything but the edge data.
@@ -64,6 +114,8 @@ impl Side {
 pub struct Layout {
     pub path: PathBuf,
     pub header: Header,
+    /// The id as a number.
+    pub id: u64,
     pub weight_type: WeightType,
     pub out: Side,
     /// `None` for an undirected graph (use `out`).
@@ -84,36 +136,74 @@ impl Layout {
         let side = |s: &Side| s.pages(self.header.record_bytes) * PAGE as u64;
         side(&self.out) + self.inc.as_ref().map_or(0, side)
     }
+
+    /// Bytes the index takes in memory (offsets and page checksums).
+    pub fn index_bytes(&self) -> u64 {
+        let side = |s: &Side| (s.offsets.len() * 8 + s.sums.len() * 4) as u64;
+        side(&self.out) + self.inc.as_ref().map_or(0, side)
+    }
 }
 
-/// Whether `path` is an index file.
+/// Whether `path` is an index file (a regular file starting with the magic: a pipe
+/// is never opened here, so its bytes are left for the reader).
 pub fn is_layout(path: &Path) -> bool {
     let mut magic = [0u8; 8];
-    File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && &magic == MAGIC
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok()
+        && &magic == MAGIC
+}
+
+/// The header page of a stripe file: magic, version, side, position, layout id and
+/// page count, then the xxh3-64 of those 40 bytes.
+fn stripe_header(id: u64, side: SideKind, j: u32, k: u32, pages: u64) -> Vec<u8> {
+    let mut h = vec![0u8; PAGE];
+    h[..8].copy_from_slice(STRIPE_MAGIC);
+    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    h[12..16].copy_from_slice(&(side as u32).to_le_bytes());
+    h[16..20].copy_from_slice(&j.to_le_bytes());
+    h[20..24].copy_from_slice(&k.to_le_bytes());
+    h[24..32].copy_from_slice(&id.to_le_bytes());
+    h[32..40].copy_from_slice(&pages.to_le_bytes());
+    let sum = xxh3_64(&h[..40]);
+    h[40..48].copy_from_slice(&sum.to_le_bytes());
+    h
+}
+
+/// A fresh layout id: unique per conversion (time, process, path), not a secret.
+fn new_id(index: &Path) -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    xxh3_64(format!("{now} {} {}", std::process::id(), index.display()).as_bytes())
 }
 
 /// Writes `g` as an index at `index` and `stripes` files per side, dealt over `dirs`
 /// (round-robin; none: beside the index). A directed graph gets its transpose too.
+///
+/// The stripes are written first, the index is renamed into place last (the commit);
+/// a failure or an interruption before it removes the new stripes and leaves any
+/// layout already at `index` as it was. After it, the old layout's stripes are removed.
 pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Result<Layout, SsdError> {
     if stripes == 0 || stripes > 1024 {
         return Err(SsdError::Config(format!("--stripes {stripes}: expected 1 to 1024 files per side")));
     }
     let base = index.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     let stem = index.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "graph.ssd".into());
+    let old = old_stripes(index);
+    let id = new_id(index);
     let record_bytes = if g.weight_type() == WeightType::None { 4 } else { 8 };
     let name = |side: &str, k: usize| -> PathBuf {
         let dir = if dirs.is_empty() { base.clone() } else { dirs[k % dirs.len()].clone() };
-        dir.join(format!("{stem}.{side}.{k}"))
+        dir.join(format!("{stem}.{:08x}.{side}.{k}", id >> 32))
     };
     let transposed =
         (g.is_directed() && g.transpose_if_built().is_none()).then(|| chatty_graph::transform::transpose(g.out_edges())).transpose()?;
     let inc: Option<&Adjacency> = g.is_directed().then(|| g.transpose_if_built().or(transposed.as_ref()).expect("built above"));
     let out_files: Vec<PathBuf> = (0..stripes).map(|k| name("out", k)).collect();
-    write_side(g.out_edges(), record_bytes, &out_files)?;
+    let mut written = Vec::new();
+    let mut sums = write_side(g.out_edges(), id, SideKind::Out, record_bytes, &out_files, &mut written)?;
     let in_files: Vec<PathBuf> = match inc {
         Some(inc) => {
             let files: Vec<PathBuf> = (0..stripes).map(|k| name("in", k)).collect();
-            write_side(inc, record_bytes, &files)?;
+            sums.extend(write_side(inc, id, SideKind::In, record_bytes, &files, &mut written)?);
             files
         }
         None => Vec::new(),
@@ -125,7 +215,8 @@ pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Resul
         }
     };
     let header = Header {
-        version: 1,
+        version: VERSION,
+        id: format!("{id:016x}"),
         vertices: g.num_vertices() as u64,
         edges: g.num_edges(),
         directed: g.is_directed(),
@@ -136,28 +227,59 @@ pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Resul
         id_base: g.id_base(),
     };
     let json = serde_json::to_vec(&header).expect("header serialises");
-    let mut f = AtomicFile::create(index)?;
-    let mut head = MAGIC.to_vec();
-    head.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    head.extend_from_slice(&json);
-    head.resize(head.len().next_multiple_of(8), 0);
-    let io = |e| SsdError::io(index, "cannot write", e);
-    f.write_all(&head).map_err(io)?;
-    f.write_all(bytemuck::cast_slice(g.out_edges().offsets())).map_err(io)?;
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&json);
+    bytes.resize(bytes.len().next_multiple_of(8), 0);
+    bytes.extend_from_slice(bytemuck::cast_slice(g.out_edges().offsets()));
     if let Some(inc) = inc {
-        f.write_all(bytemuck::cast_slice(inc.offsets())).map_err(io)?;
+        bytes.extend_from_slice(bytemuck::cast_slice(inc.offsets()));
     }
+    bytes.extend_from_slice(bytemuck::cast_slice(&sums));
+    bytes.resize(bytes.len().next_multiple_of(8), 0);
+    bytes.extend_from_slice(&xxh3_64(&bytes).to_le_bytes());
+    let mut f = AtomicFile::create(index)?;
+    f.write_all(&bytes).map_err(|e| SsdError::io(index, "cannot write", e))?;
     f.commit()?;
-    load(index)
+    written.into_iter().for_each(Pending::keep);
+    let layout = load(index)?;
+    let ours: Vec<&PathBuf> = layout.out.files.iter().chain(layout.inc.iter().flat_map(|s| &s.files)).collect();
+    for f in old.iter().filter(|f| !ours.contains(f)) {
+        let _ = std::fs::remove_file(f);
+    }
+    Ok(layout)
 }
 
-/// Writes one side's records as pages dealt over `files`.
-fn write_side(adj: &Adjacency, record_bytes: u64, files: &[PathBuf]) -> Result<(), SsdError> {
+/// The stripe files of the layout at `index`, if there is one, that are provably
+/// its own (their header page names its id): removed once a new layout replaces it.
+fn old_stripes(index: &Path) -> Vec<PathBuf> {
+    let Ok(old) = load(index) else { return Vec::new() };
+    old.out.files.iter().chain(old.inc.iter().flat_map(|s| &s.files)).cloned().collect()
+}
+
+/// Writes one side's records as pages dealt over `files` (each after its header
+/// page), renamed into place but pending until the index commits; returns each
+/// logical page's checksum.
+fn write_side(
+    adj: &Adjacency,
+    id: u64,
+    side: SideKind,
+    record_bytes: u64,
+    files: &[PathBuf],
+    written: &mut Vec<Pending>,
+) -> Result<Vec<u32>, SsdError> {
+    let k = files.len();
+    let pages = pages_of(adj.num_edges(), record_bytes);
     let mut outs: Vec<AtomicFile> = files.iter().map(|p| AtomicFile::create(p)).collect::<Result<_, _>>()?;
+    for (j, out) in outs.iter_mut().enumerate() {
+        let header = stripe_header(id, side, j as u32, k as u32, file_pages(pages, k as u64, j as u64));
+        out.write_all(&header).map_err(|e| SsdError::io(&files[j], "cannot write", e))?;
+    }
     let targets = adj.targets();
     let weights = adj.raw_weights();
     let per_page = PAGE / record_bytes as usize;
     let mut page = vec![0u8; PAGE];
+    let mut sums = Vec::with_capacity(pages as usize);
     for (p, first) in (0..targets.len()).step_by(per_page).enumerate() {
         page.fill(0);
         let last = (first + per_page).min(targets.len());
@@ -168,18 +290,31 @@ fn write_side(adj: &Adjacency, record_bytes: u64, files: &[PathBuf]) -> Result<(
                 page[at + 4..at + 8].copy_from_slice(&w[e].to_le_bytes());
             }
         }
-        let k = p % files.len();
-        outs[k].write_all(&page).map_err(|e| SsdError::io(&files[k], "cannot write", e))?;
+        sums.push(page_sum(id, side, p as u64, &page));
+        outs[p % k].write_all(&page).map_err(|e| SsdError::io(&files[p % k], "cannot write", e))?;
     }
-    for f in outs {
+    for (f, path) in outs.into_iter().zip(files) {
         f.commit()?;
+        written.push(Pending::new(path));
     }
-    Ok(())
+    Ok(sums)
 }
 
-/// Reads an index and checks it against its stripe files' sizes.
+/// A stripe file name from an index: beside the index (a plain name) or absolute
+/// (stripes on other drives); never climbing out with `..`.
+fn stripe_path(base: &Path, name: &str) -> Option<PathBuf> {
+    let p = Path::new(name);
+    let plain = p.components().count() == 1 && matches!(p.components().next(), Some(Component::Normal(_)));
+    let absolute = p.is_absolute() && p.components().all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+    (plain || absolute).then(|| base.join(p))
+}
+
+/// Reads an index, verifies its checksum, and checks every stripe file's size and
+/// header page against it.
 pub fn load(index: &Path) -> Result<Layout, SsdError> {
     let bad = |m: String| SsdError::Invalid(format!("{}: {m}", index.display()));
+    let size = std::fs::metadata(index).map_err(|e| SsdError::io(index, "cannot read", e))?.len();
+    chatty_graph::check_memory(&format!("the index {}", index.display()), size)?;
     let bytes = std::fs::read(index).map_err(|e| SsdError::io(index, "cannot read", e))?;
     if bytes.len() < 12 || &bytes[..8] != MAGIC {
         return Err(bad("not a chatty SSD layout index (no CHATTYSD magic)".into()));
@@ -187,9 +322,14 @@ pub fn load(index: &Path) -> Result<Layout, SsdError> {
     let len = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize;
     let json = bytes.get(12..12 + len).ok_or_else(|| bad("truncated header".into()))?;
     let header: Header = serde_json::from_slice(json).map_err(|e| bad(format!("bad header: {e}")))?;
-    if header.version != 1 {
-        return Err(bad(format!("layout version {} (this chatty reads 1)", header.version)));
+    if header.version != VERSION {
+        return Err(bad(format!(
+            "layout version {} (this chatty reads {VERSION}, with page checksums): convert the graph again with `chatty convert GRAPH -o {} --layout ssd`",
+            header.version,
+            index.display()
+        )));
     }
+    let id = u64::from_str_radix(&header.id, 16).map_err(|_| bad(format!("bad layout id `{}`", header.id)))?;
     let weight_type = match header.weight_type.as_str() {
         "none" => WeightType::None,
         "int" => WeightType::Int,
@@ -197,43 +337,76 @@ pub fn load(index: &Path) -> Result<Layout, SsdError> {
         other => return Err(bad(format!("unknown weight type `{other}`"))),
     };
     let want_record = if weight_type == WeightType::None { 4 } else { 8 };
-    let n = header.vertices;
-    if header.record_bytes != want_record || header.out_files.is_empty() || n >= u32::MAX as u64 {
+    let (n, m) = (header.vertices, header.edges);
+    if header.record_bytes != want_record || header.out_files.is_empty() || header.out_files.len() > 1024 || n >= u32::MAX as u64 {
         return Err(bad("inconsistent header".into()));
     }
     if header.directed == header.in_files.is_empty() || (header.directed && header.in_files.len() != header.out_files.len()) {
         return Err(bad("a directed layout has in-edge files, as many as out-edge files".into()));
     }
-    let sides = if header.directed { 2 } else { 1 };
-    let start = (12 + len).next_multiple_of(8);
-    let need = start as u64 + sides * (n + 1) * 8;
+    let sides: u64 = if header.directed { 2 } else { 1 };
+    let pages = m.checked_mul(want_record).map(|b| b.div_ceil(PAGE as u64)).ok_or_else(|| bad(format!("{m} edges overflow")))?;
+    let start = (12 + len).next_multiple_of(8) as u64;
+    let need = (n + 1)
+        .checked_mul(8 * sides)
+        .and_then(|o| o.checked_add(pages.checked_mul(4 * sides)?))
+        .and_then(|x| x.checked_add(start))
+        .map(|x| x.next_multiple_of(8) + 8)
+        .ok_or_else(|| bad("sizes overflow".into()))?;
     if bytes.len() as u64 != need {
-        return Err(bad(format!("{} bytes, expected {need} for {n} vertices", bytes.len())));
+        return Err(bad(format!("{} bytes, expected {need} for {n} vertices and {m} edges: truncated or corrupt", bytes.len())));
+    }
+    let body = bytes.len() - 8;
+    if xxh3_64(&bytes[..body]) != u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes")) {
+        return Err(bad("index checksum mismatch: the index is corrupt".into()));
     }
     let base = index.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let side = |i: u64, names: &[String]| -> Result<Side, SsdError> {
-        let at = start + (i * (n + 1) * 8) as usize;
-        let offsets: Vec<u64> =
-            bytes[at..at + (n as usize + 1) * 8].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
-        if offsets[0] != 0 || offsets[n as usize] != header.edges || offsets.windows(2).any(|w| w[0] > w[1]) {
+    let side = |kind: SideKind, names: &[String]| -> Result<Side, SsdError> {
+        let i = kind as usize;
+        let at = start as usize + i * (n as usize + 1) * 8;
+        let offsets: Vec<u64> = bytes[at..at + (n as usize + 1) * 8].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+        if offsets[0] != 0 || offsets[n as usize] != m || offsets.windows(2).any(|w| w[0] > w[1]) {
             return Err(bad("offsets are not monotone from 0 to the edge count".into()));
         }
-        let files: Vec<PathBuf> = names.iter().map(|f| base.join(f)).collect();
-        let s = Side { offsets, files };
-        let pages = s.pages(header.record_bytes);
-        let k = s.files.len() as u64;
-        for (j, f) in s.files.iter().enumerate() {
-            let want = (pages / k + u64::from((j as u64) < pages % k)) * PAGE as u64;
+        let at = start as usize + sides as usize * (n as usize + 1) * 8 + i * pages as usize * 4;
+        let sums: Vec<u32> = bytes[at..at + pages as usize * 4].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+        let files = names
+            .iter()
+            .map(|f| stripe_path(base, f).ok_or_else(|| bad(format!("stripe file name `{f}` is neither a plain name nor an absolute path"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let k = files.len() as u64;
+        for (j, f) in files.iter().enumerate() {
+            let want_pages = file_pages(pages, k, j as u64);
             let got = std::fs::metadata(f).map_err(|e| SsdError::io(f, "cannot open stripe file", e))?.len();
+            let want = page_offset(want_pages);
             if got != want {
                 return Err(SsdError::Invalid(format!("{}: {got} bytes, expected {want} (truncated or from another layout)", f.display())));
             }
+            let mut head = vec![0u8; PAGE];
+            File::open(f).and_then(|mut h| h.read_exact(&mut head)).map_err(|e| SsdError::io(f, "cannot read", e))?;
+            if head != stripe_header(id, kind, j as u32, k as u32, want_pages) {
+                return Err(SsdError::Invalid(format!(
+                    "{}: not stripe {j} of the {} edges of layout {} (swapped, stale or from another layout): convert the graph again",
+                    f.display(),
+                    if kind == SideKind::Out { "out" } else { "in" },
+                    header.id
+                )));
+            }
         }
-        Ok(s)
+        Ok(Side { kind, offsets, sums, files })
     };
-    let out = side(0, &header.out_files)?;
-    let inc = if header.directed { Some(side(1, &header.in_files)?) } else { None };
-    Ok(Layout { path: index.to_path_buf(), header, weight_type, out, inc })
+    let out = side(SideKind::Out, &header.out_files)?;
+    let inc = if header.directed { Some(side(SideKind::In, &header.in_files)?) } else { None };
+    Ok(Layout { path: index.to_path_buf(), header, id, weight_type, out, inc })
+}
+
+/// The error for a page whose checksum does not match.
+pub fn corrupt_page(path: &Path, logical: u64, side: SideKind) -> SsdError {
+    SsdError::Invalid(format!(
+        "{}: corrupt page: logical page {logical} of the {} edges fails its checksum (damaged, misplaced or from another layout)",
+        path.display(),
+        if side == SideKind::Out { "out" } else { "in" }
+    ))
 }
 
 /// Reads the whole graph back into memory (for checking a run against the CPU
@@ -245,14 +418,21 @@ pub fn read_graph(layout: &Layout) -> Result<Graph, SsdError> {
         let mut files: Vec<(File, &PathBuf)> = s
             .files
             .iter()
-            .map(|p| File::open(p).map(|f| (f, p)).map_err(|e| SsdError::io(p, "cannot open", e)))
-            .collect::<Result<_, _>>()?;
+            .map(|p| {
+                let mut f = File::open(p).map_err(|e| SsdError::io(p, "cannot open", e))?;
+                std::io::copy(&mut (&mut f).take(PAGE as u64), &mut std::io::sink()).map_err(|e| SsdError::io(p, "cannot read", e))?;
+                Ok((f, p))
+            })
+            .collect::<Result<_, SsdError>>()?;
         let mut targets = Vec::with_capacity(m);
         let mut weights = (rec == 8).then(|| Vec::with_capacity(m));
         let mut page = vec![0u8; PAGE];
         for p in 0..s.pages(rec as u64) as usize {
             let (f, path) = &mut files[p % s.files.len()];
             f.read_exact(&mut page).map_err(|e| SsdError::io(path, "cannot read", e))?;
+            if page_sum(layout.id, s.kind, p as u64, &page) != s.sums[p] {
+                return Err(corrupt_page(path, p as u64, s.kind));
+            }
             for r in page.chunks_exact(rec).take(m - targets.len()) {
                 targets.push(u32::from_le_bytes(r[..4].try_into().expect("4 bytes")));
                 if let Some(w) = &mut weights {

@@ -106,8 +106,8 @@ pub struct SsdGraph {
     pub cfg: EngineConfig,
     totals: Mutex<IoStats>,
     rounds: Mutex<Vec<IoStats>>,
-    /// One buffer pool per stripe file, allocated once; the lock makes a round the
-    /// pools' only user.
+    /// One buffer pool per stripe file, allocated by the first round (after the engine
+    /// admitted [`SsdGraph::engine_bytes`]); the lock makes a round the pools' only user.
     pools: Mutex<Vec<Pool>>,
     /// Emptied bin buffers kept between rounds (a fresh 200 KB buffer per bin hand-over
     /// would be an mmap and its page faults each time).
@@ -116,9 +116,6 @@ pub struct SsdGraph {
     pub(crate) notes: Notes,
 }
 
-fn corrupt_page(path: &std::path::Path, dst: u32, n: usize) -> SsdError {
-    SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {n}", path.display()))
-}
 
 /// Rounds of at most this many pages run on the calling thread ([`SsdGraph::inline`]).
 const INLINE_PAGES: usize = 16;
@@ -151,8 +148,7 @@ impl SsdGraph {
             None => None,
         };
         let totals = Mutex::new(IoStats { per_file: vec![0; out.files.len()], ..IoStats::default() });
-        let buffers = cfg.io.queue_depth.max(1) * 2;
-        let pools = (0..out.files.len()).map(|_| Pool::new(buffers, cfg.io.merge_pages.max(1) * PAGE)).collect();
+        let pools = Vec::new();
         Ok(SsdGraph {
             layout,
             out,
@@ -207,6 +203,16 @@ impl SsdGraph {
         (shift, n.div_ceil(1 << shift).max(1))
     }
 
+    /// The buffer pools, allocated on first use.
+    fn pools(&self) -> std::sync::MutexGuard<'_, Vec<Pool>> {
+        let mut pools = self.pools.lock().expect("pools");
+        if pools.is_empty() {
+            let buffers = self.cfg.io.queue_depth.max(1) * 2;
+            pools.extend((0..self.out.files.len()).map(|_| Pool::new(buffers, self.cfg.io.merge_pages.max(1) * PAGE)));
+        }
+        pools
+    }
+
     /// Applies `op` along every edge (of the chosen side) leaving a vertex of
     /// `frontier`; sets in `next` the vertices it changed.
     pub fn edge_map_pages<O: EdgeOp>(&self, edges: Edges, frontier: &Bitmap, op: &O, next: &Bitmap) -> Result<(), SsdError> {
@@ -224,7 +230,7 @@ impl SsdGraph {
         }
         stats.bytes_read = stats.per_file.iter().sum();
         let pages: usize = runs.iter().flatten().map(|&(_, p)| p).sum();
-        let decoder = Decoder { offsets: &side.offsets, record_bytes: rec as usize, files: k as u64 };
+        let decoder = Decoder { side, id: self.layout.id, record_bytes: rec as usize, files: k as u64 };
         if pages > 0 && pages <= INLINE_PAGES {
             self.inline(files, &runs, frontier, &decoder, op, next)?;
         } else if pages > 0 {
@@ -248,7 +254,7 @@ impl SsdGraph {
         op: &O,
         next: &Bitmap,
     ) -> Result<(), SsdError> {
-        let pools = self.pools.lock().expect("pools");
+        let pools = self.pools();
         for (j, file_runs) in runs.iter().enumerate() {
             let (file, path) = &files.files[j];
             for &(first, pages) in file_runs {
@@ -260,7 +266,7 @@ impl SsdGraph {
                             next.set(e.dst as usize);
                         }
                     })
-                    .map_err(|dst| corrupt_page(path, dst, frontier.len()))?;
+                    .map_err(|c| c.error(path, decoder))?;
             }
         }
         Ok(())
@@ -278,7 +284,7 @@ impl SsdGraph {
         let cfg = &self.cfg;
         let k = files.files.len();
         let buffers = cfg.io.queue_depth.max(1) * 2;
-        let pools = self.pools.lock().expect("pools");
+        let pools = self.pools();
         let free: Vec<_> = (0..k)
             .map(|_| {
                 let (tx, rx) = crossbeam_channel::bounded(buffers);
@@ -352,9 +358,9 @@ impl SsdGraph {
                                     next.set(r.dst as usize);
                                 }
                             });
-                            if let Err(dst) = decoded {
+                            if let Err(c) = decoded {
                                 abort.store(true, Ordering::Relaxed);
-                                let e = corrupt_page(&files.files[chunk.file].1, dst, frontier.len());
+                                let e = c.error(&files.files[chunk.file].1, decoder);
                                 failure.lock().expect("failure").get_or_insert(e);
                             }
                         }
@@ -512,34 +518,58 @@ fn page_runs(side: &Side, frontier: &Bitmap, rec: u64, k: usize, merge: usize) -
     (runs, needed)
 }
 
-/// Decodes pages into the records of active sources.
+/// Decodes pages into the records of active sources, verifying each page first.
 struct Decoder<'a> {
-    offsets: &'a [u64],
+    side: &'a Side,
+    id: u64,
     record_bytes: usize,
     files: u64,
 }
 
+/// What a page read from disk got wrong.
+enum Corrupt {
+    /// The logical page fails its checksum.
+    Page(u64),
+    /// A record names a vertex that does not exist (a checksum collision or a bug).
+    Target(u32),
+}
+
+impl Corrupt {
+    fn error(self, path: &std::path::Path, decoder: &Decoder<'_>) -> SsdError {
+        match self {
+            Corrupt::Page(logical) => layout::corrupt_page(path, logical, decoder.side.kind),
+            Corrupt::Target(dst) => {
+                SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {}", path.display(), decoder.side.offsets.len() - 1))
+            }
+        }
+    }
+}
+
 impl Decoder<'_> {
-    /// Calls `f` for each record of an active source; `Err(dst)` for a record naming
-    /// a vertex that does not exist (a corrupt file).
-    fn for_each(&self, chunk: Chunk, bytes: &[u8], frontier: &Bitmap, mut f: impl FnMut(Edge)) -> Result<(), u32> {
+    /// Calls `f` for each record of an active source, after checking each page's
+    /// checksum.
+    fn for_each(&self, chunk: Chunk, bytes: &[u8], frontier: &Bitmap, mut f: impl FnMut(Edge)) -> Result<(), Corrupt> {
+        let offsets = &self.side.offsets;
         let per_page = (PAGE / self.record_bytes) as u64;
-        let m = *self.offsets.last().expect("n + 1 offsets");
-        let n = self.offsets.len() - 1;
+        let m = *offsets.last().expect("n + 1 offsets");
+        let n = offsets.len() - 1;
         for i in 0..chunk.pages {
             let logical = (chunk.first + i as u64) * self.files + chunk.file as u64;
+            let page = &bytes[i * PAGE..(i + 1) * PAGE];
+            if self.side.sums.get(logical as usize) != Some(&layout::page_sum(self.id, self.side.kind, logical, page)) {
+                return Err(Corrupt::Page(logical));
+            }
             let first = logical * per_page;
             let end = (first + per_page).min(m);
-            let page = &bytes[i * PAGE..(i + 1) * PAGE];
             // The vertex whose edges include record `first`.
-            let mut v = self.offsets.partition_point(|&o| o <= first).saturating_sub(1);
-            while v < n && self.offsets[v] < end {
+            let mut v = offsets.partition_point(|&o| o <= first).saturating_sub(1);
+            while v < n && offsets[v] < end {
                 if frontier.get(v) {
-                    for e in self.offsets[v].max(first)..self.offsets[v + 1].min(end) {
+                    for e in offsets[v].max(first)..offsets[v + 1].min(end) {
                         let at = (e - first) as usize * self.record_bytes;
                         let dst = u32::from_le_bytes(page[at..at + 4].try_into().expect("4 bytes"));
                         if dst as usize >= n {
-                            return Err(dst);
+                            return Err(Corrupt::Target(dst));
                         }
                         let weight =
                             if self.record_bytes == 8 { u32::from_le_bytes(page[at + 4..at + 8].try_into().expect("4 bytes")) } else { 1 };

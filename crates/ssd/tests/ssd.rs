@@ -29,7 +29,7 @@ fn check_all(name: &str, g: &Graph, stripes: usize, cfg: EngineConfig, dir: &Pat
     let index = dir.join(format!("{}-{stripes}.ssd", name.replace('/', "_")));
     chatty_ssd::layout::write(g, &index, stripes, &[]).unwrap();
     let mut ssd = SsdEngine::open(&index, cfg, u64::MAX).unwrap();
-    let opts = harness::Options { trials: 1, verify: true };
+    let opts = harness::Options { trials: 1, verify: true, against: None };
     for alg in ALGORITHMS {
         let p = Params { bc_sources: BcSources::Random(2), ..Params::default() };
         if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(g).is_err() {
@@ -48,7 +48,7 @@ fn check_all(name: &str, g: &Graph, stripes: usize, cfg: EngineConfig, dir: &Pat
 /// One trial of `alg` on the SSD engine, from the given source.
 fn run_ssd(ssd: &mut SsdEngine, alg: Algorithm, source: Option<u32>) -> Result<(), chatty_algo::Error> {
     let p = Params { source, ..Params::default() };
-    harness::run(ssd, alg, &p, &harness::Options { trials: 1, verify: false }, |_| {}).map(|_| ())
+    harness::run(ssd, alg, &p, &harness::Options { trials: 1, verify: false, against: None }, |_| {}).map(|_| ())
 }
 
 #[test]
@@ -134,14 +134,138 @@ fn a_file_truncated_or_corrupted_mid_run_is_a_clear_error() {
         let e = SsdGraph::open(&index, config(uring, true)).err().unwrap().to_string();
         assert!(e.contains("truncated"), "{e}");
     }
-    let index = dir.path().join("c.ssd");
-    let layout = chatty_ssd::layout::write(&g, &index, 1, &[]).unwrap();
-    let mut bytes = std::fs::read(&layout.out.files[0]).unwrap();
-    bytes[..4096].fill(0xff);
-    std::fs::write(&layout.out.files[0], bytes).unwrap();
-    let mut ssd = SsdEngine::open(&index, config(true, true), u64::MAX).unwrap();
-    let e = run_ssd(&mut ssd, Algorithm::Wcc, None).unwrap_err().to_string();
-    assert!(e.contains("corrupt page"), "{e}");
+}
+
+/// Edits one stripe file of a fresh layout of `g` in `dir` with `edit`, then returns
+/// what opening it and running WCC and `--verify`'s reference read say.
+fn after_editing(g: &Graph, dir: &Path, name: &str, edit: impl FnOnce(&chatty_ssd::layout::Layout)) -> String {
+    let index = dir.join(name);
+    let layout = chatty_ssd::layout::write(g, &index, 2, &[]).unwrap();
+    edit(&layout);
+    let mut ssd = match SsdEngine::open(&index, config(true, true), u64::MAX) {
+        Ok(ssd) => ssd,
+        Err(e) => return e.to_string(),
+    };
+    let run = run_ssd(&mut ssd, Algorithm::Wcc, None).unwrap_err().to_string();
+    let reference = ssd.reference_graph().err().unwrap().to_string();
+    assert!(reference.contains("checksum"), "{reference}");
+    run
+}
+
+#[test]
+fn damaged_swapped_stale_or_foreign_pages_are_errors_never_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let g = generate::rmat(12, 8, GenOptions { seed: 3, max_weight: Some(9), undirected: false }, &NoProgress).unwrap();
+    let flip = |f: &Path, at: u64, value: Option<u8>| {
+        let mut bytes = std::fs::read(f).unwrap();
+        match value {
+            Some(v) => bytes[at as usize..at as usize + 4096].fill(v),
+            None => bytes[at as usize] ^= 1,
+        }
+        std::fs::write(f, bytes).unwrap();
+    };
+    // A flipped bit or a zeroed page inside the data: refused as each page is read.
+    let e = after_editing(&g, d, "flip.ssd", |l| flip(&l.out.files[1], 4096 * 3 + 17, None));
+    assert!(e.contains("corrupt page") && e.contains("checksum") && e.contains(".out.1"), "{e}");
+    let e = after_editing(&g, d, "zero.ssd", |l| flip(&l.out.files[0], 4096 * 2, Some(0)));
+    assert!(e.contains("fails its checksum"), "{e}");
+    // Two data pages of one file exchanged: each is intact but misplaced.
+    let e = after_editing(&g, d, "moved.ssd", |l| {
+        let f = &l.out.files[0];
+        let mut bytes = std::fs::read(f).unwrap();
+        let (a, b) = bytes[4096..].split_at_mut(4096);
+        a.swap_with_slice(&mut b[..4096]);
+        std::fs::write(f, bytes).unwrap();
+    });
+    assert!(e.contains("fails its checksum"), "{e}");
+    // Swapped stripe files, a stripe from another layout: refused at open.
+    let e = after_editing(&g, d, "swap.ssd", |l| {
+        let (a, b) = (&l.out.files[0], &l.out.files[1]);
+        let tmp = d.join("tmp");
+        std::fs::rename(a, &tmp).unwrap();
+        std::fs::rename(b, a).unwrap();
+        std::fs::rename(&tmp, b).unwrap();
+    });
+    assert!(e.contains("not stripe 0") || e.contains("expected"), "{e}");
+    let other = chatty_ssd::layout::write(&g, &d.join("other.ssd"), 2, &[]).unwrap();
+    let e = after_editing(&g, d, "foreign.ssd", |l| {
+        std::fs::copy(&other.out.files[1], &l.out.files[1]).unwrap();
+    });
+    assert!(e.contains("not stripe 1") && e.contains("another layout"), "{e}");
+    // The index: any changed byte (offsets shifted, a name edited) fails its checksum.
+    let index = d.join("idx.ssd");
+    let layout = chatty_ssd::layout::write(&g, &index, 2, &[]).unwrap();
+    let mut bytes = std::fs::read(&index).unwrap();
+    let at = bytes.len() - 8 - layout.out.sums.len() * 4 * 2 - 40;
+    bytes[at] ^= 4;
+    std::fs::write(&index, &bytes).unwrap();
+    let e = SsdGraph::open(&index, config(true, true)).err().unwrap().to_string();
+    assert!(e.contains("index checksum mismatch"), "{e}");
+}
+
+/// An index rewritten with its checksum fixed up: what a crafted file can say.
+fn with_header(index: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let bytes = std::fs::read(index).unwrap();
+    let len = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let mut header: serde_json::Value = serde_json::from_slice(&bytes[12..12 + len]).unwrap();
+    edit(&mut header);
+    let body = &bytes[(12 + len).next_multiple_of(8)..bytes.len() - 8];
+    let json = serde_json::to_vec(&header).unwrap();
+    let mut out = b"CHATTYSD".to_vec();
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&json);
+    out.resize(out.len().next_multiple_of(8), 0);
+    out.extend_from_slice(body);
+    out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&out).to_le_bytes());
+    std::fs::write(index, out).unwrap();
+}
+
+#[test]
+fn stripe_names_stay_beside_the_index_and_old_layouts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate::urand(8, 4, GenOptions { seed: 1, max_weight: None, undirected: false }, &NoProgress).unwrap();
+    let index = dir.path().join("n.ssd");
+    chatty_ssd::layout::write(&g, &index, 1, &[]).unwrap();
+    with_header(&index, |h| h["out_files"][0] = "../../etc/passwd".into());
+    let e = SsdGraph::open(&index, config(true, true)).err().unwrap().to_string();
+    assert!(e.contains("neither a plain name nor an absolute path"), "{e}");
+    chatty_ssd::layout::write(&g, &index, 1, &[]).unwrap();
+    with_header(&index, |h| h["out_files"][0] = "/etc/passwd".into());
+    let e = SsdGraph::open(&index, config(true, true)).err().unwrap().to_string();
+    assert!(e.contains("/etc/passwd") && (e.contains("expected") || e.contains("not stripe")), "{e}");
+    chatty_ssd::layout::write(&g, &index, 1, &[]).unwrap();
+    with_header(&index, |h| h["version"] = 1.into());
+    let e = SsdGraph::open(&index, config(true, true)).err().unwrap().to_string();
+    assert!(e.contains("version 1") && e.contains("convert the graph again"), "{e}");
+}
+
+#[test]
+fn a_reconversion_commits_by_its_index_and_a_failed_one_leaves_the_old_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = |seed| GenOptions { seed, max_weight: None, undirected: false };
+    let (g1, g2) = (generate::urand(9, 4, o(1), &NoProgress).unwrap(), generate::urand(9, 6, o(2), &NoProgress).unwrap());
+    let index = d.join("g.ssd");
+    let first = chatty_ssd::layout::write(&g1, &index, 2, &[]).unwrap();
+    let old_index = std::fs::read(&index).unwrap();
+    let second = chatty_ssd::layout::write(&g2, &index, 2, &[]).unwrap();
+    assert_eq!(second.header.edges, g2.num_edges());
+    // The old layout's stripes are gone; the directory holds exactly the new layout.
+    assert!(first.out.files.iter().all(|f| !f.exists()));
+    assert_eq!(std::fs::read_dir(d).unwrap().count(), 1 + 2 * 2);
+    // An interruption between the stripes and the index (old index, new stripes).
+    std::fs::write(&index, &old_index).unwrap();
+    assert!(SsdGraph::open(&index, config(true, true)).is_err());
+    // A conversion that fails (a stripe directory that does not exist) leaves no
+    // stripe behind and the layout at the index as it was.
+    let third = chatty_ssd::layout::write(&g1, &index, 2, &[]).unwrap();
+    let before: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(chatty_ssd::layout::write(&g2, &index, 2, &[d.to_path_buf(), d.join("missing")]).is_err());
+    let after: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(before.len(), after.len(), "{after:?}");
+    let kept = SsdGraph::open(&index, config(true, true)).unwrap();
+    assert_eq!(kept.layout.header.id, third.header.id);
 }
 
 #[test]

@@ -61,7 +61,7 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
             Some(gpu) => Box::new(chatty_gpu::GpuEngine::one(gpu, g)),
             None => Box::new(CpuEngine::new(g)),
         };
-        let opts = harness::Options { trials: 1, verify: true };
+        let opts = harness::Options { trials: 1, verify: true, against: None };
         for alg in Algorithm::ALL {
             let report = harness::run(engine.as_mut(), alg, &params, &opts, |_| {})?;
             let verdict = match &report.verification {

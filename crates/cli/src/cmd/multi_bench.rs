@@ -120,7 +120,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                 eprintln!("{label}: sssp skipped (negative weights)");
                 continue;
             }
-            let opts = harness::Options { trials: a.trials, verify: a.verify };
+            let opts = harness::Options { trials: a.trials, verify: a.verify, against: None };
             // One GPU: the single-GPU engine.
             let mut one = GpuEngine::one(Gpu::open(0)?, graph.take().expect("the graph"));
             let report = harness::run(&mut one, alg, &p, &opts, |_| {});
@@ -155,7 +155,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                             eprintln!("{label} {}: {name} {}: skipped ({e})", alg.name(), control.name());
                             continue;
                         }
-                        let opts = harness::Options { trials: a.trials, verify: a.verify && !verified };
+                        let opts = harness::Options { trials: a.trials, verify: a.verify && !verified, against: None };
                         let report = harness::run(&mut multi, alg, &p, &opts, |_| {})?;
                         verified |= report.verification.is_some();
                         let r = row(k, name, control.name(), reorder.name(), &report);

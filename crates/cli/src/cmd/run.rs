@@ -123,7 +123,15 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             info.devices.join(", "),
         );
     }
-    let opts = harness::Options { trials: a.trials, verify: a.verify };
+    let against = match &a.verify_against {
+        Some(path) => {
+            let bar = Bar::new(quiet);
+            let g = load_graph(path, &a.load, &bar)?;
+            Some((path.display().to_string(), std::sync::Arc::new(g)))
+        }
+        None => None,
+    };
+    let opts = harness::Options { trials: a.trials, verify: a.verify, against };
     let mut failed = false;
     for (&alg, out) in a.algorithm.iter().zip(&outputs) {
         if !a.json && a.algorithm.len() > 1 {
@@ -153,6 +161,9 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             eprintln!("note: {note}");
         }
         let report = outcome?;
+        if let (false, Some(against)) = (a.json, &report.verified_against) {
+            println!("Verified against:    {against}");
+        }
         if let Some(out) = out {
             write_output(out, alg, &report.last.output, base)?;
         }
