@@ -16,9 +16,11 @@
 //!
 //! Section kinds: 1 out-offsets (u64 × (n+1)), 2 out-targets (u32 × m), 3 out-weights
 //! (u32 words × m), 4..6 the same for the transpose. Loading checks the header, its
-//! checksum and every section's size and bounds against the file length; `check`
-//! also verifies the section checksums and the structure (offsets monotone from 0 to
-//! m, targets < n).
+//! checksum, every section's size and bounds against the file length, the structure
+//! (offsets monotone from 0 to m, targets < n, neighbour lists sorted) and that the
+//! parts agree (the transpose is the transpose, an undirected graph is symmetric), so
+//! a file whose checksums were fixed up after an edit is still refused; `check` also
+//! verifies the section checksums.
 
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
@@ -206,8 +208,10 @@ impl Mapped {
             .find(|s| s.kind == kind)
             .copied()
             .ok_or_else(|| Error::invalid(path, format!("missing section {kind}")))?;
-        if s.len != elem * count {
-            return Err(Error::invalid(path, format!("section {kind} holds {} bytes, expected {}", s.len, elem * count)));
+        match elem.checked_mul(count) {
+            Some(want) if want == s.len => {}
+            Some(want) => return Err(Error::invalid(path, format!("section {kind} holds {} bytes, expected {want}", s.len))),
+            None => return Err(Error::invalid(path, format!("section {kind}: {count} elements of {elem} bytes overflow"))),
         }
         Ok(s)
     }
@@ -233,9 +237,10 @@ impl Mapped {
     }
 }
 
-/// Maps a `.cgr` file, validating its header and section sizes against the file and
-/// the structure of the CSR (offsets monotone, targets < n), so that no kernel can
-/// index out of bounds on a corrupt file. Checksums are left to [`check`].
+/// Maps a `.cgr` file, validating its header and section sizes against the file, the
+/// structure of the CSR (offsets monotone, targets < n, sorted lists) and the
+/// agreement of its parts ([`check_consistency`]), so that no kernel can index out of
+/// bounds or answer wrongly on a corrupt file. Checksums are left to [`check`].
 pub fn load(path: &Path) -> Result<Graph> {
     graph_from(path, open(path)?)
 }
@@ -247,7 +252,54 @@ fn graph_from(path: &Path, mapped: Mapped) -> Result<Graph> {
         let Some(adj) = adj else { continue };
         check_structure(adj).map_err(|m| Error::invalid(path, format!("{name}-edges: {m}")))?;
     }
-    Ok(Graph { directed: mapped.directed, out, inc, id_base: mapped.id_base })
+    let g = Graph { directed: mapped.directed, out, inc, id_base: mapped.id_base };
+    check_consistency(&g).map_err(|m| Error::invalid(path, m))?;
+    Ok(g)
+}
+
+/// The parts of a graph that must agree, checked in one pass over the edges each: the
+/// stored transpose holds exactly the reversed out-edges, and an undirected graph's
+/// edges are symmetric. Compared as multisets by a sum of keyed hashes of the edges
+/// (`(u, v, weight)`), the key random per process, so that a crafted file cannot aim
+/// at a collision (a difference goes unseen with probability about 2^-64).
+pub(crate) fn check_consistency(g: &Graph) -> std::result::Result<(), String> {
+    use std::hash::BuildHasher;
+    let key = std::collections::hash_map::RandomState::new().hash_one(0x6368_6174_7479u64);
+    let out = edge_fingerprint(&g.out, key, false);
+    if let Some(inc) = &g.inc {
+        if inc.weight_type() != g.out.weight_type() || edge_fingerprint(inc, key, true) != out {
+            return Err("the stored transpose is not the transpose of the out-edges: the file is inconsistent".into());
+        }
+    }
+    if !g.directed && edge_fingerprint(&g.out, key, true) != out {
+        return Err("marked undirected, but its edges are not symmetric (some u→v has no v→u): the file is inconsistent".into());
+    }
+    Ok(())
+}
+
+/// The wrapping sum over the edges of `adj` of a keyed hash of `(u, v, weight)`,
+/// with `u` and `v` exchanged when `reverse`.
+fn edge_fingerprint(adj: &Adjacency, key: u64, reverse: bool) -> u64 {
+    fn mix(mut x: u64) -> u64 {
+        // splitmix64's finaliser: every input bit moves every output bit.
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    }
+    let (o, t, w) = (adj.offsets(), adj.targets(), adj.raw_weights());
+    (0..adj.num_vertices())
+        .into_par_iter()
+        .with_min_len(1024)
+        .map(|u| {
+            let mut sum = 0u64;
+            for e in o[u] as usize..o[u + 1] as usize {
+                let (a, b) = if reverse { (t[e] as u64, u as u64) } else { (u as u64, t[e] as u64) };
+                let weight = w.map_or(0, |w| w[e]) as u64;
+                sum = sum.wrapping_add(mix(mix(key ^ (a << 32 | b)) ^ weight));
+            }
+            sum
+        })
+        .reduce(|| 0, u64::wrapping_add)
 }
 
 /// Verifies every section checksum of a `.cgr` file, then loads it (which checks the
@@ -266,23 +318,51 @@ pub fn check(path: &Path, progress: &dyn Progress) -> Result<Graph> {
     graph_from(path, mapped)
 }
 
-/// Offsets monotone, targets below n.
+/// Offsets monotone, targets below n, each neighbour list sorted.
 pub(crate) fn check_structure(adj: &Adjacency) -> std::result::Result<(), String> {
     let o = adj.offsets();
     if let Some(v) = (0..o.len() - 1).into_par_iter().find_first(|&v| o[v] > o[v + 1]) {
         return Err(format!("offsets decrease at vertex {v} ({} > {})", o[v], o[v + 1]));
     }
     let n = adj.num_vertices() as u32;
-    if let Some(e) = adj.targets().par_iter().position_first(|&t| t >= n) {
-        return Err(format!("edge {e} targets vertex {} but there are only {n} vertices", adj.targets()[e]));
+    let t = adj.targets();
+    if let Some(e) = t.par_iter().position_first(|&x| x >= n) {
+        return Err(format!("edge {e} targets vertex {} but there are only {n} vertices", t[e]));
+    }
+    let unsorted = |v: usize| t[o[v] as usize..o[v + 1] as usize].windows(2).any(|p| p[0] > p[1]);
+    if let Some(v) = (0..o.len() - 1).into_par_iter().with_min_len(1024).find_first(|&v| unsorted(v)) {
+        return Err(format!("the neighbour list of vertex {v} is not sorted"));
     }
     Ok(())
+}
+
+/// Recomputes the section and header checksums of a `.cgr` image in memory, for the
+/// tests and fuzz targets that craft files whose checksums are valid so that the
+/// structure checks are what refuses them. Sections out of bounds are left alone.
+pub fn seal(bytes: &mut [u8]) {
+    if bytes.len() < PAGE as usize {
+        return;
+    }
+    let count = (le_u32(bytes, 32) as usize).min(MAX_SECTIONS);
+    for i in 0..count {
+        let e = TABLE_AT + i * ENTRY_BYTES;
+        let (offset, len) = (le_u64(bytes, e + 8), le_u64(bytes, e + 16));
+        if let Some(end) = offset.checked_add(len).filter(|&end| end <= bytes.len() as u64) {
+            let sum = checksum(&bytes[offset as usize..end as usize]);
+            bytes[e + 24..e + 32].copy_from_slice(&sum.to_le_bytes());
+        }
+    }
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..PAGE as usize - 8]);
+    bytes[PAGE as usize - 8..PAGE as usize].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// Whether `path` starts with the `.cgr` magic.
 pub fn is_cgr(path: &Path) -> Result<bool> {
     use std::io::Read;
     let mut magic = [0u8; 8];
+    if !std::fs::metadata(path).map_err(|e| Error::io(path, "cannot open", e))?.is_file() {
+        return Ok(false); // a pipe's bytes are left for the one reader
+    }
     let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
     let got = file.read(&mut magic).map_err(|e| Error::io(path, "cannot read", e))?;
     Ok(got == 8 && &magic == MAGIC)

@@ -233,3 +233,69 @@ fn text_writers_round_trip() {
         assert!(!back.is_directed());
     }
 }
+
+/// A `.cgr` image of `g` edited by `edit` (bytes, and the offset of each section by
+/// kind), with its checksums fixed up: what a crafted file can be.
+fn crafted(g: &Graph, edit: impl FnOnce(&mut Vec<u8>, &dyn Fn(u32) -> usize)) -> Vec<u8> {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("g.cgr");
+    chatty_graph::write_graph(g, &p, &NoProgress).unwrap();
+    let mut bytes = std::fs::read(&p).unwrap();
+    let table = bytes.clone();
+    let at = move |kind: u32| -> usize {
+        (0..8)
+            .map(|i| 40 + i * 32)
+            .find(|&e| u32::from_le_bytes(table[e..e + 4].try_into().unwrap()) == kind)
+            .map(|e| u64::from_le_bytes(table[e + 8..e + 16].try_into().unwrap()) as usize)
+            .unwrap()
+    };
+    edit(&mut bytes, &at);
+    cgr::seal(&mut bytes);
+    bytes
+}
+
+#[test]
+fn cgr_files_with_valid_checksums_but_inconsistent_content_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("x.cgr");
+    let refused = |bytes: Vec<u8>, needle: &str| {
+        std::fs::write(&p, bytes).unwrap();
+        let e = cgr::check(&p, &NoProgress).unwrap_err().to_string();
+        assert!(e.contains(needle), "{e}");
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains(needle) && e.contains("x.cgr"), "{e}");
+    };
+    // 0→{1,2}, 1→{2}, 2→{0}, 3→{1}; transpose 0←{2}, 1←{0,3}, 2←{0,1}.
+    let g = chatty_graph::from_edges(4, &[(0, 1), (0, 2), (1, 2), (2, 0), (3, 1)], true).with_in_edges();
+    let set_u32 = |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    // A transpose edge retargeted (still sorted, still in range): 2←{0,1} becomes 2←{0,3}.
+    refused(crafted(&g, |b, at| set_u32(b, at(5) + 4 * 4, 3)), "stored transpose is not the transpose");
+    // A neighbour list out of order: 0→{2,1}.
+    refused(
+        crafted(&g, |b, at| {
+            let t = at(2);
+            set_u32(b, t, 2);
+            set_u32(b, t + 4, 1);
+        }),
+        "vertex 0 is not sorted",
+    );
+    // The undirected flag on one-way edges.
+    let one_way = chatty_graph::from_edges(4, &[(0, 1), (1, 2)], true);
+    refused(crafted(&one_way, |b, _| b[12] &= !1), "not symmetric");
+    // m such that 4·m wraps around to the targets section's real length.
+    refused(
+        crafted(&one_way, |b, _| {
+            let m = (1u64 << 62) + 2;
+            b[24..32].copy_from_slice(&m.to_le_bytes());
+        }),
+        "overflow",
+    );
+    // Weighted: the transpose's weights must match too.
+    let w = chatty_graph::from_weighted_edges(3, &[(0, 1, 5), (1, 2, 7)], true).with_in_edges();
+    refused(crafted(&w, |b, at| set_u32(b, at(6), 6)), "stored transpose");
+    // Unedited and resealed, every one of them loads.
+    for g in [&g, &one_way, &w] {
+        std::fs::write(&p, crafted(g, |_, _| {})).unwrap();
+        cgr::check(&p, &NoProgress).unwrap();
+    }
+}
