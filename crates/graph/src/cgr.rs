@@ -148,12 +148,37 @@ struct Mapped {
 fn open(path: &Path) -> Result<Mapped> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
     let len = file.metadata().map_err(|e| Error::io(path, "cannot stat", e))?.len();
+    if len < PAGE {
+        return Err(Error::invalid(path, format!("{len} bytes is shorter than a .cgr header ({PAGE} bytes): truncated")));
+    }
+    // SAFETY: read-only map; see `read::Input::open` for the shared-file caveat.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, "cannot map", e))?;
+    validate(path, map)
+}
+
+/// A `.cgr` read by [`crate::read::Input`]: its map, or a stream's bytes (moved
+/// into an anonymous map so that both load the same way).
+pub(crate) fn from_input(path: &Path, input: crate::read::Input) -> Result<Graph> {
+    let map = match input {
+        crate::read::Input::Mapped(map) => map,
+        crate::read::Input::Owned(bytes) if (bytes.len() as u64) < PAGE => {
+            return Err(Error::invalid(path, format!("{} bytes is shorter than a .cgr header ({PAGE} bytes): truncated", bytes.len())))
+        }
+        crate::read::Input::Owned(bytes) => {
+            let mut anon = memmap2::MmapMut::map_anon(bytes.len()).map_err(|e| Error::io(path, "cannot allocate", e))?;
+            anon.copy_from_slice(&bytes);
+            anon.make_read_only().map_err(|e| Error::io(path, "cannot allocate", e))?
+        }
+    };
+    graph_from(path, validate(path, map)?)
+}
+
+fn validate(path: &Path, map: memmap2::Mmap) -> Result<Mapped> {
+    let len = map.len() as u64;
     let bad = |msg: String| Err(Error::invalid(path, msg));
     if len < PAGE {
         return bad(format!("{len} bytes is shorter than a .cgr header ({PAGE} bytes): truncated"));
     }
-    // SAFETY: read-only map; see `read::Input::open` for the shared-file caveat.
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, "cannot map", e))?;
     let h = &map[..PAGE as usize];
     if &h[..8] != MAGIC {
         return bad("not a .cgr file (wrong magic)".into());

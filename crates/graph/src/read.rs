@@ -8,7 +8,7 @@
 //! (counted only when an error occurs) and the offending text.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::ops::Deref;
 use std::path::Path;
 
@@ -89,12 +89,13 @@ pub struct ReadOptions {
     pub build: BuildOptions,
 }
 
-/// Reads any supported input (text, gzip text or `.cgr`) into a graph.
+/// Reads any supported input (text, gzip text or `.cgr`; a file, a pipe or a FIFO)
+/// into a graph.
 pub fn read_graph(path: &Path, opts: ReadOptions, progress: &dyn Progress) -> Result<Graph> {
     let bytes = Input::open(path, progress)?;
     let format = resolve_format(path, opts.format, &bytes)?;
     if format == Format::Cgr {
-        let g = crate::cgr::load(path)?;
+        let g = crate::cgr::from_input(path, bytes)?;
         let b = opts.build;
         return if b.symmetrize || b.dedup || b.drop_self_loops { crate::transform::rebuild(&g, b) } else { Ok(g) };
     }
@@ -117,29 +118,52 @@ pub fn parse_bytes(path: &Path, format: Format, bytes: &[u8], opts: BuildOptions
     Ok(build(&parsed, parsed.directed, opts, &crate::progress::NoProgress)?.with_id_base(parsed.id_base))
 }
 
-/// The bytes of an input file: mapped if plain, inflated if gzip.
+/// The bytes of an input: mapped if a plain file, inflated if gzip, read whole if a
+/// stream.
 pub enum Input {
     /// A memory map of a plain file.
     Mapped(memmap2::Mmap),
-    /// The inflated content of a gzip file (or a small plain one).
+    /// The content of a stream, a small file, or a gzip file inflated.
     Owned(Vec<u8>),
 }
 
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
 impl Input {
-    /// Opens `path`, inflating it if it starts with the gzip magic.
+    /// Opens `path`. A regular file is mapped (or inflated if it starts with the gzip
+    /// magic); a pipe, FIFO or device is read once, sequentially, its first bytes
+    /// deciding whether to inflate. Whatever is held in memory is admitted against
+    /// [`crate::available_memory`] as it grows, so `/dev/zero` or a gzip bomb is
+    /// refused at the limit rather than at the allocator.
     pub fn open(path: &Path, progress: &dyn Progress) -> Result<Input> {
         let mut file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
-        let len = file.metadata().map_err(|e| Error::io(path, "cannot stat", e))?.len();
-        let mut magic = [0u8; 2];
-        let got = file.read(&mut magic).map_err(|e| Error::io(path, "cannot read", e))?;
-        if got == 2 && magic == [0x1f, 0x8b] {
-            return inflate(path, len, progress).map(Input::Owned);
+        let meta = file.metadata().map_err(|e| Error::io(path, "cannot stat", e))?;
+        if meta.is_dir() {
+            return Err(Error::format(path, "is a directory, not a graph file"));
+        }
+        if !meta.is_file() {
+            progress.start("reading the input stream", 0);
+            let bytes = read_capped(path, CountingReader { inner: file, progress }, "reading the input stream", 1 << 20, plain_error)?;
+            refuse_other_compression(path, &bytes)?;
+            return match bytes.starts_with(&GZIP_MAGIC) {
+                true => inflate(path, &bytes[..], bytes.len() as u64, progress).map(Input::Owned),
+                false => Ok(Input::Owned(bytes)),
+            };
+        }
+        let len = meta.len();
+        let mut magic = [0u8; 8];
+        let got = read_prefix(&mut file, &mut magic).map_err(|e| Error::io(path, "cannot read", e))?;
+        refuse_other_compression(path, &magic[..got])?;
+        if magic[..got].starts_with(&GZIP_MAGIC) {
+            file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(path, "cannot read", e))?;
+            return inflate(path, std::io::BufReader::with_capacity(1 << 20, file), len, progress).map(Input::Owned);
         }
         if len < 4096 {
-            return std::fs::read(path).map(Input::Owned).map_err(|e| Error::io(path, "cannot read", e));
+            file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(path, "cannot read", e))?;
+            return read_capped(path, file, "reading the input", len as usize, plain_error).map(Input::Owned);
         }
         // SAFETY: the map is read-only; a file truncated by another process while we
-        // read it would fault, a risk every mmap-based reader (ripgrep included) takes.
+        // read it faults (SIGBUS), which the front end reports as an error.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, "cannot map", e))?;
         Ok(Input::Mapped(map))
     }
@@ -152,6 +176,68 @@ impl Deref for Input {
             Input::Mapped(m) => m,
             Input::Owned(v) => v,
         }
+    }
+}
+
+/// Fills `buf` as far as the file goes.
+fn read_prefix(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Compressed formats other than gzip, by their magic: named, whatever the file
+/// name says, so the user is not left with a parse error about binary bytes.
+fn refuse_other_compression(path: &Path, head: &[u8]) -> Result<()> {
+    const OTHERS: [(&[u8], &str, &str); 6] = [
+        (b"BZh", "bzip2", "bunzip2 -k"),
+        (&[0xfd, b'7', b'z', b'X', b'Z', 0], "xz", "unxz -k"),
+        (&[0x28, 0xb5, 0x2f, 0xfd], "zstd", "unzstd"),
+        (b"PK\x03\x04", "zip", "unzip"),
+        (&[b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c], "7-Zip", "7z x"),
+        (&[0x04, 0x22, 0x4d, 0x18], "lz4", "unlz4"),
+    ];
+    match OTHERS.iter().find(|(magic, _, _)| head.starts_with(magic)) {
+        Some((_, name, tool)) => Err(Error::format(
+            path,
+            format!("this is {name}-compressed data (whatever the name says); chatty reads plain text and gzip: decompress it first (`{tool}`)"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Reads `r` to its end, growing the buffer only while the total stays within the
+/// memory available; beyond it, a [`Error::TooLarge`] saying what was being read.
+/// `read_error` words a failed read.
+fn read_capped(path: &Path, mut r: impl Read, what: &str, hint: usize, read_error: fn(&Path, std::io::Error) -> Error) -> Result<Vec<u8>> {
+    let limit = crate::error::available_memory()?;
+    let too_large = |needed: u64| Error::TooLarge { what: format!("{what} {}", path.display()), needed, available: limit };
+    let mut out: Vec<u8> = Vec::with_capacity(hint.min(limit as usize));
+    let mut piece = vec![0u8; 1 << 20];
+    loop {
+        let k = match r.read(&mut piece) {
+            Ok(0) => return Ok(out),
+            Ok(k) => k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(read_error(path, e)),
+        };
+        let len = out.len() as u64 + k as u64;
+        if len > limit {
+            return Err(too_large(len));
+        }
+        if out.len() + k > out.capacity() {
+            // Doubling, but never past the limit: the buffer is what is admitted.
+            let grown = (out.capacity() as u64 * 2).max(len).min(limit) as usize;
+            out.reserve_exact(grown - out.len());
+        }
+        out.extend_from_slice(&piece[..k]);
     }
 }
 
@@ -168,16 +254,21 @@ impl<R: Read> Read for CountingReader<'_, R> {
     }
 }
 
-fn inflate(path: &Path, compressed: u64, progress: &dyn Progress) -> Result<Vec<u8>> {
-    let file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
-    progress.start("decompressing", compressed);
-    let counted = CountingReader { inner: std::io::BufReader::with_capacity(1 << 20, file), progress };
-    let mut out = Vec::with_capacity((compressed as usize).saturating_mul(4).min(1 << 32));
-    flate2::read::MultiGzDecoder::new(counted).read_to_end(&mut out).map_err(|e| {
-        let what = if e.kind() == std::io::ErrorKind::UnexpectedEof { "gzip stream is truncated" } else { "gzip stream is corrupt" };
-        Error::io(path, what, e)
-    })?;
-    Ok(out)
+/// Inflates the gzip stream `compressed` (of `len` bytes) within the memory limit.
+fn inflate(path: &Path, compressed: impl Read, len: u64, progress: &dyn Progress) -> Result<Vec<u8>> {
+    progress.start("decompressing", len);
+    let counted = CountingReader { inner: compressed, progress };
+    let hint = (len as usize).saturating_mul(4).min(1 << 32);
+    read_capped(path, flate2::read::MultiGzDecoder::new(counted), "decompressing", hint, gzip_error)
+}
+
+fn plain_error(path: &Path, e: std::io::Error) -> Error {
+    Error::io(path, "cannot read", e)
+}
+
+fn gzip_error(path: &Path, e: std::io::Error) -> Error {
+    let what = if e.kind() == std::io::ErrorKind::UnexpectedEof { "gzip stream is truncated" } else { "gzip stream is corrupt" };
+    Error::io(path, what, e)
 }
 
 /// Picks the format from `--format`, the file name and the content, and checks that
@@ -466,7 +557,15 @@ fn parse_weight(tok: &[u8], allow_float: bool, allow_negative: bool) -> Result<W
     if !allow_float {
         return Err("weight must be a non-negative integer");
     }
-    Ok(Weight::Float(v as f32))
+    // Checked in the type weights are stored in: 1e39 is a finite f64 but an f32 infinity.
+    let stored = v as f32;
+    if !stored.is_finite() {
+        return Err("weight overflows a 32-bit float (largest 3.4e38)");
+    }
+    if stored == 0.0 && v != 0.0 {
+        return Err("weight underflows a 32-bit float (smallest 1.4e-45)");
+    }
+    Ok(Weight::Float(stored))
 }
 
 /// The parsed edges of one chunk of the body.

@@ -138,6 +138,11 @@ fn negative_or_non_numeric_weights_are_errors() {
     expect_err(&write(d.path(), "w.gr", "p sp 2 1\na 1 2 1.5\n"), &["w.gr:2:", "integer"]);
     expect_err(&write(d.path(), "w.wel", "0 1 nan\n"), &["finite"]);
     expect_err(&write(d.path(), "w.wel", "0 1\n"), &["third column"]);
+    // Range-checked as the f32 they are stored in, not as the f64 they parse to.
+    expect_err(&write(d.path(), "w.wel", "0 1 0.5\n1 2 1e39\n"), &["w.wel:2:", "overflows a 32-bit float", "1e39"]);
+    expect_err(&write(d.path(), "w.wel", "0 1 1e-50\n"), &["w.wel:1:", "underflows"]);
+    expect_err(&write(d.path(), "w.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 -3e40\n"), &["w.mtx:3:", "overflows"]);
+    assert_eq!(read(&write(d.path(), "w.wel", "0 1 3.4e38\n")).unwrap().out_edges().weight_f64(0), 3.4e38f32 as f64);
 }
 
 #[test]
