@@ -296,5 +296,5 @@ pub fn reference(g: &Graph, sources: &[u32]) -> Vec<f64> {
 pub fn verify(g: &Graph, sources: &[u32], got: &[f64]) -> Result<()> {
     let want = reference(g, sources);
     let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-    crate::first_mismatch(&want, got, |a, b| (a - b).abs() <= 1e-9 * scale)
+    crate::first_mismatch(&want, got, |&a, &b| crate::same_value(a, b, 1e-9 * scale))
 }

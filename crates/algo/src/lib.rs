@@ -88,6 +88,20 @@ impl Algorithm {
         }
     }
 
+    /// Bytes of vertex data per vertex the kernel keeps in host memory, frontier
+    /// bitmaps and the per-round sums of PageRank and SpMV included (BC also keeps each
+    /// level's frontier: 4 bytes a vertex over all levels), and the output.
+    pub fn vertex_bytes(self) -> u64 {
+        match self {
+            Algorithm::Bfs => 5,
+            Algorithm::Sssp => 9,
+            Algorithm::Pr => 29,
+            Algorithm::Wcc => 6,
+            Algorithm::Spmv => 25,
+            Algorithm::Bc => 33,
+        }
+    }
+
     /// Parses a command-line name.
     pub fn from_name(s: &str) -> Option<Algorithm> {
         Algorithm::ALL.into_iter().find(|a| a.name() == s)
@@ -258,10 +272,18 @@ pub fn check_params(alg: Algorithm, n: usize, p: &Params) -> Result<()> {
             return Err(Error::Parameter(format!("delta must be positive, got {delta}")));
         }
     }
+    if let (Algorithm::Bc, BcSources::Random(k)) = (alg, &p.bc_sources) {
+        if *k > n {
+            return Err(Error::Parameter(format!("{k} BC sources: the graph has only {n} vertices (use `all` for every one)")));
+        }
+    }
     if alg == Algorithm::Spmv {
         if let Some(x) = &p.x {
             if x.len() != n {
                 return Err(Error::Parameter(format!("x has {} entries for {n} vertices", x.len())));
+            }
+            if let Some(v) = x.iter().position(|v| !v.is_finite()) {
+                return Err(Error::Parameter(format!("x[{v}] is {}: x must be finite", x[v])));
             }
         }
     }
@@ -334,6 +356,12 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Spmv, Output::Values(y)) => spmv::verify(g, &spmv_x(g.num_vertices(), p), y),
         _ => Err(Error::Mismatch(format!("{} produced the wrong kind of output", alg.name()))),
     }
+}
+
+/// Whether two floats agree within `tolerance`: an infinity equals itself, as does
+/// NaN (a NaN in x gives NaN in y on every engine; `inf - inf` is not within anything).
+pub(crate) fn same_value(a: f64, b: f64, tolerance: f64) -> bool {
+    a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= tolerance
 }
 
 /// The first index where `want` and `got` disagree under `same`, as an error.

@@ -160,17 +160,29 @@ pub fn sssp<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, method: Method) -> Res
     match (method, g.csr()) {
         (Method::DeltaStepping(delta), Some(csr)) => {
             check_weights(csr)?;
-            Ok(delta_stepping_by_type(csr, source, delta))
+            delta_stepping_by_type(csr, source, delta)
         }
         (Method::DeltaStepping(_), None) => Err(Error::Unsupported("delta-stepping needs the adjacency in memory".into())),
         (Method::BellmanFord, _) => bellman_ford(g, source),
     }
 }
 
+/// Live buckets a thread may keep: Δ must be at least the largest weight over this.
+const MAX_LIVE_BUCKETS: f64 = (1 << 20) as f64;
+
 /// Delta-stepping in the narrowest distance type that cannot overflow.
-fn delta_stepping_by_type(g: &Graph, source: u32, delta: f64) -> (Distances, u64) {
-    match g.weight_type() {
+fn delta_stepping_by_type(g: &Graph, source: u32, delta: f64) -> Result<(Distances, u64)> {
+    Ok(match g.weight_type() {
         WeightType::Float => {
+            let max_weight = g.out_edges().raw_weights().map_or(1.0, |w| w.par_iter().map(|&b| f32::from_bits(b)).reduce(|| 0.0, f32::max));
+            // Queued distances lie within the largest weight of the current bucket, so
+            // this bounds the buckets alive at once (a Δ of 1e-9 would ask for billions).
+            if max_weight as f64 / delta > MAX_LIVE_BUCKETS {
+                return Err(Error::Parameter(format!(
+                    "delta {delta:e} is too small for weights up to {max_weight:e}: delta-stepping would keep over {MAX_LIVE_BUCKETS} buckets; use at least {:e}",
+                    max_weight as f64 / MAX_LIVE_BUCKETS
+                )));
+            }
             let (d, r) = delta_stepping::<f64>(g, source, delta);
             (Distances::Float(d), r)
         }
@@ -186,29 +198,46 @@ fn delta_stepping_by_type(g: &Graph, source: u32, delta: f64) -> (Distances, u64
                 (Distances::Int(d), r)
             }
         }
-    }
+    })
 }
 
 /// A thread keeps relaxing its own current-bucket additions while they number fewer.
 const FUSION_LIMIT: usize = 1000;
 
-/// One thread's buckets, indexed by absolute bucket number (as in GAPBS: they live
-/// across rounds, so a vertex is copied once, into the next frontier).
+/// One thread's buckets from absolute bucket number `first` on (as in GAPBS they live
+/// across rounds, so a vertex is copied once, into the next frontier; buckets behind
+/// the current one are dropped, so only the live span is kept).
 #[derive(Default)]
-struct LocalBins(Vec<Vec<u32>>);
+struct LocalBins {
+    first: usize,
+    bins: std::collections::VecDeque<Vec<u32>>,
+}
 
 impl LocalBins {
     #[inline]
     fn push(&mut self, bucket: u64, v: u32) {
-        let b = bucket as usize;
-        if b >= self.0.len() {
-            self.0.resize_with(b + 1, Vec::new);
+        let b = bucket as usize - self.first;
+        if b >= self.bins.len() {
+            self.bins.resize_with(b + 1, Vec::new);
         }
-        self.0[b].push(v);
+        self.bins[b].push(v);
+    }
+
+    fn get_mut(&mut self, bucket: usize) -> Option<&mut Vec<u32>> {
+        self.bins.get_mut(bucket.checked_sub(self.first)?)
     }
 
     fn first_nonempty(&self, from: usize) -> Option<usize> {
-        (from..self.0.len()).find(|&b| !self.0[b].is_empty())
+        let skip = from.saturating_sub(self.first);
+        self.bins.iter().skip(skip).position(|b| !b.is_empty()).map(|i| self.first + skip + i)
+    }
+
+    /// Drops the (empty) buckets before `bucket`.
+    fn advance(&mut self, bucket: usize) {
+        while self.first < bucket && self.bins.pop_front().is_some() {
+            self.first += 1;
+        }
+        self.first = self.first.max(bucket);
     }
 }
 
@@ -253,8 +282,8 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
                 relax(u, &mut bins, current);
             }
             // Bucket fusion: small current-bucket work stays on this thread, no round.
-            while bins.0.get(current).is_some_and(|b| !b.is_empty() && b.len() < FUSION_LIMIT) {
-                for u in std::mem::take(&mut bins.0[current]) {
+            while let Some(b) = bins.get_mut(current).filter(|b| !b.is_empty() && b.len() < FUSION_LIMIT) {
+                for u in std::mem::take(b) {
                     relax(u, &mut bins, current);
                 }
             }
@@ -263,9 +292,10 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
         let Some(next) = locals_now.iter().filter_map(|l| l.first_nonempty(current)).min() else { break };
         frontier.clear();
         for l in &mut locals_now {
-            if let Some(b) = l.0.get_mut(next) {
+            if let Some(b) = l.get_mut(next) {
                 frontier.append(b);
             }
+            l.advance(next);
         }
         current = next;
     }
@@ -404,7 +434,7 @@ pub fn verify(g: &Graph, source: u32, got: &Distances) -> Result<()> {
     match (reference(g, source), got) {
         (Distances::Int(want), Distances::Int(got)) => crate::first_mismatch(&want, got, |a, b| a == b),
         (Distances::Float(want), Distances::Float(got)) => {
-            crate::first_mismatch(&want, got, |a, b| a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()))
+            crate::first_mismatch(&want, got, |&a, &b| crate::same_value(a, b, 1e-9 * a.abs().max(b.abs())))
         }
         _ => Err(Error::Mismatch("distance types differ from the reference".into())),
     }

@@ -90,7 +90,8 @@ impl Output {
                 }
                 top.truncate(k);
                 top.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                Summary::Values { sum: v.iter().sum(), norm: v.iter().map(|x| x * x).sum::<f64>().sqrt(), top }
+                // Folded from +0 (an empty `sum()` of floats is -0, shown as "-0.0").
+                Summary::Values { sum: v.iter().fold(0.0, |a, x| a + x), norm: v.iter().fold(0.0, |a, x| a + x * x).sqrt(), top }
             }
         }
     }

@@ -430,7 +430,8 @@ pub struct RunArgs {
     /// BC sources: a count of random sources, or `all` (default: one, as --source).
     #[arg(long)]
     pub sources: Option<String>,
-    /// SpMV input vector: one value per vertex, one per line (default: all ones).
+    /// SpMV input vector: `vertex value` lines (every vertex once, ids as the input
+    /// numbers them), or one value per line in vertex order (default: all ones).
     #[arg(long)]
     pub x: Option<PathBuf>,
     /// BFS direction policy.

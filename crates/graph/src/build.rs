@@ -31,6 +31,11 @@ pub trait EdgeSource: Sync {
     fn weight_type(&self) -> WeightType;
     /// Calls `f(src, dst, weight_word)` for every edge of block `block`, in a fixed order.
     fn for_each_edge<F: FnMut(u32, u32, u32)>(&self, block: usize, f: F);
+    /// How many edges the source yields, where known before yielding them (the
+    /// generators): the build is then admitted against the memory limit up front.
+    fn known_edges(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// What to do with edges while building.
@@ -80,9 +85,17 @@ pub fn build_adjacency<S: EdgeSource>(source: &S, opts: BuildOptions, progress: 
     if n > u32::MAX as usize {
         return Err(Error::Usage(format!("{n} vertices: at most {} are supported (u32 ids)", u32::MAX)));
     }
-    check_memory(&format!("the vertex arrays of a graph with {n} vertices"), 16 * (n as u64 + 1))?;
-    let blocks = source.num_blocks();
     let weighted = source.weight_type() != WeightType::None;
+    let edge_bytes = if weighted { 8 } else { 4 };
+    let vertex_bytes = 16 * (n as u64 + 1);
+    match source.known_edges() {
+        Some(m) => {
+            let m = if opts.symmetrize { m.saturating_mul(2) } else { m };
+            check_memory(&format!("a graph of {n} vertices and {m} edges"), m.saturating_mul(edge_bytes).saturating_add(vertex_bytes))?
+        }
+        None => check_memory(&format!("the vertex arrays of a graph with {n} vertices"), vertex_bytes)?,
+    }
+    let blocks = source.num_blocks();
 
     progress.start("counting degrees", blocks as u64);
     let mut degree = vec![0u64; n];
@@ -101,7 +114,7 @@ pub fn build_adjacency<S: EdgeSource>(source: &S, opts: BuildOptions, progress: 
     offsets[n] = sum;
     let mut cursor = degree;
     let m = sum as usize;
-    check_memory(&format!("{m} edges"), m as u64 * if weighted { 8 } else { 4 })?;
+    check_memory(&format!("{m} edges"), m as u64 * edge_bytes)?;
 
     progress.start("placing edges", blocks as u64);
     let mut targets = vec![0u32; m];

@@ -101,6 +101,9 @@ impl EdgeSource for RandomEdges {
             WeightType::None
         }
     }
+    fn known_edges(&self) -> Option<u64> {
+        Some(self.m)
+    }
     fn for_each_edge<F: FnMut(u32, u32, u32)>(&self, block: usize, mut f: F) {
         let mut rng = block_rng(self.opts.seed, block);
         let first = block as u64 * BLOCK_EDGES;
@@ -173,6 +176,9 @@ impl EdgeSource for GridEdges {
     }
     fn weight_type(&self) -> WeightType {
         WeightType::Int
+    }
+    fn known_edges(&self) -> Option<u64> {
+        Some(self.height * (self.width - 1) + self.width * (self.height - 1))
     }
     fn for_each_edge<F: FnMut(u32, u32, u32)>(&self, block: usize, mut f: F) {
         let mut rng = block_rng(self.opts.seed, block);

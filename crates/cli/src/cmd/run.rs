@@ -49,46 +49,51 @@ fn params(a: &RunArgs) -> Result<Params> {
     })
 }
 
-/// Reads `--x`: one value per line (the last column), `#` comments.
-fn read_x(path: &Path, n: usize) -> Result<Vec<f64>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read --x {}", path.display()))?;
-    let x: Vec<f64> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|(i, l)| {
-            let last = l.split_whitespace().last().unwrap_or("");
-            last.parse::<f64>().with_context(|| format!("{}:{}: not a number: `{l}`", path.display(), i + 1))
-        })
-        .collect::<Result<_>>()?;
-    if x.len() != n {
-        bail!("{}: {} values for {n} vertices", path.display(), x.len());
+/// Reads a value per vertex for `flag`: `vertex value` lines, ids in the user's
+/// numbering (from `base`), each vertex at most once, `#` comments. Vertices not
+/// listed are an error, or weigh 0 with `unlisted_zero`. For `--x`, a file of one
+/// value per line is also accepted and taken in vertex order.
+fn read_vertex_values(path: &Path, flag: &str, n: usize, base: u32, unlisted_zero: bool) -> Result<Vec<f64>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {flag} {}", path.display()))?;
+    let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#')).collect();
+    let fields = |l: &str| l.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty()).count();
+    let number = |i: usize, l: &str, f: &str| -> Result<f64> {
+        f.parse::<f64>().ok().with_context(|| format!("{}:{}: not a number: `{l}`", path.display(), i + 1))
+    };
+    if !unlisted_zero && lines.iter().all(|(_, l)| fields(l) == 1) {
+        if lines.len() != n {
+            bail!("{}: {} values for {n} vertices (one per line, in vertex order; or `vertex value` lines)", path.display(), lines.len());
+        }
+        return lines.iter().map(|&(i, l)| number(i, l, l.trim())).collect();
     }
-    Ok(x)
-}
-
-/// Reads `--personalization`: `vertex weight` lines in the user's numbering (from
-/// `base`), `#` comments; unlisted vertices weigh 0.
-fn read_personalization(path: &Path, n: usize, base: u32) -> Result<Vec<f64>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read --personalization {}", path.display()))?;
-    let mut weights = vec![0.0; n];
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#')) {
-        let bad = || anyhow::anyhow!("{}:{}: expected `vertex weight`: `{line}`", path.display(), i + 1);
-        let mut fields = line.split_whitespace();
-        let (Some(v), Some(w), None) = (fields.next(), fields.next(), fields.next()) else { return Err(bad()) };
-        let (v, w) = (v.parse::<u64>().map_err(|_| bad())?, w.parse::<f64>().map_err(|_| bad())?);
+    let mut values = vec![f64::NAN; n];
+    let mut listed = vec![false; n];
+    for &(i, line) in &lines {
+        let bad = || anyhow::anyhow!("{}:{}: expected `vertex value`: `{line}`", path.display(), i + 1);
+        let mut f = line.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty());
+        let (Some(v), Some(x), None) = (f.next(), f.next(), f.next()) else { return Err(bad()) };
+        let v = v.parse::<u64>().map_err(|_| bad())?;
+        let x = number(i, line, x)?;
         let index = v
             .checked_sub(base as u64)
             .filter(|&i| i < n as u64)
-            .with_context(|| format!("{}:{}: vertex {v} is not in the graph", path.display(), i + 1))?;
-        weights[index as usize] = w;
+            .with_context(|| format!("{}:{}: vertex {v} is not in the graph", path.display(), i + 1))? as usize;
+        if std::mem::replace(&mut listed[index], true) {
+            bail!("{}:{}: vertex {v} is listed twice", path.display(), i + 1);
+        }
+        values[index] = x;
     }
-    Ok(weights)
+    match listed.iter().position(|&l| !l) {
+        Some(_) if unlisted_zero => Ok(values.into_iter().map(|x| if x.is_nan() { 0.0 } else { x }).collect()),
+        Some(v) => bail!("{}: vertex {} has no value ({flag} needs one for each of the {n} vertices)", path.display(), v as u64 + base as u64),
+        None => Ok(values),
+    }
 }
 
 pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let mut p = params(a)?;
     if let Some(t) = a.threads {
+        let t = capped_threads("--threads", t)?;
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().context("cannot size the thread pool")?;
     }
     let outputs: Vec<Option<PathBuf>> =
@@ -104,10 +109,10 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let base = if a.zero_based { 0 } else { graph.id_base };
     p.source = a.source.map(|s| user_source(s, base, graph.n)).transpose()?;
     if let Some(x) = &a.x {
-        p.x = Some(read_x(x, graph.n)?);
+        p.x = Some(read_vertex_values(x, "--x", graph.n, base, false)?);
     }
     if let Some(f) = &a.personalization {
-        p.personalization = Some(read_personalization(f, graph.n, base)?);
+        p.personalization = Some(read_vertex_values(f, "--personalization", graph.n, base, true)?);
     }
     let info = engine.info();
     if !a.json {
@@ -260,6 +265,20 @@ fn open_engine(a: &RunArgs, quiet: bool) -> Result<Box<dyn Engine>> {
     })
 }
 
+/// A thread count from `flag`: at least 1, and at most 4 threads a core (more only
+/// costs start-up time and memory; thousands take seconds to start), said when capped.
+fn capped_threads(flag: &str, t: usize) -> Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    match t {
+        0 => bail!("{flag} must be at least 1"),
+        t if t > 4 * cores => {
+            eprintln!("note: {flag} {t} capped at {} (4 per core on this machine's {cores} cores)", 4 * cores);
+            Ok(4 * cores)
+        }
+        t => Ok(t),
+    }
+}
+
 /// The SSD engine under `--mem-budget` (default: the memory available).
 fn open_ssd(index: &Path, s: &SsdArgs) -> Result<SsdEngine> {
     if !(1..=4096).contains(&s.io_depth) || !(1..=256).contains(&s.merge_pages) {
@@ -275,10 +294,10 @@ fn open_ssd(index: &Path, s: &SsdArgs) -> Result<SsdEngine> {
         ..EngineConfig::default()
     };
     if let Some(t) = s.scatter_threads {
-        cfg.scatter_threads = t.max(1);
+        cfg.scatter_threads = capped_threads("--scatter-threads", t)?;
     }
     if let Some(t) = s.gather_threads {
-        cfg.gather_threads = t.max(1);
+        cfg.gather_threads = capped_threads("--gather-threads", t)?;
     }
     Ok(SsdEngine::open(index, cfg, budget)?)
 }
