@@ -19,6 +19,7 @@ fn main() {
     if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
         std::env::set_var("NCCL_NVLS_ENABLE", "0");
     }
+    handle_signals();
     let cli = args::Cli::parse();
     let code = match cmd::run(cli) {
         Ok(code) => code,
@@ -41,4 +42,33 @@ fn message(e: &anyhow::Error) -> String {
         }
     }
     text
+}
+
+/// Interrupted (SIGINT, SIGTERM, SIGHUP), remove every temporary or uncommitted output
+/// file, then exit as the signal would (128 + its number). A mapped input truncated
+/// by another process mid-run (SIGBUS) is an error, not a crash.
+fn handle_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        Ok(mut signals) => {
+            std::thread::spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    let _held = chatty_graph::write::remove_pending();
+                    eprintln!("chatty: interrupted; temporary files removed");
+                    std::process::exit(128 + signal);
+                }
+            });
+        }
+        Err(e) => eprintln!("note: cannot watch for interruptions ({e}); an interrupted write may leave a .partial file"),
+    }
+    extern "C" fn on_sigbus(_: libc::c_int) {
+        const MESSAGE: &[u8] = b"chatty: error: an input file was truncated or changed by another process while mapped (SIGBUS)\n";
+        // SAFETY: write(2) and _exit(2) are async-signal-safe.
+        unsafe {
+            libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+            libc::_exit(2);
+        }
+    }
+    // SAFETY: installs a handler that only calls async-signal-safe functions.
+    unsafe { libc::signal(libc::SIGBUS, on_sigbus as extern "C" fn(libc::c_int) as libc::sighandler_t) };
 }

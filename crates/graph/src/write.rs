@@ -78,15 +78,50 @@ impl Drop for Pending {
 
 /// A file written under a temporary name in the target directory and renamed into
 /// place by [`AtomicFile::commit`]; dropped uncommitted (or interrupted), it is deleted.
+/// An existing target that is not a regular file (`/dev/null`, a FIFO, a terminal) is
+/// written into directly: renaming over it would replace the device node.
 pub struct AtomicFile {
     path: PathBuf,
-    out: BufWriter<tempfile::NamedTempFile>,
-    temp: Pending,
+    out: BufWriter<Target>,
+    temp: Option<Pending>,
+}
+
+enum Target {
+    Temp(tempfile::NamedTempFile),
+    Direct(std::fs::File),
+}
+
+impl Write for Target {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Target::Temp(f) => f.write(buf),
+            Target::Direct(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Target::Temp(f) => f.flush(),
+            Target::Direct(f) => f.flush(),
+        }
+    }
+}
+
+impl Seek for Target {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        match self {
+            Target::Temp(f) => f.seek(pos),
+            Target::Direct(f) => f.seek(pos),
+        }
+    }
 }
 
 impl AtomicFile {
     /// Starts writing `path`. Fails early if its directory does not exist.
     pub fn create(path: &Path) -> Result<AtomicFile> {
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let f = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| Error::io(path, "cannot open output", e))?;
+            return Ok(AtomicFile { path: path.to_path_buf(), out: BufWriter::with_capacity(1 << 20, Target::Direct(f)), temp: None });
+        }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -106,15 +141,17 @@ impl AtomicFile {
             .permissions(mode)
             .tempfile_in(dir)
             .map_err(|e| Error::io(path, "cannot create output", e))?;
-        let temp = Pending::new(tmp.path());
-        Ok(AtomicFile { path: path.to_path_buf(), out: BufWriter::with_capacity(8 << 20, tmp), temp })
+        let temp = Some(Pending::new(tmp.path()));
+        Ok(AtomicFile { path: path.to_path_buf(), out: BufWriter::with_capacity(8 << 20, Target::Temp(tmp)), temp })
     }
 
     /// Flushes, syncs nothing extra, and renames the file into place.
     pub fn commit(self) -> Result<()> {
         let path = self.path;
-        let tmp = self.out.into_inner().map_err(|e| Error::io(&path, "cannot write", e.into_error()))?;
-        self.temp.commit_with(|| tmp.persist(&path)).map_err(|e| Error::io(&path, "cannot rename into place", e.error))?;
+        let target = self.out.into_inner().map_err(|e| Error::io(&path, "cannot write", e.into_error()))?;
+        if let (Target::Temp(tmp), Some(temp)) = (target, self.temp) {
+            temp.commit_with(|| tmp.persist(&path)).map_err(|e| Error::io(&path, "cannot rename into place", e.error))?;
+        }
         Ok(())
     }
 }

@@ -98,7 +98,11 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     }
     let outputs: Vec<Option<PathBuf>> =
         a.algorithm.iter().map(|&alg| a.output.as_deref().map(|o| output_path(o, alg, a.algorithm.len()))).collect();
+    let inputs = [Some(&a.graph), a.verify_against.as_ref(), a.x.as_ref(), a.personalization.as_ref()];
     for out in outputs.iter().flatten() {
+        if let Some(input) = inputs.into_iter().flatten().find(|i| same_file(out, i)) {
+            bail!("--output {} is the run's input {}: choose another name", out.display(), input.display());
+        }
         // Fail on a bad output path before the (possibly long) load and run.
         drop(AtomicFile::create(out)?);
     }
@@ -263,6 +267,15 @@ fn open_engine(a: &RunArgs, quiet: bool) -> Result<Box<dyn Engine>> {
         (None, Some(o)) => Box::new(GpuEngine::several(graph, o)),
         (None, None) => Box::new(CpuEngine::new(graph)),
     })
+}
+
+/// Whether `a` and `b` name the same existing file (links and `./` spellings included).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        _ => false,
+    }
 }
 
 /// A thread count from `flag`: at least 1, and at most 4 threads a core (more only
