@@ -113,6 +113,9 @@ pub struct Receiver {
     events: crossbeam_channel::Receiver<Event>,
     stats: Arc<Mutex<ReceiverStats>>,
     stop: Arc<AtomicBool>,
+    /// Set by [`Receiver::leave`]: the application holds everything it wanted, and
+    /// the leave message says so (the sender counts who finished).
+    finished: Arc<AtomicBool>,
     failure: Arc<Mutex<Option<String>>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -124,6 +127,7 @@ impl Receiver {
         let (tx, events) = crossbeam_channel::bounded(cfg.queue.max(1));
         let stats = Arc::new(Mutex::new(ReceiverStats::default()));
         let stop = Arc::new(AtomicBool::new(false));
+        let finished = Arc::new(AtomicBool::new(false));
         let failure = Arc::new(Mutex::new(None));
         let mut p = Protocol {
             rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
@@ -133,6 +137,7 @@ impl Receiver {
             stats: ReceiverStats::default(),
             shared_stats: stats.clone(),
             stop: stop.clone(),
+            finished: finished.clone(),
             session: None,
             joining: None,
             pending: VecDeque::new(),
@@ -149,7 +154,7 @@ impl Receiver {
                 p.publish_stats();
             })
             .map_err(NetError::Io)?;
-        Ok(Receiver { events, stats, stop, failure, thread: Some(thread) })
+        Ok(Receiver { events, stats, stop, finished, failure, thread: Some(thread) })
     }
 
     /// The next event, or `None` after `timeout`.
@@ -167,8 +172,11 @@ impl Receiver {
         self.stats.lock().expect("stats").clone()
     }
 
-    /// Leaves the group (the sender stops waiting for us) and returns the final counters.
+    /// Leaves the group having received what it wanted (the sender stops waiting for
+    /// us and counts us as finished) and returns the final counters. Dropped instead,
+    /// the receiver leaves unfinished.
     pub fn leave(mut self) -> ReceiverStats {
+        self.finished.store(true, Ordering::SeqCst);
         self.shutdown();
         self.stats()
     }
@@ -245,6 +253,7 @@ struct Protocol {
     stats: ReceiverStats,
     shared_stats: Arc<Mutex<ReceiverStats>>,
     stop: Arc<AtomicBool>,
+    finished: Arc<AtomicBool>,
     session: Option<Session>,
     joining: Option<Joining>,
     /// Events the application's queue had no room for yet.
@@ -600,7 +609,8 @@ impl Protocol {
         if let Some(s) = &self.session {
             let (session, control) = (s.id, s.control);
             for _ in 0..3 {
-                let _ = self.send(Header { kind: Kind::Leave, session, seq: 0, a: self.cfg.id, b: 0 }, &[], control);
+                let finished = u64::from(self.finished.load(Ordering::SeqCst));
+                let _ = self.send(Header { kind: Kind::Leave, session, seq: 0, a: self.cfg.id, b: finished }, &[], control);
             }
         }
     }

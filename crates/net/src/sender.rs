@@ -69,6 +69,8 @@ pub struct SenderStats {
     pub members: usize,
     pub joined: u64,
     pub left: u64,
+    /// Members that left saying they had received everything they wanted.
+    pub finished: u64,
     pub evicted: u64,
     pub window_bytes: u64,
     pub peak_window_bytes: u64,
@@ -111,6 +113,7 @@ struct Counters {
     reads_served: AtomicU64,
     joined: AtomicU64,
     left: AtomicU64,
+    finished: AtomicU64,
     evicted: AtomicU64,
     malformed: AtomicU64,
     forged: AtomicU64,
@@ -268,6 +271,7 @@ impl Sender {
             members: s.members.lock().expect("members").len(),
             joined: get(&c.joined),
             left: get(&c.left),
+            finished: get(&c.finished),
             evicted: get(&c.evicted),
             window_bytes,
             peak_window_bytes: peak,
@@ -538,6 +542,9 @@ fn handle_control(
             let mut members = s.members.lock().expect("members");
             if members.remove(&id).is_some() {
                 s.counters.left.fetch_add(1, Ordering::Relaxed);
+                if h.b == 1 {
+                    s.counters.finished.fetch_add(1, Ordering::Relaxed);
+                }
                 s.trim(&members);
             }
         }

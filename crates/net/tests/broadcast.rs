@@ -293,3 +293,26 @@ fn real_udp_multicast_with_injected_loss() {
         assert!(receivers.iter().all(|r| r.stats().recovered > 0));
     }
 }
+
+#[test]
+fn the_sender_counts_who_finished_and_who_left_early() {
+    let net = MemNet::new();
+    let s = sender(&net, Recovery::Rma, |_| {});
+    let (done, quitter) = (receiver(&net, Recovery::Rma, None), receiver(&net, Recovery::Rma, None));
+    s.wait_for_receivers(2, WAIT).unwrap();
+    for i in 0..20 {
+        s.send(&message(i)).unwrap();
+    }
+    // One takes a message and goes away (a receiver that failed, or was interrupted).
+    first_message(&quitter);
+    drop(quitter);
+    expect_messages(&done, 0, 20);
+    done.leave();
+    s.flush(WAIT).unwrap();
+    let deadline = Instant::now() + WAIT;
+    while s.stats().left < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let st = s.stats();
+    assert_eq!((st.left, st.finished, st.members), (2, 1, 0), "{st:?}");
+}

@@ -33,10 +33,14 @@ pub fn run(a: &BroadcastArgs) -> Result<i32> {
     if !group.ip().is_multicast() {
         bail!("--group {group}: not a multicast address (224.0.0.0/4)");
     }
+    if group.port() == 0 {
+        bail!("--group {group}: port 0 is not a port a group can meet on; choose one, e.g. {}:7400", group.ip());
+    }
     let interface = a.interface.parse().with_context(|| format!("--interface `{}`: expected an IPv4 address", a.interface))?;
     let net = UdpNet { interface, ttl: if interface == std::net::Ipv4Addr::LOCALHOST { 0 } else { 8 } };
     let recovery = a.scheme;
     let secret = match a.key.clone().or_else(|| std::env::var("CHATTY_BROADCAST_KEY").ok()) {
+        Some(k) if k.is_empty() => bail!("--key (or CHATTY_BROADCAST_KEY) is empty: a group's secret needs at least one character"),
         Some(k) => k,
         None => {
             eprintln!("note: no --key or CHATTY_BROADCAST_KEY: using the default key, which any chatty on this network can use");
@@ -47,6 +51,9 @@ pub fn run(a: &BroadcastArgs) -> Result<i32> {
     match &a.role {
         BroadcastRole::Send { file, receivers, wait } => send(&net, SenderConfig::new(group, recovery, key), file, *receivers, *wait),
         BroadcastRole::Recv { output, wait, loss } => {
+            if !(0.0..1.0).contains(loss) {
+                bail!("--loss {loss}: a loss rate is at least 0 and below 1");
+            }
             let mut cfg = ReceiverConfig::new(group, recovery, key);
             cfg.loss = (*loss > 0.0).then(|| LossModel::new(*loss, 1.0, cfg.id));
             receive(&net, cfg, output, *wait)
@@ -79,10 +86,21 @@ fn send(net: &UdpNet, cfg: SenderConfig, path: &std::path::Path, receivers: usiz
     sender.flush(Duration::from_secs(wait.max(60)))?;
     let s = sender.stats();
     let secs = start.elapsed().as_secs_f64();
+    // Members still in the group hold everything (the flush waited for them); of
+    // those that left, only the ones that said so finished.
+    let finished = s.members as u64 + s.finished;
+    if finished < receivers as u64 {
+        bail!(
+            "only {finished} of {receivers} receiver(s) hold {}: {} stopped answering, {} left before the end",
+            path.display(),
+            s.evicted,
+            s.left - s.finished
+        );
+    }
     println!(
         "sent {} ({bytes} bytes) to {} receiver(s) in {secs:.3} s ({:.1} MB/s); repairs {}, reads served {}",
         path.display(),
-        s.members,
+        finished,
         super::mb_per_s(bytes, secs),
         s.repairs,
         s.reads_served
