@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::engine::{Engine, EngineInfo, GraphInfo, HostGraph, Trial};
-use crate::{check_params, edges_traversed, pick_sources, verify, Algorithm, Error, Params, Result, EDGES_COUNTING};
+use crate::{check_params, edges_traversed, pick_sources, verify, Algorithm, Params, Result, EDGES_COUNTING};
 
 /// How many trials, and whether to verify them.
 #[derive(Clone, Debug, Default)]
@@ -79,9 +79,6 @@ pub fn run_with_progress(
     engine.prepare(alg)?;
     let graph = engine.graph_info();
     check_params(alg, graph.n, p)?;
-    // The kernel's vertex arrays and the answer live in host memory on every engine.
-    let vertex_data = (graph.n as u64).saturating_mul(alg.vertex_bytes());
-    chatty_graph::check_memory(&format!("{}'s vertex data for {} vertices", alg.name(), graph.n), vertex_data).map_err(Error::engine)?;
     let mut p = p.clone();
     if alg == Algorithm::Sssp && p.delta.is_none() {
         p.delta = engine.default_delta();

@@ -88,20 +88,6 @@ impl Algorithm {
         }
     }
 
-    /// Bytes of vertex data per vertex the kernel keeps in host memory, frontier
-    /// bitmaps and the per-round sums of PageRank and SpMV included (BC also keeps each
-    /// level's frontier: 4 bytes a vertex over all levels), and the output.
-    pub fn vertex_bytes(self) -> u64 {
-        match self {
-            Algorithm::Bfs => 5,
-            Algorithm::Sssp => 9,
-            Algorithm::Pr => 29,
-            Algorithm::Wcc => 6,
-            Algorithm::Spmv => 25,
-            Algorithm::Bc => 33,
-        }
-    }
-
     /// Parses a command-line name.
     pub fn from_name(s: &str) -> Option<Algorithm> {
         Algorithm::ALL.into_iter().find(|a| a.name() == s)

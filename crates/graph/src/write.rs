@@ -140,7 +140,8 @@ impl AtomicFile {
             .suffix(".partial")
             .permissions(mode)
             .tempfile_in(dir)
-            .map_err(|e| Error::io(path, "cannot create output", e))?;
+            // tempfile adds the temporary name to the OS error; the user named `path`.
+            .map_err(|e| Error::io(path, "cannot create output", e.raw_os_error().map_or(e, std::io::Error::from_raw_os_error)))?;
         let temp = Some(Pending::new(tmp.path()));
         Ok(AtomicFile { path: path.to_path_buf(), out: BufWriter::with_capacity(8 << 20, Target::Temp(tmp)), temp })
     }

@@ -12,6 +12,20 @@ use crate::SsdError;
 /// The process itself (code, stacks, allocator slack) counts against the budget too.
 const PROCESS_BYTES: u64 = 32 << 20;
 
+/// Vertex data bytes per vertex each kernel keeps in memory, frontier bitmaps and
+/// the per-round sums of PageRank and SpMV included (BC also keeps each level's
+/// frontier: 4 bytes a vertex over all levels).
+fn vertex_bytes(alg: Algorithm) -> u64 {
+    match alg {
+        Algorithm::Bfs => 5,
+        Algorithm::Sssp => 9,
+        Algorithm::Pr => 29,
+        Algorithm::Wcc => 6,
+        Algorithm::Spmv => 25,
+        Algorithm::Bc => 33,
+    }
+}
+
 /// The semi-external engine over one layout.
 pub struct SsdEngine {
     graph: SsdGraph,
@@ -90,7 +104,7 @@ impl Engine for SsdEngine {
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<(), Error> {
-        let vertex = self.graph.num_vertices() as u64 * alg.vertex_bytes();
+        let vertex = self.graph.num_vertices() as u64 * vertex_bytes(alg);
         self.needed = self.fixed_bytes() + vertex;
         if self.needed > self.budget {
             let human = chatty_graph::human_bytes;
