@@ -261,8 +261,9 @@ fn ssd_layout_and_engine_end_to_end() {
     assert!(chatty(&["generate", "rmat", "--scale", "10", "--weights", "50", "-o", &p("g.cgr")]).status.success());
     let o = chatty(&["convert", &p("g.cgr"), "-o", &p("g.ssd"), "--layout", "ssd", "--stripes", "3"]);
     assert!(o.status.success(), "{}", text(&o));
+    let stripe = |side: &str, k: usize| files_in(d.path()).into_iter().find(|f| f.starts_with("g.ssd.") && f.ends_with(&format!(".{side}.{k}")));
     for k in 0..3 {
-        assert!(d.path().join(format!("g.ssd.out.{k}")).is_file() && d.path().join(format!("g.ssd.in.{k}")).is_file());
+        assert!(stripe("out", k).is_some() && stripe("in", k).is_some(), "{:?}", files_in(d.path()));
     }
     for alg in ["bfs", "sssp", "pr", "wcc", "spmv", "bc"] {
         let o = chatty(&["run", alg, &p("g.ssd"), "--engine", "ssd", "-v", "-n", "2", "--mem-budget", "256M"]);
@@ -285,7 +286,7 @@ fn ssd_layout_and_engine_end_to_end() {
     fails(&["convert", &p("g.cgr"), "-o", &p("h.ssd"), "--layout", "floppy"], "--layout");
     fails(&["convert", &p("g.cgr"), "-o", &p("h.ssd"), "--layout", "ssd", "--stripes", "0"], "--stripes");
     fails(&["convert", &p("g.cgr"), "-o", &p("h.cgr"), "--stripes", "2"], "--layout ssd");
-    let f = std::fs::OpenOptions::new().write(true).open(d.path().join("g.ssd.out.1")).unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(d.path().join(stripe("out", 1).unwrap())).unwrap();
     f.set_len(4096).unwrap();
     fails(&["run", "pr", &p("g.ssd"), "--engine", "ssd"], "truncated");
 }
@@ -621,4 +622,204 @@ fn progress_bars_on_a_terminal_only() {
     assert!(o.status.success() && t.contains("bc: sources") && t.contains("eta"), "{t}");
     let piped = text(&chatty(&["run", "bc", g.to_str().unwrap(), "--sources", "40", "--engine", "cpu"]));
     assert!(!piped.contains("bc: sources"), "{piped}");
+}
+
+/// `chatty` with `env` set and `stdin` fed.
+fn chatty_with(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chatty"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+/// Exit 2, a message with every needle, no panic.
+fn refused(o: &Output, needles: &[&str]) {
+    let t = text(o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+    for n in needles {
+        assert!(t.contains(n), "`{t}` should mention `{n}`");
+    }
+}
+
+#[test]
+fn streams_are_read_once_and_within_the_memory_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    // A pipe: every byte reaches the parser (the first ones used to be lost to sniffing).
+    let o = chatty_with(&["convert", "/dev/stdin", "--format", "el", "-o", &p("o.el")], &[], b"100 2\n3 4\n");
+    assert!(o.status.success(), "{}", text(&o));
+    let body = std::fs::read_to_string(d.path().join("o.el")).unwrap();
+    let edges: Vec<&str> = body.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(edges, ["3 4", "100 2"], "{body}");
+    // A gzip stream and a .cgr stream, sniffed from their first bytes.
+    let o = chatty_with(&["info", "/dev/stdin", "--format", "el", "--json"], &[], &gzip("0 1\n1 2\n2 0\n"));
+    assert!(o.status.success() && text(&o).contains("\"edges\":3"), "{}", text(&o));
+    assert!(chatty(&["generate", "rmat", "--scale", "8", "-o", &p("g.cgr")]).status.success());
+    let o = chatty_with(&["run", "wcc", "/dev/stdin", "--verify"], &[], &std::fs::read(p("g.cgr")).unwrap());
+    assert!(o.status.success() && text(&o).contains("PASS"), "{}", text(&o));
+    // A FIFO.
+    let fifo = p("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let writer = std::thread::spawn({
+        let fifo = fifo.clone();
+        move || std::fs::write(fifo, "0 1\n1 2\n").unwrap()
+    });
+    let o = chatty(&["info", &fifo, "--format", "el", "--json"]);
+    writer.join().unwrap();
+    assert!(o.status.success() && text(&o).contains("\"edges\":2"), "{}", text(&o));
+    // An endless device, and a gzip bomb: refused at the memory limit.
+    let limit = [("CHATTY_MEMORY_LIMIT", "32M")];
+    refused(&chatty_with(&["info", "/dev/zero", "--format", "el"], &limit, b""), &["/dev/zero", "32.0 MiB is available"]);
+    std::fs::write(d.path().join("bomb.el.gz"), gzip(&"0 1\n".repeat(20 << 20))).unwrap();
+    refused(&chatty_with(&["info", &p("bomb.el.gz")], &limit, b""), &["decompressing", "bomb.el.gz", "32.0 MiB is available"]);
+    // Other compressions are named, whatever the file is called.
+    std::fs::write(d.path().join("b.el.gz"), b"BZh91AY&SY\x12\x34 what bzip2 writes first").unwrap();
+    refused(&chatty(&["info", &p("b.el.gz")]), &["bzip2-compressed", "bunzip2"]);
+    refused(&chatty(&["info", d.path().to_str().unwrap()]), &["is a directory"]);
+}
+
+#[test]
+fn hostile_numbers_and_flags_are_refused_before_any_allocation() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "-o", &p("g.cgr")]).status.success());
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "--weights", "9", "-o", &p("w.cgr")]).status.success());
+    refused(&chatty(&["run", "bc", &p("g.cgr"), "--sources", "100000000000"]), &["100000000000 BC sources", "only 1024 vertices"]);
+    std::fs::write(d.path().join("f.wel"), "0 1 0.5\n1 2 0.25\n2 3 4.5\n").unwrap();
+    for delta in ["1e-300", "1e-9"] {
+        refused(&chatty(&["run", "sssp", &p("f.wel"), "-r", "0", "--delta", delta]), &["too small for weights up to"]);
+    }
+    assert!(chatty(&["run", "sssp", &p("f.wel"), "-r", "0", "--delta", "1e-3", "--verify"]).status.success());
+    std::fs::write(d.path().join("big.wel"), "0 1 0.5\n1 2 1e39\n").unwrap();
+    refused(&chatty(&["run", "sssp", &p("big.wel")]), &["big.wel:2:", "overflows a 32-bit float"]);
+    let limit = [("CHATTY_MEMORY_LIMIT", "1M")];
+    assert!(chatty(&["generate", "rmat", "--scale", "16", "-o", &p("g16.cgr")]).status.success());
+    refused(&chatty_with(&["run", "pr", &p("g16.cgr")], &limit, b""), &["1.0 MiB is available"]);
+    refused(&chatty_with(&["convert", &p("g16.cgr"), "--transpose", "-o", &p("t.cgr")], &limit, b""), &["1.0 MiB is available"]);
+    // The generator refuses from n and m before generating anything.
+    let start = std::time::Instant::now();
+    refused(&chatty_with(&["generate", "rmat", "--scale", "30", "-o", &p("r.cgr")], &[("CHATTY_MEMORY_LIMIT", "1G")], b""), &["17179869184 edges"]);
+    assert!(start.elapsed().as_secs() < 5);
+    // Thread counts are capped, with a note.
+    let o = chatty(&["run", "bfs", &p("g.cgr"), "-r", "0", "--threads", "100000"]);
+    assert!(o.status.success() && text(&o).contains("--threads 100000 capped at"), "{}", text(&o));
+    refused(&chatty(&["run", "bfs", &p("g.cgr"), "--threads", "0"]), &["--threads must be at least 1"]);
+    // SSD buffers and threads are admitted before they are allocated or started.
+    assert!(chatty(&["convert", &p("g.cgr"), "-o", &p("g.ssd"), "--layout", "ssd"]).status.success());
+    let ssd = |extra: &[&str]| chatty(&[&["run", "pr", &p("g.ssd"), "--engine", "ssd"][..], extra].concat());
+    refused(&ssd(&["--io-depth", "4096", "--merge-pages", "256", "--mem-budget", "2G"]), &["--mem-budget"]);
+    let o = ssd(&["--scatter-threads", "100000", "--gather-threads", "100000"]);
+    assert!(!text(&o).contains("panicked") && text(&o).contains("--scatter-threads 100000 capped"), "{}", text(&o));
+    // Broadcast flags.
+    refused(&chatty(&["broadcast", "recv", "-o", &p("x"), "--loss", "1.5"]), &["--loss 1.5"]);
+    refused(&chatty(&["broadcast", "send", &p("g.cgr"), "--group", "239.1.2.3:0"]), &["port 0"]);
+    refused(&chatty(&["broadcast", "send", &p("g.cgr"), "--key", ""]), &["--key", "empty"]);
+    assert!(!files_in(d.path()).iter().any(|f| f.contains("partial") || f == "x" || f == "r.cgr" || f == "t.cgr"), "{:?}", files_in(d.path()));
+}
+
+#[test]
+fn vectors_are_read_by_id_and_verifiers_compare_exactly() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    std::fs::write(d.path().join("g.el"), "0 1\n1 2\n2 0\n2 3\n").unwrap();
+    // y[v] = sum of x over v's in-neighbours: y = (x2, x0, x1, x2).
+    std::fs::write(d.path().join("x.txt"), "3 40\n1 20\n0 10\n2 30\n").unwrap();
+    let o = chatty(&["run", "spmv", &p("g.el"), "--x", &p("x.txt"), "-o", &p("y.txt"), "--verify"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(d.path().join("y.txt")).unwrap(), "0 30\n1 10\n2 20\n3 30\n");
+    std::fs::write(d.path().join("dup.txt"), "0 1\n1 2\n1 3\n2 4\n3 5\n").unwrap();
+    refused(&chatty(&["run", "spmv", &p("g.el"), "--x", &p("dup.txt")]), &["dup.txt:3:", "vertex 1 is listed twice"]);
+    std::fs::write(d.path().join("gap.txt"), "0 1\n1 2\n3 5\n").unwrap();
+    refused(&chatty(&["run", "spmv", &p("g.el"), "--x", &p("gap.txt")]), &["vertex 2 has no value"]);
+    std::fs::write(d.path().join("inf.txt"), "1\ninf\n1\n1\n").unwrap();
+    refused(&chatty(&["run", "spmv", &p("g.el"), "--x", &p("inf.txt")]), &["x must be finite"]);
+    // An answer that overflows to inf is equal to itself, and only to itself.
+    std::fs::write(d.path().join("huge.txt"), "1e308\n1e308\n1e308\n").unwrap();
+    std::fs::write(d.path().join("two.el"), "0 2\n1 2\n").unwrap();
+    let o = chatty(&["run", "spmv", &p("two.el"), "--x", &p("huge.txt"), "--verify"]);
+    assert!(o.status.success() && text(&o).contains("PASS"), "{}", text(&o));
+    // The sum of an empty answer is 0, not -0.
+    std::fs::write(d.path().join("empty.el"), "").unwrap();
+    let o = chatty(&["run", "pr", &p("empty.el")]);
+    assert!(o.status.success() && text(&o).contains("Sum:                 0.0") && !text(&o).contains("-0.0"), "{}", text(&o));
+}
+
+#[test]
+fn outputs_never_replace_inputs_or_devices_and_interruptions_leave_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "-o", &p("g.cgr")]).status.success());
+    let before = std::fs::read(p("g.cgr")).unwrap();
+    let same = format!("{}/./g.cgr", d.path().display());
+    refused(&chatty(&["run", "bfs", &p("g.cgr"), "-o", &same]), &["is the run's input"]);
+    assert_eq!(std::fs::read(p("g.cgr")).unwrap(), before);
+    // A device node is written into, not replaced.
+    assert!(chatty(&["run", "bfs", &p("g.cgr"), "-r", "0", "-o", "/dev/null"]).status.success());
+    assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+    // SIGINT or SIGTERM while writing: no temporary file or uncommitted stripe remains.
+    for (args, signal) in [
+        (vec!["generate", "rmat", "--scale", "21", "-o", "big.cgr"], "INT"),
+        (vec!["generate", "rmat", "--scale", "20", "-o", "r.el"], "TERM"),
+    ] {
+        let child = Command::new(env!("CARGO_BIN_EXE_chatty"))
+            .args(&args)
+            .current_dir(d.path())
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap();
+        let o = child.wait_with_output().unwrap();
+        let left = files_in(d.path());
+        match o.status.code() {
+            Some(130) | Some(143) => {
+                assert_eq!(left, ["g.cgr"], "{args:?}");
+                assert!(text(&o).contains("interrupted"), "{}", text(&o));
+            }
+            // Finished before the signal: complete outputs only.
+            Some(0) => {
+                eprintln!("{args:?} finished before SIG{signal}");
+                assert!(!left.iter().any(|f| f.contains("partial")), "{left:?}");
+            }
+            other => panic!("{args:?}: exit {other:?}: {}", text(&o)),
+        }
+        for f in left.iter().filter(|f| *f != "g.cgr") {
+            std::fs::remove_file(d.path().join(f)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn ssd_runs_verify_against_the_original_graph() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "-o", &p("g.cgr")]).status.success());
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "--seed", "2", "-o", &p("other.cgr")]).status.success());
+    assert!(chatty(&["convert", &p("g.cgr"), "-o", &p("g.ssd"), "--layout", "ssd", "--stripes", "2"]).status.success());
+    let o = chatty(&["run", "pr", &p("g.ssd"), "--verify", "--verify-against", &p("g.cgr"), "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", text(&o)));
+    assert_eq!((j["verification"].as_str(), j["verified_against"].as_str()), (Some("PASS"), Some(p("g.cgr").as_str())));
+    let o = chatty(&["run", "pr", &p("g.ssd"), "--verify"]);
+    assert!(text(&o).contains("Verified against:    the layout's own pages"), "{}", text(&o));
+    // Against a different graph of the same size: the answers differ, exit 1.
+    let o = chatty(&["run", "pr", &p("g.ssd"), "--verify", "--verify-against", &p("other.cgr")]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    refused(&chatty(&["run", "pr", &p("g.ssd"), "--verify-against", &p("g.cgr")]), &["--verify"]);
+    // A flipped byte in a page: an error naming the page, not an answer.
+    let stripe = files_in(d.path()).into_iter().find(|f| f.contains(".out.0")).unwrap();
+    let mut bytes = std::fs::read(d.path().join(&stripe)).unwrap();
+    bytes[4096 + 100] ^= 0x10;
+    std::fs::write(d.path().join(&stripe), bytes).unwrap();
+    refused(&chatty(&["run", "wcc", &p("g.ssd"), "--verify"]), &["corrupt page", "fails its checksum", &stripe]);
 }

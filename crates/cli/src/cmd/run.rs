@@ -233,10 +233,10 @@ fn output_path(out: &Path, alg: Algorithm, kernels: usize) -> PathBuf {
 /// The engine the flags ask for, holding the graph. A machine without the GPU asked
 /// for fails before the (possibly long) load; `auto` says which engine it picked.
 fn open_engine(a: &RunArgs, quiet: bool) -> Result<Box<dyn Engine>> {
-    std::fs::metadata(&a.graph).with_context(|| format!("{}: cannot open", a.graph.display()))?;
     let layout = chatty_ssd::layout::is_layout(&a.graph);
     match a.engine {
         EngineChoice::Ssd if !layout => {
+            std::fs::metadata(&a.graph).with_context(|| format!("{}: cannot open", a.graph.display()))?;
             bail!(
                 "{}: --engine ssd runs on an SSD layout; make one with `chatty convert GRAPH -o NAME.ssd --layout ssd --stripes K`",
                 a.graph.display()
