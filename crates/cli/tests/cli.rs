@@ -771,16 +771,7 @@ fn outputs_never_replace_inputs_or_devices_and_interruptions_leave_nothing() {
         (vec!["generate", "rmat", "--scale", "21", "-o", "big.cgr"], "INT"),
         (vec!["generate", "rmat", "--scale", "20", "-o", "r.el"], "TERM"),
     ] {
-        let child = Command::new(env!("CARGO_BIN_EXE_chatty"))
-            .args(&args)
-            .current_dir(d.path())
-            .stderr(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap();
-        let o = child.wait_with_output().unwrap();
+        let o = interrupted(d.path(), &args, signal, std::time::Duration::from_millis(300));
         let left = files_in(d.path());
         match o.status.code() {
             Some(130) | Some(143) => {
@@ -822,4 +813,47 @@ fn ssd_runs_verify_against_the_original_graph() {
     bytes[4096 + 100] ^= 0x10;
     std::fs::write(d.path().join(&stripe), bytes).unwrap();
     refused(&chatty(&["run", "wcc", &p("g.ssd"), "--verify"]), &["corrupt page", "fails its checksum", &stripe]);
+}
+
+/// `chatty args` started in `dir`, sent `signal` after `after`; its output.
+fn interrupted(dir: &Path, args: &[&str], signal: &str, after: std::time::Duration) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_chatty"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_receiver_stopped_mid_wait_leaves_no_file() {
+    let d = tempfile::tempdir().unwrap();
+    let args = ["broadcast", "recv", "-o", "got.cgr", "--wait", "30", "--key", "k", "--group", "239.255.77.1:7701"];
+    let o = interrupted(d.path(), &args, "TERM", std::time::Duration::from_millis(500));
+    assert_eq!(o.status.code(), Some(143), "{}", text(&o));
+    assert!(files_in(d.path()).is_empty(), "{:?}", files_in(d.path()));
+}
+
+#[test]
+fn a_graph_truncated_by_another_process_mid_run_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    // Undirected: PageRank pulls along the mapped out-edges themselves.
+    assert!(chatty(&["generate", "rmat", "--scale", "14", "--undirected", "-o", &p("g.cgr")]).status.success());
+    let child = Command::new(env!("CARGO_BIN_EXE_chatty"))
+        .args(["run", "pr", &p("g.cgr"), "-n", "100000", "--tolerance", "0", "--max-iters", "50"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    std::fs::OpenOptions::new().write(true).open(p("g.cgr")).unwrap().set_len(4096).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let t = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("truncated or changed by another process"), "{t}");
 }
