@@ -38,41 +38,39 @@ pub fn remove_pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 #[derive(Debug)]
 pub struct Pending {
     path: PathBuf,
+    kept: bool,
 }
 
 impl Pending {
     /// Registers `path`.
     pub fn new(path: &Path) -> Pending {
         pending().push(path.to_path_buf());
-        Pending { path: path.to_path_buf() }
+        Pending { path: path.to_path_buf(), kept: false }
     }
 
     /// Keeps the file: the output it belongs to is committed.
-    pub fn keep(self) {
-        forget(&self.path);
-        std::mem::forget(self);
+    pub fn keep(mut self) {
+        pending().retain(|f| f != &self.path);
+        self.kept = true;
     }
 
     /// Runs `commit` (a rename into place) with the registry locked, so that an
     /// interruption sees the file either pending or committed, then keeps it.
-    fn commit_with<T>(self, commit: impl FnOnce() -> T) -> T {
+    fn commit_with<T>(mut self, commit: impl FnOnce() -> T) -> T {
         let mut files = pending();
         let done = commit();
         files.retain(|f| f != &self.path);
-        drop(files);
-        std::mem::forget(self);
+        self.kept = true;
         done
     }
 }
 
-fn forget(path: &Path) {
-    pending().retain(|f| f != path);
-}
-
 impl Drop for Pending {
     fn drop(&mut self) {
-        forget(&self.path);
-        let _ = std::fs::remove_file(&self.path);
+        if !self.kept {
+            pending().retain(|f| f != &self.path);
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 
