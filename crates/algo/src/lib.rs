@@ -258,11 +258,6 @@ pub fn check_params(alg: Algorithm, n: usize, p: &Params) -> Result<()> {
             return Err(Error::Parameter(format!("delta must be positive, got {delta}")));
         }
     }
-    if let (Algorithm::Bc, BcSources::Random(k)) = (alg, &p.bc_sources) {
-        if *k > n {
-            return Err(Error::Parameter(format!("{k} BC sources: the graph has only {n} vertices (use `all` for every one)")));
-        }
-    }
     if alg == Algorithm::Spmv {
         if let Some(x) = &p.x {
             if x.len() != n {

@@ -112,6 +112,11 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let graph = engine.graph_info();
     let base = if a.zero_based { 0 } else { graph.id_base };
     p.source = a.source.map(|s| user_source(s, base, graph.n)).transpose()?;
+    if let BcSources::Random(k) = p.bc_sources {
+        if k >= graph.n {
+            eprintln!("note: --sources {k}: the graph has {} vertices; bc runs from every one with out-edges", graph.n);
+        }
+    }
     if let Some(x) = &a.x {
         p.x = Some(read_vertex_values(x, "--x", graph.n, base, false)?);
     }
