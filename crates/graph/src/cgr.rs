@@ -320,7 +320,7 @@ fn edge_fingerprint(adj: &Adjacency, key: u64, reverse: bool) -> u64 {
             for e in o[u] as usize..o[u + 1] as usize {
                 let (a, b) = if reverse { (t[e] as u64, u as u64) } else { (u as u64, t[e] as u64) };
                 let weight = w.map_or(0, |w| w[e]) as u64;
-                sum = sum.wrapping_add(mix(mix(key ^ (a << 32 | b)) ^ weight));
+                sum = sum.wrapping_add(mix((key ^ (a << 32 | b)).wrapping_add(weight.wrapping_mul(0x9e37_79b9_7f4a_7c15))));
             }
             sum
         })
@@ -351,12 +351,17 @@ pub(crate) fn check_structure(adj: &Adjacency) -> std::result::Result<(), String
     }
     let n = adj.num_vertices() as u32;
     let t = adj.targets();
-    if let Some(e) = t.par_iter().position_first(|&x| x >= n) {
-        return Err(format!("edge {e} targets vertex {} but there are only {n} vertices", t[e]));
-    }
-    let unsorted = |v: usize| t[o[v] as usize..o[v + 1] as usize].windows(2).any(|p| p[0] > p[1]);
-    if let Some(v) = (0..o.len() - 1).into_par_iter().with_min_len(1024).find_first(|&v| unsorted(v)) {
-        return Err(format!("the neighbour list of vertex {v} is not sorted"));
+    // One pass per list: sorted, and so in range if its last target is.
+    let bad = |v: usize| {
+        let list = &t[o[v] as usize..o[v + 1] as usize];
+        list.windows(2).any(|p| p[0] > p[1]) || list.last().is_some_and(|&x| x >= n)
+    };
+    if let Some(v) = (0..o.len() - 1).into_par_iter().with_min_len(1024).find_first(|&v| bad(v)) {
+        let list = &t[o[v] as usize..o[v + 1] as usize];
+        return Err(match list.iter().position(|&x| x >= n) {
+            Some(i) => format!("edge {} targets vertex {} but there are only {n} vertices", o[v] + i as u64, list[i]),
+            None => format!("the neighbour list of vertex {v} is not sorted"),
+        });
     }
     Ok(())
 }
