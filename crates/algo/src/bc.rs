@@ -8,6 +8,10 @@
 //! `sigma[u] / sigma[v] · (1 + delta[v])` from the successors the bitmap names, so it
 //! needs no atomics and no second look at depths.
 //!
+//! With at least [`SOURCES_PER_THREAD`] sources per thread, each thread instead runs
+//! Brandes' sequential algorithm from its own sources ([`brandes_by_source`]): no
+//! barrier per level, which high-diameter graphs with many sources cannot afford.
+//!
 //! Engines that stream edges (the SSD engine) run the same two sweeps through the
 //! edge map instead: forward rounds over out-edges count paths into the next level,
 //! backward rounds over in-edges hand each vertex its successors' shares.
@@ -68,15 +72,99 @@ fn add_f64(cell: &AtomicU64, x: f64) {
     }
 }
 
-/// Brandes dependencies summed over `sources`.
-/// BC summed over `sources`: marked successors on an adjacency in memory, edge-map
-/// sweeps otherwise.
+/// BC summed over `sources`: on an adjacency in memory, one source per thread when
+/// there are enough sources to keep every thread busy (and their arrays fit), else
+/// marked successors, one source at a time; edge-map sweeps otherwise.
 pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progress) -> Result<Vec<f64>> {
     progress.start("bc: sources", sources.len() as u64);
     match g.csr() {
+        Some(csr) if by_source_pays(csr.num_vertices(), sources.len()) => Ok(brandes_by_source(csr, sources, progress)),
         Some(csr) => Ok(brandes_marked(csr, sources, progress)),
         None => brandes_edge_map(g, sources, progress),
     }
+}
+
+/// Sources per thread from which [`brandes_by_source`] is chosen: enough that the
+/// threads stay busy to the end.
+pub const SOURCES_PER_THREAD: usize = 4;
+
+/// Bytes per vertex each thread of [`brandes_by_source`] holds.
+const BY_SOURCE_BYTES: u64 = 36;
+
+/// Whether BC from `sources` sources on `n` vertices runs one source per thread.
+pub fn by_source_pays(n: usize, sources: usize) -> bool {
+    let threads = rayon::current_num_threads();
+    sources >= SOURCES_PER_THREAD * threads && chatty_graph::check_memory("", threads as u64 * n as u64 * BY_SOURCE_BYTES).is_ok()
+}
+
+/// Predicted seconds of [`bc`] on this machine's threads from `sources` sources on a
+/// graph of `n` vertices and `m` edges whose BFS runs about `levels` deep, for
+/// `--engine auto`. Constants measured on the 16-core host of the lent GPU machine
+/// (docs/benchmarks/hostile-inputs.md, "BC and --engine auto"): one source per
+/// thread costs about 12 ns per vertex and edge reached; a level-synchronous sweep
+/// about 5 µs of barrier per level and 2.5 ns per edge.
+pub fn predicted_seconds(n: usize, m: u64, sources: usize, levels: u32) -> f64 {
+    let threads = rayon::current_num_threads();
+    if by_source_pays(n, sources) {
+        sources.div_ceil(threads) as f64 * (n as f64 + m as f64) * 12e-9
+    } else {
+        sources as f64 * (levels as f64 * 5e-6 + m as f64 * 2.5e-9)
+    }
+}
+
+/// Brandes' sequential algorithm from one source per thread, many sources at once
+/// (the coarse-grained parallelism of [2]): no atomics and no barrier per level,
+/// which is what many sources on a high-diameter graph need (a level-synchronous
+/// sweep pays a barrier per level per source). Each thread resets only the vertices
+/// its last source reached.
+pub fn brandes_by_source(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Vec<f64> {
+    let n = g.num_vertices();
+    let out = g.out_edges();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = rayon::current_num_threads().min(sources.len()).max(1);
+    let partials: Vec<Vec<f64>> = (0..threads)
+        .into_par_iter()
+        .map(|_| {
+            let (mut score, mut sigma, mut delta) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let mut depth = vec![UNSEEN; n];
+            let mut order: Vec<u32> = Vec::new();
+            while let Some(&s) = sources.get(next.fetch_add(1, Relaxed)) {
+                progress.advance(1);
+                order.clear();
+                order.push(s);
+                depth[s as usize] = 0;
+                sigma[s as usize] = 1.0;
+                let mut head = 0;
+                while let Some(&u) = order.get(head) {
+                    head += 1;
+                    let d = depth[u as usize] + 1;
+                    for &v in out.neighbors(u) {
+                        if depth[v as usize] == UNSEEN {
+                            depth[v as usize] = d;
+                            order.push(v);
+                        }
+                        if depth[v as usize] == d {
+                            sigma[v as usize] += sigma[u as usize];
+                        }
+                    }
+                }
+                for &u in order.iter().rev() {
+                    let d = depth[u as usize] + 1;
+                    let su = sigma[u as usize];
+                    let du: f64 = out.neighbors(u).iter().filter(|&&v| depth[v as usize] == d).map(|&v| su / sigma[v as usize] * (1.0 + delta[v as usize])).sum();
+                    delta[u as usize] = du;
+                    if u != s {
+                        score[u as usize] += du;
+                    }
+                }
+                for &u in &order {
+                    (depth[u as usize], sigma[u as usize], delta[u as usize]) = (UNSEEN, 0.0, 0.0);
+                }
+            }
+            score
+        })
+        .collect();
+    (0..n).into_par_iter().map(|v| partials.iter().map(|p| p[v]).sum()).collect()
 }
 
 /// Brandes with the DAG's edges marked in a bitmap during the forward sweep.

@@ -366,3 +366,25 @@ fn personalized_pagerank() {
         assert!(chatty_algo::check_params(Algorithm::Pr, n, &Params { personalization: Some(bad), ..Params::default() }).is_err());
     }
 }
+
+#[test]
+fn bc_one_source_per_thread_matches_the_level_synchronous_sweep() {
+    let o = |undirected| GenOptions { seed: 9, max_weight: None, undirected };
+    let path: Vec<(u32, u32)> = (0..999).map(|i| (i, i + 1)).collect();
+    let graphs = [
+        ("path", from_edges(1000, &path, false)),
+        ("grid", generate::grid(40, 30, o(true), &NoProgress).unwrap()),
+        ("rmat", generate::rmat(10, 8, o(false), &NoProgress).unwrap()),
+    ];
+    for (name, g) in &graphs {
+        let sources: Vec<u32> = (0..g.num_vertices() as u32).step_by(7).collect();
+        assert!(chatty_algo::bc::by_source_pays(g.num_vertices(), sources.len()), "{name}");
+        let by_source = chatty_algo::bc::brandes_by_source(g, &sources, &NoProgress);
+        let level = chatty_algo::bc::brandes_marked(g, &sources, &NoProgress);
+        let want = chatty_algo::bc::reference(g, &sources);
+        for (v, (a, b)) in by_source.iter().zip(&level).enumerate() {
+            let scale = want[v].abs().max(1.0);
+            assert!((a - want[v]).abs() <= 1e-9 * scale && (b - want[v]).abs() <= 1e-9 * scale, "{name} vertex {v}: {a} {b} {}", want[v]);
+        }
+    }
+}

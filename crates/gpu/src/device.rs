@@ -661,6 +661,15 @@ fn wcc(gpu: &Gpu, dg: &DeviceGraph, peak: &mut u64) -> Result<Step> {
     Ok((Pending::Labels(comp), rounds, start, gpu.timer()?))
 }
 
+/// Predicted seconds of [`bc`] from `sources` sources on `m` edges, about `levels`
+/// deep: the host drives each level of each source (a counter read back per forward
+/// level, a launch per backward one), about 24 µs a level, plus about 0.4 ms of resets
+/// per source and 0.4 ns per edge. Measured on one H200
+/// (docs/benchmarks/hostile-inputs.md, "BC and --engine auto").
+pub fn bc_predicted_seconds(m: u64, sources: usize, levels: u32) -> f64 {
+    sources as f64 * (0.4e-3 + levels as f64 * 24e-6 + m as f64 * 0.4e-9)
+}
+
 fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, peak: &mut u64) -> Result<Step> {
     let n = dg.n as u32;
     let mut depth = gpu.zeros::<u32>(dg.n, "depths")?;

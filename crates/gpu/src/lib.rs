@@ -31,7 +31,7 @@ pub mod messaging;
 pub mod multi;
 
 pub use chatty_comm::{Comm, Transport};
-pub use device::{run, DeviceGraph, Gpu, GpuRun};
+pub use device::{bc_predicted_seconds, run, DeviceGraph, Gpu, GpuRun};
 pub use engine::GpuEngine;
 pub use messaging::{Messaging, MessagingConfig, MessagingRow};
 pub use multi::{CommStats, Control, Mode, MultiGpu, MultiOptions, MultiRun};

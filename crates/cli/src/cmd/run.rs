@@ -107,7 +107,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         drop(AtomicFile::create(out)?);
     }
     let start = Instant::now();
-    let mut engine = open_engine(a, quiet)?;
+    let mut engine = open_engine(a, quiet, &p.bc_sources)?;
     let load_seconds = start.elapsed().as_secs_f64();
     let graph = engine.graph_info();
     let base = if a.zero_based { 0 } else { graph.id_base };
@@ -237,7 +237,7 @@ fn output_path(out: &Path, alg: Algorithm, kernels: usize) -> PathBuf {
 
 /// The engine the flags ask for, holding the graph. A machine without the GPU asked
 /// for fails before the (possibly long) load; `auto` says which engine it picked.
-fn open_engine(a: &RunArgs, quiet: bool) -> Result<Box<dyn Engine>> {
+fn open_engine(a: &RunArgs, quiet: bool, bc_sources: &BcSources) -> Result<Box<dyn Engine>> {
     let layout = chatty_ssd::layout::is_layout(&a.graph);
     match a.engine {
         EngineChoice::Ssd if !layout => {
@@ -263,6 +263,16 @@ fn open_engine(a: &RunArgs, quiet: bool) -> Result<Box<dyn Engine>> {
     let bar = Bar::new(quiet);
     let graph = load_graph(&a.graph, &a.load, &bar)?;
     drop(bar);
+    let gpu = match (gpu, a.engine == EngineChoice::Auto) {
+        (Some(gpu), true) => match bc_prefers_cpu(a, &graph, bc_sources) {
+            Some(why) => {
+                eprintln!("engine: cpu (auto: {why})");
+                None
+            }
+            None => Some(gpu),
+        },
+        (gpu, _) => gpu,
+    };
     Ok(match (gpu, multi) {
         (Some(gpu), _) => {
             if a.engine == EngineChoice::Auto && !a.json {
@@ -272,6 +282,32 @@ fn open_engine(a: &RunArgs, quiet: bool) -> Result<Box<dyn Engine>> {
         }
         (None, Some(o)) => Box::new(GpuEngine::several(graph, o)),
         (None, None) => Box::new(CpuEngine::new(graph)),
+    })
+}
+
+/// Why `--engine auto` takes the CPU over a GPU for this run, if it does: BC from so
+/// many sources on so deep a graph that the GPU's per-level round trips would cost
+/// more than the CPU's whole run, as the two engines' models predict (the depth from
+/// one BFS on the CPU).
+fn bc_prefers_cpu(a: &RunArgs, g: &chatty_graph::Graph, bc_sources: &BcSources) -> Option<String> {
+    let n = g.num_vertices();
+    if !a.algorithm.contains(&Algorithm::Bc) || n == 0 {
+        return None;
+    }
+    let sources = match *bc_sources {
+        BcSources::All => n,
+        BcSources::One => 1,
+        BcSources::Random(k) => k.min(n),
+    };
+    let root = (0..n as u32).find(|&v| g.out_edges().degree(v) > 0).unwrap_or(0);
+    let (_, levels) = chatty_algo::bfs::bfs(g, root, chatty_algo::Direction::Auto, &chatty_graph::NoProgress).ok()?;
+    let cpu = chatty_algo::bc::predicted_seconds(n, g.num_edges(), sources, levels);
+    let gpu = chatty_gpu::bc_predicted_seconds(g.num_edges(), sources, levels);
+    (cpu < gpu).then(|| {
+        format!(
+            "bc from {sources} source(s) about {levels} levels deep: predicted {cpu:.2} s on {} CPU threads against {gpu:.2} s on the GPU",
+            rayon::current_num_threads()
+        )
     })
 }
 
