@@ -264,7 +264,7 @@ impl Mapped {
 
 /// Maps a `.cgr` file, validating its header and section sizes against the file, the
 /// structure of the CSR (offsets monotone, targets < n, sorted lists) and the
-/// agreement of its parts ([`check_consistency`]), so that no kernel can index out of
+/// agreement of its parts (the transpose, undirected symmetry), so that no kernel can index out of
 /// bounds or answer wrongly on a corrupt file. Checksums are left to [`check`].
 pub fn load(path: &Path) -> Result<Graph> {
     graph_from(path, open(path)?)
