@@ -151,10 +151,10 @@ impl Input {
             };
         }
         let len = meta.len();
-        let mut magic = [0u8; 8];
-        let got = read_prefix(&mut file, &mut magic).map_err(|e| Error::io(path, "cannot read", e))?;
-        refuse_other_compression(path, &magic[..got])?;
-        if magic[..got].starts_with(&GZIP_MAGIC) {
+        let mut magic = Vec::with_capacity(8);
+        (&mut file).take(8).read_to_end(&mut magic).map_err(|e| Error::io(path, "cannot read", e))?;
+        refuse_other_compression(path, &magic)?;
+        if magic.starts_with(&GZIP_MAGIC) {
             file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(path, "cannot read", e))?;
             return inflate(path, std::io::BufReader::with_capacity(1 << 20, file), len, progress).map(Input::Owned);
         }
@@ -177,20 +177,6 @@ impl Deref for Input {
             Input::Owned(v) => v,
         }
     }
-}
-
-/// Fills `buf` as far as the file goes.
-fn read_prefix(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 /// Compressed formats other than gzip, by their magic: named, whatever the file

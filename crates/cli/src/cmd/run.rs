@@ -66,8 +66,7 @@ fn read_vertex_values(path: &Path, flag: &str, n: usize, base: u32, unlisted_zer
         }
         return lines.iter().map(|&(i, l)| number(i, l, l.trim())).collect();
     }
-    let mut values = vec![f64::NAN; n];
-    let mut listed = vec![false; n];
+    let mut values: Vec<Option<f64>> = vec![None; n];
     for &(i, line) in &lines {
         let bad = || anyhow::anyhow!("{}:{}: expected `vertex value`: `{line}`", path.display(), i + 1);
         let mut f = line.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty());
@@ -78,15 +77,15 @@ fn read_vertex_values(path: &Path, flag: &str, n: usize, base: u32, unlisted_zer
             .checked_sub(base as u64)
             .filter(|&i| i < n as u64)
             .with_context(|| format!("{}:{}: vertex {v} is not in the graph", path.display(), i + 1))? as usize;
-        if std::mem::replace(&mut listed[index], true) {
+        if values[index].replace(x).is_some() {
             bail!("{}:{}: vertex {v} is listed twice", path.display(), i + 1);
         }
-        values[index] = x;
     }
-    match listed.iter().position(|&l| !l) {
-        Some(_) if unlisted_zero => Ok(values.into_iter().map(|x| if x.is_nan() { 0.0 } else { x }).collect()),
-        Some(v) => bail!("{}: vertex {} has no value ({flag} needs one for each of the {n} vertices)", path.display(), v as u64 + base as u64),
-        None => Ok(values),
+    match values.iter().position(Option::is_none) {
+        Some(v) if !unlisted_zero => {
+            bail!("{}: vertex {} has no value ({flag} needs one for each of the {n} vertices)", path.display(), v as u64 + base as u64)
+        }
+        _ => Ok(values.into_iter().map(|x| x.unwrap_or(0.0)).collect()),
     }
 }
 
