@@ -19,35 +19,8 @@ mkdir -p "$WORK"
 cd "$WORK"
 (cd "$ROOT" && cargo build --release --locked --bin chatty -q)
 
-# name | how chatty makes it | GAPBS symmetrize flag | SSSP delta (same for both)
-make_graph() {
-    local name=$1
-    [ -f "$name.cgr" ] && return
-    case $name in
-        rmat20) "$CHATTY" generate rmat -s 20 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
-        rmat22) "$CHATTY" generate rmat -s 22 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
-        urand22) "$CHATTY" generate urand -s 22 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
-        grid) "$CHATTY" generate grid --width 2048 --height 2048 -o raw.cgr -q ;;
-        road) "$CHATTY" convert "$DATASETS/road/moscow-osm.gr.gz" -o raw.cgr -q ;;
-        roadNE) "$CHATTY" convert "$DATASETS/road/USA-road-NE.pace.gr.gz" -o raw.cgr -q ;;
-        social) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o raw.cgr -q ;;
-        web) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o raw.cgr -q ;;
-    esac
-    # Both systems get the same simple graph: GAPBS's builder drops self-loops and
-    # duplicates, so ours does too.
-    "$CHATTY" convert raw.cgr -o "$name.cgr" --dedup --drop-self-loops --transpose -q
-    local ext=el
-    "$CHATTY" info "$name.cgr" --json | grep -q '"weighted":true' && ext=wel
-    "$CHATTY" convert "$name.cgr" -o "$name.$ext" -q
-    grep -v '^#' "$name.$ext" > "$name.gapbs.$ext"
-    local sym=""
-    "$CHATTY" info "$name.cgr" --json | grep -q '"directed":false' && sym="-s"
-    "$GAPBS/converter" -f "$name.gapbs.$ext" $sym -b "$name.sg" > /dev/null
-    if [ $ext = wel ]; then
-        "$GAPBS/converter" -f "$name.gapbs.$ext" $sym -wb "$name.wsg" > /dev/null
-    fi
-    rm -f raw.cgr "$name.$ext" "$name.gapbs.$ext"
-}
+# shellcheck source=scripts/gapbs_graphs.sh
+source "$ROOT/scripts/gapbs_graphs.sh"
 
 delta_for() {
     case $1 in

@@ -6,6 +6,8 @@ bench_graph() { # name -> path of a .cgr on the device
     if [ ! -f "$path" ]; then
         case $name in
             rmat22) "$CHATTY" generate rmat -s 22 -e 16 --weights 255 -o "$path" -q ;;
+            rmat22u) "$CHATTY" generate rmat -s 22 -e 16 --undirected -o "$path" -q ;;
+            path5k) "$CHATTY" generate grid --width 5000 --height 1 -o "$path" -q ;;
             rmat24) "$CHATTY" generate rmat -s 24 -e 16 --weights 255 -o "$path" -q ;;
             rmat25) "$CHATTY" generate rmat -s 25 -e 16 --weights 255 -o "$path" -q ;;
             rmat24sym) "$CHATTY" generate rmat -s 24 -e 16 --undirected --weights 255 -o "$path" -q ;;

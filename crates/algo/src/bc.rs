@@ -151,7 +151,12 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], progress: &dyn Progress) ->
                 for &u in order.iter().rev() {
                     let d = depth[u as usize] + 1;
                     let su = sigma[u as usize];
-                    let du: f64 = out.neighbors(u).iter().filter(|&&v| depth[v as usize] == d).map(|&v| su / sigma[v as usize] * (1.0 + delta[v as usize])).sum();
+                    let du: f64 = out
+                        .neighbors(u)
+                        .iter()
+                        .filter(|&&v| depth[v as usize] == d)
+                        .map(|&v| su / sigma[v as usize] * (1.0 + delta[v as usize]))
+                        .sum();
                     delta[u as usize] = du;
                     if u != s {
                         score[u as usize] += du;

@@ -261,7 +261,8 @@ fn ssd_layout_and_engine_end_to_end() {
     assert!(chatty(&["generate", "rmat", "--scale", "10", "--weights", "50", "-o", &p("g.cgr")]).status.success());
     let o = chatty(&["convert", &p("g.cgr"), "-o", &p("g.ssd"), "--layout", "ssd", "--stripes", "3"]);
     assert!(o.status.success(), "{}", text(&o));
-    let stripe = |side: &str, k: usize| files_in(d.path()).into_iter().find(|f| f.starts_with("g.ssd.") && f.ends_with(&format!(".{side}.{k}")));
+    let stripe =
+        |side: &str, k: usize| files_in(d.path()).into_iter().find(|f| f.starts_with("g.ssd.") && f.ends_with(&format!(".{side}.{k}")));
     for k in 0..3 {
         assert!(stripe("out", k).is_some() && stripe("in", k).is_some(), "{:?}", files_in(d.path()));
     }
@@ -712,7 +713,10 @@ fn hostile_numbers_and_flags_are_refused_before_any_allocation() {
     refused(&chatty_with(&["convert", &p("g16.cgr"), "--transpose", "-o", &p("t.cgr")], &limit, b""), &["1.0 MiB is available"]);
     // The generator refuses from n and m before generating anything.
     let start = std::time::Instant::now();
-    refused(&chatty_with(&["generate", "rmat", "--scale", "30", "-o", &p("r.cgr")], &[("CHATTY_MEMORY_LIMIT", "1G")], b""), &["17179869184 edges"]);
+    refused(
+        &chatty_with(&["generate", "rmat", "--scale", "30", "-o", &p("r.cgr")], &[("CHATTY_MEMORY_LIMIT", "1G")], b""),
+        &["17179869184 edges"],
+    );
     assert!(start.elapsed().as_secs() < 5);
     // Thread counts are capped, with a note.
     let o = chatty(&["run", "bfs", &p("g.cgr"), "-r", "0", "--threads", "100000"]);
@@ -728,7 +732,11 @@ fn hostile_numbers_and_flags_are_refused_before_any_allocation() {
     refused(&chatty(&["broadcast", "recv", "-o", &p("x"), "--loss", "1.5"]), &["--loss 1.5"]);
     refused(&chatty(&["broadcast", "send", &p("g.cgr"), "--group", "239.1.2.3:0"]), &["port 0"]);
     refused(&chatty(&["broadcast", "send", &p("g.cgr"), "--key", ""]), &["--key", "empty"]);
-    assert!(!files_in(d.path()).iter().any(|f| f.contains("partial") || f == "x" || f == "r.cgr" || f == "t.cgr"), "{:?}", files_in(d.path()));
+    assert!(
+        !files_in(d.path()).iter().any(|f| f.contains("partial") || f == "x" || f == "r.cgr" || f == "t.cgr"),
+        "{:?}",
+        files_in(d.path())
+    );
 }
 
 #[test]

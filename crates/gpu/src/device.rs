@@ -17,14 +17,15 @@ use rayon::prelude::*;
 use chatty_algo::{Algorithm, Distances, Output, Params};
 use chatty_graph::{Graph, Progress, WeightType};
 
-use crate::driver::Kernel;
+use crate::driver::{ptr, Kernel};
 use crate::kernels::{arch_for, FUNCTIONS};
 use crate::{Check, GpuError, Result};
 
 pub(crate) const BLOCK: u32 = 256;
-/// Blocks per SM of the persistent BFS (a guess pending the tuning run recorded in
-/// docs/benchmarks/gpu.md).
-const PERSISTENT_BLOCKS_PER_SM: u32 = 2;
+/// Blocks per SM of the persistent kernels: a grid barrier costs an atomic per block,
+/// and on road graphs one block per SM made levels cheapest (BFS on moscow 5.1 µs a
+/// level against 5.3 with two and 6.6 with four; scripts/gpu_tune.sh, docs/benchmarks/gpu.md).
+const PERSISTENT_BLOCKS_PER_SM: u32 = 1;
 /// In-degree below which a pull gives a vertex one thread rather than a warp.
 const SMALL_DEGREE: u64 = 32;
 /// In-degree from which a pull gives a vertex a block of `HUGE_BLOCK` threads.
@@ -120,8 +121,13 @@ impl Gpu {
     /// so fewer blocks make each level cheaper; `CHATTY_PERSISTENT_BLOCKS_PER_SM`
     /// overrides it for tuning runs.
     pub(crate) fn cooperative_cfg(&self, f: &CudaFunction) -> Result<LaunchConfig> {
+        self.cooperative_cfg_with(f, PERSISTENT_BLOCKS_PER_SM)
+    }
+
+    /// As [`Gpu::cooperative_cfg`], with `blocks_per_sm` blocks per SM by default.
+    pub(crate) fn cooperative_cfg_with(&self, f: &CudaFunction, blocks_per_sm: u32) -> Result<LaunchConfig> {
         let fit = f.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None).check("querying occupancy")?;
-        let wanted = std::env::var("CHATTY_PERSISTENT_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).unwrap_or(PERSISTENT_BLOCKS_PER_SM);
+        let wanted = std::env::var("CHATTY_PERSISTENT_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).unwrap_or(blocks_per_sm);
         Ok(LaunchConfig { grid_dim: (self.sms * wanted.min(fit).max(1), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 })
     }
 
@@ -201,6 +207,11 @@ pub struct DeviceGraph {
     /// In-edges of a directed graph (`None`: undirected, use the out-edges).
     inc: Option<DeviceAdjacency>,
     bins: Bins,
+    /// The weight of every edge, where all are equal and integers (an unweighted graph:
+    /// 1): SSSP then runs as a BFS.
+    uniform_weight: Option<u32>,
+    /// Vertices of out-degree `HUB_DEGREE` or more (BC sets their pairs aside).
+    hubs: u32,
     /// Seconds the upload took.
     pub upload_seconds: f64,
     /// Bytes uploaded.
@@ -235,6 +246,8 @@ impl DeviceGraph {
             out: DeviceAdjacency::upload(gpu, out)?,
             inc: inc_adj.map(|a| DeviceAdjacency::upload(gpu, a)).transpose()?,
             bins: Bins::upload(gpu, 0..n as u32, |v| pull.degree(v) as u64)?,
+            uniform_weight: uniform_weight(out),
+            hubs: (0..n as u32).into_par_iter().filter(|&v| out.degree(v) as u64 >= HUB_DEGREE).count() as u32,
             upload_seconds: 0.0,
             upload_bytes: g.size_bytes() + 4 * n as u64,
         };
@@ -256,6 +269,21 @@ impl DeviceGraph {
             bins: &self.bins,
             weight_type: self.weight_type,
         }
+    }
+}
+
+/// `HUB_DEGREE` in bfs.cu: out-degree from which the whole grid expands a vertex.
+const HUB_DEGREE: u64 = 4096;
+
+/// The weight every edge of `a` has, if all are equal integers (1 without weights).
+fn uniform_weight(a: &chatty_graph::Adjacency) -> Option<u32> {
+    match a.weights() {
+        None => Some(1),
+        Some(chatty_graph::WeightSlice::Int(w)) => {
+            let first = *w.first()?;
+            w.par_iter().all(|&x| x == first).then_some(first)
+        }
+        Some(_) => None,
     }
 }
 
@@ -337,6 +365,10 @@ struct SsspCtl {
     threshold: u64,
     far_min: u64,
     delta: u64,
+    generation: u32,
+    hub_len: u32,
+    hubs_now: u32,
+    pad: u32,
 }
 
 /// Launches per batch between host checks grow from here to `MAX_BATCH`.
@@ -431,7 +463,40 @@ pub(crate) fn float_distances(bits: Vec<u64>) -> Vec<f64> {
 /// (recorded after the per-run arrays are allocated and initialised).
 type Step = (Pending, u64, cudarc::driver::CudaEvent, cudarc::driver::CudaEvent);
 
+/// Runs a traversal whose control block `ctl` says when it is done: one cooperative
+/// launch of `persistent` (every step on the device, a grid barrier between steps),
+/// or, where a cooperative launch is refused (or `CHATTY_STEP_DRIVER=launch` asks for
+/// it, to compare), one launch of `step` per step in growing batches.
+fn drive<C: Pod>(
+    gpu: &Gpu,
+    ctl: &CudaSlice<u8>,
+    persistent: &str,
+    launch_persistent: impl FnOnce(LaunchConfig) -> Result<()>,
+    launch_step: impl FnMut() -> Result<()>,
+    done: impl Fn(&C) -> bool,
+) -> Result<C> {
+    let per_step = std::env::var("CHATTY_STEP_DRIVER").is_ok_and(|d| d == "launch");
+    if !per_step && launch_persistent(gpu.cooperative_cfg(gpu.f(persistent))?).is_ok() {
+        let bytes = gpu.stream.clone_dtoh(ctl).check("reading the control block")?;
+        return Ok(bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<C>()]));
+    }
+    device_loop(gpu, ctl, done, launch_step)
+}
+
 fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step> {
+    let (depth, levels, start) = bfs_depths(gpu, dg, source, true, peak)?;
+    Ok((Pending::Depths(depth), levels, start, gpu.timer()?))
+}
+
+/// Depths from `source` and the levels; bottom-up steps only if `pull` (they need
+/// the in-edges of a directed graph); and an event recorded once the arrays are ready.
+fn bfs_depths(
+    gpu: &Gpu,
+    dg: &DeviceGraph,
+    source: u32,
+    pull: bool,
+    peak: &mut u64,
+) -> Result<(CudaSlice<u32>, u64, cudarc::driver::CudaEvent)> {
     let n = dg.n as u32;
     let mut depth = gpu.zeros::<u32>(dg.n, "depths")?;
     let mut queue0 = gpu.zeros::<u32>(dg.n, "queue")?;
@@ -444,44 +509,70 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
     let (in_off, in_adj) = (&dg.in_edges().off, &dg.in_edges().adj);
-    let (alpha, beta) = (15u32, 18u32);
+    // Beamer's alpha and beta; alpha 0 keeps every step top-down.
+    let (alpha, beta) = (if pull { 15u32 } else { 0 }, 18u32);
     // Both drivers take the same arguments.
     macro_rules! bfs_args {
         ($l:expr) => {
             $l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs)
         };
     }
-    let persistent = gpu.f("bfs_persistent");
-    let mut l = gpu.kernel("bfs_persistent");
-    bfs_args!(l).arg(&n).arg(&alpha).arg(&beta);
-    let per_level = std::env::var("CHATTY_BFS_DRIVER").is_ok_and(|d| d == "level");
-    // SAFETY: arguments match bfs_persistent's signature; queues hold n entries and a
-    // vertex enters a queue once. A cooperative launch guarantees every block is
-    // resident, which the kernel's grid barrier needs.
-    let cooperative = if per_level { Err(()) } else { unsafe { l.launch_cooperative(gpu.cooperative_cfg(persistent)?) }.map_err(drop) };
-    let c: BfsCtl = match cooperative {
-        Ok(_) => {
-            let bytes = gpu.stream.clone_dtoh(&ctl).check("reading the control block")?;
-            bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<BfsCtl>()])
-        }
-        Err(_) => device_loop(
-            gpu,
-            &ctl,
-            |c: &BfsCtl| c.flags & BFS_DONE != 0,
-            || {
-                let mut l = gpu.kernel("bfs_level");
-                let (lo, pause) = (0u32, 0u32);
-                bfs_args!(l).arg(&lo).arg(&n).arg(&alpha).arg(&beta).arg(&pause);
-                // SAFETY: as above, for bfs_level.
-                unsafe { l.launch(gpu.cfg()) }
-            },
-        )?,
-    };
-    Ok((Pending::Depths(depth), c.level as u64 - 1, start, gpu.timer()?))
+    let c: BfsCtl = drive(
+        gpu,
+        &ctl,
+        "bfs_persistent",
+        |cfg| {
+            let mut l = gpu.kernel("bfs_persistent");
+            bfs_args!(l).arg(&n).arg(&alpha).arg(&beta);
+            // SAFETY: arguments match bfs_persistent's signature; queues hold n entries
+            // and a vertex enters a queue once. A cooperative launch guarantees every
+            // block is resident, which the kernel's grid barrier needs.
+            unsafe { l.launch_cooperative(cfg) }
+        },
+        || {
+            let mut l = gpu.kernel("bfs_level");
+            let (lo, pause) = (0u32, 0u32);
+            bfs_args!(l).arg(&lo).arg(&n).arg(&alpha).arg(&beta).arg(&pause);
+            // SAFETY: as above, for bfs_level.
+            unsafe { l.launch(gpu.cfg()) }
+        },
+        |c: &BfsCtl| c.flags & BFS_DONE != 0,
+    )?;
+    Ok((depth, c.level as u64 - 1, start))
 }
+
+/// `SsspArrays` in sssp.cu: the arrays of a run, passed by value.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct SsspArrays {
+    off: u64,
+    adj: u64,
+    weight: u64,
+    dist: u64,
+    stamp: u64,
+    in_far: u64,
+    near: [u64; 2],
+    far: [u64; 2],
+    hubs: u64,
+    is_float: u32,
+}
+
+// SAFETY: plain device addresses and an integer, laid out as the kernel's struct.
+unsafe impl DeviceRepr for SsspArrays {}
 
 fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) -> Result<Step> {
     let n = dg.n as u32;
+    if let Some(weight) = dg.uniform_weight {
+        // Every edge weighs the same: distances are depths times the weight.
+        let dist = gpu.zeros::<u64>(dg.n, "distances")?;
+        let pull = !dg.directed || dg.inc.is_some();
+        let (depth, levels, start) = bfs_depths(gpu, dg, source, pull, peak)?;
+        let mut l = gpu.kernel("depth_to_distance");
+        l.arg(&n).arg(&depth).arg(&dist).arg(&weight);
+        // SAFETY: arguments match depth_to_distance; both arrays hold n entries.
+        unsafe { l.launch(gpu.cfg()) }?;
+        return Ok((Pending::IntDistances(dist), levels, start, gpu.timer()?));
+    }
     let is_float = (dg.weight_type == WeightType::Float) as u32;
     let delta_bits = if is_float != 0 { delta.to_bits() } else { delta.round().max(1.0) as u64 };
     let mut dist = gpu.zeros::<u64>(dg.n, "distances")?;
@@ -493,27 +584,46 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
     let near1 = gpu.zeros::<u32>(dg.n, "near queue")?;
     let far0 = gpu.zeros::<u32>(dg.n, "far pile")?;
     let far1 = gpu.zeros::<u32>(dg.n, "far pile")?;
+    // A vertex is relaxed at most once per step.
+    let hubs = gpu.zeros::<u32>(dg.hubs as usize, "hub list")?;
     gpu.set(&mut near0, 0, source, "the first frontier")?;
     let ctl = control(
         gpu,
         &SsspCtl { near_len: [1, 0], step: 1, threshold: delta_bits, far_min: u64::MAX, delta: delta_bits, ..Default::default() },
     )?;
+    let arrays = SsspArrays {
+        off: ptr(&dg.out.off, gpu),
+        adj: ptr(&dg.out.adj, gpu),
+        weight: dg.out.weights.as_ref().map_or(0, |w| ptr(w, gpu)),
+        dist: ptr(&dist, gpu),
+        stamp: ptr(&stamp, gpu),
+        in_far: ptr(&in_far, gpu),
+        near: [ptr(&near0, gpu), ptr(&near1, gpu)],
+        far: [ptr(&far0, gpu), ptr(&far1, gpu)],
+        hubs: ptr(&hubs, gpu),
+        is_float,
+    };
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
-    let null = 0u64;
-    let c: SsspCtl = device_loop(
+    let c: SsspCtl = drive(
         gpu,
         &ctl,
-        |c: &SsspCtl| c.done != 0,
+        "sssp_persistent",
+        |cfg| {
+            let mut l = gpu.kernel("sssp_persistent");
+            l.arg(&ctl).arg(&arrays);
+            // SAFETY: arguments match sssp_persistent; the arrays live until the run's
+            // result is read; near queues and far piles hold n entries and admit a
+            // vertex at most once each (stamps, far flags). Cooperative: see bfs.
+            unsafe { l.launch_cooperative(cfg) }
+        },
         || {
             let mut l = gpu.kernel("sssp_step");
-            l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj);
-            arg_or_null(&mut l, dg.out.weights.as_ref(), &null);
-            l.arg(&dist).arg(&stamp).arg(&in_far).arg(&near0).arg(&near1).arg(&far0).arg(&far1).arg(&is_float);
-            // SAFETY: arguments match sssp_step; near queues and far piles hold n entries
-            // and admit a vertex at most once each (stamps, far flags).
+            l.arg(&ctl).arg(&arrays);
+            // SAFETY: as above, for sssp_step.
             unsafe { l.launch(gpu.cfg()) }
         },
+        |c: &SsspCtl| c.done != 0,
     )?;
     let pending = if is_float != 0 { Pending::FloatDistances(dist) } else { Pending::IntDistances(dist) };
     Ok((pending, c.step as u64 - 1, start, gpu.timer()?))
@@ -632,97 +742,175 @@ fn spmv(gpu: &Gpu, dg: &DeviceGraph, x: &[f64], peak: &mut u64) -> Result<Step> 
     Ok((Pending::Values(y), 1, start, gpu.timer()?))
 }
 
+/// Afforest's sampling rounds: each vertex links to this many of its first neighbours.
+const WCC_NEIGHBOR_ROUNDS: u32 = 2;
+/// Labels sampled to find the largest intermediate component.
+const WCC_SAMPLES: u32 = 1024;
+
 fn wcc(gpu: &Gpu, dg: &DeviceGraph, peak: &mut u64) -> Result<Step> {
     let n = dg.n as u32;
     let comp = gpu.zeros::<u32>(dg.n, "labels")?;
-    let mut changed = gpu.zeros::<u32>(1, "flag")?;
+    let sampled = gpu.zeros::<u32>(WCC_SAMPLES as usize, "sampled labels")?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
     let mut l = gpu.kernel("iota_u32");
     l.arg(&comp).arg(&n);
     // SAFETY: arguments match iota_u32.
     unsafe { l.launch(gpu.cfg()) }?;
-    let mut rounds = 0;
-    loop {
-        rounds += 1;
-        gpu.stream.memset_zeros(&mut changed).check("clearing the flag")?;
-        let mut l = gpu.kernel("wcc_hook");
-        l.arg(&n).arg(&dg.out.off).arg(&dg.out.adj).arg(&comp).arg(&changed);
-        // SAFETY: arguments match wcc_hook.
-        unsafe { l.launch(gpu.cfg()) }?;
+    let compress = || {
         let mut l = gpu.kernel("wcc_compress");
         l.arg(&n).arg(&comp);
         // SAFETY: arguments match wcc_compress.
+        unsafe { l.launch(gpu.cfg()) }
+    };
+    for r in 0..WCC_NEIGHBOR_ROUNDS {
+        let mut l = gpu.kernel("wcc_sample");
+        l.arg(&n).arg(&dg.out.off).arg(&dg.out.adj).arg(&comp).arg(&r);
+        // SAFETY: arguments match wcc_sample; it reads an edge only below off[u + 1].
         unsafe { l.launch(gpu.cfg()) }?;
-        if gpu.download(&changed, 1, "the flag")?[0] == 0 {
-            break;
-        }
+        compress()?;
     }
-    Ok((Pending::Labels(comp), rounds, start, gpu.timer()?))
+    // The largest intermediate component may skip its vertices' edges only if every
+    // edge into it is seen from its other end: undirected, or in-edges on the device.
+    let in_edges = dg.inc.as_ref().filter(|_| dg.directed);
+    let skip = if n == 0 || (dg.directed && in_edges.is_none()) {
+        u32::MAX
+    } else {
+        let mut l = gpu.kernel("wcc_sample_labels");
+        l.arg(&n).arg(&comp).arg(&sampled).arg(&WCC_SAMPLES);
+        // SAFETY: arguments match wcc_sample_labels; `sampled` holds WCC_SAMPLES labels.
+        unsafe { l.launch(gpu.cfg()) }?;
+        most_frequent(gpu.download(&sampled, WCC_SAMPLES as usize, "sampled labels")?)
+    };
+    let null = 0u64;
+    let mut l = gpu.kernel("wcc_finish");
+    l.arg(&n).arg(&dg.out.off).arg(&dg.out.adj);
+    arg_or_null(&mut l, in_edges.map(|a| &a.off), &null);
+    arg_or_null(&mut l, in_edges.map(|a| &a.adj), &null);
+    l.arg(&comp).arg(&skip).arg(&WCC_NEIGHBOR_ROUNDS);
+    // SAFETY: arguments match wcc_finish; the in-edge pointers are both null or both set.
+    unsafe { l.launch(gpu.cfg()) }?;
+    compress()?;
+    Ok((Pending::Labels(comp), WCC_NEIGHBOR_ROUNDS as u64 + 1, start, gpu.timer()?))
 }
 
-/// Predicted seconds of [`bc`] from `sources` sources on `m` edges, about `levels`
-/// deep: the host drives each level of each source (a counter read back per forward
-/// level, a launch per backward one), about 24 µs a level, plus about 0.4 ms of resets
-/// per source and 0.4 ns per edge. Measured on one H200
-/// (docs/benchmarks/hostile-inputs.md, "BC and --engine auto").
-pub fn bc_predicted_seconds(m: u64, sources: usize, levels: u32) -> f64 {
-    sources as f64 * (0.4e-3 + levels as f64 * 24e-6 + m as f64 * 0.4e-9)
+/// The most frequent value of `labels` (the smallest among ties).
+fn most_frequent(mut labels: Vec<u32>) -> u32 {
+    labels.sort_unstable();
+    let mut best = (0, u32::MAX);
+    for run in labels.chunk_by(|a, b| a == b) {
+        if run.len() > best.0 {
+            best = (run.len(), run[0]);
+        }
+    }
+    best.1
 }
+
+/// Blocks per SM of the BC sweeps: their big levels need warps in flight more than
+/// their barriers need few blocks.
+const BC_BLOCKS_PER_SM: u32 = 4;
+/// Bytes a BC batch holds per (source, vertex) pair: depth, sigma, delta, order.
+const BC_PAIR_BYTES: u64 = 24;
+/// Device memory a BC batch may take, at most.
+const BC_BATCH_BYTES: u64 = 4 << 30;
+
+/// Sources per BC sweep on a graph of `n` vertices with `free` bytes of device memory:
+/// as many as `BC_BATCH_BYTES` (or half the free memory) holds, with every pair's index
+/// b * n + v a u32.
+fn bc_batch_size(n: usize, sources: usize, free: u64) -> usize {
+    let n = n.max(1) as u64;
+    let by_memory = BC_BATCH_BYTES.min(free / 2) / (BC_PAIR_BYTES * n);
+    by_memory.min(u32::MAX as u64 / n).clamp(1, sources.max(1) as u64) as usize
+}
+
+/// Predicted seconds of [`bc`] from `sources` sources on a graph of `n` vertices and
+/// `m` edges, about `levels` deep: per batch a launch and two grid barriers a level
+/// (about 6 µs each), plus about 0.4 ns per edge and source. Measured on one H200
+/// (docs/benchmarks/gpu.md, "BC").
+pub fn bc_predicted_seconds(n: usize, m: u64, sources: usize, levels: u32) -> f64 {
+    let batches = sources.div_ceil(bc_batch_size(n, sources, u64::MAX));
+    batches as f64 * (20e-6 + 2.0 * levels as f64 * 6e-6) + sources as f64 * m as f64 * 0.4e-9
+}
+
+/// `BcCtl` in bc.cu.
+#[repr(C)]
+#[derive(Copy, Clone, Pod, Zeroable, Default, Debug)]
+struct BcCtl {
+    blocks_done: u32,
+    generation: u32,
+    tail: u32,
+    hub_len: u32,
+    hubs_now: u32,
+    pad: [u32; 3],
+}
+
+/// `BcArrays` in bc.cu.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct BcArrays {
+    off: u64,
+    adj: u64,
+    sources: u64,
+    depth: u64,
+    sigma: u64,
+    delta: u64,
+    order: u64,
+    level_end: u64,
+    hubs: u64,
+    bc: u64,
+    n: u32,
+    batch: u32,
+}
+
+// SAFETY: plain device addresses and integers, laid out as the kernel's struct.
+unsafe impl DeviceRepr for BcArrays {}
 
 fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, peak: &mut u64) -> Result<Step> {
     let n = dg.n as u32;
-    let mut depth = gpu.zeros::<u32>(dg.n, "depths")?;
-    let mut sigma = gpu.zeros::<f64>(dg.n, "path counts")?;
-    let mut delta = gpu.zeros::<f64>(dg.n, "dependencies")?;
+    let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
+    let batch = bc_batch_size(dg.n, sources.len(), free as u64);
+    let pairs = batch * dg.n;
+    let mut depth = gpu.zeros::<u32>(pairs, "depths")?;
+    gpu.fill_u32(&mut depth, u32::try_from(pairs).expect("pairs fit a u32 (bc_batch_size)"), u32::MAX)?;
+    let sigma = gpu.zeros::<f64>(pairs, "path counts")?;
+    let delta = gpu.zeros::<f64>(pairs, "dependencies")?;
+    let order = gpu.zeros::<u32>(pairs, "levels")?;
+    let level_end = gpu.zeros::<u32>(dg.n + 1, "level ends")?;
+    let hubs = gpu.zeros::<u32>(batch * dg.hubs as usize, "hub pairs")?;
     let scores = gpu.zeros::<f64>(dg.n, "scores")?;
-    let mut order = gpu.zeros::<u32>(dg.n, "levels")?;
-    let mut next_len = gpu.zeros::<u32>(1, "a counter")?;
+    let batch_sources = gpu.zeros::<u32>(batch, "sources")?;
+    let ctl = gpu.zeros::<u8>(std::mem::size_of::<BcCtl>(), "a control block")?;
+    let mut arrays = BcArrays {
+        off: ptr(&dg.out.off, gpu),
+        adj: ptr(&dg.out.adj, gpu),
+        sources: ptr(&batch_sources, gpu),
+        depth: ptr(&depth, gpu),
+        sigma: ptr(&sigma, gpu),
+        delta: ptr(&delta, gpu),
+        order: ptr(&order, gpu),
+        level_end: ptr(&level_end, gpu),
+        hubs: ptr(&hubs, gpu),
+        bc: ptr(&scores, gpu),
+        n,
+        batch: 0,
+    };
     *peak = (*peak).max(gpu.used_bytes());
+    let cfg = gpu.cooperative_cfg_with(gpu.f("bc_batch"), BC_BLOCKS_PER_SM)?;
     let start = gpu.timer()?;
     progress.start("bc: sources", sources.len() as u64);
-    for &s in sources {
-        progress.advance(1);
-        gpu.fill_u32(&mut depth, n, u32::MAX)?;
-        gpu.stream.memset_zeros(&mut sigma).check("clearing path counts")?;
-        gpu.stream.memset_zeros(&mut delta).check("clearing dependencies")?;
-        gpu.set(&mut depth, s as usize, 0, "the source depth")?;
-        gpu.set(&mut sigma, s as usize, 1.0, "the source path count")?;
-        gpu.set(&mut order, 0, s, "the first level")?;
-        // levels[d]..levels[d + 1] are the vertices at depth d in `order`.
-        let mut levels = vec![0u32, 1];
-        loop {
-            let d = levels.len() as u32 - 2;
-            let (begin, end) = (levels[d as usize], levels[d as usize + 1]);
-            gpu.stream.memset_zeros(&mut next_len).check("clearing a counter")?;
-            let mut l = gpu.kernel("bc_forward");
-            l.arg(&dg.out.off).arg(&dg.out.adj).arg(&depth).arg(&sigma).arg(&order).arg(&begin).arg(&end).arg(&next_len).arg(&d);
-            // SAFETY: arguments match bc_forward; `order` holds n entries and each
-            // vertex is appended once.
-            unsafe { l.launch(gpu.cfg()) }?;
-            let found = gpu.download(&next_len, 1, "a counter")?[0];
-            if found == 0 {
-                break;
-            }
-            levels.push(end + found);
-        }
-        for d in (0..levels.len() - 1).rev() {
-            let (begin, end, level) = (levels[d], levels[d + 1], d as u32);
-            let mut l = gpu.kernel("bc_backward");
-            l.arg(&dg.out.off)
-                .arg(&dg.out.adj)
-                .arg(&depth)
-                .arg(&sigma)
-                .arg(&delta)
-                .arg(&scores)
-                .arg(&order)
-                .arg(&begin)
-                .arg(&end)
-                .arg(&level)
-                .arg(&s);
-            // SAFETY: arguments match bc_backward.
-            unsafe { l.launch(gpu.cfg()) }?;
-        }
+    let mut batch_sources = batch_sources;
+    for chunk in sources.chunks(batch) {
+        gpu.stream.memcpy_htod(chunk, &mut batch_sources.slice_mut(0..chunk.len())).check("uploading sources")?;
+        arrays.batch = chunk.len() as u32;
+        let mut l = gpu.kernel("bc_batch");
+        l.arg(&ctl).arg(&arrays);
+        // SAFETY: arguments match bc_batch; every array holds batch x n pairs (hubs:
+        // batch x the hub vertices, level ends n + 1), the kernel leaves depth, sigma
+        // and delta reset. Cooperative: its grid barriers need every block resident.
+        unsafe { l.launch_cooperative(cfg) }.map_err(|e| {
+            GpuError::Unsupported(format!("bc needs a cooperative launch, which this GPU refused ({e}); run it with --engine cpu"))
+        })?;
+        progress.advance(chunk.len() as u64);
     }
     Ok((Pending::Values(scores), sources.len() as u64, start, gpu.timer()?))
 }
@@ -738,6 +926,11 @@ mod tests {
             (std::mem::size_of::<BfsCtl>(), std::mem::offset_of!(BfsCtl, scout), std::mem::offset_of!(BfsCtl, hub_len)),
             (64, 40, 32)
         );
-        assert_eq!((std::mem::size_of::<SsspCtl>(), std::mem::offset_of!(SsspCtl, threshold)), (64, 40));
+        assert_eq!(
+            (std::mem::size_of::<SsspCtl>(), std::mem::offset_of!(SsspCtl, threshold), std::mem::offset_of!(SsspCtl, generation)),
+            (80, 40, 64)
+        );
+        assert_eq!((std::mem::size_of::<SsspArrays>(), std::mem::offset_of!(SsspArrays, is_float)), (96, 88));
+        assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (32, 88, 80));
     }
 }

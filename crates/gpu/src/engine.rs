@@ -77,6 +77,17 @@ impl GpuEngine {
     }
 }
 
+/// Near-far's Δ on the GPU: the CPU's (the mean weight) times 1024 / the mean degree,
+/// at least 1. A GPU step costs a grid barrier whatever its size, so wide buckets pay:
+/// on road graphs (mean degree about 2) Δ of about 500 mean weights comes within 5%
+/// of the best (moscow: 60.8 ms at the CPU's Δ, about 15 ms here); on power-law graphs
+/// (degree 16 or more) the choice matters little (scripts/gpu_tune.sh,
+/// docs/benchmarks/gpu.md).
+pub fn default_delta(g: &Graph) -> f64 {
+    let degree = g.num_edges() as f64 / g.num_vertices().max(1) as f64;
+    sssp::default_delta(g) * (1024.0 / degree.max(1.0)).max(1.0)
+}
+
 impl Engine for GpuEngine {
     fn info(&self) -> EngineInfo {
         let (devices, trial_timing) = match &self.devices {
@@ -128,7 +139,7 @@ impl Engine for GpuEngine {
     }
 
     fn default_delta(&self) -> Option<f64> {
-        Some(sssp::default_delta(&self.graph))
+        Some(default_delta(&self.graph))
     }
 
     fn warm_up(&self) -> bool {

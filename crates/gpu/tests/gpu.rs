@@ -44,6 +44,9 @@ fn every_kernel_compiles_with_nvrtc() {
                 let src = ptx.to_src();
                 for entry in [
                     ".entry bfs_level",
+                    ".entry sssp_persistent",
+                    ".entry wcc_finish",
+                    ".entry bc_batch",
                     ".entry mg_pack",
                     ".entry gmpi_pingpong",
                     ".entry gmpi_rate",
@@ -103,6 +106,60 @@ fn gpu_matches_the_cpu_references() {
     for f in files {
         eprintln!("GPU vs CPU: {}", f.display());
         check(&f.display().to_string(), read_graph(&f, ReadOptions::default(), &NoProgress).unwrap());
+    }
+}
+
+/// A path of `n` vertices with a star of `leaves` around its middle: thousands of
+/// levels, and a hub of high degree.
+fn path_with_star(n: u32, leaves: u32) -> Graph {
+    let mut edges: Vec<(u32, u32)> = (1..n).map(|v| (v - 1, v)).collect();
+    edges.extend((0..leaves).map(|i| (n / 2, n + i)));
+    from_edges((n + leaves) as usize, &edges, false)
+}
+
+#[test]
+fn bc_from_every_source_on_deep_graphs_and_in_several_batches() {
+    if Gpu::count() == 0 {
+        return;
+    }
+    let all = Params { bc_sources: BcSources::All, ..Params::default() };
+    for (label, g) in [
+        ("path of 3,000 with a star of 5,000", path_with_star(3000, 5000)),
+        (
+            "rmat-12 from every source",
+            generate::rmat(12, 8, GenOptions { seed: 5, max_weight: None, undirected: false }, &NoProgress).unwrap(),
+        ),
+    ] {
+        let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g);
+        verified(&mut engine, Algorithm::Bc, &all, 1).unwrap_or_else(|e| panic!("{label}: {e}"));
+    }
+    // A million vertices: a batch holds fewer than the 300 sources asked for.
+    let grid = generate::grid(1000, 1000, GenOptions { seed: 6, max_weight: None, undirected: true }, &NoProgress).unwrap();
+    let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), grid);
+    verified(&mut engine, Algorithm::Bc, &Params { bc_sources: BcSources::Random(300), ..Params::default() }, 1).unwrap();
+}
+
+#[test]
+fn sssp_with_equal_zero_or_mixed_weights_matches_the_cpu() {
+    if Gpu::count() == 0 {
+        return;
+    }
+    let rmat = generate::rmat(14, 8, GenOptions { seed: 7, max_weight: None, undirected: false }, &NoProgress).unwrap();
+    let edges: Vec<(u32, u32)> =
+        (0..rmat.num_vertices() as u32).flat_map(|u| rmat.out_edges().neighbors(u).iter().map(move |&v| (u, v))).collect();
+    let weighted = |w: &dyn Fn(usize) -> u32| {
+        let e: Vec<(u32, u32, u32)> = edges.iter().enumerate().map(|(i, &(u, v))| (u, v, w(i))).collect();
+        chatty_graph::from_weighted_edges(rmat.num_vertices(), &e, true)
+    };
+    for (label, g) in [
+        ("unweighted, directed, no in-edges (a top-down BFS)", chatty_graph::from_edges(rmat.num_vertices(), &edges, true)),
+        ("every weight 7 (a BFS)", weighted(&|_| 7)),
+        ("every weight 0", weighted(&|_| 0)),
+        ("weights 0 and 1..9 (near-far with zero-weight edges)", weighted(&|i| if i % 3 == 0 { 0 } else { (i % 9) as u32 + 1 })),
+    ] {
+        // A fresh engine, SSSP first: nothing has built the in-edges.
+        let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g);
+        verified(&mut engine, Algorithm::Sssp, &Params::default(), 2).unwrap_or_else(|e| panic!("{label}: {e}"));
     }
 }
 

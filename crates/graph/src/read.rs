@@ -193,7 +193,9 @@ fn refuse_other_compression(path: &Path, head: &[u8]) -> Result<()> {
     match OTHERS.iter().find(|(magic, _, _)| head.starts_with(magic)) {
         Some((_, name, tool)) => Err(Error::format(
             path,
-            format!("this is {name}-compressed data (whatever the name says); chatty reads plain text and gzip: decompress it first (`{tool}`)"),
+            format!(
+                "this is {name}-compressed data (whatever the name says); chatty reads plain text and gzip: decompress it first (`{tool}`)"
+            ),
         )),
         None => Ok(()),
     }

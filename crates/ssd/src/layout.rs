@@ -364,15 +364,19 @@ pub fn load(index: &Path) -> Result<Layout, SsdError> {
     let side = |kind: SideKind, names: &[String]| -> Result<Side, SsdError> {
         let i = kind as usize;
         let at = start as usize + i * (n as usize + 1) * 8;
-        let offsets: Vec<u64> = bytes[at..at + (n as usize + 1) * 8].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+        let offsets: Vec<u64> =
+            bytes[at..at + (n as usize + 1) * 8].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
         if offsets[0] != 0 || offsets[n as usize] != m || offsets.windows(2).any(|w| w[0] > w[1]) {
             return Err(bad("offsets are not monotone from 0 to the edge count".into()));
         }
         let at = start as usize + sides as usize * (n as usize + 1) * 8 + i * pages as usize * 4;
-        let sums: Vec<u32> = bytes[at..at + pages as usize * 4].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+        let sums: Vec<u32> =
+            bytes[at..at + pages as usize * 4].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
         let files = names
             .iter()
-            .map(|f| stripe_path(base, f).ok_or_else(|| bad(format!("stripe file name `{f}` is neither a plain name nor an absolute path"))))
+            .map(|f| {
+                stripe_path(base, f).ok_or_else(|| bad(format!("stripe file name `{f}` is neither a plain name nor an absolute path")))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let k = files.len() as u64;
         for (j, f) in files.iter().enumerate() {

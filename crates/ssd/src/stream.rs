@@ -116,7 +116,6 @@ pub struct SsdGraph {
     pub(crate) notes: Notes,
 }
 
-
 /// Rounds of at most this many pages run on the calling thread ([`SsdGraph::inline`]).
 const INLINE_PAGES: usize = 16;
 
@@ -538,9 +537,11 @@ impl Corrupt {
     fn error(self, path: &std::path::Path, decoder: &Decoder<'_>) -> SsdError {
         match self {
             Corrupt::Page(logical) => layout::corrupt_page(path, logical, decoder.side.kind),
-            Corrupt::Target(dst) => {
-                SsdError::Invalid(format!("{}: corrupt page: an edge to vertex {dst} of {}", path.display(), decoder.side.offsets.len() - 1))
-            }
+            Corrupt::Target(dst) => SsdError::Invalid(format!(
+                "{}: corrupt page: an edge to vertex {dst} of {}",
+                path.display(),
+                decoder.side.offsets.len() - 1
+            )),
         }
     }
 }

@@ -301,7 +301,7 @@ fn bc_prefers_cpu(a: &RunArgs, g: &chatty_graph::Graph, bc_sources: &BcSources) 
     let root = (0..n as u32).find(|&v| g.out_edges().degree(v) > 0).unwrap_or(0);
     let (_, levels) = chatty_algo::bfs::bfs(g, root, chatty_algo::Direction::Auto, &chatty_graph::NoProgress).ok()?;
     let cpu = chatty_algo::bc::predicted_seconds(n, g.num_edges(), sources, levels);
-    let gpu = chatty_gpu::bc_predicted_seconds(g.num_edges(), sources, levels);
+    let gpu = chatty_gpu::bc_predicted_seconds(n, g.num_edges(), sources, levels);
     (cpu < gpu).then(|| {
         format!(
             "bc from {sources} source(s) about {levels} levels deep: predicted {cpu:.2} s on {} CPU threads against {gpu:.2} s on the GPU",

@@ -40,15 +40,21 @@ __device__ __forceinline__ void visit(u32 v, u32 level, u32* depth, const u64* o
     if (*found) *scout += out_off[v + 1] - out_off[v];
 }
 
-// The first 16 bytes of the control block in one load: every load here is an L2 round
-// trip on the critical path of a level, which is what road graphs pay per level.
-__device__ __forceinline__ uint4 bfs_head(const BfsCtl* ctl) {
-    return __ldcg((const uint4*)ctl);
+// The first 32 bytes of the control block in two independent loads (level, flags,
+// parity; then the queue lengths): every dependent load here is an L2 round trip on
+// the critical path of a level, which is what road graphs pay per level.
+struct BfsHead {
+    uint4 head, lens;
+};
+
+__device__ __forceinline__ BfsHead bfs_head(const BfsCtl* ctl) {
+    return {__ldcg((const uint4*)ctl), __ldcg((const uint4*)ctl + 1)};
 }
 
 // Bottom-up steps visit vertices lo..hi (one GPU's part; 0..n on a single GPU).
-__device__ void bfs_step(BfsCtl* ctl, uint4 head, const u64* out_off, const u32* out_adj, const u64* in_off,
+__device__ void bfs_step(BfsCtl* ctl, BfsHead h, const u64* out_off, const u32* out_adj, const u64* in_off,
                          const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32* hubs, u32 lo, u32 hi) {
+    const uint4 head = h.head;
     const u32 level = head.x, bottom_up = head.y & BFS_BOTTOM_UP, parity = head.z, hub_phase = head.y & BFS_HUB_PHASE;
     const u32* in_q = parity ? queue1 : queue0;
     u32* out_q = parity ? queue0 : queue1;
@@ -75,7 +81,7 @@ __device__ void bfs_step(BfsCtl* ctl, uint4 head, const u64* out_off, const u32*
     } else if (!bottom_up) {
         // Top-down: a warp per frontier vertex, lanes over its out-edges; hubs are
         // set aside for the next step.
-        const u32 in_len = __ldcg(&ctl->len[parity]);
+        const u32 in_len = parity ? h.lens.y : h.lens.x;
         const u32 lane = threadIdx.x & 31;
         const u32 warps = gridDim.x * blockDim.x / 32;
         for (u32 i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < in_len; i += warps) {
@@ -133,7 +139,7 @@ __device__ void bfs_advance(BfsCtl* ctl, u32 flags, u32 n, u32 alpha, u32 beta, 
     ctl->unexplored = ctl->unexplored > scout ? ctl->unexplored - scout : 0;
     bool pull;
     if (!(flags & BFS_BOTTOM_UP)) {
-        pull = scout > ctl->unexplored / alpha;
+        pull = alpha && scout > ctl->unexplored / alpha; // alpha 0: top-down only (no in-edges)
     } else {
         pull = next_len >= n / beta;
     }
@@ -170,17 +176,17 @@ extern "C" __global__ void bfs_level(BfsCtl* ctl, const u64* out_off, const u32*
                                      const u64* in_off, const u32* in_adj, u32* depth,
                                      u32* queue0, u32* queue1, u32* hubs, u32 lo, u32 hi, u32 alpha, u32 beta,
                                      u32 pause) {
-    const uint4 head = bfs_head(ctl);
-    if (head.y & (BFS_DONE | BFS_EXCHANGE)) return;
-    bfs_step(ctl, head, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, lo, hi);
+    const BfsHead h = bfs_head(ctl);
+    if (h.head.y & (BFS_DONE | BFS_EXCHANGE)) return;
+    bfs_step(ctl, h, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, lo, hi);
     if (last_block_done(&ctl->blocks_done)) bfs_decide(ctl, hi - lo, alpha, beta, pause);
 }
 
 extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                           const u64* in_off, const u32* in_adj, u32* depth,
                                           u32* queue0, u32* queue1, u32* hubs, u32 n, u32 alpha, u32 beta) {
-    for (uint4 head = bfs_head(ctl); !(head.y & BFS_DONE); head = bfs_head(ctl)) {
-        bfs_step(ctl, head, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, 0, n);
+    for (BfsHead h = bfs_head(ctl); !(h.head.y & BFS_DONE); h = bfs_head(ctl)) {
+        bfs_step(ctl, h, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, 0, n);
         grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 lane) {
             if (lane == 0) bfs_decide(ctl, n, alpha, beta, 0);
         });

@@ -73,6 +73,20 @@ __device__ __forceinline__ void grid_barrier(u32* blocks_done, u32* generation, 
     __syncthreads();
 }
 
+// The grid split into groups of blocks for expanding hubs (vertices too large for a
+// warp), one hub at a time per group: few hubs get the whole grid each, many get a
+// block each. Hub h belongs to group h % groups; within it, `thread` of `threads`.
+struct HubGroups {
+    u32 group, groups, thread, threads;
+};
+
+__device__ __forceinline__ HubGroups hub_groups(u32 count) {
+    const u32 groups = max(1u, min(count, gridDim.x)), per_group = gridDim.x / groups;
+    const u32 group = blockIdx.x / per_group;
+    // Blocks past the last whole group (gridDim.x % groups of them) get group >= groups.
+    return {group, groups, (blockIdx.x - group * per_group) * blockDim.x + threadIdx.x, per_group * blockDim.x};
+}
+
 __device__ __forceinline__ double warp_sum(double x) {
     for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(FULL_MASK, x, o);
     return x;
