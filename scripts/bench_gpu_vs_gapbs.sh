@@ -75,7 +75,7 @@ row moscow sssp "$(ours road-sssp road sssp "${gpu[@]}" -r 1)" "$(ours road-sssp
 row moscow "pr (20 iterations)" "$(ours road-pr road pr "${gpu[@]}" --max-iters 20 --tolerance 0)" "$(ours road-pr-cpu road pr "${cpu[@]}" --max-iters 20 --tolerance 0 | cut -d' ' -f1)" "$(theirs road-pr pr -f road.sg -i 20 -t 0)" ""
 row moscow wcc "$(ours road-wcc road wcc "${gpu[@]}")" "$(ours road-wcc-cpu road wcc "${cpu[@]}" | cut -d' ' -f1)" "$(theirs road-cc cc -f road.sg)" ""
 row moscow "bc (1 source)" "$(ours road-bc road bc "${gpu[@]}" -r 1)" "$(ours road-bc-cpu road bc "${cpu[@]}" -r 1 | cut -d' ' -f1)" "$(theirs road-bc bc -f road.sg -r 0 -i 1)" ""
-TRIALS=2
+TRIALS=1
 row path5k "bc (all 5,000 sources)" "$(ours path-bc path5k bc "${gpu[@]}" --sources all)" "$(ours path-bc-cpu path5k bc "${cpu[@]}" --sources all | cut -d' ' -f1)" "$(theirs path-bc bc -f path5k.sg -i 5000)" "GAPBS: 5,000 random sources"
 python3 - "$rows" "$(nproc)" <<'PY'
 import csv, sys
