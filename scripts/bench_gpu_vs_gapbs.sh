@@ -9,8 +9,9 @@
 #
 # usage: scripts/bench_gpu_vs_gapbs.sh GAPBS_SOURCE_DIR
 # Environment: CHATTY (default target/release/chatty), DATASETS (default
-# .device-data/datasets), OUT (logs), WORK (graphs, default /tmp/gapbs-graphs),
-# TRIALS (default 8).
+# .device-data/datasets), OUT (the table and one archive of the logs: the device
+# returns few files), WORK (graphs and logs, default /tmp/gapbs-graphs), TRIALS
+# (default 8).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,21 +20,22 @@ DATASETS=$(realpath "${DATASETS:-.device-data/datasets}")
 OUT=${OUT:-/tmp/gpu-vs-gapbs}
 WORK=${WORK:-/tmp/gapbs-graphs}
 TRIALS=${TRIALS:-8}
-mkdir -p "$OUT" "$WORK/gapbs"
+LOGS=$WORK/logs
+mkdir -p "$OUT" "$WORK/gapbs" "$LOGS"
 cp -r "$1"/. "$WORK/gapbs/"
-make -C "$WORK/gapbs" -j "$(nproc)" bfs sssp pr cc bc converter > "$OUT/gapbs-build.log" 2>&1 || { echo "GAPBS build failed"; tail "$OUT/gapbs-build.log"; exit 1; }
+make -C "$WORK/gapbs" -j "$(nproc)" bfs sssp pr cc bc converter > "$LOGS/gapbs-build.log" 2>&1 || { echo "GAPBS build failed"; tail "$LOGS/gapbs-build.log"; exit 1; }
 GAPBS=$WORK/gapbs
 cd "$WORK"
 # shellcheck source=scripts/gapbs_graphs.sh
 source "$ROOT/scripts/gapbs_graphs.sh"
-rows="$OUT/rows.csv"
+rows="$LOGS/rows.tsv"
 : > "$rows"
 
 ours() { # label graph algo args... -> "kernel_ms end_to_end_ms"
     local label=$1 g=$2 a=$3
     shift 3
-    "$CHATTY" run "$a" "$g.cgr" -n "$TRIALS" --json "$@" > "$OUT/ours-$label.json" 2> "$OUT/ours-$label.err" || { echo "nan nan"; return; }
-    python3 - "$OUT/ours-$label.json" <<'PY'
+    "$CHATTY" run "$a" "$g.cgr" -n "$TRIALS" --json "$@" > "$LOGS/ours-$label.json" 2> "$LOGS/ours-$label.err" || { echo "nan nan"; return; }
+    python3 - "$LOGS/ours-$label.json" <<'PY'
 import json, statistics, sys
 j = json.load(open(sys.argv[1]))
 print(f'{statistics.median(j["trial_seconds"]) * 1e3:.3f} {statistics.median(j["end_to_end_seconds"]) * 1e3:.3f}')
@@ -43,17 +45,17 @@ PY
 theirs() { # label binary args... -> ms
     local label=$1 b=$2
     shift 2
-    "$GAPBS/$b" "$@" -n "$TRIALS" > "$OUT/gapbs-$label.log" 2>&1
-    awk '/Average Time:/ {printf "%.3f\n", $3 * 1e3}' "$OUT/gapbs-$label.log"
+    "$GAPBS/$b" "$@" -n "$TRIALS" > "$LOGS/gapbs-$label.log" 2>&1
+    awk '/Average Time:/ {printf "%.3f\n", $3 * 1e3}' "$LOGS/gapbs-$label.log"
 }
 
 row() { # graph kernel ours-gpu "kernel e2e" ours-cpu-ms gapbs-ms note
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$rows"
 }
 
-make_graph rmat22 2>> "$OUT/generate.log"
-make_graph road 2>> "$OUT/generate.log"
-make_graph path5k 2>> "$OUT/generate.log"
+make_graph rmat22 2>> "$LOGS/generate.log"
+make_graph road 2>> "$LOGS/generate.log"
+make_graph path5k 2>> "$LOGS/generate.log"
 "$CHATTY" generate rmat -s 22 -e 16 --undirected -o raw.cgr -q && "$CHATTY" convert raw.cgr -o unit22.cgr --dedup --drop-self-loops -q && rm raw.cgr
 # Sources as chatty picks them (non-isolated); GAPBS takes the same with -r.
 src=$("$CHATTY" run bfs rmat22.cgr --engine cpu -n 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["parameters"]["sources"][0])')
@@ -77,7 +79,7 @@ row moscow wcc "$(ours road-wcc road wcc "${gpu[@]}")" "$(ours road-wcc-cpu road
 row moscow "bc (1 source)" "$(ours road-bc road bc "${gpu[@]}" -r 1)" "$(ours road-bc-cpu road bc "${cpu[@]}" -r 1 | cut -d' ' -f1)" "$(theirs road-bc bc -f road.sg -r 0 -i 1)" ""
 TRIALS=1
 row path5k "bc (all 5,000 sources)" "$(ours path-bc path5k bc "${gpu[@]}" --sources all)" "$(ours path-bc-cpu path5k bc "${cpu[@]}" --sources all | cut -d' ' -f1)" "$(theirs path-bc bc -f path5k.sg -i 5000)" "GAPBS: 5,000 random sources"
-python3 - "$rows" "$(nproc)" <<'PY'
+python3 - "$rows" "$(nproc)" <<'PY' | tee "$OUT/table.md"
 import csv, sys
 cores = sys.argv[2]
 print(f"| graph | kernel | ours, 1 GPU: kernel ms | end-to-end ms | ours, CPU {cores} threads ms | GAPBS {cores} threads ms | GAPBS / ours (GPU kernel) | note |")
@@ -90,3 +92,4 @@ for g, k, ours, cpu, gapbs, note in csv.reader(open(sys.argv[1]), delimiter="\t"
         ratio = "n/a"
     print(f"| {g} | {k} | {kernel} | {e2e} | {cpu} | {gapbs} | {ratio} | {note} |")
 PY
+tar czf "$OUT/logs.tgz" -C "$WORK" logs

@@ -77,15 +77,16 @@ impl GpuEngine {
     }
 }
 
-/// Near-far's Δ on the GPU: the CPU's (the mean weight) times 1024 / the mean degree,
-/// at least 1. A GPU step costs a grid barrier whatever its size, so wide buckets pay:
-/// on road graphs (mean degree about 2) Δ of about 500 mean weights comes within 5%
-/// of the best (moscow: 60.8 ms at the CPU's Δ, about 15 ms here); on power-law graphs
-/// (degree 16 or more) the choice matters little (scripts/gpu_tune.sh,
-/// docs/benchmarks/gpu.md).
+/// Near-far's Δ on the GPU, from the mean weight w and mean degree d. A GPU step costs
+/// a grid barrier whatever its size, so sparse, deep graphs (d < 8: roads, grids) take
+/// wide buckets, w × 1024 / d (moscow: 13.6 ms against 60.8 at w); on denser graphs
+/// the work of re-relaxing edges dominates and narrow buckets win, w / 16 (rmat22 with
+/// weights 1..255: 16.5 ms at Δ 8 against 20–21 at 64 and beyond). At least 1.
+/// Measured on one H200 (scripts/gpu_tune.sh, docs/benchmarks/gpu.md).
 pub fn default_delta(g: &Graph) -> f64 {
     let degree = g.num_edges() as f64 / g.num_vertices().max(1) as f64;
-    sssp::default_delta(g) * (1024.0 / degree.max(1.0)).max(1.0)
+    let w = sssp::default_delta(g);
+    (if degree < 8.0 { w * 1024.0 / degree.max(1.0) } else { w / 16.0 }).max(1.0)
 }
 
 impl Engine for GpuEngine {
