@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use chatty_graph::{Graph, Progress};
 
-use crate::engine::{Engine, EngineInfo, GraphInfo, HostGraph, Trial};
+use crate::engine::{Breakdown, Engine, EngineInfo, GraphInfo, HostGraph, Trial};
 use crate::{run_kernel, sssp, Algorithm, Params, Result};
 
 /// Bytes per vertex a kernel allocates on the CPU (results, frontiers, per-thread
@@ -90,6 +90,7 @@ impl Engine for CpuEngine {
             sources: sources.to_vec(),
             iterations,
             seconds,
+            breakdown: Breakdown::kernels_only(seconds),
             residual,
             transfers: Vec::new(),
             detail: serde_json::Value::Null,

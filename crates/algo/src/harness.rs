@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::engine::{Engine, EngineInfo, GraphInfo, HostGraph, Trial};
+use crate::engine::{Breakdown, Engine, EngineInfo, GraphInfo, HostGraph, Trial};
 use crate::{check_params, edges_traversed, pick_sources, verify, Algorithm, Params, Result, EDGES_COUNTING};
 
 /// How many trials, and whether to verify them.
@@ -50,6 +50,12 @@ pub struct Report {
     pub trial_seconds: Vec<f64>,
     /// Each trial from the call to its return (source set-up and copies included).
     pub end_to_end_seconds: Vec<f64>,
+    /// Where each trial's time went, as its engine measured it.
+    pub breakdowns: Vec<Breakdown>,
+    /// Seconds readying the engine for the kernel (uploads, transposes), once.
+    pub prepare_seconds: f64,
+    /// Seconds of the untimed first trial (0 where the engine needs none).
+    pub warm_up_seconds: f64,
     /// The last trial (its output is the run's answer).
     pub last: Trial,
     /// `None` unless verifying; else the first failure, or `Ok`.
@@ -76,7 +82,9 @@ pub fn run_with_progress(
     progress: &dyn chatty_graph::Progress,
     mut on_trial: impl FnMut(TrialEvent),
 ) -> Result<Report> {
+    let preparing = Instant::now();
     engine.prepare(alg)?;
+    let prepare_seconds = preparing.elapsed().as_secs_f64();
     let graph = engine.graph_info();
     check_params(alg, graph.n, p)?;
     let mut p = p.clone();
@@ -91,9 +99,11 @@ pub fn run_with_progress(
             Ok(Vec::new())
         }
     };
+    let warming = Instant::now();
     if engine.warm_up() {
         engine.run(alg, &p, &sources(0)?, progress)?;
     }
+    let warm_up_seconds = if engine.warm_up() { warming.elapsed().as_secs_f64() } else { 0.0 };
     let (reference, verified_against) = match (&opts.verify, &opts.against) {
         (false, _) => (None, None),
         (true, Some((name, g))) => {
@@ -115,6 +125,7 @@ pub fn run_with_progress(
     };
     let mut trial_seconds = Vec::new();
     let mut end_to_end_seconds = Vec::new();
+    let mut breakdowns = Vec::new();
     let mut verification: Option<std::result::Result<(), String>> = None;
     let mut last = None;
     for index in 0..opts.trials.max(1) {
@@ -123,6 +134,7 @@ pub fn run_with_progress(
         let trial = engine.run(alg, &p, &sources, progress)?;
         end_to_end_seconds.push(start.elapsed().as_secs_f64());
         trial_seconds.push(trial.seconds);
+        breakdowns.push(trial.breakdown.clone());
         let verdict = reference.as_ref().map(|g| verify(alg, g, &p, &trial.sources, &trial.output));
         if let Some(v) = &verdict {
             let so_far = verification.take().unwrap_or(Ok(()));
@@ -142,6 +154,9 @@ pub fn run_with_progress(
         params: p,
         trial_seconds,
         end_to_end_seconds,
+        breakdowns,
+        prepare_seconds,
+        warm_up_seconds,
         last,
         verification,
         verified_against,
@@ -234,6 +249,13 @@ impl Report {
             "trial_seconds": self.trial_seconds,
             "trial_timing": self.engine.trial_timing,
             "end_to_end_seconds": self.end_to_end_seconds,
+            "breakdown": self.breakdowns.iter().zip(&self.end_to_end_seconds).map(|(b, e)| {
+                let mut o = serde_json::to_value(b).expect("a breakdown serialises");
+                o["other_seconds"] = json!((e - b.setup_seconds - b.kernel_seconds - b.download_seconds).max(0.0));
+                o
+            }).collect::<Vec<_>>(),
+            "prepare_seconds": self.prepare_seconds,
+            "warm_up_seconds": self.warm_up_seconds,
             "average_seconds": self.average_seconds(),
             "iterations": self.last.iterations,
             "edges_traversed": self.edges_traversed,

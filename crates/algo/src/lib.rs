@@ -49,7 +49,7 @@ use rayon::prelude::*;
 
 pub use cpu::CpuEngine;
 pub use edge_map::{Direction, EdgeMapGraph};
-pub use engine::{Engine, EngineInfo, GraphInfo, HostGraph, Transfer, Trial};
+pub use engine::{Breakdown, Engine, EngineInfo, GraphInfo, HostGraph, Transfer, Trial};
 pub use error::{Error, Result};
 pub use pr::PrParams;
 pub use sssp::Distances;

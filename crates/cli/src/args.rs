@@ -81,7 +81,7 @@ pub enum EngineChoice {
     Auto,
     /// rayon threads over the graph in memory.
     Cpu,
-    /// One GPU, or every GPU of the machine (--gpus).
+    /// One GPU, or several (--gpus).
     Gpu,
     /// Edges streamed from an SSD layout (`convert --layout ssd`).
     Ssd,
@@ -452,8 +452,9 @@ pub struct RunArgs {
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "GPU engine")]
 pub struct GpuArgs {
-    /// GPUs to split the graph over: a count, or `all`. bc runs on one.
-    #[arg(long, default_value = "all")]
+    /// GPUs to split the graph over: a count, `all`, or `auto` (one GPU unless the
+    /// graph does not fit on one or the run is faster split; says which). bc runs on one.
+    #[arg(long, default_value = "auto")]
     pub gpus: String,
     /// Explicit CUDA ordinals, one part each, e.g. 0,1 (0,0 splits over one GPU, for testing).
     #[arg(long, value_delimiter = ',', hide = true)]

@@ -429,6 +429,12 @@ fn the_json_report_is_the_same_on_every_engine() {
             assert_eq!(j["engine"], engine);
             assert_eq!(j["verification"], "PASS", "{alg} {engine}");
             assert_eq!(j["trial_seconds"].as_array().unwrap().len(), 2);
+            // The breakdown accounts for each trial's wall time, kernels included.
+            for (b, e) in j["breakdown"].as_array().unwrap().iter().zip(j["end_to_end_seconds"].as_array().unwrap()) {
+                let part = |k: &str| b[k].as_f64().unwrap_or_else(|| panic!("{alg} {engine}: breakdown.{k}"));
+                let sum = part("setup_seconds") + part("kernel_seconds") + part("download_seconds") + part("other_seconds");
+                assert!((sum - e.as_f64().unwrap()).abs() < 1e-6 && part("kernel_seconds") > 0.0, "{alg} {engine}: {b} vs {e}");
+            }
             assert!(j["detail"].is_object() && j["result"].is_object() && j["parameters"].is_object());
             // Types of the top level and of the shared sub-objects; `delta` is null
             // where an engine's SSSP has no buckets, so parameters are compared by key.

@@ -41,6 +41,7 @@ pub struct Gpu {
     grid: u32,
     sms: u32,
     free_at_open: u64,
+    pub(crate) staging: crate::transfer::StagingSlot,
     /// Seconds NVRTC took to compile the kernels for this open (0 when this process
     /// had compiled them already).
     pub compile_seconds: f64,
@@ -103,6 +104,7 @@ impl Gpu {
             grid: sms as u32 * 8,
             sms: sms as u32,
             free_at_open: free as u64,
+            staging: Default::default(),
             compile_seconds,
         })
     }
@@ -110,6 +112,11 @@ impl Gpu {
     /// The device's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Bytes of device memory free now.
+    pub fn free_bytes(&self) -> Result<u64> {
+        Ok(self.ctx.mem_get_info().check("querying memory")?.0 as u64)
     }
 
     pub(crate) fn f(&self, name: &str) -> &CudaFunction {
@@ -140,21 +147,8 @@ impl Gpu {
         self.ctx.mem_get_info().map_or(0, |(free, _)| self.free_at_open.saturating_sub(free as u64))
     }
 
-    pub(crate) fn upload<T: DeviceRepr + ValidAsZeroBits>(&self, data: &[T], what: &str) -> Result<CudaSlice<T>> {
-        if data.is_empty() {
-            return self.zeros(1, what);
-        }
-        self.stream.clone_htod(data).check(&format!("uploading {what}"))
-    }
-
     pub(crate) fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize, what: &str) -> Result<CudaSlice<T>> {
         self.stream.alloc_zeros(len.max(1)).check(&format!("allocating {what}"))
-    }
-
-    pub(crate) fn download<T: DeviceRepr + Clone + Default>(&self, data: &CudaSlice<T>, len: usize, what: &str) -> Result<Vec<T>> {
-        let mut v = self.stream.clone_dtoh(data).check(&format!("downloading {what}"))?;
-        v.truncate(len);
-        Ok(v)
     }
 
     pub(crate) fn fill_u32(&self, a: &mut CudaSlice<u32>, n: u32, value: u32) -> Result<()> {
@@ -168,6 +162,14 @@ impl Gpu {
         let mut l = self.kernel("fill_u64");
         l.arg(a).arg(&n).arg(&value);
         // SAFETY: as fill_u32.
+        unsafe { l.launch(self.cfg()) }
+    }
+
+    pub(crate) fn fill_f64(&self, a: &mut CudaSlice<f64>, n: u32, value: f64) -> Result<()> {
+        let bits = value.to_bits();
+        let mut l = self.kernel("fill_u64");
+        l.arg(a).arg(&n).arg(&bits);
+        // SAFETY: as fill_u32 (a double is written as its bits).
         unsafe { l.launch(self.cfg()) }
     }
 
@@ -212,7 +214,7 @@ pub struct DeviceGraph {
     uniform_weight: Option<u32>,
     /// Vertices of out-degree `HUB_DEGREE` or more (BC sets their pairs aside).
     hubs: u32,
-    /// Seconds the upload took.
+    /// Seconds the upload took (the copies and binning vertices by degree).
     pub upload_seconds: f64,
     /// Bytes uploaded.
     pub upload_bytes: u64,
@@ -222,6 +224,11 @@ pub struct DeviceGraph {
 const WORK_BYTES_PER_VERTEX: u64 = 48;
 
 impl DeviceGraph {
+    /// Device bytes `g` and a run's per-vertex working arrays need on one GPU.
+    pub fn bytes_needed(g: &Graph) -> u64 {
+        g.size_bytes() + (g.num_vertices() as u64 + 1) * WORK_BYTES_PER_VERTEX
+    }
+
     /// Uploads `g` (with its in-edges if it is directed and has them), refusing up
     /// front when it cannot fit beside the per-vertex working arrays.
     pub fn upload(gpu: &Gpu, g: &Graph) -> Result<DeviceGraph> {
@@ -229,15 +236,17 @@ impl DeviceGraph {
         if n >= u32::MAX as usize {
             return Err(GpuError::Unsupported(format!("{n} vertices: the GPU engine takes fewer than {}", u32::MAX)));
         }
-        let needed = g.size_bytes() + (n as u64 + 1) * WORK_BYTES_PER_VERTEX;
+        let needed = DeviceGraph::bytes_needed(g);
         let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
         if needed > free as u64 {
             return Err(GpuError::OutOfMemory { device: gpu.name.clone(), needed_mib: needed >> 20, free_mib: free as u64 >> 20 });
         }
-        let start = Instant::now();
         let out = g.out_edges();
         let inc_adj = if g.is_directed() { g.transpose_if_built() } else { None };
         let pull = inc_adj.unwrap_or(out);
+        let uniform_weight = uniform_weight(out);
+        let hubs = (0..n as u32).into_par_iter().filter(|&v| out.degree(v) as u64 >= HUB_DEGREE).count() as u32;
+        let start = Instant::now();
         let dg = DeviceGraph {
             n,
             m: g.num_edges(),
@@ -246,8 +255,8 @@ impl DeviceGraph {
             out: DeviceAdjacency::upload(gpu, out)?,
             inc: inc_adj.map(|a| DeviceAdjacency::upload(gpu, a)).transpose()?,
             bins: Bins::upload(gpu, 0..n as u32, |v| pull.degree(v) as u64)?,
-            uniform_weight: uniform_weight(out),
-            hubs: (0..n as u32).into_par_iter().filter(|&v| out.degree(v) as u64 >= HUB_DEGREE).count() as u32,
+            uniform_weight,
+            hubs,
             upload_seconds: 0.0,
             upload_bytes: g.size_bytes() + 4 * n as u64,
         };
@@ -323,6 +332,9 @@ pub struct GpuRun {
     pub kernel_seconds: f64,
     /// PageRank: the L1 change of its last iteration.
     pub residual: Option<f64>,
+    /// Seconds from the call to the kernels' end that the kernels did not take
+    /// (allocating and initialising the run's arrays, launch gaps).
+    pub setup_seconds: f64,
     /// Seconds to copy the result back to the host.
     pub download_seconds: f64,
     /// Peak device memory in use during the run (graph included), in bytes.
@@ -402,6 +414,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
     if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv) && dg.directed && dg.inc.is_none() {
         return Err(GpuError::Unsupported(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
     }
+    let called = Instant::now();
     let mut peak = gpu.used_bytes();
     let (output, iterations, start, stop) = match alg {
         Algorithm::Bfs => bfs(gpu, dg, sources[0], &mut peak)?,
@@ -416,9 +429,18 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
     };
     stop.synchronize().check("waiting for the kernels")?;
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
+    let setup_seconds = (called.elapsed().as_secs_f64() - kernel_seconds).max(0.0);
     let download = Instant::now();
     let (output, residual) = output.fetch(gpu, dg)?;
-    Ok(GpuRun { output, iterations, kernel_seconds, residual, download_seconds: download.elapsed().as_secs_f64(), peak_device_bytes: peak })
+    Ok(GpuRun {
+        output,
+        iterations,
+        kernel_seconds,
+        residual,
+        setup_seconds,
+        download_seconds: download.elapsed().as_secs_f64(),
+        peak_device_bytes: peak,
+    })
 }
 
 /// A result still on the device.
@@ -456,7 +478,9 @@ impl Pending {
 /// Float distances from the kernels' encoding (the bits of non-negative doubles;
 /// all ones for unreached).
 pub(crate) fn float_distances(bits: Vec<u64>) -> Vec<f64> {
-    bits.into_iter().map(|b| if b == u64::MAX { f64::INFINITY } else { f64::from_bits(b) }).collect()
+    let mut d: Vec<f64> = bytemuck::allocation::cast_vec(bits);
+    d.par_iter_mut().filter(|x| x.to_bits() == u64::MAX).for_each(|x| *x = f64::INFINITY);
+    d
 }
 
 /// A run's result on the device, its iterations, and events around its kernels
@@ -686,7 +710,8 @@ pub(crate) fn pull(gpu: &Gpu, pg: &PullGraph, a: &PullArgs) -> Result<()> {
 
 fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, progress: &dyn Progress, peak: &mut u64) -> Result<Step> {
     let n = dg.n;
-    let mut score = gpu.upload(&vec![1.0 / n.max(1) as f64; n], "scores")?;
+    let mut score = gpu.zeros::<f64>(n, "scores")?;
+    gpu.fill_f64(&mut score, n as u32, 1.0 / n.max(1) as f64)?;
     let mut next = gpu.zeros::<f64>(n, "scores")?;
     let mut contrib = gpu.zeros::<f32>(n, "contributions")?;
     let mut contrib_next = gpu.zeros::<f32>(n, "contributions")?;

@@ -2,7 +2,7 @@
 //! several (or several parts on one). It keeps the host graph (sources are picked on
 //! it, `--verify` reads it) and readies the devices once per kernel.
 
-use chatty_algo::{sssp, Algorithm, Engine, EngineInfo, Error, GraphInfo, HostGraph, Params, Transfer, Trial};
+use chatty_algo::{sssp, Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Params, Transfer, Trial};
 use chatty_graph::Graph;
 use serde::Serialize;
 
@@ -24,15 +24,13 @@ enum Devices {
 /// Device figures of one trial (the report's `detail`).
 #[derive(Serialize)]
 struct DeviceTrial {
-    download_seconds: f64,
     peak_device_memory_bytes: u64,
 }
 
 /// The multi-GPU figures of one trial (the report's `detail`).
 #[derive(Serialize)]
 struct MultiTrial {
-    #[serde(flatten)]
-    device: DeviceTrial,
+    peak_device_memory_bytes: u64,
     steps: u64,
     exchanges: u64,
     dense_exchanges: u64,
@@ -40,6 +38,14 @@ struct MultiTrial {
     communicated_vertices: u64,
     state_bytes: u64,
     state_transport: &'static str,
+}
+
+fn gb_per_s(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 / seconds / 1e9
+    } else {
+        0.0
+    }
 }
 
 fn detail(d: impl Serialize) -> Result<serde_json::Value, Error> {
@@ -154,11 +160,12 @@ impl Engine for GpuEngine {
                 "--personalization runs on the CPU and SSD engines (the GPU kernels teleport uniformly)".into(),
             ));
         }
-        let trial = |output, iterations, seconds, residual, transfers, detail| Trial {
+        let trial = |output, iterations, seconds, breakdown, residual, transfers, detail| Trial {
             output,
             sources: sources.to_vec(),
             iterations,
             seconds,
+            breakdown,
             residual,
             transfers,
             detail,
@@ -166,16 +173,28 @@ impl Engine for GpuEngine {
         match &self.devices {
             Devices::One { gpu, device } => {
                 let r = run(gpu, device.as_ref().ok_or_else(unprepared)?, alg, p, sources, progress).map_err(Error::engine)?;
-                let d = DeviceTrial { download_seconds: r.download_seconds, peak_device_memory_bytes: r.peak_device_bytes };
-                Ok(trial(r.output, r.iterations, r.kernel_seconds, r.residual, Vec::new(), detail(d)?))
+                let d = DeviceTrial { peak_device_memory_bytes: r.peak_device_bytes };
+                let b = Breakdown {
+                    setup_seconds: r.setup_seconds,
+                    kernel_seconds: r.kernel_seconds,
+                    exchange_seconds: 0.0,
+                    download_seconds: r.download_seconds,
+                };
+                Ok(trial(r.output, r.iterations, r.kernel_seconds, b, r.residual, Vec::new(), detail(d)?))
             }
             Devices::Several { engine, .. } => {
                 let r = engine.as_ref().ok_or_else(unprepared)?.run(alg, p, sources).map_err(Error::engine)?;
                 let c = &r.comm;
                 let transfers =
                     c.by_transport.iter().map(|(t, (x, b))| Transfer { transport: t.to_string(), exchanges: *x, bytes: *b }).collect();
+                let b = Breakdown {
+                    setup_seconds: r.setup_seconds,
+                    kernel_seconds: r.seconds,
+                    exchange_seconds: c.exchange_seconds,
+                    download_seconds: r.download_seconds,
+                };
                 let d = MultiTrial {
-                    device: DeviceTrial { download_seconds: r.download_seconds, peak_device_memory_bytes: r.peak_device_bytes },
+                    peak_device_memory_bytes: r.peak_device_bytes,
                     steps: c.steps,
                     exchanges: c.exchanges,
                     dense_exchanges: c.dense_exchanges,
@@ -184,7 +203,7 @@ impl Engine for GpuEngine {
                     state_bytes: c.state_bytes,
                     state_transport: "d2h (pinned host memory) + host barrier",
                 };
-                Ok(trial(r.output, r.iterations, r.seconds, r.residual, transfers, detail(d)?))
+                Ok(trial(r.output, r.iterations, r.seconds, b, r.residual, transfers, detail(d)?))
             }
         }
     }
@@ -214,12 +233,19 @@ impl Engine for GpuEngine {
         match &self.devices {
             Devices::One { gpu, device } => {
                 let (upload_seconds, upload_bytes) = device.as_ref().map_or((0.0, 0), |d| (d.upload_seconds, d.upload_bytes));
-                serde_json::json!({ "upload_seconds": upload_seconds, "upload_bytes": upload_bytes, "compile_seconds": gpu.compile_seconds })
+                serde_json::json!({
+                    "upload_seconds": upload_seconds,
+                    "upload_bytes": upload_bytes,
+                    "upload_gb_per_s": gb_per_s(upload_bytes, upload_seconds),
+                    "compile_seconds": gpu.compile_seconds,
+                })
             }
             Devices::Several { engine: None, .. } => serde_json::Value::Null,
             Devices::Several { options: o, engine: Some(mg), .. } => serde_json::json!({
+                "split_seconds": mg.split_seconds,
                 "upload_seconds": mg.upload_seconds,
                 "upload_bytes": mg.upload_bytes,
+                "upload_gb_per_s": gb_per_s(mg.upload_bytes, mg.upload_seconds),
                 "compile_seconds": mg.compile_seconds,
                 "gpus": mg.info.len(),
                 "control": mg.control().name(),

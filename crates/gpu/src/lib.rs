@@ -29,12 +29,13 @@ mod engine;
 mod kernels;
 pub mod messaging;
 pub mod multi;
+mod transfer;
 
 pub use chatty_comm::{Comm, Transport};
 pub use device::{bc_predicted_seconds, run, DeviceGraph, Gpu, GpuRun};
 pub use engine::GpuEngine;
 pub use messaging::{Messaging, MessagingConfig, MessagingRow};
-pub use multi::{CommStats, Control, Mode, MultiGpu, MultiOptions, MultiRun};
+pub use multi::{choose_gpus, CommStats, Control, GpuChoice, Mode, MultiGpu, MultiOptions, MultiRun};
 
 pub(crate) use driver::Check;
 pub use kernels::{compile_kernels, KERNEL_SOURCE};

@@ -2,7 +2,7 @@
 //! the shared kernels run through [`SsdGraph`]'s streamed edge map, and the IO
 //! figures of each trial in the report's `detail`.
 
-use chatty_algo::{run_kernel, Algorithm, Engine, EngineInfo, Error, GraphInfo, HostGraph, Params, Trial};
+use chatty_algo::{run_kernel, Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Params, Trial};
 use chatty_graph::WeightType;
 use serde::Serialize;
 
@@ -141,7 +141,8 @@ impl Engine for SsdEngine {
             rounds: rounds.iter().map(round).collect(),
         };
         let detail = serde_json::to_value(detail).map_err(Error::engine)?;
-        Ok(Trial { output, sources: sources.to_vec(), iterations, seconds, residual, transfers: Vec::new(), detail })
+        let breakdown = Breakdown::kernels_only(seconds);
+        Ok(Trial { output, sources: sources.to_vec(), iterations, seconds, breakdown, residual, transfers: Vec::new(), detail })
     }
 
     fn trial_lines(&self, trial: &Trial) -> Vec<String> {

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use chatty_algo::{harness, Algorithm, BcSources, CpuEngine, Distances, Engine, Output, Params, PrParams};
-use chatty_gpu::{Comm, Gpu, GpuEngine, Mode, MultiOptions};
+use chatty_gpu::{Comm, Control, Gpu, GpuEngine, Mode, MultiOptions};
 use chatty_graph::write::AtomicFile;
 use chatty_ssd::{EngineConfig, IoConfig, SsdEngine};
 
@@ -191,6 +191,13 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             println!("{}", report.json(&ctx));
         } else {
             println!("Average Time:        {:.5}", report.average_seconds());
+            if let (Some(b), Some(e)) = (report.breakdowns.last(), report.end_to_end_seconds.last()) {
+                let exchange = if b.exchange_seconds > 0.0 { format!(" (exchanges {:.5})", b.exchange_seconds) } else { String::new() };
+                println!(
+                    "Wall Time:           {e:.5} (last trial: setup {:.5}, kernels {:.5}{exchange}, download {:.5}); prepared in {:.3} s",
+                    b.setup_seconds, b.kernel_seconds, b.download_seconds, report.prepare_seconds
+                );
+            }
             println!("Iterations:          {}", report.last.iterations);
             println!("GTEPS:               {:.3} ({} edges examined)", report.gteps(), report.edges_traversed);
             print!("{}", report.last.output.summary(a.top).renumbered(base).report());
@@ -250,18 +257,31 @@ fn open_engine(a: &RunArgs, quiet: bool, bc_sources: &BcSources) -> Result<Box<d
         _ if layout => bail!("{}: an SSD layout runs on --engine ssd (or auto)", a.graph.display()),
         _ => {}
     }
-    let multi = match a.engine {
+    let (multi, gpus_auto) = match a.engine {
         EngineChoice::Gpu => multi_options(&a.gpu, &a.algorithm)?,
-        _ => None,
+        _ => (None, false),
     };
     let gpu = match a.engine {
-        EngineChoice::Gpu if multi.is_none() => Some(Gpu::open(0)?),
+        EngineChoice::Gpu if multi.is_none() || gpus_auto => Some(Gpu::open(0)?),
         EngineChoice::Auto => super::auto_gpu(!a.json),
         _ => None,
     };
     let bar = Bar::new(quiet);
     let graph = load_graph(&a.graph, &a.load, &bar)?;
     drop(bar);
+    let (gpu, multi) = match (gpu, multi) {
+        (Some(gpu), Some(mut o)) if gpus_auto => {
+            let choice = chatty_gpu::choose_gpus(&graph, &a.algorithm, o.devices.len(), gpu.free_bytes()?);
+            eprintln!("gpus: {} of {} (auto: {})", choice.gpus, o.devices.len(), choice.why);
+            if choice.gpus == 1 {
+                (Some(gpu), None)
+            } else {
+                o.devices.truncate(choice.gpus);
+                (None, Some(o))
+            }
+        }
+        other => other,
+    };
     let gpu = match (gpu, a.engine == EngineChoice::Auto) {
         (Some(gpu), true) => match bc_prefers_cpu(a, &graph, bc_sources) {
             Some(why) => {
@@ -356,9 +376,10 @@ fn open_ssd(index: &Path, s: &SsdArgs) -> Result<SsdEngine> {
     Ok(SsdEngine::open(index, cfg, budget)?)
 }
 
-/// The multi-GPU engine's options from the flags, or `None` for one GPU. Checked
-/// before the graph is loaded.
-fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<Option<MultiOptions>> {
+/// The multi-GPU engine's options from the flags, or `None` for one GPU, and whether
+/// the GPU count is left to [`chatty_gpu::choose_gpus`] once the graph is loaded
+/// (`--gpus auto` on a machine with several). Checked before the graph is loaded.
+fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions>, bool)> {
     if !(a.watchdog > 0.0 && a.watchdog.is_finite()) {
         bail!("--watchdog takes a positive number of seconds");
     }
@@ -368,6 +389,7 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<Option<MultiOptions>
     if let (Some(c), Mode::Async | Mode::Gmpi) = (a.comm, a.mode) {
         bail!("--comm {} applies to --mode bsp; --mode {} moves levels its own way", c.name(), a.mode.name());
     }
+    let mut auto = false;
     let devices = match &a.devices {
         Some(d) if d.is_empty() => bail!("--devices needs at least one ordinal"),
         Some(d) => d.clone(),
@@ -375,30 +397,35 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<Option<MultiOptions>
             let count = Gpu::count();
             let wanted = match a.gpus.as_str() {
                 "all" => count,
+                "auto" => {
+                    // A multi-GPU flag asks for the split: it stays on every GPU.
+                    auto = a.comm.is_none() && a.mode == Mode::Bsp && a.control == Control::Threads && !a.reorder.bfs();
+                    count
+                }
                 k => match k.parse::<usize>() {
                     Ok(k) if k > 0 => k,
-                    _ => bail!("--gpus takes a positive count or `all`, not `{k}`"),
+                    _ => bail!("--gpus takes a positive count, `auto` or `all`, not `{k}`"),
                 },
             };
             if count > 0 && wanted > count {
                 bail!("--gpus {wanted}: this machine has {count} GPU{}", if count == 1 { "" } else { "s" });
             }
             if wanted <= 1 {
-                return Ok(None);
+                return Ok((None, false));
             }
             if algs.contains(&Algorithm::Bc) {
-                if a.gpus == "all" {
-                    eprintln!("note: bc runs on one GPU");
-                    return Ok(None);
+                if a.gpus != "all" && !auto {
+                    bail!("bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv");
                 }
-                bail!("bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv");
+                eprintln!("note: bc runs on one GPU");
+                return Ok((None, false));
             }
             (0..wanted).collect()
         }
     };
     let watchdog = std::time::Duration::from_secs_f64(a.watchdog);
     let comm = a.comm.unwrap_or(Comm::Auto);
-    Ok(Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.bfs(), watchdog, mode: a.mode }))
+    Ok((Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.bfs(), watchdog, mode: a.mode }), auto))
 }
 
 /// Writes one row per vertex through a temporary file: `.csv` and `.tsv` with a

@@ -122,7 +122,7 @@ impl MultiGpu {
         }
         let seconds = start.elapsed().as_secs_f64();
         let depth: Vec<CudaSlice<u32>> = bufs.into_iter().map(|b| b.depth).collect();
-        Ok((Output::Depths(self.gather(&depth)?), level as u64 - 1, seconds, peak))
+        Ok((Output::Depths(self.gather(&depth, stats)?), level as u64 - 1, seconds, peak))
     }
 }
 
@@ -194,7 +194,7 @@ impl MultiGpu {
             cur ^= 1;
         }
         let seconds = start.elapsed().as_secs_f64();
-        let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>())?;
+        let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>(), stats)?;
         Ok((distances_output(dist, is_float != 0), round as u64 - 1, seconds, peak))
     }
 
@@ -226,7 +226,8 @@ impl MultiGpu {
         let dense = 4 * own <= 8 * boundary;
         let bufs = self.per_part(|p| {
             let gpu = &p.gpu;
-            let score = gpu.upload(&vec![1.0 / n.max(1) as f64; n], "scores")?;
+            let mut score = gpu.zeros::<f64>(n, "scores")?;
+            gpu.fill_f64(&mut score, n as u32, 1.0 / n.max(1) as f64)?;
             let contrib = gpu.zeros::<f32>(n, "contributions")?;
             let sums = gpu.zeros::<f64>(2, "sums")?;
             // SAFETY: pr_init(n, score, contrib, out_off, sums) over all n vertices.
@@ -317,6 +318,7 @@ impl MultiGpu {
                     }
                 })
                 .collect::<Vec<_>>(),
+            stats,
         )?;
         Ok((Output::Values(score), iters as u64, seconds, peak))
     }
@@ -337,7 +339,7 @@ impl MultiGpu {
         let seconds = start.elapsed().as_secs_f64();
         stats.steps = 1;
         stats.updated = self.n as u64;
-        Ok((Output::Values(self.gather(&bufs.into_iter().map(|b| b.1).collect::<Vec<_>>())?), 1, seconds, peak))
+        Ok((Output::Values(self.gather(&bufs.into_iter().map(|b| b.1).collect::<Vec<_>>(), stats)?), 1, seconds, peak))
     }
 
     /// WCC: rounds of label propagation; lowered boundary labels travel as records.
@@ -390,6 +392,6 @@ impl MultiGpu {
             sent = self.send_records(1, stats)?;
         }
         let seconds = start.elapsed().as_secs_f64();
-        Ok((Output::Labels(self.gather(&bufs.into_iter().map(|b| b.0).collect::<Vec<_>>())?), rounds, seconds, peak))
+        Ok((Output::Labels(self.gather(&bufs.into_iter().map(|b| b.0).collect::<Vec<_>>(), stats)?), rounds, seconds, peak))
     }
 }

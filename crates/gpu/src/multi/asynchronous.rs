@@ -12,6 +12,7 @@
 use std::time::Instant;
 
 use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
 use cudarc::driver::CudaSlice;
 
 use chatty_algo::Output;
@@ -206,11 +207,11 @@ impl MultiGpu {
         }
         (stats.steps, stats.exchanges) = (levels, levels);
         stats.by_transport.insert(if messaging.is_some() { "gmpi" } else { Transport::Peer.name() }, (levels, 12 * received));
-        let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>())?;
+        let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>(), stats)?;
         let output = if weighted {
             distances_output(dist, is_float)
         } else {
-            Output::Depths(dist.into_iter().map(|d| if d == u64::MAX { u32::MAX } else { d as u32 }).collect())
+            Output::Depths(dist.into_par_iter().map(|d| if d == u64::MAX { u32::MAX } else { d as u32 }).collect())
         };
         Ok((output, levels, seconds, peak))
     }

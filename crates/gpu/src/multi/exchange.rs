@@ -80,6 +80,7 @@ impl MultiGpu {
     /// The senders' half of an exchange of `bytes[g]` at `src[g]`, ending when every
     /// sender is done; the receivers' half is [`MultiGpu::receive`].
     pub(super) fn send(&self, src: Vec<u64>, bytes: Vec<u64>, dst: Dst, width: u32, stats: &mut CommStats) -> Result<Sent> {
+        let started = std::time::Instant::now();
         let t = self.transport(&bytes);
         let k = self.parts.len();
         let issue = |g: usize| -> Result<()> {
@@ -127,6 +128,7 @@ impl MultiGpu {
         use_.1 += bytes.iter().sum::<u64>() * (k as u64 - 1);
         stats.exchanges += 1;
         stats.communicated += bytes.iter().map(|b| b / 4 / (1 + width as u64)).sum::<u64>();
+        stats.exchange_seconds += started.elapsed().as_secs_f64();
         Ok(Sent { transport: t, bytes, dst, width })
     }
 

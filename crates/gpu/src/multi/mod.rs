@@ -22,6 +22,7 @@
 
 mod algorithms;
 mod asynchronous;
+mod choose;
 mod crew;
 pub(crate) mod exchange;
 mod plan;
@@ -30,12 +31,14 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys, CudaSlice};
+use rayon::prelude::*;
 
 use chatty_algo::{Algorithm, Distances, Output, Params};
 use chatty_comm::calibrate::{self, Calibration};
 use chatty_graph::{Graph, WeightType};
 
 pub use chatty_comm::{Comm, Transport};
+pub use choose::{choose_gpus, GpuChoice};
 pub use crew::Control;
 
 use crate::device::Bins;
@@ -136,6 +139,11 @@ pub struct CommStats {
     pub by_transport: BTreeMap<&'static str, (u64, u64)>,
     /// Bytes of per-step state read back by the host.
     pub state_bytes: u64,
+    /// Host seconds spent sending (issuing the copies and waiting for them; receiving
+    /// is queued with the next step).
+    pub exchange_seconds: f64,
+    /// Seconds copying the parts' results into the host array.
+    pub gather_seconds: f64,
 }
 
 /// One trial on several GPUs.
@@ -149,7 +157,9 @@ pub struct MultiRun {
     /// Wall time from every GPU ready (arrays allocated and initialised, streams idle)
     /// to every GPU done.
     pub seconds: f64,
-    /// Seconds to copy the parts' results back.
+    /// Seconds before the timed region: allocating and initialising the arrays.
+    pub setup_seconds: f64,
+    /// Seconds to copy the parts' results back and return them in the caller's ids.
     pub download_seconds: f64,
     /// Peak device memory in use on the fullest GPU.
     pub peak_device_bytes: u64,
@@ -246,6 +256,55 @@ fn to_status(gpu: &Gpu, status: &Pinned, word: usize, src: u64, bytes: usize) ->
         .check("reading state")
 }
 
+/// Checks that part `p` fits on `gpu`, uploads its edges and allocates its exchange
+/// buffers; returns it with the bytes uploaded.
+fn upload_part(gpu: Gpu, local: &plan::LocalGraph, p: usize, send_words: &[u64], alg: Algorithm, graph: &Graph) -> Result<(Part, u64)> {
+    let (k, n) = (send_words.len(), graph.num_vertices());
+    let own = (local.hi - local.lo) as u64;
+    let csr_bytes: u64 = [&local.push, &local.pull, &local.both].iter().filter_map(|c| c.as_ref()).map(|c| c.bytes()).sum();
+    let recv_words: u64 = (0..k).filter(|&r| r != p).map(|r| send_words[r]).sum();
+    let out_off_bytes = if alg == Algorithm::Pr { 8 * (n as u64 + 1) } else { 0 };
+    let needed = csr_bytes + out_off_bytes + own * 5 + 4 * (send_words[p] + 2 * recv_words) + run_bytes_per_vertex(alg) * (n as u64 + 1);
+    let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
+    if needed > free as u64 {
+        return Err(GpuError::PartTooLarge { device: gpu.name().to_string(), needed_mib: needed >> 20, free_mib: free as u64 >> 20 });
+    }
+    let upload = |c: &Option<LocalCsr>| c.as_ref().map(|c| DeviceCsr::upload(&gpu, c)).transpose();
+    let (push, pull, both) = (upload(&local.push)?, upload(&local.pull)?, upload(&local.both)?);
+    let bins = match &local.pull {
+        Some(c) => Some(Bins::upload(&gpu, local.lo..local.hi, |v| c.offsets[v as usize + 1] - c.offsets[v as usize])?),
+        None => None,
+    };
+    let out_off = if alg == Algorithm::Pr { Some(gpu.upload(graph.out_edges().offsets(), "out-offsets")?) } else { None };
+    let mut slot = vec![0u64; k];
+    let mut at = 0;
+    for r in (0..k).filter(|&r| r != p) {
+        slot[r] = at;
+        at += send_words[r];
+    }
+    let staging_words = send_words[p].max(own);
+    let part = Part {
+        lo: local.lo,
+        hi: local.hi,
+        push,
+        pull,
+        both,
+        out_off,
+        bins,
+        send_flag: gpu.upload(&local.send_flag, "boundary flags")?,
+        boundary: local.boundary,
+        send: gpu.zeros(send_words[p] as usize, "the send buffer")?,
+        recv: [gpu.zeros(at as usize, "a receive buffer")?, gpu.zeros(at as usize, "a receive buffer")?],
+        slot,
+        staging: Pinned::new(&gpu.ctx, 4 * staging_words as usize, "host staging")?,
+        status: Pinned::new(&gpu.ctx, 4 * STATUS_WORDS, "host state")?,
+        counter: gpu.zeros(1, "a counter")?,
+        gpu,
+    };
+    part.gpu.stream.synchronize().check("uploading a part")?;
+    Ok((part, csr_bytes + out_off_bytes + own))
+}
+
 fn needs_of(alg: Algorithm) -> Needs {
     match alg {
         Algorithm::Bfs => Needs { push: true, pull: true, both: false },
@@ -315,7 +374,9 @@ pub struct MultiGpu {
     new_id: Option<Vec<u32>>,
     /// The parts.
     pub info: Vec<PartInfo>,
-    /// Seconds to split and upload the graph.
+    /// Seconds to reorder (when asked) and split the graph on the host.
+    pub split_seconds: f64,
+    /// Seconds to upload the parts (all GPUs at once, each from its own thread).
     pub upload_seconds: f64,
     /// Bytes uploaded (all GPUs).
     pub upload_bytes: u64,
@@ -397,63 +458,34 @@ impl MultiGpu {
         let needs = needs_of(alg);
         let locals = plan::split(graph, &starts, needs);
         let send_words: Vec<u64> = locals.iter().map(|l| l.boundary * (1 + MAX_WIDTH)).collect();
+        let split_seconds = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        // Each GPU is fed by its own thread (its own staging buffers and copy engine).
+        let send_words = &send_words[..];
+        let made: Vec<Result<(Part, u64)>> = std::thread::scope(|s| {
+            let threads: Vec<_> = gpus
+                .into_iter()
+                .zip(&locals)
+                .enumerate()
+                .map(|(p, (gpu, local))| s.spawn(move || upload_part(gpu, local, p, send_words, alg, graph)))
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap_or_else(|_| Err(GpuError::Thread("an upload thread panicked".into())))).collect()
+        });
         let mut parts = Vec::with_capacity(k);
-        let mut info = Vec::with_capacity(k);
         let mut upload_bytes = 0;
-        for (gpu, local) in gpus.into_iter().zip(&locals) {
-            let p = parts.len();
-            let own = (local.hi - local.lo) as u64;
-            let csr_bytes: u64 = [&local.push, &local.pull, &local.both].iter().filter_map(|c| c.as_ref()).map(|c| c.bytes()).sum();
-            let recv_words: u64 = (0..k).filter(|&r| r != p).map(|r| send_words[r]).sum();
-            let out_off_bytes = if alg == Algorithm::Pr { 8 * (n as u64 + 1) } else { 0 };
-            let needed =
-                csr_bytes + out_off_bytes + own * 5 + 4 * (send_words[p] + 2 * recv_words) + run_bytes_per_vertex(alg) * (n as u64 + 1);
-            let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
-            if needed > free as u64 {
-                return Err(GpuError::PartTooLarge {
-                    device: gpu.name().to_string(),
-                    needed_mib: needed >> 20,
-                    free_mib: free as u64 >> 20,
-                });
-            }
-            let upload = |c: &Option<LocalCsr>| c.as_ref().map(|c| DeviceCsr::upload(&gpu, c)).transpose();
-            let (push, pull_csr, both) = (upload(&local.push)?, upload(&local.pull)?, upload(&local.both)?);
-            let bins = match &local.pull {
-                Some(c) => Some(Bins::upload(&gpu, local.lo..local.hi, |v| c.offsets[v as usize + 1] - c.offsets[v as usize])?),
-                None => None,
-            };
-            let out_off = if alg == Algorithm::Pr { Some(gpu.upload(graph.out_edges().offsets(), "out-offsets")?) } else { None };
-            let mut slot = vec![0u64; k];
-            let mut at = 0;
-            for r in (0..k).filter(|&r| r != p) {
-                slot[r] = at;
-                at += send_words[r];
-            }
-            let staging_words = send_words[p].max(own);
-            let part = Part {
-                lo: local.lo,
-                hi: local.hi,
-                push,
-                pull: pull_csr,
-                both,
-                out_off,
-                bins,
-                send_flag: gpu.upload(&local.send_flag, "boundary flags")?,
-                boundary: local.boundary,
-                send: gpu.zeros(send_words[p] as usize, "the send buffer")?,
-                recv: [gpu.zeros(at as usize, "a receive buffer")?, gpu.zeros(at as usize, "a receive buffer")?],
-                slot,
-                staging: Pinned::new(&gpu.ctx, 4 * staging_words as usize, "host staging")?,
-                status: Pinned::new(&gpu.ctx, 4 * STATUS_WORDS, "host state")?,
-                counter: gpu.zeros(1, "a counter")?,
-                gpu,
-            };
-            part.gpu.stream.synchronize().check("uploading a part")?;
-            upload_bytes += csr_bytes + out_off_bytes + own;
-            let edges = [&part.push, &part.pull, &part.both].iter().filter_map(|c| c.as_ref()).map(|c| c.edges).max().unwrap_or(0);
-            info.push(PartInfo { device: part.gpu.name().to_string(), lo: part.lo, hi: part.hi, edges, boundary: part.boundary });
+        for m in made {
+            let (part, bytes) = m?;
+            upload_bytes += bytes;
             parts.push(part);
         }
+        let upload_seconds = start.elapsed().as_secs_f64();
+        let info = parts
+            .iter()
+            .map(|p| {
+                let edges = [&p.push, &p.pull, &p.both].iter().filter_map(|c| c.as_ref()).map(|c| c.edges).max().unwrap_or(0);
+                PartInfo { device: p.gpu.name().to_string(), lo: p.lo, hi: p.hi, edges, boundary: p.boundary }
+            })
+            .collect();
         let compile_seconds = parts.iter().map(|p| p.gpu.compile_seconds).sum();
         let crew = Crew::new(o.control, ctxs, o.watchdog)?;
         let mut mg = MultiGpu {
@@ -472,7 +504,8 @@ impl MultiGpu {
             alg,
             new_id,
             info,
-            upload_seconds: start.elapsed().as_secs_f64(),
+            split_seconds,
+            upload_seconds,
             upload_bytes,
             compile_seconds,
             notes,
@@ -545,6 +578,7 @@ impl MultiGpu {
         let renamed = |v: u32| self.new_id.as_ref().map_or(v, |id| id[v as usize]);
         let mut stats = CommStats::default();
         let mut residual = None;
+        let called = Instant::now();
         let outcome = match alg {
             Algorithm::Bfs if self.mode != Mode::Bsp => self.traverse_async(renamed(sources[0]), false, &mut stats),
             Algorithm::Bfs => self.bfs(renamed(sources[0]), &mut stats),
@@ -573,14 +607,16 @@ impl MultiGpu {
                 c.0.mark_failed();
             }
         })?;
-        let download = Instant::now();
+        let finished = called.elapsed().as_secs_f64();
+        let renumber = Instant::now();
         let output = self.output(values)?;
         Ok(MultiRun {
             output,
             iterations,
             seconds,
             residual,
-            download_seconds: download.elapsed().as_secs_f64(),
+            setup_seconds: (finished - seconds - stats.gather_seconds).max(0.0),
+            download_seconds: stats.gather_seconds + renumber.elapsed().as_secs_f64(),
             peak_device_bytes: peak,
             comm: stats,
         })
@@ -654,26 +690,38 @@ impl MultiGpu {
         to_status(gpu, &p.status, STATUS_COUNT, counter, 4)
     }
 
-    /// Part g's own slice of a device array of `T`.
-    fn own_slice<T: cudarc::driver::DeviceRepr + Default + Clone>(&self, g: usize, a: &CudaSlice<T>) -> Result<Vec<T>> {
-        let p = &self.parts[g];
-        p.gpu.stream.clone_dtoh(&a.slice(p.lo as usize..p.hi as usize)).check("downloading a result")
-    }
-
-    /// Every part's slice, concatenated (the result in renumbered ids).
-    fn gather<T: cudarc::driver::DeviceRepr + Default + Clone>(&self, arrays: &[CudaSlice<T>]) -> Result<Vec<T>> {
-        let mut all = Vec::with_capacity(self.n);
-        for (g, a) in arrays.iter().enumerate() {
-            all.extend(self.own_slice(g, a)?);
+    /// Every part's own slice of its array, side by side in one host array (the
+    /// result in renumbered ids): each GPU copies its slice straight into place, all
+    /// at once, each from its own thread.
+    fn gather<T: cudarc::driver::DeviceRepr + bytemuck::Pod + Send>(&self, arrays: &[CudaSlice<T>], stats: &mut CommStats) -> Result<Vec<T>> {
+        let start = Instant::now();
+        let mut all: Vec<T> = bytemuck::zeroed_vec(self.n);
+        let mut slices = Vec::with_capacity(self.parts.len());
+        let mut rest = &mut all[..];
+        for p in &self.parts {
+            let (own, tail) = rest.split_at_mut((p.hi - p.lo) as usize);
+            slices.push(own);
+            rest = tail;
         }
+        std::thread::scope(|s| {
+            let copies: Vec<_> = self
+                .parts
+                .iter()
+                .zip(arrays)
+                .zip(slices)
+                .map(|((p, a), own)| s.spawn(move || p.gpu.download_into(a, p.lo as usize, own, "a result")))
+                .collect();
+            copies.into_iter().try_for_each(|c| c.join().map_err(|_| GpuError::Thread("a download thread panicked".into()))?)
+        })?;
+        stats.gather_seconds += start.elapsed().as_secs_f64();
         Ok(all)
     }
 
     /// A result in the caller's ids.
     fn output(&self, o: Output) -> Result<Output> {
         let Some(id) = &self.new_id else { return Ok(o) };
-        fn back<T: Copy>(id: &[u32], v: &[T]) -> Vec<T> {
-            id.iter().map(|&i| v[i as usize]).collect()
+        fn back<T: Copy + Send + Sync>(id: &[u32], v: &[T]) -> Vec<T> {
+            id.par_iter().map(|&i| v[i as usize]).collect()
         }
         Ok(match o {
             Output::Depths(d) => Output::Depths(back(id, &d)),
