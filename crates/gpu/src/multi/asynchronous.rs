@@ -12,8 +12,8 @@
 use std::time::Instant;
 
 use bytemuck::{Pod, Zeroable};
-use rayon::prelude::*;
 use cudarc::driver::CudaSlice;
+use rayon::prelude::*;
 
 use chatty_algo::Output;
 use chatty_graph::WeightType;

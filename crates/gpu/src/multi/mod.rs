@@ -693,7 +693,11 @@ impl MultiGpu {
     /// Every part's own slice of its array, side by side in one host array (the
     /// result in renumbered ids): each GPU copies its slice straight into place, all
     /// at once, each from its own thread.
-    fn gather<T: cudarc::driver::DeviceRepr + bytemuck::Pod + Send>(&self, arrays: &[CudaSlice<T>], stats: &mut CommStats) -> Result<Vec<T>> {
+    fn gather<T: cudarc::driver::DeviceRepr + bytemuck::Pod + Send>(
+        &self,
+        arrays: &[CudaSlice<T>],
+        stats: &mut CommStats,
+    ) -> Result<Vec<T>> {
         let start = Instant::now();
         let mut all: Vec<T> = bytemuck::zeroed_vec(self.n);
         let mut slices = Vec::with_capacity(self.parts.len());
