@@ -45,7 +45,7 @@ correctness() {
         for a in $ALGS; do
             local extra=""
             [ "$a" = bc ] && extra="--sources 3"
-            if "$CHATTY" run "$a" "$g" --engine gpu --verify -n 2 --json $extra > "$OUT/last.json" 2> "$OUT/last.err"; then
+            if "$CHATTY" run "$a" "$g" --engine gpu --gpus all --verify -n 2 --json $extra > "$OUT/last.json" 2> "$OUT/last.err"; then
                 pass=$((pass + 1))
             elif grep -q "non-negative weights" "$OUT/last.err"; then
                 pass=$((pass + 1)) # SSSP refuses negative weights on both engines
