@@ -21,6 +21,7 @@ mkdir -p "$OUT" "$WORK/wall"
 gpus=$(nvidia-smi -L | wc -l)
 SPLIT=${SPLIT:-$([ "$gpus" -ge 2 ] && echo 0,1 || echo 0,0)}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)" | tee -a "$OUT/gpu.txt"
 # shellcheck source=scripts/device_graphs.sh
 source "$(dirname "$0")/device_graphs.sh"
 echo "build,graph,algo,gpus,kernel_ms,e2e_ms,setup_ms,exchange_ms,download_ms,other_ms,upload_s,upload_gb_s,prepare_s" > "$OUT/wall.csv"
@@ -59,7 +60,7 @@ for build in ${CHATTY_OLD:+old} new; do
     for spec in rmat25:pr rmat25:bfs rmat25:spmv road-NE:bfs; do
         name=${spec%%:*} alg=${spec#*:}
         row "$build" "$bin" "$name" "$alg" 1 --gpus 1
-        row "$build" "$bin" "$name" "$alg" "$SPLIT" --devices "$SPLIT"
+        row "$build" "$bin" "$name" "$alg" "${SPLIT//,/+}" --devices "$SPLIT"
         [ "$build" = new ] && [ "$gpus" -ge 2 ] && row "$build" "$bin" "$name" "$alg" auto
     done
 done

@@ -173,6 +173,19 @@ impl Gpu {
         unsafe { l.launch(self.cfg()) }
     }
 
+    /// SpMV's `x` on the device: the user's vector, or ones filled on the device (the
+    /// default of [`chatty_algo::spmv_x`], without building it on the host).
+    pub(crate) fn spmv_x(&self, x: Option<&[f64]>, n: usize) -> Result<CudaSlice<f64>> {
+        match x {
+            Some(x) => self.upload(x, "x"),
+            None => {
+                let mut ones = self.zeros::<f64>(n, "x")?;
+                self.fill_f64(&mut ones, n as u32, 1.0)?;
+                Ok(ones)
+            }
+        }
+    }
+
     pub(crate) fn set<T: DeviceRepr>(&self, a: &mut CudaSlice<T>, index: usize, value: T, what: &str) -> Result<()> {
         self.stream.memcpy_htod(&[value], &mut a.slice_mut(index..index + 1)).check(&format!("setting {what}"))
     }
@@ -423,7 +436,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
             sssp(gpu, dg, sources[0], delta, &mut peak)?
         }
         Algorithm::Pr => pagerank(gpu, dg, p, progress, &mut peak)?,
-        Algorithm::Spmv => spmv(gpu, dg, &chatty_algo::spmv_x(dg.n, p), &mut peak)?,
+        Algorithm::Spmv => spmv(gpu, dg, p.x.as_deref(), &mut peak)?,
         Algorithm::Wcc => wcc(gpu, dg, &mut peak)?,
         Algorithm::Bc => bc(gpu, dg, sources, progress, &mut peak)?,
     };
@@ -754,8 +767,8 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, progress: &dyn Progress, pe
     Ok((Pending::PageRank { scores: score, sums }, iters as u64, start, gpu.timer()?))
 }
 
-fn spmv(gpu: &Gpu, dg: &DeviceGraph, x: &[f64], peak: &mut u64) -> Result<Step> {
-    let x = gpu.upload(x, "x")?;
+fn spmv(gpu: &Gpu, dg: &DeviceGraph, x: Option<&[f64]>, peak: &mut u64) -> Result<Step> {
+    let x = gpu.spmv_x(x, dg.n)?;
     let y = gpu.zeros::<f64>(dg.n, "y")?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;

@@ -324,8 +324,8 @@ impl MultiGpu {
     }
 
     /// SpMV: each part computes its rows; nothing travels.
-    pub(super) fn spmv(&self, x: &[f64], stats: &mut CommStats) -> Result<Outcome> {
-        let bufs = self.per_part(|p| Ok((p.gpu.upload(x, "x")?, p.gpu.zeros::<f64>(self.n, "y")?)))?;
+    pub(super) fn spmv(&self, x: Option<&[f64]>, stats: &mut CommStats) -> Result<Outcome> {
+        let bufs = self.per_part(|p| Ok((p.gpu.spmv_x(x, self.n)?, p.gpu.zeros::<f64>(self.n, "y")?)))?;
         let peak = self.peak();
         let start = Instant::now();
         self.step(&|g| {

@@ -588,16 +588,15 @@ impl MultiGpu {
             },
             Algorithm::Pr => self.pagerank(p, &mut stats, &mut residual),
             Algorithm::Spmv => {
-                let x = chatty_algo::spmv_x(self.n, p);
-                let x = match &self.new_id {
-                    Some(id) => {
+                let x = match (&p.x, &self.new_id) {
+                    (Some(x), Some(id)) => {
                         let mut y = vec![0.0; x.len()];
                         id.iter().zip(x.iter()).for_each(|(&i, &v)| y[i as usize] = v);
-                        y
+                        Some(std::borrow::Cow::Owned(y))
                     }
-                    None => x.into_owned(),
+                    (x, _) => x.as_deref().map(std::borrow::Cow::Borrowed),
                 };
-                self.spmv(&x, &mut stats)
+                self.spmv(x.as_deref(), &mut stats)
             }
             Algorithm::Wcc => self.wcc(&mut stats),
             Algorithm::Bc => unreachable!("refused at open"),
@@ -699,7 +698,7 @@ impl MultiGpu {
         stats: &mut CommStats,
     ) -> Result<Vec<T>> {
         let start = Instant::now();
-        let mut all: Vec<T> = bytemuck::zeroed_vec(self.n);
+        let mut all: Vec<T> = crate::transfer::host_array(self.n);
         let mut slices = Vec::with_capacity(self.parts.len());
         let mut rest = &mut all[..];
         for p in &self.parts {
