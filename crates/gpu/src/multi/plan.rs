@@ -68,7 +68,26 @@ fn rows<'g>(a: &'g Adjacency, lo: u32, hi: u32) -> LocalCsr<'g> {
     }
 }
 
-/// Of every row of `a`, the edges whose target is in `lo..hi`.
+/// Rows per task when filling a CSR's rows in parallel.
+const ROWS_PER_TASK: usize = 4096;
+
+/// `dst` cut into the spans of consecutive blocks of `ROWS_PER_TASK` rows of a CSR
+/// laid out by `offsets`.
+fn row_blocks<'a, T>(offsets: &[u64], mut dst: &'a mut [T]) -> Vec<&'a mut [T]> {
+    let n = offsets.len() - 1;
+    (0..n)
+        .step_by(ROWS_PER_TASK)
+        .map(|r| {
+            let end = (r + ROWS_PER_TASK).min(n);
+            let (block, rest) = std::mem::take(&mut dst).split_at_mut((offsets[end] - offsets[r]) as usize);
+            dst = rest;
+            block
+        })
+        .collect()
+}
+
+/// Of every row of `a`, the edges whose target is in `lo..hi`: rows counted, then
+/// filled in place by blocks of rows in parallel (one pass over the edges each).
 fn into_range(a: &Adjacency, lo: u32, hi: u32) -> LocalCsr<'static> {
     let n = a.offsets().len() - 1;
     let inside = |t: &u32| (lo..hi).contains(t);
@@ -80,19 +99,27 @@ fn into_range(a: &Adjacency, lo: u32, hi: u32) -> LocalCsr<'static> {
         total += c;
         offsets.push(total);
     }
-    let off = a.offsets();
-    let targets: Vec<u32> = (0..n as u32).into_par_iter().flat_map_iter(|u| a.neighbors(u).iter().copied().filter(inside)).collect();
-    let weights = a.raw_weights().map(|w| {
-        let w: Vec<u32> = (0..n)
-            .into_par_iter()
-            .flat_map_iter(|u| {
-                let (b, e) = (off[u] as usize, off[u + 1] as usize);
-                a.targets()[b..e].iter().zip(&w[b..e]).filter(|(t, _)| inside(t)).map(|(_, &w)| w)
-            })
-            .collect();
-        Cow::Owned(w)
+    let (off, all_targets) = (a.offsets(), a.targets());
+    let mut targets = vec![0u32; total as usize];
+    let mut weights = a.raw_weights().map(|_| vec![0u32; total as usize]);
+    let target_blocks = row_blocks(&offsets, &mut targets);
+    let weight_blocks: Vec<Option<&mut [u32]>> = match &mut weights {
+        Some(w) => row_blocks(&offsets, w).into_iter().map(Some).collect(),
+        None => target_blocks.iter().map(|_| None).collect(),
+    };
+    target_blocks.into_par_iter().zip(weight_blocks).enumerate().for_each(|(b, (t, mut w))| {
+        let mut k = 0;
+        for i in off[b * ROWS_PER_TASK] as usize..off[((b + 1) * ROWS_PER_TASK).min(n)] as usize {
+            if inside(&all_targets[i]) {
+                t[k] = all_targets[i];
+                if let (Some(w), Some(raw)) = (w.as_deref_mut(), a.raw_weights()) {
+                    w[k] = raw[i];
+                }
+                k += 1;
+            }
+        }
     });
-    LocalCsr { offsets, targets: Cow::Owned(targets), weights }
+    LocalCsr { offsets, targets: Cow::Owned(targets), weights: weights.map(Cow::Owned) }
 }
 
 /// The rows `lo..hi` of `out` followed by those of `inc` (neighbours both ways).
