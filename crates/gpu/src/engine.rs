@@ -63,6 +63,11 @@ impl GpuEngine {
         GpuEngine { graph, devices: Devices::Several { options, engine: None, prepared: None, notes: Vec::new() } }
     }
 
+    /// The host graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
     /// Frees the devices and hands the host graph back.
     pub fn into_graph(self) -> Graph {
         self.graph

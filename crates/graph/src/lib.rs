@@ -23,6 +23,7 @@
 //! This crate knows nothing of engines, devices or kernels: it is the bottom layer.
 #![deny(missing_docs)]
 
+mod arrays;
 mod buf;
 pub mod build;
 pub mod cgr;
@@ -37,6 +38,7 @@ mod stats;
 pub mod transform;
 pub mod write;
 
+pub use arrays::EdgeArrays;
 pub use buf::Buf;
 pub use build::{build, BuildOptions, EdgeSource};
 pub use csr::{Adjacency, Graph, VertexId, WeightSlice, WeightType};

@@ -1,0 +1,246 @@
+"""ChattyGraph from Python: graphs from NumPy, SciPy, networkx or files, and the
+kernels (BFS, SSSP, PageRank, WCC, betweenness, SpMV) on CPU threads or a GPU.
+
+Every kernel returns a NumPy array indexed by vertex id (0 .. n-1); ``run`` also
+returns the report ``chatty run --json`` prints, as a dict. Kernels release the GIL.
+
+    >>> import chattygraph as cg, numpy as np
+    >>> g = cg.Graph.from_edges(np.array([0, 1]), np.array([1, 2]))
+    >>> cg.bfs(g, 0)
+    array([0, 1, 2])
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Hashable, Iterable, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _chattygraph as _native
+from ._chattygraph import ChattyError, gpu_count
+
+__all__ = [
+    "ChattyError",
+    "Graph",
+    "betweenness",
+    "bfs",
+    "gpu_count",
+    "pagerank",
+    "read",
+    "run",
+    "spmv",
+    "sssp",
+    "wcc",
+]
+
+_U32_MAX = np.iinfo(np.uint32).max
+
+
+def _ids(a: Any, what: str) -> np.ndarray:
+    a = np.asarray(a)
+    if a.ndim != 1:
+        raise ChattyError(f"{what}: expected a one-dimensional array, got shape {a.shape}")
+    if a.size and not np.issubdtype(a.dtype, np.integer):
+        raise ChattyError(f"{what}: expected integer vertex ids, got {a.dtype}")
+    if a.size and (a.min() < 0 or a.max() >= _U32_MAX):
+        raise ChattyError(f"{what}: vertex ids must lie in 0 .. {_U32_MAX - 1}")
+    return np.ascontiguousarray(a, dtype=np.uint32)
+
+
+def _weights(w: Any, m: int) -> tuple[Optional[np.ndarray], str]:
+    """Weights as raw 32-bit words: non-negative integers as u32, anything else as f32."""
+    if w is None:
+        return None, "int"
+    w = np.asarray(w)
+    if w.shape != (m,):
+        raise ChattyError(f"weights: expected {m} values, got shape {w.shape}")
+    if w.size == 0:
+        return np.zeros(0, dtype=np.uint32), "int"
+    if np.issubdtype(w.dtype, np.bool_) or not np.issubdtype(w.dtype, np.number):
+        raise ChattyError(f"weights: expected numbers, got {w.dtype}")
+    integral = np.issubdtype(w.dtype, np.integer) or bool(np.all(np.isfinite(w)) and np.all(w == np.floor(w)))
+    if integral and w.min() >= 0 and w.max() <= _U32_MAX:
+        return np.ascontiguousarray(w, dtype=np.uint32), "int"
+    return np.ascontiguousarray(w, dtype=np.float32).view(np.uint32), "float"
+
+
+class Graph:
+    """A graph in memory, its vertices 0 .. n-1 (``nodes`` names them when the graph
+    came from networkx). Kernels run on it through an engine kept between calls."""
+
+    def __init__(self, native: "_native.Graph", nodes: Optional[Sequence[Hashable]] = None,
+                 weight_kind: Optional[str] = None):
+        self._g = native
+        self.nodes = nodes
+        #: How weights are stored: None (unweighted), "int" (exact) or "float" (32-bit).
+        self.weight_kind = weight_kind if native.weighted else None
+
+    @classmethod
+    def from_edges(
+        cls,
+        src: Any,
+        dst: Any,
+        weights: Any = None,
+        n: Optional[int] = None,
+        directed: bool = True,
+    ) -> "Graph":
+        """Edges ``src[i] -> dst[i]`` (undirected: both ways), over ``n`` vertices
+        (default: the largest id + 1). Integer weights are stored exactly; other
+        weights as 32-bit floats."""
+        s, d = _ids(src, "src"), _ids(dst, "dst")
+        if s.shape != d.shape:
+            raise ChattyError(f"{s.size} sources but {d.size} targets")
+        if n is None:
+            n = int(max(s.max(initial=0), d.max(initial=0))) + 1 if s.size else 0
+        w, kind = _weights(weights, s.size)
+        return cls(_native.Graph.from_arrays(s, d, int(n), bool(directed), w, kind), weight_kind=kind)
+
+    @classmethod
+    def from_scipy(cls, a: Any, directed: bool = True) -> "Graph":
+        """A SciPy sparse matrix or array: entry (i, j) is an edge i -> j weighing
+        the entry (unweighted when every entry is 1)."""
+        if a.shape[0] != a.shape[1]:
+            raise ChattyError(f"an adjacency matrix is square, not {a.shape}")
+        coo = a.tocoo()
+        data = np.asarray(coo.data)
+        weights = None if data.size == 0 or np.all(data == 1) else data
+        return cls.from_edges(coo.row, coo.col, weights, n=a.shape[0], directed=directed)
+
+    @classmethod
+    def from_networkx(cls, g: Any, weight: Optional[str] = "weight", default: float = 1.0) -> "Graph":
+        """A networkx Graph or DiGraph (not a multigraph). The adjacency is read in
+        Rust; ``weight`` names the edge attribute (missing: ``default``; ``None``:
+        unweighted); all-ones weights make an unweighted graph."""
+        if g.is_multigraph():
+            raise ChattyError("multigraphs are not supported: convert to a Graph or DiGraph first")
+        nodes = list(g)
+        index = {v: i for i, v in enumerate(nodes)}
+        src, dst, w = _native.edges_from_adjacency(g._adj, index, weight, float(default))
+        if w is not None and (w.size == 0 or np.all(w == 1)):
+            w = None
+        directed = g.is_directed()
+        wt, kind = _weights(w, src.size)
+        # An undirected adjacency lists each edge both ways already: dedup drops the
+        # copies the undirected build adds.
+        native = _native.Graph.from_arrays(src, dst, len(nodes), directed, wt, kind, dedup=not directed)
+        return cls(native, nodes, kind)
+
+    def write(self, path: Union[str, os.PathLike]) -> None:
+        """Writes the graph in the format its file name says (``.cgr``, ``.el``, ``.wel``, ...)."""
+        self._g.write(os.fspath(path))
+
+    @property
+    def n(self) -> int:
+        return self._g.n
+
+    @property
+    def m(self) -> int:
+        """Stored directed edges (an undirected edge counts twice)."""
+        return self._g.m
+
+    @property
+    def directed(self) -> bool:
+        return self._g.directed
+
+    @property
+    def weighted(self) -> bool:
+        return self._g.weighted
+
+    def csr(self) -> tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
+        """The out-edges: offsets (n + 1), targets, weights as float64 or None."""
+        return self._g.csr()
+
+    def to_dict(self, values: np.ndarray) -> dict:
+        """Per-vertex values keyed by node (networkx's names when it came from there)."""
+        names: Iterable[Hashable] = self.nodes if self.nodes is not None else range(self.n)
+        return dict(zip(names, values.tolist()))
+
+    def vertex(self, node: Hashable) -> int:
+        """The id of a node (the node itself unless the graph came from networkx)."""
+        if self.nodes is None:
+            return int(node)
+        if not hasattr(self, "_index"):
+            self._index = {v: i for i, v in enumerate(self.nodes)}
+        try:
+            return self._index[node]
+        except KeyError:
+            raise ChattyError(f"node {node!r} is not in the graph") from None
+
+    def __repr__(self) -> str:
+        return repr(self._g)
+
+
+def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize: bool = False,
+         dedup: bool = False, drop_self_loops: bool = False) -> Graph:
+    """Reads any input the CLI reads (edge lists, DIMACS, PACE, Matrix Market, SNAP,
+    ``.cgr``; gzip), the format detected from the name and content unless given.
+    Vertex ids are 0-based (a 1-based file's vertex 1 is 0)."""
+    native = _native.Graph.read(os.fspath(path), format, symmetrize, dedup, drop_self_loops)
+    return Graph(native, weight_kind=native.weight_type)
+
+
+def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:
+    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv) and returns (answer, report):
+    the report is ``chatty run --json``'s object. ``engine``: auto (a GPU when one is
+    usable), cpu or gpu; ``threads``: CPU threads (default: every core)."""
+    return _native.run(g._g, algorithm, engine, threads, **params)
+
+
+def bfs(g: Graph, source: int, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """Hop distances from ``source`` (int64; -1 where unreachable)."""
+    return run(g, "bfs", engine, threads, source=g.vertex(source))[0]
+
+
+def sssp(g: Graph, source: int, *, delta: Optional[float] = None, engine: str = "auto",
+         threads: Optional[int] = None) -> np.ndarray:
+    """Shortest-path distances from ``source`` over the weights (float64; inf where
+    unreachable); ``delta`` is delta-stepping's bucket width (default from the graph)."""
+    return run(g, "sssp", engine, threads, source=g.vertex(source), delta=delta)[0]
+
+
+def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
+             personalization: Any = None, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """PageRank as networkx defines it (unweighted): stops when the L1 change is
+    below n * tol, or after max_iter iterations. ``personalization``: teleport
+    weights, an array of n values or a dict keyed by node."""
+    if isinstance(personalization, dict):
+        p = np.zeros(g.n)
+        for node, value in personalization.items():
+            p[g.vertex(node)] = value
+        personalization = p
+    if personalization is not None:
+        personalization = np.ascontiguousarray(personalization, dtype=np.float64)
+    return run(g, "pr", engine, threads, damping=alpha, tol=tol, max_iter=max_iter, personalization=personalization)[0]
+
+
+def wcc(g: Graph, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """Weakly connected components: each vertex labelled with its component's smallest id."""
+    return run(g, "wcc", engine, threads)[0]
+
+
+def betweenness(g: Graph, sources: Union[None, int, str] = None, seed: Optional[int] = None,
+                normalized: bool = False, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """Betweenness centrality (Brandes, unweighted) scaled as networkx's
+    ``betweenness_centrality``: from every vertex (``sources`` None or "all") or from
+    ``sources`` random ones (rescaled by n / k); undirected scores count each pair
+    once; ``normalized`` divides by (n-1)(n-2)."""
+    n = g.n
+    k = None if sources in (None, "all") or int(sources) >= n else int(sources)
+    if k is not None and k <= 0:
+        raise ChattyError("sources: a positive count, or \"all\"")
+    values = run(g, "bc", engine, threads, sources="all" if k is None else k, seed=seed)[0]
+    if normalized:
+        scale = None if n <= 2 else 1.0 / ((n - 1) * (n - 2))
+    else:
+        scale = None if g.directed else 0.5
+    if scale is not None:
+        values *= scale * (n / k if k is not None else 1.0)
+    return values
+
+
+def spmv(g: Graph, x: Any = None, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """y = A x: y[v] sums x[u] * w(u, v) over the in-edges of v (x: ones by default)."""
+    if x is not None:
+        x = np.ascontiguousarray(x, dtype=np.float64)
+    return run(g, "spmv", engine, threads, x=x)[0]

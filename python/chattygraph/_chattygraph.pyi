@@ -1,0 +1,59 @@
+"""Type stubs of the native module (see chattygraph/__init__.py for the public API)."""
+
+from typing import Any, Optional, Union
+
+import numpy as np
+
+class ChattyError(Exception): ...
+
+class Graph:
+    @staticmethod
+    def from_arrays(
+        src: np.ndarray,
+        dst: np.ndarray,
+        n: int,
+        directed: bool,
+        weights: Optional[np.ndarray] = None,
+        weight_type: str = "int",
+        dedup: bool = False,
+        drop_self_loops: bool = False,
+    ) -> "Graph": ...
+    @staticmethod
+    def read(
+        path: str, format: Optional[str] = None, symmetrize: bool = False, dedup: bool = False, drop_self_loops: bool = False
+    ) -> "Graph": ...
+    def write(self, path: str) -> None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def m(self) -> int: ...
+    @property
+    def directed(self) -> bool: ...
+    @property
+    def weighted(self) -> bool: ...
+    @property
+    def weight_type(self) -> str: ...
+    @property
+    def id_base(self) -> int: ...
+    def csr(self) -> tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]: ...
+
+def run(
+    graph: Graph,
+    algorithm_name: str,
+    engine: str = "auto",
+    threads: Optional[int] = None,
+    source: Optional[int] = None,
+    seed: Optional[int] = None,
+    delta: Optional[float] = None,
+    damping: float = 0.85,
+    tol: float = 1e-6,
+    max_iter: int = 100,
+    personalization: Optional[np.ndarray] = None,
+    sources: Union[None, int, str] = None,
+    x: Optional[np.ndarray] = None,
+    top: int = 10,
+) -> tuple[np.ndarray, dict[str, Any]]: ...
+def gpu_count() -> int: ...
+def edges_from_adjacency(
+    adj: dict[Any, dict[Any, dict[str, Any]]], index: dict[Any, int], weight: Optional[str] = None, default: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]: ...

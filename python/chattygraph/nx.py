@@ -1,0 +1,256 @@
+"""The networkx backend ``chatty``: ``nx.pagerank(G, backend="chatty")``, or every
+call with ``NETWORKX_BACKEND_PRIORITY=chatty``.
+
+A networkx graph is converted once (the adjacency read in Rust; networkx caches the
+converted graph on ``G``), then the kernels run through the same engines as the CLI.
+Arguments the kernels do not support (weighted PageRank, float or negative Dijkstra
+weights, sampled or endpoint betweenness, ``nstart``, ``dangling``...) are declined
+by raising ``NotImplementedError``, so networkx runs its own code instead of a
+different answer being returned. Small graphs stay in networkx (``should_run``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+import networkx as nx
+import numpy as np
+
+import chattygraph as cg
+
+#: Edges below which networkx answers faster than a conversion and an engine call.
+SMALL_GRAPH_EDGES = 2000
+
+#: The engine the backend's calls use: a GPU when one is usable, else the CPU.
+ENGINE = "auto"
+
+FUNCTIONS = (
+    "pagerank",
+    "single_source_shortest_path_length",
+    "single_source_dijkstra_path_length",
+    "connected_components",
+    "number_connected_components",
+    "weakly_connected_components",
+    "number_weakly_connected_components",
+    "betweenness_centrality",
+)
+
+
+class ChattyNxGraph:
+    """A networkx graph converted for the backend: the chattygraph Graph, and which
+    edge attribute its weights came from."""
+
+    __networkx_backend__ = "chatty"
+
+    def __init__(self, graph: cg.Graph, directed: bool, weight: Optional[str], graph_attrs: Optional[dict] = None):
+        self.cg = graph
+        self._directed = directed
+        self.weight = weight if graph.weighted else None
+        self.graph = dict(graph_attrs or {})
+
+    def is_directed(self) -> bool:
+        return self._directed
+
+    def is_multigraph(self) -> bool:
+        return False
+
+    def __len__(self) -> int:
+        return self.cg.n
+
+    def __contains__(self, node: Any) -> bool:
+        try:
+            self.cg.vertex(node)
+            return True
+        except (cg.ChattyError, TypeError):
+            return False
+
+
+def _source(G: ChattyNxGraph, source: Any) -> int:
+    if source not in G:
+        raise nx.NodeNotFound(f"Source {source} is not in G")
+    return G.cg.vertex(source)
+
+
+def _decline(why: str) -> None:
+    raise NotImplementedError(why)
+
+
+class BackendInterface:
+    """What networkx loads from the ``networkx.backends`` entry point."""
+
+    @staticmethod
+    def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False, preserve_node_attrs=False,
+                        preserve_graph_attrs=False, name=None, graph_name=None) -> ChattyNxGraph:
+        if G.is_multigraph():
+            _decline("multigraphs stay in networkx")
+        weight, default = None, 1.0
+        if edge_attrs:
+            if len(edge_attrs) > 1:
+                _decline("one edge attribute at most")
+            weight, default = next(iter(edge_attrs.items()))
+            if default is None:
+                default = 1.0
+        elif preserve_edge_attrs:
+            weight = "weight"
+        g = cg.Graph.from_networkx(G, weight=weight, default=default)
+        return ChattyNxGraph(g, G.is_directed(), weight, G.graph if preserve_graph_attrs else None)
+
+    @staticmethod
+    def convert_to_nx(obj, *, name=None):
+        if not isinstance(obj, ChattyNxGraph):
+            return obj
+        offsets, targets, weights = obj.cg.csr()
+        out = nx.DiGraph() if obj.is_directed() else nx.Graph()
+        out.graph.update(obj.graph)
+        nodes = obj.cg.nodes if obj.cg.nodes is not None else range(obj.cg.n)
+        out.add_nodes_from(nodes)
+        names = list(nodes)
+        src = np.repeat(np.arange(obj.cg.n), np.diff(offsets.astype(np.int64)))
+        if weights is None:
+            out.add_edges_from((names[u], names[v]) for u, v in zip(src.tolist(), targets.tolist()))
+        else:
+            out.add_weighted_edges_from(
+                ((names[u], names[v], w) for u, v, w in zip(src.tolist(), targets.tolist(), weights.tolist())),
+                weight=obj.weight or "weight",
+            )
+        return out
+
+    @staticmethod
+    def can_run(name: str, args: tuple, kwargs: dict) -> bool | str:
+        if name not in FUNCTIONS:
+            return f"{name} is not implemented by chatty"
+        graph = args[0] if args else kwargs.get("G")
+        if graph is not None and graph.is_multigraph():
+            return "multigraphs stay in networkx"
+        return True
+
+    @staticmethod
+    def should_run(name: str, args: tuple, kwargs: dict) -> bool | str:
+        graph = args[0] if args else kwargs.get("G")
+        if isinstance(graph, nx.Graph) and graph.number_of_edges() < SMALL_GRAPH_EDGES:
+            return f"fewer than {SMALL_GRAPH_EDGES} edges: networkx is faster"
+        return True
+
+    @staticmethod
+    def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight="weight",
+                 dangling=None):
+        if nstart is not None or dangling is not None:
+            _decline("nstart and dangling stay in networkx")
+        if weight is not None and G.weight is not None:
+            _decline("weighted PageRank stays in networkx")
+        n = G.cg.n
+        if n == 0:
+            return {}
+        if max_iter <= 0:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        p = None
+        if personalization is not None:
+            p = np.zeros(n)
+            for node, value in personalization.items():
+                if node in G:
+                    p[G.cg.vertex(node)] = value
+            if p.sum() == 0:
+                raise ZeroDivisionError("the personalization weights sum to zero")
+        values, report = cg.run(G.cg, "pr", ENGINE, damping=alpha, tol=tol, max_iter=max_iter, personalization=p)
+        residual = report["result"].get("residual")
+        if report["iterations"] >= max_iter and residual is not None and residual >= n * tol:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        return G.cg.to_dict(values)
+
+    @staticmethod
+    def single_source_shortest_path_length(G, source, cutoff=None):
+        depths = cg.run(G.cg, "bfs", ENGINE, source=_source(G, source))[0]
+        reached = depths >= 0
+        if cutoff is not None:
+            reached &= depths <= cutoff
+        return _select(G, depths, reached)
+
+    @staticmethod
+    def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
+        if callable(weight):
+            _decline("weight functions stay in networkx")
+        if weight is not None and G.cg.weight_kind == "float":
+            _decline("non-integer or negative weights stay in networkx (ours are 32-bit)")
+        if weight is None and G.weight is not None:
+            _decline("weight=None on a weighted graph stays in networkx")
+        dist = cg.run(G.cg, "sssp", ENGINE, source=_source(G, source))[0]
+        reached = np.isfinite(dist)
+        if cutoff is not None:
+            reached &= dist <= cutoff
+        # Integer weights (floats are declined above): the sums are exact integers.
+        return _select(G, np.where(reached, dist, 0).astype(np.int64), reached)
+
+    @staticmethod
+    def connected_components(G) -> Iterator[set]:
+        if G.is_directed():
+            raise nx.NetworkXNotImplemented("not implemented for directed type")
+        return _components(G)
+
+    @staticmethod
+    def number_connected_components(G) -> int:
+        if G.is_directed():
+            raise nx.NetworkXNotImplemented("not implemented for directed type")
+        return _count_components(G)
+
+    @staticmethod
+    def weakly_connected_components(G) -> Iterator[set]:
+        if not G.is_directed():
+            raise nx.NetworkXNotImplemented("not implemented for undirected type")
+        return _components(G)
+
+    @staticmethod
+    def number_weakly_connected_components(G) -> int:
+        if not G.is_directed():
+            raise nx.NetworkXNotImplemented("not implemented for undirected type")
+        return _count_components(G)
+
+    @staticmethod
+    def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
+        if weight is not None and G.weight is not None:
+            _decline("weighted betweenness stays in networkx")
+        if endpoints:
+            _decline("endpoints=True stays in networkx")
+        if k is not None:
+            if k > G.cg.n:
+                raise ValueError("Sample larger than population or is negative")
+            _decline("sampled sources stay in networkx (its sample would differ)")
+        values = cg.betweenness(G.cg, normalized=normalized, engine=ENGINE)
+        return G.cg.to_dict(values)
+
+
+def _select(G: ChattyNxGraph, values: np.ndarray, keep: np.ndarray) -> dict:
+    names = G.cg.nodes if G.cg.nodes is not None else range(G.cg.n)
+    idx = np.flatnonzero(keep)
+    picked = values[idx].tolist()
+    return {names[i]: x for i, x in zip(idx.tolist(), picked)} if G.cg.nodes is not None else dict(zip(idx.tolist(), picked))
+
+
+def _labels(G: ChattyNxGraph) -> np.ndarray:
+    return cg.run(G.cg, "wcc", ENGINE)[0]
+
+
+def _components(G: ChattyNxGraph) -> Iterator[set]:
+    labels = _labels(G)
+    names = G.cg.nodes if G.cg.nodes is not None else list(range(G.cg.n))
+    order = np.argsort(labels, kind="stable")
+    bounds = np.flatnonzero(np.diff(labels[order])) + 1
+    groups = np.split(order, bounds) if labels.size else []
+    # networkx yields components in the order of their first node.
+    for group in sorted(groups, key=lambda grp: grp[0]):
+        yield {names[i] for i in group.tolist()}
+
+
+def _count_components(G: ChattyNxGraph) -> int:
+    return int(np.unique(_labels(G)).size)
+
+
+def get_info() -> dict:
+    """What networkx reads from the ``networkx.backend_info`` entry point."""
+    return {
+        "backend_name": "chatty",
+        "project": "chattygraph",
+        "package": "chattygraph",
+        "short_summary": "ChattyGraph's CPU and GPU engines",
+        "default_config": {},
+        "functions": {name: {} for name in FUNCTIONS},
+    }

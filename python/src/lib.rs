@@ -1,0 +1,377 @@
+//! The `chattygraph` package's native module: a graph built from NumPy arrays or read
+//! from any file the CLI reads, and every kernel run through the one engine trait and
+//! harness (`chatty_algo::harness`), so results, checks and the report are the CLI's.
+//!
+//! What it is not: the Python API's shape (argument names, networkx conventions, the
+//! networkx backend) lives in `chattygraph/*.py`; this layer takes plain arrays and
+//! names and hands back arrays and the report.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use chatty_algo::{harness, Algorithm, BcSources, CpuEngine, Distances, Engine, GraphInfo, Output, Params, PrParams};
+use chatty_gpu::{Gpu, GpuEngine};
+use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, NoProgress, ReadOptions, WeightType};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rayon::prelude::*;
+
+create_exception!(chattygraph, ChattyError, PyException, "An error ChattyGraph reports: bad input, a failed engine, no GPU.");
+
+fn error(e: impl std::fmt::Display) -> PyErr {
+    ChattyError::new_err(e.to_string())
+}
+
+/// Which engine holds the graph now.
+enum Holder {
+    Idle(Graph),
+    Cpu(CpuEngine),
+    Gpu(Box<GpuEngine>),
+}
+
+impl Holder {
+    fn into_graph(self) -> Graph {
+        match self {
+            Holder::Idle(g) => g,
+            Holder::Cpu(e) => e.into_graph(),
+            Holder::Gpu(e) => e.into_graph(),
+        }
+    }
+
+    fn graph(&self) -> &Graph {
+        match self {
+            Holder::Idle(g) => g,
+            Holder::Cpu(e) => e.graph(),
+            Holder::Gpu(e) => e.graph(),
+        }
+    }
+}
+
+/// A graph in memory; kernels run on it through an engine kept between calls (a GPU
+/// engine keeps the graph uploaded).
+#[pyclass(name = "Graph", module = "chattygraph._chattygraph", frozen)]
+struct PyGraph {
+    info: GraphInfo,
+    path: String,
+    holder: Mutex<Option<Holder>>,
+}
+
+impl PyGraph {
+    fn new(g: Graph, path: String) -> PyGraph {
+        PyGraph { info: GraphInfo::of(&g), path, holder: Mutex::new(Some(Holder::Idle(g))) }
+    }
+
+    fn with_graph<T>(&self, f: impl FnOnce(&Graph) -> T) -> PyResult<T> {
+        let holder = self.holder.lock().map_err(|_| error("the graph was poisoned by an earlier panic"))?;
+        Ok(f(holder.as_ref().expect("a holder is put back after every call").graph()))
+    }
+}
+
+fn weight_type(name: &str) -> PyResult<WeightType> {
+    match name {
+        "int" => Ok(WeightType::Int),
+        "float" => Ok(WeightType::Float),
+        other => Err(error(format!("weight type `{other}`: expected int or float"))),
+    }
+}
+
+#[pymethods]
+impl PyGraph {
+    /// Edges `src[i] → dst[i]` over vertices `0..n`; `weights` are raw 32-bit words
+    /// of `weight_type` (`int`: u32, `float`: f32 bits); undirected graphs store each
+    /// edge both ways.
+    #[staticmethod]
+    #[pyo3(signature = (src, dst, n, directed, weights=None, weight_type="int", dedup=false, drop_self_loops=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn from_arrays(
+        py: Python<'_>,
+        src: PyReadonlyArray1<'_, u32>,
+        dst: PyReadonlyArray1<'_, u32>,
+        n: usize,
+        directed: bool,
+        weights: Option<PyReadonlyArray1<'_, u32>>,
+        weight_type: &str,
+        dedup: bool,
+        drop_self_loops: bool,
+    ) -> PyResult<PyGraph> {
+        let t = weight_type_for(weights.is_some(), weight_type)?;
+        let (src, dst) = (src.as_slice()?, dst.as_slice()?);
+        let weights = match &weights {
+            Some(w) => Some((w.as_slice()?, t)),
+            None => None,
+        };
+        let opts = BuildOptions { symmetrize: false, dedup, drop_self_loops };
+        let g = py.detach(|| EdgeArrays::new(n, src, dst, weights)?.build(directed, opts, &NoProgress)).map_err(error)?;
+        Ok(PyGraph::new(g, "<arrays>".into()))
+    }
+
+    /// Reads any input the CLI reads (edge lists, DIMACS, PACE, Matrix Market,
+    /// METIS, SNAP, `.cgr`; gzip; a pipe), detecting the format unless given.
+    #[staticmethod]
+    #[pyo3(signature = (path, format=None, symmetrize=false, dedup=false, drop_self_loops=false))]
+    fn read(
+        py: Python<'_>,
+        path: PathBuf,
+        format: Option<&str>,
+        symmetrize: bool,
+        dedup: bool,
+        drop_self_loops: bool,
+    ) -> PyResult<PyGraph> {
+        let format = format
+            .map(|f| Format::from_name(f).ok_or_else(|| error(format!("format `{f}`: expected one of {}", Format::NAMES))))
+            .transpose()?;
+        let opts = ReadOptions { format, build: BuildOptions { symmetrize, dedup, drop_self_loops } };
+        let g = py.detach(|| chatty_graph::read_graph(&path, opts, &NoProgress)).map_err(error)?;
+        Ok(PyGraph::new(g, path.display().to_string()))
+    }
+
+    /// Writes the graph in the format its name says (`.cgr`, `.el`, `.wel`, ...),
+    /// through a temporary file: a failed write leaves nothing behind.
+    fn write(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| self.with_graph(|g| chatty_graph::write_graph(g, &path, &NoProgress)))?.map_err(error)
+    }
+
+    /// Vertices.
+    #[getter]
+    fn n(&self) -> usize {
+        self.info.n
+    }
+
+    /// Stored directed edges (an undirected edge counts twice).
+    #[getter]
+    fn m(&self) -> u64 {
+        self.info.m
+    }
+
+    #[getter]
+    fn directed(&self) -> bool {
+        self.info.directed
+    }
+
+    #[getter]
+    fn weighted(&self) -> bool {
+        self.info.weighted
+    }
+
+    /// How the weights are stored: `none`, `int` or `float`.
+    #[getter]
+    fn weight_type(&self) -> PyResult<&'static str> {
+        self.with_graph(|g| g.weight_type().name())
+    }
+
+    /// The first vertex id of the file's numbering (1 for DIMACS, PACE, Matrix Market).
+    #[getter]
+    fn id_base(&self) -> u32 {
+        self.info.id_base
+    }
+
+    /// The out-edges as CSR arrays: offsets (n + 1), targets, and weights as floats
+    /// (`None` when unweighted).
+    #[allow(clippy::type_complexity)]
+    fn csr<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<f64>>>)> {
+        let (off, targets, weights) = self.with_graph(|g| {
+            let a = g.out_edges();
+            let weights = a.weights().map(|_| (0..a.targets().len()).into_par_iter().map(|e| a.weight_f64(e)).collect::<Vec<f64>>());
+            (a.offsets().to_vec(), a.targets().to_vec(), weights)
+        })?;
+        Ok((off.into_pyarray(py), targets.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
+    }
+
+    fn __repr__(&self) -> String {
+        let i = &self.info;
+        format!(
+            "chattygraph.Graph(n={}, m={}, {}, {})",
+            i.n,
+            i.m,
+            if i.directed { "directed" } else { "undirected" },
+            if i.weighted { "weighted" } else { "unweighted" }
+        )
+    }
+}
+
+fn weight_type_for(weighted: bool, name: &str) -> PyResult<WeightType> {
+    if weighted {
+        weight_type(name)
+    } else {
+        Ok(WeightType::None)
+    }
+}
+
+/// The engine `want` names, holding the graph (moved from whichever held it).
+fn engine_for(slot: &mut Option<Holder>, want: &str) -> PyResult<()> {
+    let have = match slot.as_ref().expect("a holder is present") {
+        Holder::Idle(_) => "idle",
+        Holder::Cpu(_) => "cpu",
+        Holder::Gpu(_) => "gpu",
+    };
+    let want = match want {
+        "auto" if have != "idle" => have,
+        "auto" if Gpu::count() > 0 => "gpu",
+        "auto" => "cpu",
+        "cpu" | "gpu" => want,
+        "ssd" => return Err(error("engine='ssd' runs on an SSD layout: use the CLI (`chatty run --engine ssd`)")),
+        other => return Err(error(format!("engine `{other}`: expected auto, cpu or gpu"))),
+    };
+    if want == have {
+        return Ok(());
+    }
+    let gpu = if want == "gpu" { Some(Gpu::open(0).map_err(error)?) } else { None };
+    let graph = slot.take().expect("a holder is present").into_graph();
+    *slot = Some(match gpu {
+        Some(gpu) => Holder::Gpu(Box::new(GpuEngine::one(gpu, graph))),
+        None => Holder::Cpu(CpuEngine::new(graph)),
+    });
+    Ok(())
+}
+
+fn algorithm(name: &str) -> PyResult<Algorithm> {
+    let names = || Algorithm::ALL.map(Algorithm::name).join(", ");
+    Algorithm::from_name(name).ok_or_else(|| error(format!("algorithm `{name}`: expected one of {}", names())))
+}
+
+/// The answer as a NumPy array: BFS depths as int64 (-1 unreached), SSSP distances
+/// as float64 (inf unreached), labels as int64, values as float64.
+fn answer(py: Python<'_>, o: Output) -> Bound<'_, PyAny> {
+    match o {
+        Output::Depths(d) => d
+            .into_par_iter()
+            .map(|x| if x == chatty_algo::bfs::UNREACHED { -1i64 } else { x as i64 })
+            .collect::<Vec<_>>()
+            .into_pyarray(py)
+            .into_any(),
+        Output::Distances(Distances::Int(d)) => {
+            d.into_par_iter().map(|x| if x == u64::MAX { f64::INFINITY } else { x as f64 }).collect::<Vec<_>>().into_pyarray(py).into_any()
+        }
+        Output::Distances(Distances::Float(d)) => d.into_pyarray(py).into_any(),
+        Output::Values(v) => v.into_pyarray(py).into_any(),
+        Output::Labels(l) => l.into_par_iter().map(i64::from).collect::<Vec<_>>().into_pyarray(py).into_any(),
+    }
+}
+
+/// Runs one kernel and returns (answer, report): the report is the CLI's `--json`
+/// object as a dict. `sources` is BC's: `None` one source, a count, or `"all"`.
+#[pyfunction]
+#[pyo3(signature = (graph, algorithm_name, engine="auto", threads=None, source=None, seed=None, delta=None,
+                    damping=0.85, tol=1e-6, max_iter=100, personalization=None, sources=None, x=None, top=10))]
+#[allow(clippy::too_many_arguments)]
+fn run<'py>(
+    py: Python<'py>,
+    graph: &PyGraph,
+    algorithm_name: &str,
+    engine: &str,
+    threads: Option<usize>,
+    source: Option<u32>,
+    seed: Option<u64>,
+    delta: Option<f64>,
+    damping: f64,
+    tol: f64,
+    max_iter: u32,
+    personalization: Option<PyReadonlyArray1<'py, f64>>,
+    sources: Option<Bound<'py, PyAny>>,
+    x: Option<PyReadonlyArray1<'py, f64>>,
+    top: usize,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let alg = algorithm(algorithm_name)?;
+    let bc_sources = match &sources {
+        None => BcSources::One,
+        Some(s) if s.extract::<String>().is_ok_and(|s| s == "all") => BcSources::All,
+        Some(s) => BcSources::Random(s.extract::<usize>().map_err(|_| error("sources: a count of random sources, or \"all\""))?),
+    };
+    let defaults = Params::default();
+    let p = Params {
+        source,
+        seed: seed.unwrap_or(defaults.seed),
+        delta,
+        pr: PrParams { damping, tolerance: tol, max_iters: max_iter },
+        bc_sources,
+        x: x.map(|x| x.as_slice().map(<[f64]>::to_vec)).transpose()?,
+        personalization: personalization.map(|p| p.as_slice().map(<[f64]>::to_vec)).transpose()?,
+        direction: defaults.direction,
+    };
+    if threads == Some(0) {
+        return Err(error("threads must be at least 1"));
+    }
+    let pool = threads.map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build()).transpose().map_err(error)?;
+    let mut slot = graph.holder.lock().map_err(|_| error("the graph was poisoned by an earlier panic"))?;
+    engine_for(&mut slot, engine)?;
+    let holder = slot.as_mut().expect("a holder is present");
+    let (report, json) = py
+        .detach(|| {
+            let mut work = || -> Result<(harness::Report, String), String> {
+                let e: &mut dyn Engine = match &mut *holder {
+                    Holder::Cpu(e) => e,
+                    Holder::Gpu(e) => &mut **e,
+                    Holder::Idle(_) => unreachable!("engine_for made an engine"),
+                };
+                let opts = harness::Options { trials: 1, verify: false, against: None };
+                let report = harness::run(e, alg, &p, &opts, |_| {}).map_err(|e| e.to_string())?;
+                let ctx = harness::Context { path: &graph.path, load_seconds: 0.0, commit: env!("CARGO_PKG_VERSION"), top, id_base: 0 };
+                let json = report.json(&ctx).to_string();
+                Ok((report, json))
+            };
+            match &pool {
+                Some(pool) => pool.install(work),
+                None => work(),
+            }
+        })
+        .map_err(error)?;
+    let report_dict = py.import("json")?.call_method1("loads", (json,))?;
+    Ok((answer(py, report.last.output), report_dict))
+}
+
+/// Whether a GPU the engine can use is present (the CUDA driver loaded, a device).
+#[pyfunction]
+fn gpu_count() -> usize {
+    Gpu::count()
+}
+
+/// Reads a networkx adjacency (`G._adj`, a dict of dicts) into edge arrays, with
+/// `index` mapping each node to its id, in one pass without building Python lists.
+/// Returns (src, dst, weights or None); a missing weight attribute is `default`.
+#[pyfunction]
+#[pyo3(signature = (adj, index, weight=None, default=1.0))]
+#[allow(clippy::type_complexity)]
+fn edges_from_adjacency<'py>(
+    py: Python<'py>,
+    adj: &Bound<'py, PyDict>,
+    index: &Bound<'py, PyDict>,
+    weight: Option<&str>,
+    default: f64,
+) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<f64>>>)> {
+    let mut src = Vec::new();
+    let mut dst = Vec::new();
+    let mut weights = weight.map(|_| Vec::new());
+    for (u, nbrs) in adj.iter() {
+        let u: u32 = index.get_item(&u)?.ok_or_else(|| error("a node of the adjacency is missing from the index"))?.extract()?;
+        let nbrs = nbrs.cast_into::<PyDict>()?;
+        for (v, attrs) in nbrs.iter() {
+            let v: u32 = index.get_item(&v)?.ok_or_else(|| error("a neighbour is missing from the index"))?.extract()?;
+            src.push(u);
+            dst.push(v);
+            if let (Some(w), Some(name)) = (weights.as_mut(), weight) {
+                let value = match attrs.cast_into::<PyDict>()?.get_item(name)? {
+                    Some(x) => x.extract::<f64>()?,
+                    None => default,
+                };
+                w.push(value);
+            }
+        }
+    }
+    Ok((src.into_pyarray(py), dst.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
+}
+
+#[pymodule]
+fn _chattygraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGraph>()?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(gpu_count, m)?)?;
+    m.add_function(wrap_pyfunction!(edges_from_adjacency, m)?)?;
+    m.add("ChattyError", m.py().get_type::<ChattyError>())?;
+    Ok(())
+}

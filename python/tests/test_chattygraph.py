@@ -1,0 +1,207 @@
+"""The chattygraph package against networkx (the independent reference) on generated
+graphs and the shared datasets; bad input raises ChattyError. Under CI=true the
+datasets must be present."""
+
+import math
+import os
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import chattygraph as cg
+
+# The backend tests reuse networkx's converted-graph cache on purpose.
+nx.config.warnings_to_ignore.add("cache")
+
+
+def datasets():
+    if "CHATTY_DATASETS" in os.environ:
+        return Path(os.environ["CHATTY_DATASETS"])
+    for d in [Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents]:
+        for c in (d / "shared" / "datasets", d.parent / "shared" / "datasets"):
+            if (c / "README.md").is_file():
+                return c
+    if os.environ.get("CI") in ("true", "1"):
+        raise RuntimeError("CI=true but the shared datasets are missing (set CHATTY_DATASETS)")
+    pytest.skip("shared datasets not found")
+
+
+def weighted_digraph(n=300, p=0.02, seed=7):
+    g = nx.gnp_random_graph(n, p, seed=seed, directed=True)
+    rng = np.random.default_rng(seed)
+    for u, v in g.edges:
+        g[u][v]["weight"] = int(rng.integers(1, 20))
+    return g
+
+
+GRAPHS = {
+    "karate": lambda: nx.karate_club_graph(),
+    "digraph": weighted_digraph,
+    "forest": lambda: nx.disjoint_union(nx.path_graph(40), nx.star_graph(9)),
+}
+
+
+@pytest.fixture(params=sorted(GRAPHS))
+def pair(request):
+    g = GRAPHS[request.param]()
+    return g, cg.Graph.from_networkx(g)
+
+
+def by_node(h, values):
+    return h.to_dict(values)
+
+
+def test_bfs_and_sssp_match_networkx(pair):
+    g, h = pair
+    source = next(iter(g))
+    got = by_node(h, cg.bfs(h, source, engine="cpu"))
+    want = nx.single_source_shortest_path_length(g, source)
+    assert {v: d for v, d in got.items() if d >= 0} == want
+    assert all(got[v] == -1 for v in g if v not in want)
+    got = by_node(h, cg.sssp(h, source, engine="cpu"))
+    want = nx.single_source_dijkstra_path_length(g, source)
+    assert all(math.isclose(got[v], want[v]) for v in want)
+    assert all(math.isinf(got[v]) for v in g if v not in want)
+
+
+def test_pagerank_wcc_and_betweenness_match_networkx(pair):
+    g, h = pair
+    got = by_node(h, cg.pagerank(h, tol=1e-10, max_iter=1000, engine="cpu"))
+    want = nx.pagerank(g, weight=None, tol=1e-10, max_iter=1000)
+    # Both stop once an iteration changes less than n * tol: each is within a few
+    # times that of the fixed point.
+    assert sum(abs(got[v] - want[v]) for v in g) < 20 * len(g) * 1e-10
+    labels = by_node(h, cg.wcc(h, engine="cpu"))
+    comps = list(nx.weakly_connected_components(g) if g.is_directed() else nx.connected_components(g))
+    assert len(set(labels.values())) == len(comps)
+    assert all(len({labels[v] for v in c}) == 1 for c in comps)
+    for normalized in (False, True):
+        got = by_node(h, cg.betweenness(h, normalized=normalized, engine="cpu"))
+        want = nx.betweenness_centrality(g, normalized=normalized, weight=None)
+        assert all(math.isclose(got[v], want[v], rel_tol=1e-9, abs_tol=1e-9) for v in g), normalized
+
+
+def test_personalized_pagerank_and_spmv():
+    g = weighted_digraph()
+    h = cg.Graph.from_networkx(g)
+    favoured = {0: 1.0, 5: 3.0}
+    got = by_node(h, cg.pagerank(h, personalization=favoured, tol=1e-12, max_iter=1000))
+    want = nx.pagerank(g, personalization=favoured, weight=None, tol=1e-12, max_iter=1000)
+    assert sum(abs(got[v] - want[v]) for v in g) < 1e-8
+    x = np.arange(h.n, dtype=float)
+    y = cg.spmv(h, x)
+    a = nx.to_scipy_sparse_array(g, nodelist=h.nodes, weight="weight").T
+    assert np.allclose(y, a @ x)
+
+
+def test_a_networkx_graph_scipy_and_arrays_build_the_same_graph():
+    g = weighted_digraph()
+    h = cg.Graph.from_networkx(g)
+    a = nx.to_scipy_sparse_array(g, nodelist=h.nodes, weight="weight")
+    s = cg.Graph.from_scipy(a)
+    coo = a.tocoo()
+    e = cg.Graph.from_edges(coo.row, coo.col, coo.data, n=h.n)
+    for other in (s, e):
+        for mine, theirs in zip(h.csr(), other.csr()):
+            assert np.array_equal(mine, theirs)
+    assert h.weighted and (h.n, h.m) == (g.number_of_nodes(), g.number_of_edges())
+    u = cg.Graph.from_networkx(nx.karate_club_graph(), weight=None)
+    assert not u.directed and u.m == 2 * 78
+
+
+def test_float_weights_and_threads():
+    g = nx.gnp_random_graph(200, 0.05, seed=3)
+    rng = np.random.default_rng(3)
+    for u, v in g.edges:
+        g[u][v]["weight"] = float(rng.uniform(0.5, 2.0))
+    h = cg.Graph.from_networkx(g)
+    got = by_node(h, cg.sssp(h, 0, threads=1))
+    want = nx.single_source_dijkstra_path_length(g, 0)
+    # 32-bit float weights: sums agree to about 1e-6 relative.
+    assert all(math.isclose(got[v], want[v], rel_tol=1e-5) for v in want)
+
+
+def test_datasets_read_run_write_and_report(tmp_path):
+    d = datasets()
+    path = d / "social" / "wiki-Vote.txt.gz"
+    h = cg.read(path)
+    g = nx.read_edgelist(path, create_using=nx.DiGraph, nodetype=int)
+    assert h.m == g.number_of_edges()
+    # The file's ids are the vertex ids: ids it never names are isolated vertices.
+    g.add_nodes_from(range(h.n))
+    pr, report = cg.run(h, "pr", engine="cpu", tol=1e-10)
+    assert report["engine"] == "cpu" and report["algorithm"] == "pr" and report["graph"]["n"] == h.n
+    assert report["breakdown"][0]["kernel_seconds"] > 0
+    want = nx.pagerank(g, weight=None, tol=1e-10)
+    assert sum(abs(pr[v] - want[v]) for v in g) < 20 * h.n * 1e-10
+    h.write(tmp_path / "g.cgr")
+    again = cg.read(tmp_path / "g.cgr")
+    for mine, theirs in zip(h.csr(), again.csr()):
+        assert (mine is None and theirs is None) or np.array_equal(mine, theirs)
+    road = cg.read(d / "road" / "USA-road-NY.pace.gr.gz")
+    dist = cg.sssp(road, 0, engine="cpu")
+    assert np.isfinite(dist).sum() > 0.99 * road.n
+
+
+def test_bad_input_raises_chatty_error(tmp_path):
+    with pytest.raises(cg.ChattyError, match="integer vertex ids"):
+        cg.Graph.from_edges([0.5], [1])
+    with pytest.raises(cg.ChattyError, match="vertex ids must lie"):
+        cg.Graph.from_edges([-1], [1])
+    with pytest.raises(cg.ChattyError, match="not below n = 2"):
+        cg.Graph.from_edges([0, 1], [1, 2], n=2)
+    with pytest.raises(cg.ChattyError, match="2 sources but 1 targets"):
+        cg.Graph.from_edges([0, 1], [1])
+    with pytest.raises(cg.ChattyError, match="weights: expected 2 values"):
+        cg.Graph.from_edges([0, 1], [1, 2], weights=[1.0])
+    h = cg.Graph.from_edges([0, 1], [1, 2])
+    with pytest.raises(cg.ChattyError, match="source"):
+        cg.run(h, "bfs", source=7)
+    with pytest.raises(cg.ChattyError, match="algorithm `nope`"):
+        cg.run(h, "nope")
+    with pytest.raises(cg.ChattyError, match="engine `tpu`"):
+        cg.bfs(h, 0, engine="tpu")
+    with pytest.raises(cg.ChattyError, match="threads"):
+        cg.bfs(h, 0, threads=0)
+    if cg.gpu_count() == 0:
+        with pytest.raises(cg.ChattyError):
+            cg.bfs(h, 0, engine="gpu")
+        assert cg.bfs(h, 0, engine="cpu").tolist() == [0, 1, 2], "the graph survives a failed engine switch"
+    bad = tmp_path / "bad.el"
+    bad.write_text("0 1\n2 x\n")
+    with pytest.raises(cg.ChattyError, match="bad.el:2"):
+        cg.read(bad)
+    with pytest.raises(cg.ChattyError):
+        cg.read(tmp_path / "missing.el")
+    with pytest.raises(cg.ChattyError, match="multigraphs"):
+        cg.Graph.from_networkx(nx.MultiGraph([(0, 1)]))
+
+
+def test_the_networkx_backend_answers_as_networkx_and_declines_what_it_cannot():
+    g = weighted_digraph(n=2000, p=0.003)
+    u = g.to_undirected()
+    got = nx.pagerank(g, weight=None, backend="chatty")
+    want = nx.pagerank(g, weight=None)
+    assert sum(abs(got[v] - want[v]) for v in g) < 20 * len(g) * 1e-6
+    assert nx.single_source_dijkstra_path_length(g, 0, backend="chatty") == nx.single_source_dijkstra_path_length(g, 0)
+    assert nx.single_source_shortest_path_length(g, 0, backend="chatty") == nx.single_source_shortest_path_length(g, 0)
+    assert sorted(map(sorted, nx.connected_components(u, backend="chatty"))) == sorted(map(sorted, nx.connected_components(u)))
+    assert nx.number_weakly_connected_components(g, backend="chatty") == nx.number_weakly_connected_components(g)
+    got = nx.betweenness_centrality(u, backend="chatty")
+    want = nx.betweenness_centrality(u)
+    assert all(math.isclose(got[v], want[v], rel_tol=1e-9, abs_tol=1e-12) for v in u)
+    from chattygraph.nx import BackendInterface as B
+
+    converted = B.convert_from_nx(g, edge_attrs={"weight": 1})
+    with pytest.raises(NotImplementedError, match="weighted PageRank"):
+        B.pagerank(converted)
+    with pytest.raises(NotImplementedError, match="sampled"):
+        B.betweenness_centrality(converted, k=10)
+    with pytest.raises(nx.NodeNotFound):
+        B.single_source_shortest_path_length(converted, "nope")
+    back = B.convert_to_nx(converted)
+    assert nx.utils.edges_equal(back.edges(data="weight"), g.edges(data="weight"))
+    assert B.should_run("pagerank", (nx.path_graph(10),), {}) is not True, "small graphs stay in networkx"
