@@ -12,6 +12,7 @@ returns the report ``chatty run --json`` prints, as a dict. Kernels release the 
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Hashable, Iterable, Optional, Sequence, Union
 
@@ -219,23 +220,50 @@ def wcc(g: Graph, *, engine: str = "auto", threads: Optional[int] = None) -> np.
     return run(g, "wcc", engine, threads)[0]
 
 
-def betweenness(g: Graph, sources: Union[None, int, str] = None, seed: Optional[int] = None,
+def betweenness(g: Graph, sources: Union[None, int, str, Sequence[int]] = None, seed: Optional[int] = None,
                 normalized: bool = False, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
-    """Betweenness centrality (Brandes, unweighted) scaled as networkx's
-    ``betweenness_centrality``: from every vertex (``sources`` None or "all") or from
-    ``sources`` random ones (rescaled by n / k); undirected scores count each pair
-    once; ``normalized`` divides by (n-1)(n-2)."""
+    """Betweenness centrality (Brandes, unweighted), scaled as networkx's
+    ``betweenness_centrality`` (endpoints excluded): from every vertex (``sources``
+    None or "all"), from ``sources`` vertices drawn at random from ``seed``, or from
+    the vertices listed; undirected scores count each pair once; ``normalized``
+    divides by the (s, t) pairs. Sampled scores are rescaled as networkx 3.6 does."""
     n = g.n
-    k = None if sources in (None, "all") or int(sources) >= n else int(sources)
-    if k is not None and k <= 0:
-        raise ChattyError("sources: a positive count, or \"all\"")
-    values = run(g, "bc", engine, threads, sources="all" if k is None else k, seed=seed)[0]
-    if normalized:
-        scale = None if n <= 2 else 1.0 / ((n - 1) * (n - 2))
+    if sources is None or isinstance(sources, str):
+        if sources not in (None, "all"):
+            raise ChattyError(f"sources: a count, vertex ids or \"all\", not {sources!r}")
+        listed = None
+    elif isinstance(sources, (int, np.integer)):
+        if not 0 < sources:
+            raise ChattyError("sources: a positive count")
+        listed = None if sources >= n else np.random.default_rng(seed).choice(n, int(sources), replace=False)
     else:
-        scale = None if g.directed else 0.5
-    if scale is not None:
-        values *= scale * (n / k if k is not None else 1.0)
+        listed = _ids(sources, "sources")
+        if np.unique(listed).size != listed.size:
+            raise ChattyError("sources: each vertex at most once")
+    values = run(g, "bc", engine, threads, sources="all" if listed is None else listed)[0]
+    return _rescale(values, n, normalized=normalized, directed=g.directed, sampled=listed)
+
+
+def _rescale(values: np.ndarray, n: int, *, normalized: bool, directed: bool, sampled: Optional[np.ndarray]) -> np.ndarray:
+    """networkx's ``_rescale`` for endpoints excluded: per (s, t) pair (normalized),
+    or to the full sum (undirected pairs once); sampled sources scale apart from the rest."""
+    pairs = n - 1
+    if pairs < 2:
+        return values
+    correction = 1 if directed else 2
+    if sampled is None:
+        values *= 1 / (pairs * (pairs - 1)) if normalized else 1 / correction
+        return values
+    k = sampled.size
+    if normalized:
+        source_scale = 1 / ((k - 1) * (pairs - 1)) if k > 1 else math.nan
+        other_scale = 1 / (k * (pairs - 1))
+    else:
+        source_scale = pairs / ((k - 1) * correction) if k > 1 else math.nan
+        other_scale = pairs / (k * correction)
+    scale = np.full(n, other_scale)
+    scale[sampled] = source_scale
+    values *= scale
     return values
 
 

@@ -49,7 +49,7 @@ def run(
     tol: float = 1e-6,
     max_iter: int = 100,
     personalization: Optional[np.ndarray] = None,
-    sources: Union[None, int, str] = None,
+    sources: Union[None, int, str, np.ndarray] = None,
     x: Optional[np.ndarray] = None,
     top: int = 10,
 ) -> tuple[np.ndarray, dict[str, Any]]: ...

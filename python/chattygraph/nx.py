@@ -4,7 +4,7 @@ call with ``NETWORKX_BACKEND_PRIORITY=chatty``.
 A networkx graph is converted once (the adjacency read in Rust; networkx caches the
 converted graph on ``G``), then the kernels run through the same engines as the CLI.
 Arguments the kernels do not support (weighted PageRank, float or negative Dijkstra
-weights, sampled or endpoint betweenness, ``nstart``, ``dangling``...) are declined
+weights, endpoint betweenness, ``nstart``, ``dangling``...) are declined
 by raising ``NotImplementedError``, so networkx runs its own code instead of a
 different answer being returned. Small graphs stay in networkx (``should_run``).
 """
@@ -210,11 +210,12 @@ class BackendInterface:
             _decline("weighted betweenness stays in networkx")
         if endpoints:
             _decline("endpoints=True stays in networkx")
-        if k is not None:
-            if k > G.cg.n:
-                raise ValueError("Sample larger than population or is negative")
-            _decline("sampled sources stay in networkx (its sample would differ)")
-        values = cg.betweenness(G.cg, normalized=normalized, engine=ENGINE)
+        sources = None
+        if k is not None and k != G.cg.n:
+            # networkx's own sample, drawn the way it draws it, so the answer is its answer.
+            seed = nx.utils.create_py_random_state(seed)
+            sources = [G.cg.vertex(v) for v in seed.sample(list(G.cg.nodes), k)]
+        values = cg.betweenness(G.cg, sources=sources, normalized=normalized, engine=ENGINE)
         return G.cg.to_dict(values)
 
 

@@ -281,7 +281,12 @@ fn run<'py>(
     let bc_sources = match &sources {
         None => BcSources::One,
         Some(s) if s.extract::<String>().is_ok_and(|s| s == "all") => BcSources::All,
-        Some(s) => BcSources::Random(s.extract::<usize>().map_err(|_| error("sources: a count of random sources, or \"all\""))?),
+        Some(s) => match s.extract::<usize>() {
+            Ok(k) => BcSources::Random(k),
+            Err(_) => {
+                BcSources::List(s.extract::<Vec<u32>>().map_err(|_| error("sources: a count of random sources, vertex ids, or \"all\""))?)
+            }
+        },
     };
     let defaults = Params::default();
     let p = Params {

@@ -198,8 +198,12 @@ def test_the_networkx_backend_answers_as_networkx_and_declines_what_it_cannot():
     converted = B.convert_from_nx(g, edge_attrs={"weight": 1})
     with pytest.raises(NotImplementedError, match="weighted PageRank"):
         B.pagerank(converted)
-    with pytest.raises(NotImplementedError, match="sampled"):
-        B.betweenness_centrality(converted, k=10)
+    for normalized in (False, True):
+        got = nx.betweenness_centrality(u, k=50, seed=3, normalized=normalized, backend="chatty")
+        want = nx.betweenness_centrality(u, k=50, seed=3, normalized=normalized)
+        assert all(math.isclose(got[v], want[v], rel_tol=1e-9, abs_tol=1e-12) for v in u), "the same sample"
+    with pytest.raises(NotImplementedError, match="endpoints"):
+        B.betweenness_centrality(converted, endpoints=True)
     with pytest.raises(nx.NodeNotFound):
         B.single_source_shortest_path_length(converted, "nope")
     back = B.convert_to_nx(converted)

@@ -125,6 +125,8 @@ pub enum BcSources {
     Random(usize),
     /// Every vertex.
     All,
+    /// These vertices (a sample drawn by the caller, e.g. networkx's).
+    List(Vec<u32>),
 }
 
 /// Parameters of a run; the defaults are design.md's.
@@ -216,10 +218,16 @@ pub fn pick_sources(alg: Algorithm, n: usize, degree: impl Fn(u32) -> u64, has_e
             return Ok(vec![s]);
         }
     }
-    let count = match *bc_sources {
+    let count = match bc_sources {
         BcSources::All => return Ok((0..n as u32).collect()),
+        BcSources::List(v) => {
+            return match v.iter().find(|&&s| s as usize >= n) {
+                Some(&s) => Err(Error::NotAVertex { vertex: s, n }),
+                None => Ok(v.clone()),
+            }
+        }
         BcSources::One => 1,
-        BcSources::Random(k) => k,
+        BcSources::Random(k) => *k,
     };
     let eligible = |v: u32| !has_edges || degree(v) > 0;
     if count > 1 {

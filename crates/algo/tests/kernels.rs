@@ -169,7 +169,7 @@ fn sssp_with_float_weights_and_several_deltas() {
 #[test]
 fn bc_over_several_and_all_sources() {
     let g = generate::rmat(9, 4, GenOptions { seed: 5, max_weight: None, undirected: false }, &NoProgress).unwrap();
-    for sources in [BcSources::Random(5), BcSources::All] {
+    for sources in [BcSources::Random(5), BcSources::All, BcSources::List(vec![3, 0, 17])] {
         let p = Params { bc_sources: sources.clone(), ..Params::default() };
         let (output, chosen) = run(Algorithm::Bc, &g, &p, 0).unwrap();
         verify(Algorithm::Bc, &g, &p, &chosen, &output).unwrap_or_else(|e| panic!("{sources:?}: {e}"));
@@ -178,6 +178,10 @@ fn bc_over_several_and_all_sources() {
         unique.dedup();
         assert_eq!(unique.len(), chosen.len(), "sources are drawn without replacement");
     }
+    let listed = Params { bc_sources: BcSources::List(vec![3, 0, 17]), ..Params::default() };
+    assert_eq!(run(Algorithm::Bc, &g, &listed, 0).unwrap().1, vec![3, 0, 17], "listed sources are taken as given");
+    let beyond = Params { bc_sources: BcSources::List(vec![g.num_vertices() as u32]), ..Params::default() };
+    assert!(run(Algorithm::Bc, &g, &beyond, 0).is_err(), "a listed source must be a vertex");
     let too_many = Params { bc_sources: BcSources::Random(g.num_vertices() + 1), ..Params::default() };
     let (_, chosen) = run(Algorithm::Bc, &g, &too_many, 0).unwrap();
     let with_edges = (0..g.num_vertices() as u32).filter(|&v| g.out_edges().degree(v) > 0).count();

@@ -317,6 +317,7 @@ fn bc_prefers_cpu(a: &RunArgs, g: &chatty_graph::Graph, bc_sources: &BcSources) 
         BcSources::All => n,
         BcSources::One => 1,
         BcSources::Random(k) => k.min(n),
+        BcSources::List(ref v) => v.len(),
     };
     let root = (0..n as u32).find(|&v| g.out_edges().degree(v) > 0).unwrap_or(0);
     let (_, levels) = chatty_algo::bfs::bfs(g, root, chatty_algo::Direction::Auto, &chatty_graph::NoProgress).ok()?;
