@@ -116,7 +116,9 @@ class Graph:
         if g.is_multigraph():
             raise ChattyError("multigraphs are not supported: convert to a Graph or DiGraph first")
         nodes = list(g)
-        index = {v: i for i, v in enumerate(nodes)}
+        # Nodes 0..n-1 in order (the common case) are their own ids: no index to look up.
+        identity = all(type(v) is int and v == i for i, v in enumerate(nodes))
+        index = None if identity else {v: i for i, v in enumerate(nodes)}
         src, dst, w = _native.edges_from_adjacency(g._adj, index, weight, float(default))
         if w is not None and (w.size == 0 or np.all(w == 1)):
             w = None

@@ -11,6 +11,8 @@ different answer being returned. Small graphs stay in networkx (``should_run``).
 
 from __future__ import annotations
 
+import gc
+
 from typing import Any, Iterator, Optional
 
 import networkx as nx
@@ -231,14 +233,21 @@ def _labels(G: ChattyNxGraph) -> np.ndarray:
 
 
 def _components(G: ChattyNxGraph) -> Iterator[set]:
-    labels = _labels(G)
-    names = G.cg.nodes if G.cg.nodes is not None else list(range(G.cg.n))
-    order = np.argsort(labels, kind="stable")
-    bounds = np.flatnonzero(np.diff(labels[order])) + 1
-    groups = np.split(order, bounds) if labels.size else []
-    # networkx yields components in the order of their first node.
-    for group in sorted(groups, key=lambda grp: grp[0]):
-        yield {names[i] for i in group.tolist()}
+    names = G.cg.nodes if G.cg.nodes is not None else range(G.cg.n)
+    labels = _labels(G).tolist()
+    # networkx yields components in the order of their first node: a dict keeps it.
+    # The sets hold no cycles: the collector is off while they are made, else each
+    # full collection would walk the caller's (large) networkx graph again.
+    members: dict[int, set] = {}
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for name, label in zip(names, labels):
+            members.setdefault(label, set()).add(name)
+    finally:
+        if collecting:
+            gc.enable()
+    yield from members.values()
 
 
 def _count_components(G: ChattyNxGraph) -> int:

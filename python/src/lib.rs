@@ -337,7 +337,8 @@ fn gpu_count() -> usize {
 }
 
 /// Reads a networkx adjacency (`G._adj`, a dict of dicts) into edge arrays, with
-/// `index` mapping each node to its id, in one pass without building Python lists.
+/// `index` mapping each node to its id (`None`: the nodes are the ids 0..n-1 in
+/// order), in one pass without building Python lists.
 /// Returns (src, dst, weights or None); a missing weight attribute is `default`.
 #[pyfunction]
 #[pyo3(signature = (adj, index, weight=None, default=1.0))]
@@ -345,18 +346,29 @@ fn gpu_count() -> usize {
 fn edges_from_adjacency<'py>(
     py: Python<'py>,
     adj: &Bound<'py, PyDict>,
-    index: &Bound<'py, PyDict>,
+    index: Option<&Bound<'py, PyDict>>,
     weight: Option<&str>,
     default: f64,
 ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<f64>>>)> {
     let mut src = Vec::new();
     let mut dst = Vec::new();
     let mut weights = weight.map(|_| Vec::new());
+    let n = adj.len();
+    let id = |node: &Bound<'py, PyAny>| -> PyResult<u32> {
+        let id: u32 = match index {
+            Some(index) => index.get_item(node)?.ok_or_else(|| error("a node is missing from the index"))?.extract()?,
+            None => node.extract()?,
+        };
+        if id as usize >= n {
+            return Err(error(format!("node {id} is not below the node count {n}")));
+        }
+        Ok(id)
+    };
     for (u, nbrs) in adj.iter() {
-        let u: u32 = index.get_item(&u)?.ok_or_else(|| error("a node of the adjacency is missing from the index"))?.extract()?;
+        let u = id(&u)?;
         let nbrs = nbrs.cast_into::<PyDict>()?;
         for (v, attrs) in nbrs.iter() {
-            let v: u32 = index.get_item(&v)?.ok_or_else(|| error("a neighbour is missing from the index"))?.extract()?;
+            let v = id(&v)?;
             src.push(u);
             dst.push(v);
             if let (Some(w), Some(name)) = (weights.as_mut(), weight) {
