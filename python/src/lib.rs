@@ -70,11 +70,13 @@ impl PyGraph {
     }
 }
 
-fn weight_type(name: &str) -> PyResult<WeightType> {
-    match name {
-        "int" => Ok(WeightType::Int),
-        "float" => Ok(WeightType::Float),
-        other => Err(error(format!("weight type `{other}`: expected int or float"))),
+/// The weight type of weights named `name` (`None` when there are no weights).
+fn weight_type_of(weighted: bool, name: &str) -> PyResult<WeightType> {
+    match (weighted, name) {
+        (false, _) => Ok(WeightType::None),
+        (true, "int") => Ok(WeightType::Int),
+        (true, "float") => Ok(WeightType::Float),
+        (true, other) => Err(error(format!("weight type `{other}`: expected int or float"))),
     }
 }
 
@@ -97,7 +99,7 @@ impl PyGraph {
         dedup: bool,
         drop_self_loops: bool,
     ) -> PyResult<PyGraph> {
-        let t = weight_type_for(weights.is_some(), weight_type)?;
+        let t = weight_type_of(weights.is_some(), weight_type)?;
         let (src, dst) = (src.as_slice()?, dst.as_slice()?);
         let weights = match &weights {
             Some(w) => Some((w.as_slice()?, t)),
@@ -192,14 +194,6 @@ impl PyGraph {
             if i.directed { "directed" } else { "undirected" },
             if i.weighted { "weighted" } else { "unweighted" }
         )
-    }
-}
-
-fn weight_type_for(weighted: bool, name: &str) -> PyResult<WeightType> {
-    if weighted {
-        weight_type(name)
-    } else {
-        Ok(WeightType::None)
     }
 }
 

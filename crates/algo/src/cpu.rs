@@ -95,7 +95,7 @@ impl Engine for CpuEngine {
             sources: sources.to_vec(),
             iterations,
             seconds,
-            breakdown: Breakdown::kernels_only(seconds),
+            breakdown: Breakdown::default(),
             residual,
             transfers: Vec::new(),
             detail: serde_json::Value::Null,

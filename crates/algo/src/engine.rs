@@ -60,25 +60,18 @@ pub struct Transfer {
     pub bytes: u64,
 }
 
-/// Where an engine's trial spent its wall time, in seconds (the harness adds `other`:
-/// what is left of the trial's end-to-end time, so the phases account for all of it).
+/// Where an engine's trial spent its wall time outside the kernels ([`Trial::seconds`]),
+/// in seconds; all zero for a trial that is all kernel (the CPU engine: its arrays are
+/// the answer). The harness adds the kernels and `other`, what is left of the trial's
+/// end-to-end time, so the phases account for all of it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Breakdown {
     /// Allocating and initialising the trial's arrays and uploading its inputs.
     pub setup_seconds: f64,
-    /// The kernels: [`Trial::seconds`], exchanges included.
-    pub kernel_seconds: f64,
-    /// Of `kernel_seconds`, host time spent exchanging values between devices.
+    /// Of the kernels' time, host time spent exchanging values between devices.
     pub exchange_seconds: f64,
     /// Copying the answer into host memory (downloads, gathering parts, renumbering).
     pub download_seconds: f64,
-}
-
-impl Breakdown {
-    /// A trial that is all kernel (the CPU engine: its arrays are the answer).
-    pub fn kernels_only(seconds: f64) -> Breakdown {
-        Breakdown { kernel_seconds: seconds, ..Breakdown::default() }
-    }
 }
 
 /// One trial of one kernel: the answer, the engine's timing, and its statistics.

@@ -249,9 +249,10 @@ impl Report {
             "trial_seconds": self.trial_seconds,
             "trial_timing": self.engine.trial_timing,
             "end_to_end_seconds": self.end_to_end_seconds,
-            "breakdown": self.breakdowns.iter().zip(&self.end_to_end_seconds).map(|(b, e)| {
+            "breakdown": self.breakdowns.iter().zip(&self.trial_seconds).zip(&self.end_to_end_seconds).map(|((b, k), e)| {
                 let mut o = serde_json::to_value(b).expect("a breakdown serialises");
-                o["other_seconds"] = json!((e - b.setup_seconds - b.kernel_seconds - b.download_seconds).max(0.0));
+                o["kernel_seconds"] = json!(k);
+                o["other_seconds"] = json!((e - b.setup_seconds - k - b.download_seconds).max(0.0));
                 o
             }).collect::<Vec<_>>(),
             "prepare_seconds": self.prepare_seconds,

@@ -179,12 +179,7 @@ impl Engine for GpuEngine {
             Devices::One { gpu, device } => {
                 let r = run(gpu, device.as_ref().ok_or_else(unprepared)?, alg, p, sources, progress).map_err(Error::engine)?;
                 let d = DeviceTrial { peak_device_memory_bytes: r.peak_device_bytes };
-                let b = Breakdown {
-                    setup_seconds: r.setup_seconds,
-                    kernel_seconds: r.kernel_seconds,
-                    exchange_seconds: 0.0,
-                    download_seconds: r.download_seconds,
-                };
+                let b = Breakdown { setup_seconds: r.setup_seconds, exchange_seconds: 0.0, download_seconds: r.download_seconds };
                 Ok(trial(r.output, r.iterations, r.kernel_seconds, b, r.residual, Vec::new(), detail(d)?))
             }
             Devices::Several { engine, .. } => {
@@ -194,7 +189,6 @@ impl Engine for GpuEngine {
                     c.by_transport.iter().map(|(t, (x, b))| Transfer { transport: t.to_string(), exchanges: *x, bytes: *b }).collect();
                 let b = Breakdown {
                     setup_seconds: r.setup_seconds,
-                    kernel_seconds: r.seconds,
                     exchange_seconds: c.exchange_seconds,
                     download_seconds: r.download_seconds,
                 };

@@ -141,7 +141,7 @@ impl Engine for SsdEngine {
             rounds: rounds.iter().map(round).collect(),
         };
         let detail = serde_json::to_value(detail).map_err(Error::engine)?;
-        let breakdown = Breakdown::kernels_only(seconds);
+        let breakdown = Breakdown::default();
         Ok(Trial { output, sources: sources.to_vec(), iterations, seconds, breakdown, residual, transfers: Vec::new(), detail })
     }
 

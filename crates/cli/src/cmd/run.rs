@@ -191,11 +191,11 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             println!("{}", report.json(&ctx));
         } else {
             println!("Average Time:        {:.5}", report.average_seconds());
-            if let (Some(b), Some(e)) = (report.breakdowns.last(), report.end_to_end_seconds.last()) {
+            if let (Some(b), Some(k), Some(e)) = (report.breakdowns.last(), report.trial_seconds.last(), report.end_to_end_seconds.last()) {
                 let exchange = if b.exchange_seconds > 0.0 { format!(" (exchanges {:.5})", b.exchange_seconds) } else { String::new() };
                 println!(
                     "Wall Time:           {e:.5} (last trial: setup {:.5}, kernels {:.5}{exchange}, download {:.5}); prepared in {:.3} s",
-                    b.setup_seconds, b.kernel_seconds, b.download_seconds, report.prepare_seconds
+                    b.setup_seconds, k, b.download_seconds, report.prepare_seconds
                 );
             }
             println!("Iterations:          {}", report.last.iterations);
