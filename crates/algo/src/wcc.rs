@@ -35,7 +35,10 @@ const SAMPLE_ROUNDS: usize = 2;
 /// Vertices sampled to find the giant component.
 const SAMPLES: usize = 1024;
 
-fn link(u: u32, v: u32, comp: &[AtomicU32]) {
+/// Joins the trees of `u` and `v`, hooking the larger root under the smaller
+/// (lock-free; any thread may link any pair at once), so every root is its tree's
+/// smallest id.
+pub fn link(u: u32, v: u32, comp: &[AtomicU32]) {
     let mut p1 = comp[u as usize].load(Relaxed);
     let mut p2 = comp[v as usize].load(Relaxed);
     while p1 != p2 {
@@ -49,7 +52,8 @@ fn link(u: u32, v: u32, comp: &[AtomicU32]) {
     }
 }
 
-fn compress(comp: &[AtomicU32]) {
+/// Points every vertex at its root.
+pub fn compress(comp: &[AtomicU32]) {
     comp.par_iter().for_each(|c| loop {
         let p = c.load(Relaxed);
         let pp = comp[p as usize].load(Relaxed);

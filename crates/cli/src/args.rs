@@ -85,6 +85,10 @@ pub enum EngineChoice {
     Gpu,
     /// Edges streamed from an SSD layout (`convert --layout ssd`).
     Ssd,
+    /// Processes of an MPI job, each holding its own rows of a `.cgr`
+    /// (`mpirun -np P chatty run ...`; a build with the `mpi` feature). Under
+    /// `mpirun`, `auto` picks it.
+    Mpi,
 }
 
 /// Vertex order before the multi-GPU partition (one vocabulary for `info` and `run`).

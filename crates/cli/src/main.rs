@@ -25,6 +25,10 @@ fn main() {
         Ok(code) => code,
         Err(e) => {
             eprintln!("chatty: error: {}", message(&e));
+            // A rank of an MPI job that fails mid-run takes the job down with it:
+            // the others may be waiting for it in a collective.
+            #[cfg(feature = "mpi")]
+            chatty_dist::abort_job(2);
             2
         }
     };

@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::buf::Buf;
-use crate::csr::{Adjacency, Graph, WeightType};
+use crate::csr::{Adjacency, Graph, Rows, WeightType};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::write::AtomicFile;
@@ -120,13 +120,20 @@ pub fn write(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()> {
     file.commit()
 }
 
+/// Bytes per piece of a section checksum.
+const PIECE: usize = 16 << 20;
+
 /// xxh3-64 of `bytes`, hashed in parallel pieces and combined, so checking a
-/// multi-gigabyte section uses every core.
+/// multi-gigabyte section uses every core (and, through [`CgrFile::piece_checksum`],
+/// every process).
 fn checksum(bytes: &[u8]) -> u64 {
-    const PIECE: usize = 16 << 20;
     let sums: Vec<u64> = bytes.par_chunks(PIECE).map(xxhash_rust::xxh3::xxh3_64).collect();
+    combine(bytes.len() as u64, &sums)
+}
+
+fn combine(len: u64, sums: &[u64]) -> u64 {
     let mut h = Xxh3::new();
-    h.update(&(bytes.len() as u64).to_le_bytes());
+    h.update(&len.to_le_bytes());
     for s in sums {
         h.update(&s.to_le_bytes());
     }
@@ -305,26 +312,155 @@ pub(crate) fn check_consistency(g: &Graph) -> std::result::Result<(), String> {
 /// The wrapping sum over the edges of `adj` of a keyed hash of `(u, v, weight)`,
 /// with `u` and `v` exchanged when `reverse`.
 fn edge_fingerprint(adj: &Adjacency, key: u64, reverse: bool) -> u64 {
+    lists_fingerprint(adj.offsets(), adj.targets(), adj.raw_weights(), 0, key, reverse)
+}
+
+/// [`edge_fingerprint`] of some rows of an adjacency, for a graph whose rows are
+/// spread over processes: the sums of all rows add up (wrapping) to the whole's.
+pub fn rows_fingerprint(rows: &Rows, key: u64, reverse: bool) -> u64 {
+    let r = rows.vertices();
+    let first = rows.range(r.start).start as u64;
+    let offsets: Vec<u64> = std::iter::once(first).chain(r.clone().map(|v| rows.range(v).end as u64)).collect();
+    lists_fingerprint(&offsets, rows.targets(), rows.raw_weights(), r.start as usize, key, reverse)
+}
+
+fn lists_fingerprint(o: &[u64], t: &[u32], w: Option<&[u32]>, first: usize, key: u64, reverse: bool) -> u64 {
     fn mix(mut x: u64) -> u64 {
         // splitmix64's finaliser: every input bit moves every output bit.
         x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         x ^ (x >> 31)
     }
-    let (o, t, w) = (adj.offsets(), adj.targets(), adj.raw_weights());
-    (0..adj.num_vertices())
+    (0..o.len() - 1)
         .into_par_iter()
         .with_min_len(1024)
-        .map(|u| {
+        .map(|i| {
+            let u = (first + i) as u64;
             let mut sum = 0u64;
-            for e in o[u] as usize..o[u + 1] as usize {
-                let (a, b) = if reverse { (t[e] as u64, u as u64) } else { (u as u64, t[e] as u64) };
+            for e in o[i] as usize..o[i + 1] as usize {
+                let (a, b) = if reverse { (t[e] as u64, u) } else { (u, t[e] as u64) };
                 let weight = w.map_or(0, |w| w[e]) as u64;
                 sum = sum.wrapping_add(mix((key ^ (a << 32 | b)).wrapping_add(weight.wrapping_mul(0x9e37_79b9_7f4a_7c15))));
             }
             sum
         })
         .reduce(|| 0, u64::wrapping_add)
+}
+
+/// A `.cgr` file mapped and its header validated, read by rows: each process of the
+/// multi-process engine opens the same file and touches only its own rows' pages.
+/// The checks [`load`] makes on the whole graph are made here piece by piece, so that
+/// processes can split them: [`CgrFile::rows`] checks the rows' structure,
+/// [`rows_fingerprint`] sums to the whole's consistency fingerprints, and
+/// [`CgrFile::piece_checksum`]s combine into the section checksums.
+pub struct CgrFile {
+    path: std::path::PathBuf,
+    mapped: Mapped,
+}
+
+impl CgrFile {
+    /// Maps `path` and validates its header and section table.
+    pub fn open(path: &Path) -> Result<CgrFile> {
+        Ok(CgrFile { path: path.to_path_buf(), mapped: open(path)? })
+    }
+
+    /// Vertices.
+    pub fn num_vertices(&self) -> usize {
+        self.mapped.n as usize
+    }
+
+    /// Stored directed edges.
+    pub fn num_edges(&self) -> u64 {
+        self.mapped.m
+    }
+
+    /// Whether edges are directed.
+    pub fn is_directed(&self) -> bool {
+        self.mapped.directed
+    }
+
+    /// Whether the transpose is stored.
+    pub fn has_transpose(&self) -> bool {
+        self.mapped.has_transpose
+    }
+
+    /// How edges are weighted.
+    pub fn weight_type(&self) -> WeightType {
+        self.mapped.weight_type
+    }
+
+    /// The source's first vertex id.
+    pub fn id_base(&self) -> u32 {
+        self.mapped.id_base
+    }
+
+    /// Every vertex's offsets into the out-edges (or the transpose), mapped: only the
+    /// pages read are loaded. Checked at both ends; rows check their own stretch.
+    pub fn offsets(&self, transpose: bool) -> Result<Buf<u64>> {
+        let o = self.mapped.section(&self.path, if transpose { 4 } else { 1 }, 8, self.mapped.n + 1)?;
+        let offsets: Buf<u64> = Buf::mapped(self.mapped.map.clone(), o.offset as usize, self.mapped.n as usize + 1);
+        let (n, m) = (self.mapped.n as usize, self.mapped.m);
+        if offsets[0] != 0 || offsets[n] != m {
+            return Err(Error::invalid(&self.path, format!("offsets run from {} to {}, expected 0 to {m}", offsets[0], offsets[n])));
+        }
+        Ok(offsets)
+    }
+
+    /// Rows `lo..hi` of the out-edges (or the transpose), their structure checked.
+    pub fn rows(&self, transpose: bool, lo: u32, hi: u32) -> Result<Rows> {
+        let base = if transpose { 3 } else { 0 };
+        let (n, m) = (self.mapped.n, self.mapped.m);
+        let o = self.mapped.section(&self.path, base + Kind::Offsets as u32, 8, n + 1)?;
+        let t = self.mapped.section(&self.path, base + Kind::Targets as u32, 4, m)?;
+        let w = match self.mapped.weight_type {
+            WeightType::None => None,
+            _ => Some(self.mapped.section(&self.path, base + Kind::Weights as u32, 4, m)?),
+        };
+        let map = &self.mapped.map;
+        let offsets = Buf::mapped(map.clone(), o.offset as usize + lo as usize * 8, (hi - lo) as usize + 1);
+        let targets = Buf::mapped(map.clone(), t.offset as usize, m as usize);
+        let weights = w.map(|w| Buf::mapped(map.clone(), w.offset as usize, m as usize));
+        Rows::from_parts(lo, offsets, targets, self.mapped.weight_type, weights, n as usize)
+            .map_err(|e| Error::invalid(&self.path, format!("{}-edges: {e}", if transpose { "transpose" } else { "out" })))
+    }
+
+    /// A digest of the header (sizes, flags and every section checksum): equal on two
+    /// files that hold the same graph.
+    pub fn digest(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(&self.mapped.map[..PAGE as usize])
+    }
+
+    /// Pieces the section checksums are made of, over every section in table order.
+    pub fn pieces(&self) -> usize {
+        self.mapped.sections.iter().map(|s| (s.len as usize).div_ceil(PIECE)).sum()
+    }
+
+    /// The xxh3-64 of piece `i` (of [`CgrFile::pieces`]).
+    pub fn piece_checksum(&self, mut i: usize) -> u64 {
+        for s in &self.mapped.sections {
+            let count = (s.len as usize).div_ceil(PIECE);
+            if i < count {
+                let start = s.offset as usize + i * PIECE;
+                let end = (start + PIECE).min((s.offset + s.len) as usize);
+                return xxhash_rust::xxh3::xxh3_64(&self.mapped.map[start..end]);
+            }
+            i -= count;
+        }
+        panic!("piece {i} past the last section")
+    }
+
+    /// Checks every section checksum from the checksums of all its pieces, in order.
+    pub fn check_pieces(&self, sums: &[u64]) -> Result<()> {
+        let mut at = 0;
+        for s in &self.mapped.sections {
+            let count = (s.len as usize).div_ceil(PIECE);
+            if sums.len() < at + count || combine(s.len, &sums[at..at + count]) != s.checksum {
+                return Err(Error::invalid(&self.path, format!("section {} checksum mismatch: the file is corrupt", s.kind)));
+            }
+            at += count;
+        }
+        Ok(())
+    }
 }
 
 /// Verifies every section checksum of a `.cgr` file, then loads it (which checks the
@@ -345,22 +481,25 @@ pub fn check(path: &Path, progress: &dyn Progress) -> Result<Graph> {
 
 /// Offsets monotone, targets below n, each neighbour list sorted.
 pub(crate) fn check_structure(adj: &Adjacency) -> std::result::Result<(), String> {
-    let o = adj.offsets();
-    if let Some(v) = (0..o.len() - 1).into_par_iter().find_first(|&v| o[v] > o[v + 1]) {
-        return Err(format!("offsets decrease at vertex {v} ({} > {})", o[v], o[v + 1]));
+    check_lists(adj.offsets(), adj.targets(), adj.num_vertices() as u64, 0)
+}
+
+/// [`check_structure`] for rows `first..` of an adjacency of `n` vertices: `o` their
+/// offsets into `t`.
+pub(crate) fn check_lists(o: &[u64], t: &[u32], n: u64, first: usize) -> std::result::Result<(), String> {
+    if let Some(i) = (0..o.len() - 1).into_par_iter().find_first(|&i| o[i] > o[i + 1]) {
+        return Err(format!("offsets decrease at vertex {} ({} > {})", first + i, o[i], o[i + 1]));
     }
-    let n = adj.num_vertices() as u32;
-    let t = adj.targets();
     // One pass per list: sorted, and so in range if its last target is.
-    let bad = |v: usize| {
-        let list = &t[o[v] as usize..o[v + 1] as usize];
-        list.windows(2).any(|p| p[0] > p[1]) || list.last().is_some_and(|&x| x >= n)
+    let bad = |i: usize| {
+        let list = &t[o[i] as usize..o[i + 1] as usize];
+        list.windows(2).any(|p| p[0] > p[1]) || list.last().is_some_and(|&x| x as u64 >= n)
     };
-    if let Some(v) = (0..o.len() - 1).into_par_iter().with_min_len(1024).find_first(|&v| bad(v)) {
-        let list = &t[o[v] as usize..o[v + 1] as usize];
-        return Err(match list.iter().position(|&x| x >= n) {
-            Some(i) => format!("edge {} targets vertex {} but there are only {n} vertices", o[v] + i as u64, list[i]),
-            None => format!("the neighbour list of vertex {v} is not sorted"),
+    if let Some(i) = (0..o.len() - 1).into_par_iter().with_min_len(1024).find_first(|&i| bad(i)) {
+        let list = &t[o[i] as usize..o[i + 1] as usize];
+        return Err(match list.iter().position(|&x| x as u64 >= n) {
+            Some(j) => format!("edge {} targets vertex {} but there are only {n} vertices", o[i] + j as u64, list[j]),
+            None => format!("the neighbour list of vertex {} is not sorted", first + i),
         });
     }
     Ok(())

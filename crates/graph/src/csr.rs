@@ -138,6 +138,92 @@ impl Adjacency {
     }
 }
 
+/// Rows `first..first + count` of an adjacency: what one process of the multi-process
+/// engine holds of a graph. `offsets` has `count + 1` entries indexing `targets`, which
+/// may be a whole mapped section (only the rows' part of it is ever touched) or the
+/// rows' own edges; targets are global vertex ids.
+#[derive(Debug)]
+pub struct Rows {
+    first: VertexId,
+    offsets: Buf<u64>,
+    targets: Buf<u32>,
+    weight_type: WeightType,
+    weights: Option<Buf<u32>>,
+}
+
+impl Rows {
+    /// Rows from their arrays, checked: offsets monotone within `targets`, every list
+    /// sorted and below `n`.
+    pub fn from_parts(
+        first: VertexId,
+        offsets: Buf<u64>,
+        targets: Buf<u32>,
+        weight_type: WeightType,
+        weights: Option<Buf<u32>>,
+        n: usize,
+    ) -> Result<Rows, String> {
+        if offsets.is_empty() || offsets[offsets.len() - 1] > targets.len() as u64 {
+            return Err(format!("row offsets run past the {} edges", targets.len()));
+        }
+        if weights.as_ref().is_some_and(|w| w.len() != targets.len()) || weights.is_some() == (weight_type == WeightType::None) {
+            return Err("weights do not match the edges or the weight type".into());
+        }
+        crate::cgr::check_lists(&offsets, &targets, n as u64, first as usize)?;
+        Ok(Rows { first, offsets, targets, weight_type, weights })
+    }
+
+    /// The first row's vertex id.
+    pub fn first(&self) -> VertexId {
+        self.first
+    }
+
+    /// The vertices the rows hold, `first..first + count`.
+    pub fn vertices(&self) -> std::ops::Range<VertexId> {
+        self.first..self.first + (self.offsets.len() - 1) as VertexId
+    }
+
+    /// Edges in the rows.
+    pub fn num_edges(&self) -> u64 {
+        self.offsets[self.offsets.len() - 1] - self.offsets[0]
+    }
+
+    /// The edge index range of row `v` (a global id among [`Rows::vertices`]).
+    #[inline]
+    pub fn range(&self, v: VertexId) -> std::ops::Range<usize> {
+        let i = (v - self.first) as usize;
+        self.offsets[i] as usize..self.offsets[i + 1] as usize
+    }
+
+    /// Degree of row `v`.
+    #[inline]
+    pub fn degree(&self, v: VertexId) -> usize {
+        self.range(v).len()
+    }
+
+    /// Neighbours of row `v`, sorted ascending.
+    #[inline]
+    pub fn neighbors(&self, v: VertexId) -> &[u32] {
+        &self.targets[self.range(v)]
+    }
+
+    /// Every target array entry (index with [`Rows::range`]).
+    #[inline]
+    pub fn targets(&self) -> &[u32] {
+        &self.targets
+    }
+
+    /// The weight type.
+    pub fn weight_type(&self) -> WeightType {
+        self.weight_type
+    }
+
+    /// The raw weight words (index with [`Rows::range`]), if weighted.
+    #[inline]
+    pub fn raw_weights(&self) -> Option<&[u32]> {
+        self.weights.as_deref()
+    }
+}
+
 /// A graph: `n` vertices, out-edges in CSR, and in-edges (the transpose) when built.
 ///
 /// An undirected graph stores each edge in both directions (a self-loop once), so

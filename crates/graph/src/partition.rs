@@ -32,9 +32,15 @@ impl Partition {
     /// The ranges of [`Partition::edge_balanced`] without marking boundary vertices
     /// (a pass over every edge): part `p` holds `starts[p]..starts[p + 1]`.
     pub fn balanced_starts(g: &Graph, parts: usize) -> Vec<u32> {
-        let n = g.num_vertices();
+        Self::balanced_starts_of(g.out_edges().offsets(), parts)
+    }
+
+    /// [`Partition::balanced_starts`] from the out-offsets alone (n + 1 entries), read
+    /// at O(parts · log n) places: the multi-process engine finds its ranges in the
+    /// mapped offsets of a `.cgr` without reading them all.
+    pub fn balanced_starts_of(offsets: &[u64], parts: usize) -> Vec<u32> {
+        let n = offsets.len() - 1;
         let parts = parts.clamp(1, n.max(1));
-        let offsets = g.out_edges().offsets();
         let work = |v: usize| offsets[v] + v as u64;
         let total = work(n);
         let mut starts = vec![0u32];

@@ -106,7 +106,12 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         drop(AtomicFile::create(out)?);
     }
     let start = Instant::now();
-    let mut engine = open_engine(a, quiet, &p.bc_sources)?;
+    let (mut engine, speaks) = match a.engine {
+        EngineChoice::Mpi => open_mpi(a)?,
+        EngineChoice::Auto if under_mpirun() && cfg!(feature = "mpi") => open_mpi(a)?,
+        _ => (open_engine(a, quiet, &p.bc_sources)?, true),
+    };
+    let quiet = quiet || !speaks;
     let load_seconds = start.elapsed().as_secs_f64();
     let graph = engine.graph_info();
     let base = if a.zero_based { 0 } else { graph.id_base };
@@ -177,7 +182,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         if let (false, Some(against)) = (a.json, &report.verified_against) {
             println!("Verified against:    {against}");
         }
-        if let Some(out) = out {
+        if let (Some(out), true) = (out, speaks) {
             write_output(out, alg, &report.last.output, base)?;
         }
         if a.json {
@@ -241,6 +246,52 @@ fn output_path(out: &Path, alg: Algorithm, kernels: usize) -> PathBuf {
     out.with_file_name(name)
 }
 
+/// Whether this process was started by `mpirun`/`srun` (Open MPI's, PMI's or PMIx's
+/// environment).
+fn under_mpirun() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"].iter().any(|k| std::env::var_os(k).is_some())
+}
+
+/// The multi-process engine on this rank, and whether this rank speaks for the job
+/// (rank 0: the others' standard output goes to /dev/null and they write no files).
+#[cfg(feature = "mpi")]
+fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
+    if !chatty_graph::cgr::is_cgr(&a.graph)? {
+        bail!(
+            "{}: --engine mpi runs on a .cgr, of which every rank maps its own rows; make one with `chatty convert {} -o NAME.cgr`",
+            a.graph.display(),
+            a.graph.display()
+        );
+    }
+    // Every rank must run the same command: a digest of it is compared at start-up.
+    let line: Vec<String> = std::env::args().collect();
+    let flags = xxhash_rust::xxh3::xxh3_64(line.join("\0").as_bytes());
+    let engine = chatty_dist::DistEngine::open(&a.graph, flags)?;
+    let speaks = engine.rank() == 0;
+    if !speaks {
+        silence_stdout()?;
+    }
+    Ok((Box::new(engine), speaks))
+}
+
+#[cfg(not(feature = "mpi"))]
+fn open_mpi(_: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
+    bail!("this chatty was built without MPI: build it with `cargo build --release --features mpi` (needs Open MPI or MPICH, and libclang)")
+}
+
+/// Sends this process's standard output to /dev/null.
+#[cfg(feature = "mpi")]
+fn silence_stdout() -> Result<()> {
+    use std::os::fd::AsRawFd;
+    let null = std::fs::OpenOptions::new().write(true).open("/dev/null").context("cannot open /dev/null")?;
+    // SAFETY: dup2 on two open descriptors; stdout's buffer is flushed first.
+    std::io::stdout().flush()?;
+    if unsafe { libc::dup2(null.as_raw_fd(), 1) } < 0 {
+        bail!("cannot redirect standard output: {}", std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// The engine the flags ask for, holding the graph. A machine without the GPU asked
 /// for fails before the (possibly long) load; `auto` says which engine it picked.
 fn open_engine(a: &RunArgs, quiet: bool, bc_sources: &BcSources) -> Result<Box<dyn Engine>> {
@@ -254,6 +305,7 @@ fn open_engine(a: &RunArgs, quiet: bool, bc_sources: &BcSources) -> Result<Box<d
             )
         }
         EngineChoice::Ssd | EngineChoice::Auto if layout => return Ok(Box::new(open_ssd(&a.graph, &a.ssd)?)),
+        EngineChoice::Mpi => unreachable!("run opens the multi-process engine"),
         _ if layout => bail!("{}: an SSD layout runs on --engine ssd (or auto)", a.graph.display()),
         _ => {}
     }

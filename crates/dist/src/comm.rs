@@ -1,0 +1,148 @@
+//! The MPI communicator as the engine uses it: collectives over `u64` words (so one
+//! exchange may carry 16 GiB under MPI's `int` counts), with the bytes and exchanges
+//! counted for the report.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use bytemuck::Pod;
+use mpi::collective::SystemOperation;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+use crate::DistError;
+
+/// MPI_COMM_WORLD, its rank and size, and traffic counters.
+pub struct Comm {
+    world: SimpleCommunicator,
+    rank: usize,
+    size: usize,
+    exchanges: AtomicU64,
+    bytes: AtomicU64,
+}
+
+// SAFETY: MPI is initialised with `Threading::Funneled` and the engine calls the
+// communicator only from the thread that runs the harness (rayon workers never do);
+// `Sync` is needed because `Engine: Sync`.
+unsafe impl Sync for Comm {}
+
+impl Comm {
+    pub(crate) fn new(world: SimpleCommunicator) -> Comm {
+        let (rank, size) = (world.rank() as usize, world.size() as usize);
+        Comm { world, rank, size, exchanges: AtomicU64::new(0), bytes: AtomicU64::new(0) }
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Number of processes.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Exchanges and bytes sent since the last call.
+    pub fn take_traffic(&self) -> (u64, u64) {
+        (self.exchanges.swap(0, Relaxed), self.bytes.swap(0, Relaxed))
+    }
+
+    /// Element-wise sums over every rank (wrapping for integers).
+    pub fn sum_u64<const K: usize>(&self, mine: [u64; K]) -> [u64; K] {
+        let mut all = [0u64; K];
+        self.world.all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
+        all
+    }
+
+    /// Element-wise sums over every rank.
+    pub fn sum_f64<const K: usize>(&self, mine: [f64; K]) -> [f64; K] {
+        let mut all = [0f64; K];
+        self.world.all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
+        all
+    }
+
+    /// The minimum over every rank.
+    pub fn min_u64(&self, mine: u64) -> u64 {
+        let mut lo = 0u64;
+        self.world.all_reduce_into(&mine, &mut lo, SystemOperation::min());
+        lo
+    }
+
+    /// The minimum and maximum over every rank.
+    pub fn min_max_u64(&self, mine: u64) -> (u64, u64) {
+        let (mut lo, mut hi) = (0u64, 0u64);
+        self.world.all_reduce_into(&mine, &mut lo, SystemOperation::min());
+        self.world.all_reduce_into(&mine, &mut hi, SystemOperation::max());
+        (lo, hi)
+    }
+
+    /// Rank 0's value, on every rank.
+    pub fn broadcast_u64(&self, mut x: u64) -> u64 {
+        self.world.process_at_rank(0).broadcast_into(&mut x);
+        x
+    }
+
+    /// Every rank's `mine`, concatenated in rank order.
+    pub fn all_gather<T: Pod>(&self, mine: &[T]) -> Result<Vec<T>, DistError> {
+        let words = words_of(mine);
+        let counts = self.gather_counts(words.len())?;
+        let displs = displacements(&counts);
+        let total = displs.last().map_or(0, |&d| d as usize) + counts.last().map_or(0, |&c| c as usize);
+        let mut all = vec![0u64; total];
+        self.world.all_gather_varcount_into(&words[..], &mut PartitionMut::new(&mut all[..], &counts[..], &displs[..]));
+        let lens = self.gather_counts(mine.len())?;
+        let mut out = Vec::with_capacity(lens.iter().map(|&l| l as usize).sum());
+        for (r, &len) in lens.iter().enumerate() {
+            let at = displs[r] as usize;
+            let bytes: &[u8] = bytemuck::cast_slice(&all[at..at + counts[r] as usize]);
+            out.extend_from_slice(bytemuck::cast_slice(&bytes[..len as usize * std::mem::size_of::<T>()]));
+        }
+        Ok(out)
+    }
+
+    fn gather_counts(&self, mine: usize) -> Result<Vec<i32>, DistError> {
+        let mine = i32::try_from(mine).map_err(|_| DistError::TooLarge(mine as u64 * 8))?;
+        let mut counts = vec![0i32; self.size];
+        self.world.all_gather_into(&mine, &mut counts[..]);
+        Ok(counts)
+    }
+
+    /// Sends `out[r]` to rank `r` for every `r`; returns what each rank sent here.
+    pub fn all_to_all(&self, out: &[Vec<u64>]) -> Result<Vec<Vec<u64>>, DistError> {
+        let send_counts: Vec<i32> =
+            out.iter().map(|m| i32::try_from(m.len()).map_err(|_| DistError::TooLarge(m.len() as u64 * 8))).collect::<Result<_, _>>()?;
+        let mut recv_counts = vec![0i32; self.size];
+        self.world.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+        let flat: Vec<u64> = out.concat();
+        let send_displs = displacements(&send_counts);
+        let recv_displs = displacements(&recv_counts);
+        let total = recv_counts.iter().map(|&c| c as usize).sum();
+        let mut all = vec![0u64; total];
+        self.world.all_to_all_varcount_into(
+            &Partition::new(&flat[..], &send_counts[..], &send_displs[..]),
+            &mut PartitionMut::new(&mut all[..], &recv_counts[..], &recv_displs[..]),
+        );
+        let sent: u64 = out.iter().enumerate().filter(|&(r, _)| r != self.rank).map(|(_, m)| m.len() as u64 * 8).sum();
+        self.exchanges.fetch_add(1, Relaxed);
+        self.bytes.fetch_add(sent, Relaxed);
+        Ok(recv_counts.iter().zip(&recv_displs).map(|(&c, &d)| all[d as usize..(d + c) as usize].to_vec()).collect())
+    }
+
+    /// Stops every rank of the job with `code` (MPI_Abort): what a rank does on an
+    /// error, so that no other rank waits forever in a collective.
+    pub fn abort(&self, code: i32) -> ! {
+        self.world.abort(code)
+    }
+}
+
+fn displacements(counts: &[i32]) -> Vec<i32> {
+    counts.iter().scan(0i32, |at, &c| Some(std::mem::replace(at, *at + c))).collect()
+}
+
+/// `values` as whole `u64` words, the last one zero-padded.
+pub(crate) fn words_of<T: Pod>(values: &[T]) -> Vec<u64> {
+    let bytes: &[u8] = bytemuck::cast_slice(values);
+    let mut words = vec![0u64; bytes.len().div_ceil(8)];
+    bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+    words
+}

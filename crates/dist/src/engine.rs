@@ -1,0 +1,275 @@
+//! [`DistEngine`]: the engine trait over the ranks of an MPI job.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::time::Instant;
+
+use chatty_algo::{Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Output, Params, Result, Transfer, Trial};
+use chatty_graph::{Progress, WeightType};
+use serde::Serialize;
+
+use crate::comm::Comm;
+use crate::graph::LocalGraph;
+use crate::halo::Halo;
+use crate::push::PushRows;
+use crate::{agree, bc, bfs, pr, sssp, wcc, DistError};
+
+/// Whether an engine holds MPI between a successful open and its drop: an error then
+/// must stop every rank ([`abort_job`]).
+static RUNNING: AtomicBool = AtomicBool::new(false);
+
+/// Stops the whole job with `code` if a multi-process engine is running (another
+/// rank may be waiting in a collective this one will never enter); returns otherwise.
+pub fn abort_job(code: i32) {
+    if RUNNING.load(SeqCst) {
+        // SAFETY: MPI is initialised while RUNNING is set (cleared before finalising).
+        unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, code) };
+    }
+}
+
+/// The halos and push rows a kernel needs, built by `prepare` (collectively).
+#[derive(Default)]
+struct Views {
+    /// Readers along in-edges (every kernel but SpMV).
+    forward: Option<Halo>,
+    /// Readers along out-edges, directed graphs (BC's backward sweep).
+    backward: Option<Halo>,
+    /// Readers along both, directed graphs (WCC).
+    both: Option<Halo>,
+    push: Option<PushRows>,
+}
+
+/// The multi-process engine: this rank's part of the graph and the communicator.
+pub struct DistEngine {
+    comm: Comm,
+    graph: LocalGraph,
+    path: PathBuf,
+    views: Views,
+    delta: f64,
+    threads: usize,
+    // Dropped last: finalises MPI.
+    _universe: mpi::environment::Universe,
+}
+
+/// The figures of one trial in the report's `detail`.
+#[derive(Serialize)]
+struct DistTrial {
+    ranks: usize,
+    /// Vertices that changed on their owner and had readers, summed over supersteps.
+    vertices_updated: u64,
+    /// Vertex values sent (a dense message counts every boundary vertex in it).
+    vertices_sent: u64,
+    exchanges: u64,
+    gather_seconds: f64,
+}
+
+impl DistEngine {
+    /// Starts MPI (threads funneled: only this thread calls it), opens and checks
+    /// `path` on every rank, and checks that every rank was given the same graph and
+    /// `flags` (a digest of the command line's parameters).
+    pub fn open(path: &Path, flags: u64) -> Result<DistEngine, DistError> {
+        let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
+            .ok_or_else(|| DistError::Mpi("MPI is already initialised in this process".into()))?;
+        let comm = Comm::new(universe.world());
+        let (lo, hi) = comm.min_max_u64(flags);
+        if lo != hi {
+            return Err(DistError::Inconsistent("the ranks were started with different parameters".into()));
+        }
+        let graph = LocalGraph::open(&comm, path)?;
+        let digest = chatty_graph::cgr::CgrFile::open(path).map_err(DistError::Graph)?.digest();
+        let (lo, hi) = comm.min_max_u64(digest);
+        if lo != hi {
+            return Err(DistError::Inconsistent(format!("{}: the ranks opened different graphs under this path", path.display())));
+        }
+        RUNNING.store(true, SeqCst);
+        Ok(DistEngine { comm, graph, path: path.to_path_buf(), views: Views::default(), delta: 1.0, threads: rayon::current_num_threads(), _universe: universe })
+    }
+
+    /// This process's rank (0 speaks for the job).
+    pub fn rank(&self) -> usize {
+        self.comm.rank()
+    }
+
+    fn halo<'a>(&'a self, which: &'a Option<Halo>) -> &'a Halo {
+        which.as_ref().or(self.views.forward.as_ref()).expect("prepare built the halos")
+    }
+
+    fn prepare_views(&mut self, alg: Algorithm) -> std::result::Result<(), DistError> {
+        let (g, comm) = (&self.graph, &self.comm);
+        let in_ghosts = g.ghosts(g.inc());
+        if alg != Algorithm::Spmv && self.views.forward.is_none() {
+            self.views.forward = Some(Halo::new(comm, &g.ranges, &in_ghosts)?);
+        }
+        if matches!(alg, Algorithm::Bfs | Algorithm::Sssp | Algorithm::Bc) && self.views.push.is_none() {
+            self.views.push = Some(PushRows::new(g, in_ghosts.clone()));
+        }
+        if g.directed && alg == Algorithm::Bc && self.views.backward.is_none() {
+            self.views.backward = Some(Halo::new(comm, &g.ranges, &g.ghosts(&g.out))?);
+        }
+        if g.directed && alg == Algorithm::Wcc && self.views.both.is_none() {
+            let mut both = [in_ghosts, g.ghosts(&g.out)].concat();
+            both.sort_unstable();
+            both.dedup();
+            self.views.both = Some(Halo::new(comm, &g.ranges, &both)?);
+        }
+        if alg == Algorithm::Sssp {
+            let (weights, negative) = local_weights(g);
+            let [total, negative] = comm.sum_f64([weights, negative]);
+            if negative > 0.0 {
+                return Err(DistError::Inconsistent("SSSP needs non-negative weights; this graph has negative or NaN weights".into()));
+            }
+            self.delta = (total / g.m.max(1) as f64).max(1.0);
+        }
+        Ok(())
+    }
+
+    fn run_kernel(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> std::result::Result<(Output, u64, Option<f64>), DistError> {
+        let (g, comm, v) = (&self.graph, &self.comm, &self.views);
+        let push = || v.push.as_ref().expect("prepare built the push rows");
+        Ok(match alg {
+            Algorithm::Bfs => {
+                let (d, levels) = bfs::bfs(g, comm, self.halo(&None), push(), sources[0], p.direction)?;
+                (Output::Depths(self.gather(&d)?), levels, None)
+            }
+            Algorithm::Sssp => {
+                let (d, rounds) = sssp::sssp(g, comm, self.halo(&None), push(), sources[0], p.delta.unwrap_or(self.delta))?;
+                let d = match d {
+                    chatty_algo::Distances::Int(d) => chatty_algo::Distances::Int(self.gather(&d)?),
+                    chatty_algo::Distances::Float(d) => chatty_algo::Distances::Float(self.gather(&d)?),
+                };
+                (Output::Distances(d), rounds, None)
+            }
+            Algorithm::Pr => {
+                let (s, iters, residual) = pr::pagerank(g, comm, self.halo(&None), p.pr, p.personalization.as_deref())?;
+                (Output::Values(comm.all_gather(&s)?), iters, Some(residual))
+            }
+            Algorithm::Wcc => {
+                let (labels, rounds) = wcc::wcc(g, comm, self.halo(&v.both))?;
+                (Output::Labels(self.gather(&labels)?), rounds, None)
+            }
+            Algorithm::Bc => {
+                let halos = bc::BcHalos { forward: self.halo(&None), backward: v.backward.as_ref() };
+                let s = bc::bc(g, comm, halos, push(), sources, progress)?;
+                (Output::Values(self.gather(&s)?), sources.len() as u64, None)
+            }
+            Algorithm::Spmv => {
+                let y = pr::spmv(g, &chatty_algo::spmv_x(g.n, p));
+                (Output::Values(comm.all_gather(&y)?), 1, None)
+            }
+        })
+    }
+
+    /// The owned entries of an n-sized array, from every rank, in vertex order.
+    fn gather<T: bytemuck::Pod>(&self, all: &[T]) -> std::result::Result<Vec<T>, DistError> {
+        let own = self.graph.own();
+        self.comm.all_gather(&all[own.start as usize..own.end as usize])
+    }
+
+    fn halos(&self) -> impl Iterator<Item = &Halo> {
+        [&self.views.forward, &self.views.backward, &self.views.both].into_iter().flatten()
+    }
+}
+
+/// The sum of this rank's out-edge weights and how many are negative or NaN.
+fn local_weights(g: &LocalGraph) -> (f64, f64) {
+    let out = &g.out;
+    let edges = out.range(g.own().start).start..g.own().clone().last().map_or(0, |v| out.range(v).end);
+    match (out.raw_weights(), g.weight_type) {
+        (Some(w), WeightType::Int) => (w[edges].iter().map(|&w| w as f64).sum(), 0.0),
+        (Some(w), WeightType::Float) => {
+            let w = &w[edges];
+            (w.iter().map(|&w| f32::from_bits(w) as f64).sum(), w.iter().filter(|&&w| !(f32::from_bits(w) >= 0.0)).count() as f64)
+        }
+        _ => (edges.len() as f64, 0.0),
+    }
+}
+
+impl Drop for DistEngine {
+    fn drop(&mut self) {
+        RUNNING.store(false, SeqCst);
+    }
+}
+
+impl Engine for DistEngine {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            name: "mpi",
+            devices: vec![format!("{} MPI ranks x {} threads", self.comm.size(), self.threads)],
+            trial_timing: "wall time of the kernel on rank 0, exchanges included",
+        }
+    }
+
+    fn graph_info(&self) -> GraphInfo {
+        let g = &self.graph;
+        GraphInfo { n: g.n, m: g.m, directed: g.directed, weighted: g.weight_type != WeightType::None, id_base: g.id_base }
+    }
+
+    fn out_degree(&self, v: u32) -> u64 {
+        self.graph.out_degree(v)
+    }
+
+    fn prepare(&mut self, alg: Algorithm) -> Result<()> {
+        let prepared = self.prepare_views(alg);
+        agree(&self.comm, prepared).map_err(Error::engine)
+    }
+
+    fn default_delta(&self) -> Option<f64> {
+        Some(self.delta)
+    }
+
+    fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<Trial> {
+        self.comm.take_traffic();
+        for h in self.halos() {
+            h.take_counts();
+        }
+        let start = Instant::now();
+        let (output, iterations, residual) = self.run_kernel(alg, p, sources, progress).map_err(Error::engine)?;
+        let seconds = start.elapsed().as_secs_f64();
+        let (exchanges, bytes) = self.comm.take_traffic();
+        let (updated, sent) = self.halos().map(Halo::take_counts).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let [exchanges, bytes, updated, sent] = self.comm.sum_u64([exchanges, bytes, updated, sent]);
+        let detail = DistTrial { ranks: self.comm.size(), vertices_updated: updated, vertices_sent: sent, exchanges, gather_seconds: 0.0 };
+        Ok(Trial {
+            output,
+            sources: sources.to_vec(),
+            iterations,
+            seconds,
+            breakdown: Breakdown::default(),
+            residual,
+            transfers: vec![Transfer { transport: "mpi".into(), exchanges, bytes }],
+            detail: serde_json::to_value(detail).map_err(Error::engine)?,
+        })
+    }
+
+    fn trial_lines(&self, trial: &Trial) -> Vec<String> {
+        let d = &trial.detail;
+        let bytes: u64 = trial.transfers.iter().map(|t| t.bytes).sum();
+        vec![format!(
+            "MPI: {} ranks, {} exchanges, {:.1} MB sent; {} boundary vertices updated, {} values sent",
+            d["ranks"], d["exchanges"], bytes as f64 / 1e6, d["vertices_updated"], d["vertices_sent"]
+        )]
+    }
+
+    fn reference_graph(&self) -> Result<HostGraph<'_>> {
+        let g = chatty_graph::cgr::load(&self.path).map_err(Error::engine)?;
+        Ok(HostGraph::Owned(Box::new(g)))
+    }
+
+    fn reference_name(&self) -> String {
+        format!("{} read whole on every rank", self.path.display())
+    }
+
+    fn detail(&self) -> serde_json::Value {
+        let g = &self.graph;
+        let own = g.own();
+        let ghosts = self.views.forward.as_ref().map_or(0, |h| h.ghosts().count() as u64);
+        let [max_edges, max_ghosts] = [g.out.num_edges(), ghosts].map(|x| self.comm.min_max_u64(x).1);
+        serde_json::json!({
+            "ranks": self.comm.size(),
+            "threads_per_rank": self.threads,
+            "rank0_vertices": own.len(),
+            "max_rank_edges": max_edges,
+            "max_rank_ghosts": max_ghosts,
+        })
+    }
+}

@@ -1,0 +1,165 @@
+//! What one rank holds of a graph: its vertex range's out- and in-edges, read from
+//! the shared `.cgr` by rows (in-edges of a directed graph without a stored
+//! transpose are shuffled from their sources' owners), and the checks every reader
+//! of a `.cgr` makes, split across ranks: structure per rank, section checksums by
+//! pieces, the transpose and symmetry by summed fingerprints.
+
+use std::ops::Range;
+use std::path::Path;
+
+use chatty_graph::cgr::CgrFile;
+use chatty_graph::{Buf, Rows, WeightType};
+use rayon::prelude::*;
+
+use crate::comm::Comm;
+use crate::part::Ranges;
+use crate::{agree, DistError};
+
+/// One rank's part of the graph.
+pub struct LocalGraph {
+    /// Every rank's vertex range.
+    pub ranges: Ranges,
+    /// This rank.
+    pub rank: usize,
+    /// Vertices.
+    pub n: usize,
+    /// Stored directed edges.
+    pub m: u64,
+    /// Whether edges are directed.
+    pub directed: bool,
+    /// How edges are weighted.
+    pub weight_type: WeightType,
+    /// The source's first vertex id.
+    pub id_base: u32,
+    /// Out-edges of the owned vertices.
+    pub out: Rows,
+    /// In-edges of the owned vertices (`None`: undirected, the out-edges).
+    inc: Option<Rows>,
+    /// Every vertex's out-offsets, mapped (degrees for source picking; touched where read).
+    out_offsets: Buf<u64>,
+}
+
+impl LocalGraph {
+    /// Opens `path` on every rank (collective) and checks it: header and section
+    /// table here, rows' structure per rank, section checksums split by pieces across
+    /// ranks, the stored transpose and undirected symmetry by fingerprints summed
+    /// over ranks. Any rank's failure is every rank's error.
+    pub fn open(comm: &Comm, path: &Path) -> Result<LocalGraph, DistError> {
+        let file = agree(comm, CgrFile::open(path).map_err(DistError::Graph))?;
+        let out_offsets = agree(comm, file.offsets(false).map_err(DistError::Graph))?;
+        let ranges = Ranges::balanced(&out_offsets, comm.size());
+        let own = ranges.range(comm.rank());
+        let out = agree(comm, file.rows(false, own.start, own.end).map_err(DistError::Graph))?;
+        let inc = match (file.is_directed(), file.has_transpose()) {
+            (false, _) => None,
+            (true, true) => Some(agree(comm, file.rows(true, own.start, own.end).map_err(DistError::Graph))?),
+            (true, false) => Some(shuffle_in_edges(comm, &ranges, &out, file.num_vertices())?),
+        };
+        let g = LocalGraph {
+            ranges,
+            rank: comm.rank(),
+            n: file.num_vertices(),
+            m: file.num_edges(),
+            directed: file.is_directed(),
+            weight_type: file.weight_type(),
+            id_base: file.id_base(),
+            out,
+            inc,
+            out_offsets,
+        };
+        check_checksums(comm, &file)?;
+        g.check_consistency(comm, &file, path)?;
+        Ok(g)
+    }
+
+    /// In-edges of the owned vertices.
+    pub fn inc(&self) -> &Rows {
+        self.inc.as_ref().unwrap_or(&self.out)
+    }
+
+    /// The owned vertices.
+    pub fn own(&self) -> Range<u32> {
+        self.ranges.range(self.rank)
+    }
+
+    /// Out-degree of any vertex.
+    pub fn out_degree(&self, v: u32) -> u64 {
+        self.out_offsets[v as usize + 1] - self.out_offsets[v as usize]
+    }
+
+    /// The sources of in-edges (or targets of out-edges) owned elsewhere, ascending.
+    pub fn ghosts(&self, rows: &Rows) -> Vec<u32> {
+        let own = self.own();
+        let mut g: Vec<u32> = own.clone().into_par_iter().flat_map_iter(|v| rows.neighbors(v).iter().copied().filter(|u| !own.contains(u))).collect();
+        g.par_sort_unstable();
+        g.dedup();
+        g
+    }
+
+    fn check_consistency(&self, comm: &Comm, file: &CgrFile, path: &Path) -> Result<(), DistError> {
+        let key = comm.broadcast_u64(std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), self.rank));
+        let fp = chatty_graph::cgr::rows_fingerprint;
+        let [out, out_reversed, transposed] = comm.sum_u64([
+            fp(&self.out, key, false),
+            fp(&self.out, key, true),
+            if file.has_transpose() { fp(self.inc(), key, true) } else { 0 },
+        ]);
+        let bad = |msg: &str| Err(DistError::Inconsistent(format!("{}: {msg}", path.display())));
+        if file.has_transpose() && transposed != out {
+            return bad("the stored transpose is not the transpose of the out-edges: the file is inconsistent");
+        }
+        if !self.directed && out_reversed != out {
+            return bad("marked undirected, but its edges are not symmetric (some u→v has no v→u): the file is inconsistent");
+        }
+        Ok(())
+    }
+}
+
+/// Every section checksum, each rank hashing every size-th piece.
+fn check_checksums(comm: &Comm, file: &CgrFile) -> Result<(), DistError> {
+    let (rank, size, pieces) = (comm.rank(), comm.size(), file.pieces());
+    let mine: Vec<u64> = (rank..pieces).step_by(size).collect::<Vec<_>>().into_par_iter().map(|i| file.piece_checksum(i)).collect();
+    let gathered = comm.all_gather(&mine)?;
+    // Rank r's list holds pieces r, r + size, ...: put them back in piece order.
+    let mut at = vec![0usize; size];
+    for r in 1..size {
+        at[r] = at[r - 1] + (r - 1..pieces).step_by(size).count();
+    }
+    let sums: Vec<u64> = (0..pieces).map(|i| gathered[at[i % size] + i / size]).collect();
+    file.check_pieces(&sums).map_err(DistError::Graph)
+}
+
+/// In-edges of the owned vertices of a directed graph stored without its transpose:
+/// every rank sends each out-edge to its target's owner.
+fn shuffle_in_edges(comm: &Comm, ranges: &Ranges, out: &Rows, n: usize) -> Result<Rows, DistError> {
+    let weighted = out.raw_weights().is_some();
+    let mut parcels: Vec<Vec<u64>> = vec![Vec::new(); comm.size()];
+    for u in out.vertices() {
+        for e in out.range(u) {
+            let v = out.targets()[e];
+            let p = &mut parcels[ranges.owner(v)];
+            p.push((v as u64) << 32 | u as u64);
+            if let Some(w) = out.raw_weights() {
+                p.push(w[e] as u64);
+            }
+        }
+    }
+    let got = comm.all_to_all(&parcels)?;
+    drop(parcels);
+    let stride = if weighted { 2 } else { 1 };
+    let mut edges: Vec<(u64, u32)> =
+        got.iter().flat_map(|p| p.chunks_exact(stride).map(|c| (c[0], c.get(1).map_or(0, |&w| w as u32)))).collect();
+    edges.par_sort_unstable();
+    let own = ranges.range(comm.rank());
+    let mut offsets = vec![0u64; own.len() + 1];
+    for &(key, _) in &edges {
+        offsets[((key >> 32) as u32 - own.start) as usize + 1] += 1;
+    }
+    for i in 1..offsets.len() {
+        offsets[i] += offsets[i - 1];
+    }
+    let targets: Vec<u32> = edges.iter().map(|&(key, _)| key as u32).collect();
+    let weights = weighted.then(|| edges.iter().map(|&(_, w)| w).collect::<Vec<u32>>().into());
+    Rows::from_parts(own.start, offsets.into(), targets.into(), out.weight_type(), weights, n)
+        .map_err(|e| DistError::Inconsistent(format!("in-edges shuffled to rank {}: {e}", comm.rank())))
+}

@@ -1,0 +1,201 @@
+//! The halo: the remote vertices ("ghosts") a rank reads, and the exchange that keeps
+//! their values current. Only boundary vertices travel, each to the ranks that read
+//! it, and per destination in the cheaper of two forms (the ChattyGraph idea across
+//! processes): sparse `(id, value)` pairs of the vertices that changed, or dense, every
+//! value of the boundary list the two ranks agreed on at set-up, without ids.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use bytemuck::Pod;
+use rayon::prelude::*;
+
+use crate::comm::{words_of, Comm};
+use crate::part::Ranges;
+use crate::DistError;
+
+/// Values packed for every rank, sent by [`Halo::deliver`].
+pub struct Parcels(Vec<Vec<u64>>);
+
+fn sparse<T: Pod>(ids: &[u32], get: impl Fn(u32) -> T) -> Vec<u64> {
+    let values: Vec<T> = ids.iter().map(|&v| get(v)).collect();
+    [vec![SPARSE, ids.len() as u64], words_of(ids), words_of(&values)].concat()
+}
+
+/// Ghosts and readers between this rank and every other.
+pub struct Halo {
+    /// `send[r]`: this rank's vertices rank `r` reads, ascending.
+    send: Vec<Vec<u32>>,
+    /// `recv[r]`: rank `r`'s vertices this rank reads, ascending.
+    recv: Vec<Vec<u32>>,
+    /// Readers of each owned vertex (ranks), as CSR over the owned range.
+    reader_offsets: Vec<u32>,
+    readers: Vec<u32>,
+    first: u32,
+    /// Vertices updated here and vertex values sent, for the report.
+    updated: AtomicU64,
+    sent: AtomicU64,
+}
+
+const SPARSE: u64 = 0;
+const DENSE: u64 = 1;
+
+impl Halo {
+    /// The halo of a rank that reads `ghosts` (ascending, none owned here): each rank
+    /// tells the owners what it reads.
+    pub fn new(comm: &Comm, ranges: &Ranges, ghosts: &[u32]) -> Result<Halo, DistError> {
+        let size = comm.size();
+        let mut recv = vec![Vec::new(); size];
+        for &g in ghosts {
+            recv[ranges.owner(g)].push(g);
+        }
+        let asks: Vec<Vec<u64>> = recv.iter().map(|list| words_of(list)).collect();
+        let got = comm.all_to_all(&asks)?;
+        let send: Vec<Vec<u32>> =
+            got.iter().zip(comm.all_to_all(&recv.iter().map(|l| vec![l.len() as u64]).collect::<Vec<_>>())?).map(|(w, len)| {
+                bytemuck::cast_slice::<u64, u32>(w)[..len[0] as usize].to_vec()
+            }).collect();
+        let own = ranges.range(comm.rank());
+        let mut degree = vec![0u32; own.len() + 1];
+        for list in &send {
+            for &v in list {
+                if !own.contains(&v) {
+                    return Err(DistError::Inconsistent(format!("a rank reads vertex {v} from rank {}, which does not own it", comm.rank())));
+                }
+                degree[(v - own.start) as usize + 1] += 1;
+            }
+        }
+        for i in 1..degree.len() {
+            degree[i] += degree[i - 1];
+        }
+        let mut readers = vec![0u32; *degree.last().unwrap_or(&0) as usize];
+        let mut cursor = degree.clone();
+        for (r, list) in send.iter().enumerate() {
+            for &v in list {
+                let c = &mut cursor[(v - own.start) as usize];
+                readers[*c as usize] = r as u32;
+                *c += 1;
+            }
+        }
+        Ok(Halo { send, recv, reader_offsets: degree, readers, first: own.start, updated: AtomicU64::new(0), sent: AtomicU64::new(0) })
+    }
+
+    /// Every ghost, ascending by owner then id.
+    pub fn ghosts(&self) -> impl Iterator<Item = u32> + '_ {
+        self.recv.iter().flatten().copied()
+    }
+
+    /// Owned vertices some other rank reads.
+    pub fn boundary(&self) -> usize {
+        self.readers.len()
+    }
+
+    /// Vertices updated and vertex values sent since the last call.
+    pub fn take_counts(&self) -> (u64, u64) {
+        (self.updated.swap(0, Relaxed), self.sent.swap(0, Relaxed))
+    }
+
+    fn readers_of(&self, v: u32) -> &[u32] {
+        let i = (v - self.first) as usize;
+        &self.readers[self.reader_offsets[i] as usize..self.reader_offsets[i + 1] as usize]
+    }
+
+    /// Packs the values (`get`) of the owned vertices in `changed` for the ranks that
+    /// read them; [`Halo::deliver`] sends them.
+    pub fn pack<T: Pod + Send + Sync>(&self, comm: &Comm, changed: &[u32], get: impl Fn(u32) -> T + Sync) -> Parcels {
+        let size = comm.size();
+        let mut ids: Vec<Vec<u32>> = vec![Vec::new(); size];
+        let mut boundary = 0;
+        for &v in changed {
+            let readers = self.readers_of(v);
+            boundary += usize::from(!readers.is_empty());
+            for &r in readers {
+                ids[r as usize].push(v);
+            }
+        }
+        let value_bytes = std::mem::size_of::<T>();
+        let out: Vec<Vec<u64>> = (0..size)
+            .into_par_iter()
+            .map(|r| {
+                let sparse_bytes = ids[r].len() * (4 + value_bytes);
+                if ids[r].is_empty() {
+                    Vec::new()
+                } else if sparse_bytes < self.send[r].len() * value_bytes {
+                    sparse(&ids[r], &get)
+                } else {
+                    [vec![DENSE], words_of(&self.send[r].iter().map(|&v| get(v)).collect::<Vec<T>>())].concat()
+                }
+            })
+            .collect();
+        self.count(boundary, &out, &ids);
+        Parcels(out)
+    }
+
+    /// Every boundary value to every reader, dense (PageRank's contributions: all change).
+    pub fn pack_all<T: Pod + Send + Sync>(&self, get: impl Fn(u32) -> T + Sync) -> Parcels {
+        let out: Vec<Vec<u64>> = self
+            .send
+            .par_iter()
+            .map(|list| if list.is_empty() { Vec::new() } else { [vec![DENSE], words_of(&list.iter().map(|&v| get(v)).collect::<Vec<T>>())].concat() })
+            .collect();
+        let boundary = self.reader_offsets.windows(2).filter(|w| w[1] > w[0]).count();
+        self.updated.fetch_add(boundary as u64, Relaxed);
+        self.sent.fetch_add(self.readers.len() as u64, Relaxed);
+        Parcels(out)
+    }
+
+    /// The reverse direction: the values (`get`) of the ghosts in `changed` for their
+    /// owners (WCC's labels flowing back); sparse only.
+    pub fn pack_to_owners<T: Pod + Send + Sync>(&self, comm: &Comm, ranges: &Ranges, changed: &[u32], get: impl Fn(u32) -> T + Sync) -> Parcels {
+        let mut ids: Vec<Vec<u32>> = vec![Vec::new(); comm.size()];
+        for &g in changed {
+            ids[ranges.owner(g)].push(g);
+        }
+        let out: Vec<Vec<u64>> = ids.iter().map(|list| if list.is_empty() { Vec::new() } else { sparse(list, &get) }).collect();
+        self.count(changed.len(), &out, &ids);
+        Parcels(out)
+    }
+
+    /// Sends packed values (collective: every rank calls it) and gives each value
+    /// received to `set`; returns the vertices for which `set` returned true (changed).
+    pub fn deliver<T: Pod>(&self, comm: &Comm, parcels: Parcels, mut set: impl FnMut(u32, T) -> bool) -> Result<Vec<u32>, DistError> {
+        let got = comm.all_to_all(&parcels.0)?;
+        drop(parcels);
+        let mut updated = Vec::new();
+        for (r, msg) in got.iter().enumerate() {
+            self.unpack(msg, &self.recv[r], |v, x| {
+                if set(v, x) {
+                    updated.push(v);
+                }
+            });
+        }
+        Ok(updated)
+    }
+
+    /// Counts `changed` boundary vertices updated and the values `out` carries.
+    fn count(&self, changed: usize, out: &[Vec<u64>], ids: &[Vec<u32>]) {
+        self.updated.fetch_add(changed as u64, Relaxed);
+        let sent: usize = out.iter().zip(ids).zip(&self.send).map(|((m, i), s)| match m.first() {
+            Some(&DENSE) => s.len(),
+            Some(_) => i.len(),
+            None => 0,
+        }).sum();
+        self.sent.fetch_add(sent as u64, Relaxed);
+    }
+
+    /// Calls `f` on every `(vertex, value)` of a message; a dense one lists `dense`'s vertices.
+    fn unpack<T: Pod>(&self, msg: &[u64], dense: &[u32], mut f: impl FnMut(u32, T)) {
+        let Some(&tag) = msg.first() else { return };
+        let bytes: &[u8] = bytemuck::cast_slice(msg);
+        let size = std::mem::size_of::<T>();
+        let (vertices, values): (&[u32], &[u8]) = if tag == DENSE {
+            (dense, &bytes[8..])
+        } else {
+            let k = msg[1] as usize;
+            let ids_end = 16 + (k * 4).div_ceil(8) * 8;
+            (bytemuck::cast_slice(&bytes[16..16 + k * 4]), &bytes[ids_end..])
+        };
+        for (i, &v) in vertices.iter().enumerate() {
+            f(v, bytemuck::pod_read_unaligned(&values[i * size..(i + 1) * size]));
+        }
+    }
+}

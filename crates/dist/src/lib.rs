@@ -1,0 +1,66 @@
+//! The multi-process engine: ChattyGraph across processes (and servers) over MPI.
+//!
+//! Started under `mpirun -np P chatty run ALGO G.cgr --engine mpi`, every rank opens
+//! the same `.cgr` and keeps only its own vertex range's rows ([`graph::LocalGraph`]:
+//! edge-balanced contiguous ranges, [`part::Ranges`]), runs rayon threads inside the
+//! rank, and exchanges per superstep only the boundary vertices that changed, each to
+//! the ranks that read it, sparse or dense per destination ([`halo::Halo`]). One
+//! module per kernel: [`bfs`], [`sssp`], [`pr`] (PageRank and SpMV), [`wcc`], [`bc`].
+//! [`DistEngine`] implements [`chatty_algo::Engine`], so the harness, the report and
+//! the front ends are the ones every engine shares; every rank runs the harness in
+//! lockstep and holds the gathered answer, and the front end lets rank 0 speak.
+//!
+//! Every rank keeps per-vertex arrays over all n vertices (only its own and its
+//! ghosts' entries are read): edges, the bulk of a graph, are what is split.
+//!
+//! This crate needs MPI (Open MPI or MPICH, through the `mpi` crate) to build; the
+//! CLI includes it behind its `mpi` feature. It knows nothing of GPUs or file formats
+//! other than `.cgr`.
+
+mod atomic;
+pub mod bc;
+pub mod bfs;
+mod comm;
+mod engine;
+pub mod graph;
+pub mod halo;
+pub mod part;
+pub mod pr;
+mod push;
+pub mod sssp;
+pub mod wcc;
+
+pub use comm::Comm;
+pub use engine::{abort_job, DistEngine};
+
+/// What stops the multi-process engine.
+#[derive(Debug, thiserror::Error)]
+pub enum DistError {
+    /// The graph file (on this rank).
+    #[error(transparent)]
+    Graph(chatty_graph::Error),
+    /// MPI could not start.
+    #[error("MPI: {0}")]
+    Mpi(String),
+    /// One exchange would exceed MPI's counts.
+    #[error("one exchange of {0} bytes exceeds what MPI's int counts can carry (16 GiB); use more ranks")]
+    TooLarge(u64),
+    /// The ranks disagree (different graphs or flags) or a rank's part is inconsistent.
+    #[error("{0}")]
+    Inconsistent(String),
+    /// Another rank failed at the same step (its error is reported there).
+    #[error("rank {0} failed (its error is above)")]
+    Peer(usize),
+}
+
+/// `mine` if every rank succeeded, else an error on every rank (collective): the
+/// failing ranks keep their own error, the others get [`DistError::Peer`] naming the
+/// lowest failing rank, so no rank goes on to a collective the others left.
+pub(crate) fn agree<T>(comm: &Comm, mine: Result<T, DistError>) -> Result<T, DistError> {
+    let failed = if mine.is_err() { comm.rank() as u64 } else { u64::MAX };
+    match (comm.min_u64(failed), mine) {
+        (u64::MAX, mine) => mine,
+        (_, Err(e)) => Err(e),
+        (first, Ok(_)) => Err(DistError::Peer(first as usize)),
+    }
+}
