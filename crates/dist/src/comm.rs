@@ -82,6 +82,16 @@ impl Comm {
         x
     }
 
+    /// Rank `root`'s bytes, on every rank.
+    pub fn broadcast_bytes(&self, root: usize, mut bytes: Vec<u8>) -> Vec<u8> {
+        let root = self.world.process_at_rank(root as i32);
+        let mut len = bytes.len() as u64;
+        root.broadcast_into(&mut len);
+        bytes.resize(len as usize, 0);
+        root.broadcast_into(&mut bytes[..]);
+        bytes
+    }
+
     /// Every rank's `mine`, concatenated in rank order.
     pub fn all_gather<T: Pod>(&self, mine: &[T]) -> Result<Vec<T>, DistError> {
         let words = words_of(mine);

@@ -82,6 +82,13 @@ impl DistEngine {
             return Err(DistError::Inconsistent(format!("{}: the ranks opened different graphs under this path", path.display())));
         }
         RUNNING.store(true, SeqCst);
+        // A panicking rank would wait in MPI_Finalize while unwinding, and the others
+        // in their next collective: report it, then stop the job.
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            report(info);
+            abort_job(101);
+        }));
         Ok(DistEngine { comm, graph, path: path.to_path_buf(), views: Views::default(), delta: 1.0, threads: rayon::current_num_threads(), _universe: universe })
     }
 
@@ -173,7 +180,7 @@ impl DistEngine {
 /// The sum of this rank's out-edge weights and how many are negative or NaN.
 fn local_weights(g: &LocalGraph) -> (f64, f64) {
     let out = &g.out;
-    let edges = out.range(g.own().start).start..g.own().clone().last().map_or(0, |v| out.range(v).end);
+    let edges = out.offsets()[0] as usize..out.offsets()[out.offsets().len() - 1] as usize;
     match (out.raw_weights(), g.weight_type) {
         (Some(w), WeightType::Int) => (w[edges].iter().map(|&w| w as f64).sum(), 0.0),
         (Some(w), WeightType::Float) => {

@@ -48,19 +48,30 @@ pub enum DistError {
     /// The ranks disagree (different graphs or flags) or a rank's part is inconsistent.
     #[error("{0}")]
     Inconsistent(String),
-    /// Another rank failed at the same step (its error is reported there).
-    #[error("rank {0} failed (its error is above)")]
-    Peer(usize),
+    /// Another rank failed at the same step.
+    #[error("rank {rank}: {message}")]
+    Peer {
+        /// The lowest failing rank.
+        rank: usize,
+        /// Its error.
+        message: String,
+    },
 }
 
 /// `mine` if every rank succeeded, else an error on every rank (collective): the
-/// failing ranks keep their own error, the others get [`DistError::Peer`] naming the
-/// lowest failing rank, so no rank goes on to a collective the others left.
+/// failing ranks keep their own error, the others get the lowest failing rank's
+/// ([`DistError::Peer`]), so no rank goes on to a collective the others left and
+/// rank 0 can say what went wrong.
 pub(crate) fn agree<T>(comm: &Comm, mine: Result<T, DistError>) -> Result<T, DistError> {
     let failed = if mine.is_err() { comm.rank() as u64 } else { u64::MAX };
-    match (comm.min_u64(failed), mine) {
-        (u64::MAX, mine) => mine,
-        (_, Err(e)) => Err(e),
-        (first, Ok(_)) => Err(DistError::Peer(first as usize)),
+    let first = comm.min_u64(failed);
+    if first == u64::MAX {
+        return mine;
+    }
+    let text = mine.as_ref().err().map(ToString::to_string).unwrap_or_default();
+    let message = String::from_utf8_lossy(&comm.broadcast_bytes(first as usize, text.into_bytes())).into_owned();
+    match mine {
+        Err(e) => Err(e),
+        Ok(_) => Err(DistError::Peer { rank: first as usize, message }),
     }
 }

@@ -35,3 +35,23 @@ impl Ranges {
         &self.starts
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_cover_every_vertex_once_even_with_more_ranks_than_vertices() {
+        // Vertex v has v out-edges: 0, 1, 2, 3, 4.
+        let offsets = [0u64, 0, 1, 3, 6, 10];
+        for ranks in 1..8 {
+            let r = Ranges::balanced(&offsets, ranks);
+            assert_eq!(r.starts().len(), ranks + 1);
+            assert_eq!((r.starts()[0], r.starts()[ranks]), (0, 5));
+            for v in 0..5 {
+                assert!(r.range(r.owner(v)).contains(&v), "{ranks} ranks, vertex {v}");
+            }
+        }
+        assert_eq!(Ranges::balanced(&offsets, 2).starts(), &[0, 4, 5]);
+    }
+}

@@ -318,10 +318,7 @@ fn edge_fingerprint(adj: &Adjacency, key: u64, reverse: bool) -> u64 {
 /// [`edge_fingerprint`] of some rows of an adjacency, for a graph whose rows are
 /// spread over processes: the sums of all rows add up (wrapping) to the whole's.
 pub fn rows_fingerprint(rows: &Rows, key: u64, reverse: bool) -> u64 {
-    let r = rows.vertices();
-    let first = rows.range(r.start).start as u64;
-    let offsets: Vec<u64> = std::iter::once(first).chain(r.clone().map(|v| rows.range(v).end as u64)).collect();
-    lists_fingerprint(&offsets, rows.targets(), rows.raw_weights(), r.start as usize, key, reverse)
+    lists_fingerprint(rows.offsets(), rows.targets(), rows.raw_weights(), rows.first() as usize, key, reverse)
 }
 
 fn lists_fingerprint(o: &[u64], t: &[u32], w: Option<&[u32]>, first: usize, key: u64, reverse: bool) -> u64 {

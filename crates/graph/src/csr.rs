@@ -182,6 +182,11 @@ impl Rows {
         self.first..self.first + (self.offsets.len() - 1) as VertexId
     }
 
+    /// The rows' offsets into [`Rows::targets`], one more than there are rows.
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
     /// Edges in the rows.
     pub fn num_edges(&self) -> u64 {
         self.offsets[self.offsets.len() - 1] - self.offsets[0]

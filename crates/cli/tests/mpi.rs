@@ -1,0 +1,222 @@
+//! The multi-process engine under `mpirun`: every kernel on 2 and 3 ranks equals the
+//! sequential references (and, for the exact kernels, the CPU engine's output file)
+//! on generated graphs (directed and undirected, integer and float weights, isolated
+//! vertices, ranks that own no edges or no vertices) and on real datasets; a killed
+//! rank, mismatched command lines and a corrupt file end the job with an error.
+//! Needs `mpirun` (Open MPI); built only with the `mpi` feature.
+#![cfg(feature = "mpi")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const CHATTY: &str = env!("CARGO_BIN_EXE_chatty");
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// `mpirun` for `ranks` processes of `args` (each chatty's), allowed to oversubscribe
+/// the CI machine's cores and to run as root in its container.
+fn mpirun(ranks: usize) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "--timeout", "300", "-np", &ranks.to_string()])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    c
+}
+
+fn chatty(args: &[&str]) -> Output {
+    Command::new(CHATTY).args(args).output().expect("chatty runs")
+}
+
+fn convert(src: &Path, dst: &Path, extra: &[&str]) {
+    let o = chatty(&[&["convert", src.to_str().unwrap(), "-o", dst.to_str().unwrap()], extra].concat());
+    assert!(o.status.success(), "convert {}: {}", src.display(), text(&o));
+}
+
+const KERNELS: &str = "bfs,sssp,pr,wcc,bc,spmv";
+
+/// Every kernel on `ranks` ranks, verified; the exact kernels' answers byte-equal to
+/// the CPU engine's.
+fn same_as_one_process(g: &Path, ranks: usize, dir: &Path) {
+    let name = g.file_stem().unwrap().to_string_lossy().into_owned();
+    let common = ["--source", "0", "--zero-based", "--sources", "3", "--verify", "--threads", "1"];
+    let cpu_out = dir.join(format!("{name}.cpu.txt"));
+    let o = chatty(&[&["run", KERNELS, g.to_str().unwrap(), "--engine", "cpu", "-o", cpu_out.to_str().unwrap()], &common[..]].concat());
+    assert!(o.status.success(), "cpu on {name}: {}", text(&o));
+    let mpi_out = dir.join(format!("{name}.mpi{ranks}.txt"));
+    let o = mpirun(ranks)
+        .args([CHATTY, "run", KERNELS, g.to_str().unwrap(), "--engine", "mpi", "-o", mpi_out.to_str().unwrap()])
+        .args(common)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{ranks} ranks on {name}: {t}");
+    assert_eq!(t.matches("Verification:        PASS").count(), 6, "{ranks} ranks on {name}: {t}");
+    assert!(t.contains(&format!("MPI: {ranks} ranks")), "{t}");
+    for alg in ["bfs", "sssp", "wcc"] {
+        let file = |p: &Path| std::fs::read(p.with_extension(format!("{alg}.txt"))).unwrap();
+        assert!(file(&cpu_out) == file(&mpi_out), "{alg} on {name}, {ranks} ranks: the answers differ from the CPU engine's");
+    }
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p
+}
+
+/// Generated graphs of every shape the engine distinguishes, as `.cgr`.
+fn generated(dir: &Path) -> Vec<PathBuf> {
+    let p = |n: &str| dir.join(n);
+    let gen = |args: &[&str]| {
+        let o = chatty(args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o));
+    };
+    gen(&["generate", "rmat", "--scale", "10", "--edge-factor", "8", "--weights", "9", "-o", p("rmat.cgr").to_str().unwrap()]);
+    gen(&["generate", "rmat", "--scale", "10", "--edge-factor", "8", "-o", p("rmat.el").to_str().unwrap()]);
+    convert(&p("rmat.el"), &p("rmat-t.cgr"), &["--transpose"]);
+    gen(&["generate", "urand", "--scale", "10", "--edge-factor", "4", "--undirected", "-o", p("urand.cgr").to_str().unwrap()]);
+    gen(&["generate", "grid", "--width", "40", "--height", "25", "-o", p("grid.cgr").to_str().unwrap()]);
+    // Float weights, directed, with a vertex of no out-edges.
+    let mut body = String::new();
+    for u in 0..200u32 {
+        for k in 1..4u32 {
+            if u != 7 {
+                body += &format!("{u} {} {}\n", (u * 37 + k * 11) % 200, 0.25 + ((u * k) % 13) as f32 / 8.0);
+            }
+        }
+    }
+    convert(&write(dir, "float.wel", &body), &p("float.cgr"), &[]);
+    // 40 vertices, edges among the first three only: with 3 ranks two own no edges.
+    let body = "%%MatrixMarket matrix coordinate pattern general\n40 40 3\n1 2\n2 3\n3 1\n";
+    convert(&write(dir, "isolated.mtx", body), &p("isolated.cgr"), &[]);
+    // Two vertices: with 3 ranks one owns none.
+    convert(&write(dir, "tiny.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"), &p("tiny.cgr"), &[]);
+    ["rmat", "rmat-t", "urand", "grid", "float", "isolated", "tiny"].iter().map(|n| p(&format!("{n}.cgr"))).collect()
+}
+
+#[test]
+fn every_kernel_on_generated_graphs_equals_one_process() {
+    let d = tempfile::tempdir().unwrap();
+    for g in generated(d.path()) {
+        for ranks in [2, 3] {
+            same_as_one_process(&g, ranks, d.path());
+        }
+    }
+}
+
+#[test]
+fn every_kernel_on_datasets_equals_one_process() {
+    let Some(data) = chatty_graph::datasets::for_test() else { return };
+    let d = tempfile::tempdir().unwrap();
+    for (file, extra) in [("social/email-Enron.el.gz", &[][..]), ("road/bremen-osm-d.gr.gz", &[][..]), ("social/cit-HepPh.el.gz", &["--transpose"][..])] {
+        let g = d.path().join(format!("{}.cgr", file.split('/').nth(1).unwrap().split('.').next().unwrap()));
+        convert(&data.join(file), &g, extra);
+        for ranks in [2, 3] {
+            same_as_one_process(&g, ranks, d.path());
+        }
+    }
+}
+
+/// Children of `pid` (the ranks mpirun started).
+fn children(pid: u32) -> Vec<u32> {
+    let mut kids = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else { continue };
+        // The parent is the second field after the parenthesised command name.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        if after.split(' ').nth(1) == Some(&pid.to_string()) && stat.contains("(chatty)") {
+            kids.push(child);
+        }
+    }
+    kids
+}
+
+#[test]
+fn a_killed_rank_stops_the_job_within_10_seconds() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("grid.cgr");
+    assert!(chatty(&["generate", "grid", "--width", "300", "--height", "300", "-o", g.to_str().unwrap()]).status.success());
+    let out = d.path().join("bc.txt");
+    let mut job = mpirun(2)
+        .args([CHATTY, "run", "bc", g.to_str().unwrap(), "--engine", "mpi", "--sources", "all", "--threads", "1", "-o", out.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let ranks = loop {
+        let kids = children(job.id());
+        if kids.len() == 2 || start.elapsed() > Duration::from_secs(30) {
+            break kids;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(ranks.len(), 2, "mpirun should have started 2 ranks");
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(job.try_wait().unwrap().is_none(), "the job should still be running");
+    let killed = Instant::now();
+    // SAFETY: kill(2) on a child process id.
+    unsafe { libc_kill(ranks[1] as i32, 9) };
+    let status = loop {
+        if let Some(s) = job.try_wait().unwrap() {
+            break s;
+        }
+        assert!(killed.elapsed() < Duration::from_secs(10), "the job still runs 10 s after a rank was killed");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success());
+    assert!(children(job.id()).is_empty());
+    assert!(std::fs::read_dir(d.path()).unwrap().flatten().all(|e| !e.file_name().to_string_lossy().starts_with("bc")), "no output file");
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, signal: i32) -> i32;
+}
+
+#[test]
+fn ranks_given_different_flags_refuse_to_start() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("r.cgr");
+    assert!(chatty(&["generate", "rmat", "--scale", "8", "-o", g.to_str().unwrap()]).status.success());
+    let g = g.to_str().unwrap();
+    let o = mpirun(1)
+        .args([CHATTY, "run", "bfs", g, "--engine", "mpi", "-n", "1", ":", "-np", "1", CHATTY, "run", "bfs", g, "--engine", "mpi", "-n", "2"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o).contains("different parameters"), "{}", text(&o));
+}
+
+#[test]
+fn a_corrupt_graph_is_an_error_on_every_rank() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("r.cgr");
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "-o", g.to_str().unwrap()]).status.success());
+    let mut bytes = std::fs::read(&g).unwrap();
+    let at = bytes.len() - 100;
+    bytes[at] ^= 0x40;
+    std::fs::write(&g, bytes).unwrap();
+    let out = d.path().join("out.txt");
+    let o = mpirun(2).args([CHATTY, "run", "bfs", g.to_str().unwrap(), "--engine", "mpi", "-o", out.to_str().unwrap()]).output().unwrap();
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(t.contains("r.cgr: "), "the error should name the file: {t}");
+    assert!(!t.contains("panicked"), "{t}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn engine_mpi_needs_a_cgr() {
+    let d = tempfile::tempdir().unwrap();
+    let g = write(d.path(), "g.el", "0 1\n1 2\n");
+    let o = mpirun(2).args([CHATTY, "run", "bfs", g.to_str().unwrap(), "--engine", "mpi"]).output().unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o).contains("chatty convert"), "{}", text(&o));
+}
