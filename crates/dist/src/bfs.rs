@@ -8,6 +8,7 @@
 //! one all-reduce of the frontier's size and out-edges picks the next direction.
 
 use chatty_algo::bfs::UNREACHED;
+use chatty_algo::frontier::Bitmap;
 use chatty_algo::Direction;
 use rayon::prelude::*;
 
@@ -77,11 +78,14 @@ impl Switch {
 /// `frontier` (owned and ghost vertices at `level - 1`) along `push`, or bottom-up.
 pub(crate) fn discover(g: &LocalGraph, push: &PushRows, depth: &mut [u32], frontier: &[u32], level: u32, pull: bool) -> Vec<u32> {
     if pull {
+        // The frontier as a bitmap: 32 times fewer bytes to probe at random than depths.
+        let parents = Bitmap::new(g.n);
+        frontier.par_iter().for_each(|&u| parents.set(u as usize));
         let inc = g.inc();
         let found: Vec<u32> = g
             .own()
             .into_par_iter()
-            .filter(|&v| depth[v as usize] == UNREACHED && inc.neighbors(v).iter().any(|&u| depth[u as usize] == level - 1))
+            .filter(|&v| depth[v as usize] == UNREACHED && inc.neighbors(v).iter().any(|&u| parents.get(u as usize)))
             .collect();
         for &v in &found {
             depth[v as usize] = level;
