@@ -19,12 +19,12 @@ SCALE=${SCALE:-22}
 CORES=${CORES:-16}
 DATASETS=${CHATTY_DATASETS:-$ROOT/../shared/datasets}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none NCCL_NVLS_ENABLE=0
+ROAD=$(realpath -m "${ROAD:-$DATASETS/road/USA-road-NE.pace.gr.gz}")
 mkdir -p "$WORK"
 cd "$WORK"
 
 [ -f kron22.cgr ] || "$CHATTY" generate rmat --scale "$SCALE" --edge-factor 16 --undirected -o kron22.cgr
 [ -f urand22.cgr ] || "$CHATTY" generate urand --scale "$SCALE" --edge-factor 16 --undirected -o urand22.cgr
-ROAD=${ROAD:-$DATASETS/road/USA-road-NE.pace.gr.gz}
 if [ ! -f road.cgr ]; then
     if [ -f "$ROAD" ]; then "$CHATTY" convert "$ROAD" -o road.cgr; else "$CHATTY" generate grid --width 2000 --height 2000 -o road.cgr; fi
 fi

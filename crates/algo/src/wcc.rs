@@ -31,7 +31,7 @@ use crate::frontier::Frontier;
 use crate::Result;
 
 /// Neighbours per vertex linked in the sampling phase.
-const SAMPLE_ROUNDS: usize = 2;
+pub const SAMPLE_ROUNDS: usize = 2;
 /// Vertices sampled to find the giant component.
 const SAMPLES: usize = 1024;
 
@@ -64,15 +64,19 @@ pub fn compress(comp: &[AtomicU32]) {
     });
 }
 
-/// The most frequent label among `SAMPLES` pseudo-random vertices.
-fn most_frequent(comp: &[AtomicU32]) -> u32 {
+/// The most frequent label among `SAMPLES` pseudo-random vertices of `among`.
+pub fn most_frequent(comp: &[AtomicU32], among: std::ops::Range<u32>) -> u32 {
+    if among.is_empty() {
+        return 0;
+    }
     let mut counts = HashMap::new();
     let mut x = 0x2545_F491_4F6C_DD1Du64;
     for _ in 0..SAMPLES {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        *counts.entry(comp[(x % comp.len() as u64) as usize].load(Relaxed)).or_insert(0) += 1;
+        let v = among.start as u64 + x % among.len() as u64;
+        *counts.entry(comp[v as usize].load(Relaxed)).or_insert(0) += 1;
     }
     counts.into_iter().max_by_key(|&(c, k)| (k, std::cmp::Reverse(c))).map_or(0, |(c, _)| c)
 }
@@ -145,7 +149,7 @@ pub fn afforest(g: &Graph) -> Vec<u32> {
         });
         compress(&comp);
     }
-    let giant = most_frequent(&comp);
+    let giant = most_frequent(&comp, 0..n as u32);
     (0..n as u32).into_par_iter().with_min_len(256).for_each(|u| {
         if comp[u as usize].load(Relaxed) == giant {
             return;

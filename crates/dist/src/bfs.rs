@@ -22,7 +22,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 /// Depths from `source` (valid for the owned vertices) and the number of levels.
 pub fn bfs(g: &LocalGraph, comm: &Comm, halo: &Halo, push: &PushRows, source: u32, direction: Direction) -> Result<(Vec<u32>, u64), DistError> {
-    let mut depth = vec![UNREACHED; g.n];
+    let mut depth: Vec<u32> = (0..g.n).into_par_iter().map(|_| UNREACHED).collect();
     depth[source as usize] = 0;
     let mut frontier = vec![source];
     let mut switch = Switch::new(g, direction, source);
@@ -69,7 +69,7 @@ impl Switch {
 
     /// Sums the new frontier over ranks (collective).
     pub fn count(&mut self, comm: &Comm, g: &LocalGraph, next: &[u32]) {
-        let [size, edges] = comm.sum_u64([next.len() as u64, next.iter().map(|&v| g.out_degree(v)).sum()]);
+        let [size, edges] = comm.sum_u64([next.len() as u64, next.par_iter().map(|&v| g.out_degree(v)).sum()]);
         (self.size, self.edges) = (size, edges);
     }
 }
@@ -87,9 +87,8 @@ pub(crate) fn discover(g: &LocalGraph, push: &PushRows, depth: &mut [u32], front
             .into_par_iter()
             .filter(|&v| depth[v as usize] == UNREACHED && inc.neighbors(v).iter().any(|&u| parents.get(u as usize)))
             .collect();
-        for &v in &found {
-            depth[v as usize] = level;
-        }
+        let cells = as_atomic_u32(depth);
+        found.par_iter().for_each(|&v| cells[v as usize].store(level, Relaxed));
         return found;
     }
     let cells = as_atomic_u32(depth);

@@ -47,6 +47,7 @@ pub struct DistEngine {
     views: Views,
     delta: f64,
     threads: usize,
+    notes: Vec<String>,
     // Dropped last: finalises MPI.
     _universe: mpi::environment::Universe,
 }
@@ -89,7 +90,17 @@ impl DistEngine {
             report(info);
             abort_job(101);
         }));
-        Ok(DistEngine { comm, graph, path: path.to_path_buf(), views: Views::default(), delta: 1.0, threads: rayon::current_num_threads(), _universe: universe })
+        let threads = rayon::current_num_threads();
+        let cores = std::thread::available_parallelism().map_or(threads, |c| c.get());
+        let notes = if cores < threads {
+            vec![format!(
+                "rank {} may run on {cores} cores but runs {threads} threads: start mpirun with --bind-to none (or --map-by slot:PE={threads})",
+                comm.rank()
+            )]
+        } else {
+            Vec::new()
+        };
+        Ok(DistEngine { comm, graph, path: path.to_path_buf(), views: Views::default(), delta: 1.0, threads, notes, _universe: universe })
     }
 
     /// This process's rank (0 speaks for the job).
@@ -107,7 +118,8 @@ impl DistEngine {
         if alg != Algorithm::Spmv && self.views.forward.is_none() {
             self.views.forward = Some(Halo::new(comm, &g.ranges, &in_ghosts)?);
         }
-        if matches!(alg, Algorithm::Bfs | Algorithm::Sssp | Algorithm::Bc) && self.views.push.is_none() {
+        let pushes = matches!(alg, Algorithm::Bfs | Algorithm::Sssp | Algorithm::Bc) || (alg == Algorithm::Wcc && !g.directed);
+        if pushes && self.views.push.is_none() {
             self.views.push = Some(PushRows::new(g, in_ghosts.clone()));
         }
         if g.directed && alg == Algorithm::Bc && self.views.backward.is_none() {
@@ -151,7 +163,8 @@ impl DistEngine {
                 (Output::Values(comm.all_gather(&s)?), iters, Some(residual))
             }
             Algorithm::Wcc => {
-                let (labels, rounds) = wcc::wcc(g, comm, self.halo(&v.both))?;
+                let push = if g.directed { None } else { v.push.as_ref() };
+                let (labels, rounds) = wcc::wcc(g, comm, self.halo(&v.both), push)?;
                 (Output::Labels(self.gather(&labels)?), rounds, None)
             }
             Algorithm::Bc => {
@@ -167,7 +180,7 @@ impl DistEngine {
     }
 
     /// The owned entries of an n-sized array, from every rank, in vertex order.
-    fn gather<T: bytemuck::Pod>(&self, all: &[T]) -> std::result::Result<Vec<T>, DistError> {
+    fn gather<T: bytemuck::Pod + Send + Sync>(&self, all: &[T]) -> std::result::Result<Vec<T>, DistError> {
         let own = self.graph.own();
         self.comm.all_gather(&all[own.start as usize..own.end as usize])
     }
@@ -255,6 +268,10 @@ impl Engine for DistEngine {
             "MPI: {} ranks, {} exchanges, {:.1} MB sent; {} boundary vertices updated, {} values sent",
             d["ranks"], d["exchanges"], bytes as f64 / 1e6, d["vertices_updated"], d["vertices_sent"]
         )]
+    }
+
+    fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
     }
 
     fn reference_graph(&self) -> Result<HostGraph<'_>> {

@@ -103,15 +103,29 @@ impl Halo {
     /// read them; [`Halo::deliver`] sends them.
     pub fn pack<T: Pod + Send + Sync>(&self, comm: &Comm, changed: &[u32], get: impl Fn(u32) -> T + Sync) -> Parcels {
         let size = comm.size();
-        let mut ids: Vec<Vec<u32>> = vec![Vec::new(); size];
-        let mut boundary = 0;
-        for &v in changed {
-            let readers = self.readers_of(v);
-            boundary += usize::from(!readers.is_empty());
-            for &r in readers {
-                ids[r as usize].push(v);
-            }
-        }
+        // Per destination, the changed vertices it reads (chunks in parallel, in order).
+        let (ids, boundary) = changed
+            .par_chunks(1 << 14)
+            .map(|chunk| {
+                let (mut ids, mut boundary) = (vec![Vec::new(); size], 0usize);
+                for &v in chunk {
+                    let readers = self.readers_of(v);
+                    boundary += usize::from(!readers.is_empty());
+                    for &r in readers {
+                        ids[r as usize].push(v);
+                    }
+                }
+                (ids, boundary)
+            })
+            .reduce(
+                || (vec![Vec::new(); size], 0),
+                |(mut a, x), (b, y)| {
+                    for (a, b) in a.iter_mut().zip(b) {
+                        a.extend(b);
+                    }
+                    (a, x + y)
+                },
+            );
         let value_bytes = std::mem::size_of::<T>();
         let out: Vec<Vec<u64>> = (0..size)
             .into_par_iter()

@@ -1,6 +1,7 @@
 //! Distributed WCC: each rank first joins its local subgraph (its own vertices, its
 //! ghosts, every edge it holds, both directions) with Afforest's lock-free hooking
-//! and compression ([`chatty_algo::wcc::link`]); then rounds carry component minima
+//! and compression ([`chatty_algo::wcc::link`]; on undirected graphs with its
+//! sampling too, Sutton et al., IPDPS 2018); then rounds carry component minima
 //! across ranks: a local component adopts the smallest label any member has seen,
 //! owned members tell their readers and ghost members tell their owners, until no
 //! label changes anywhere. Rounds follow how often a component crosses ranks, not
@@ -9,31 +10,58 @@
 //! "Evaluation of Connected-Component Labeling Algorithms for Distributed-Memory
 //! Systems", Parallel Computing 2015).
 
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use chatty_algo::wcc::{compress, link};
+use chatty_algo::wcc::{compress, link, most_frequent, SAMPLE_ROUNDS};
 use rayon::prelude::*;
 
 use crate::comm::Comm;
 use crate::graph::LocalGraph;
 use crate::halo::Halo;
+use crate::push::PushRows;
 use crate::DistError;
 
-/// Labels (the smallest id of each component; valid for the owned vertices) and rounds.
-pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo) -> Result<(Vec<u32>, u64), DistError> {
+/// Labels (the smallest id of each component; valid for the owned vertices) and
+/// rounds. `push` (undirected graphs) lets the local join sample as Afforest does.
+pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) -> Result<(Vec<u32>, u64), DistError> {
     let own = g.own();
     let ghosts: Vec<u32> = halo.ghosts().collect();
     let comp: Vec<AtomicU32> = (0..g.n as u32).into_par_iter().map(AtomicU32::new).collect();
-    own.clone().into_par_iter().for_each(|v| {
-        for &u in g.out.neighbors(v) {
-            link(u, v, &comp);
+    match push {
+        Some(push) => {
+            // Afforest on the local subgraph: an edge to a ghost is stored only in the
+            // owned vertex's row and in the ghost's push row, so vertices outside the
+            // giant component link their rows, ghosts outside it their push rows.
+            for r in 0..SAMPLE_ROUNDS {
+                own.clone().into_par_iter().with_min_len(1024).for_each(|v| {
+                    if let Some(&u) = g.out.neighbors(v).get(r) {
+                        link(u, v, &comp);
+                    }
+                });
+                compress(&comp);
+            }
+            let giant = most_frequent(&comp, own.clone());
+            own.clone().into_par_iter().with_min_len(256).for_each(|v| {
+                if comp[v as usize].load(Relaxed) != giant {
+                    for &u in g.out.neighbors(v).iter().skip(SAMPLE_ROUNDS) {
+                        link(u, v, &comp);
+                    }
+                }
+            });
+            ghosts.par_iter().for_each(|&u| {
+                if comp[u as usize].load(Relaxed) != giant {
+                    for e in push.row(u) {
+                        link(u, push.target(e), &comp);
+                    }
+                }
+            });
         }
-        if g.directed {
-            for &u in g.inc().neighbors(v) {
+        None => own.clone().into_par_iter().for_each(|v| {
+            for &u in g.out.neighbors(v).iter().chain(if g.directed { g.inc().neighbors(v) } else { &[] }) {
                 link(u, v, &comp);
             }
-        }
-    });
+        }),
+    }
     compress(&comp);
     let root: Vec<u32> = comp.into_iter().map(AtomicU32::into_inner).collect();
     // The smallest label a local component has seen lives at its root (`best`); a
