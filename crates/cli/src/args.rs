@@ -91,6 +91,15 @@ pub enum EngineChoice {
     Mpi,
 }
 
+/// How the ranks of `--engine mpi` get their rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Distribute {
+    /// Every rank maps the same path.
+    Shared,
+    /// Rank 0 reads the file and sends each rank its rows.
+    Mpi,
+}
+
 /// Vertex order before the multi-GPU partition (one vocabulary for `info` and `run`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Reorder {
@@ -384,6 +393,11 @@ pub struct RunArgs {
     /// Source vertex (bfs, sssp, bc); default: a random vertex with out-edges per trial.
     #[arg(long, short = 'r')]
     pub source: Option<u32>,
+    /// With --engine mpi: how the ranks get their rows. shared: every rank maps the same
+    /// path (a shared or replicated file system); mpi: rank 0 reads and checks the
+    /// file and sends each rank its rows.
+    #[arg(long, value_enum, default_value = "shared")]
+    pub distribute: Distribute,
     /// Number of trials.
     #[arg(long, short = 'n', default_value_t = 1)]
     pub trials: u32,

@@ -41,7 +41,7 @@ const KERNELS: &str = "bfs,sssp,pr,wcc,bc,spmv";
 
 /// Every kernel on `ranks` ranks, verified; the exact kernels' answers byte-equal to
 /// the CPU engine's.
-fn same_as_one_process(g: &Path, ranks: usize, dir: &Path) {
+fn same_as_one_process(g: &Path, ranks: usize, dir: &Path, distribute: &str) {
     let name = g.file_stem().unwrap().to_string_lossy().into_owned();
     let common = ["--source", "0", "--zero-based", "--sources", "3", "--verify", "--threads", "1"];
     let cpu_out = dir.join(format!("{name}.cpu.txt"));
@@ -49,12 +49,12 @@ fn same_as_one_process(g: &Path, ranks: usize, dir: &Path) {
     assert!(o.status.success(), "cpu on {name}: {}", text(&o));
     let mpi_out = dir.join(format!("{name}.mpi{ranks}.txt"));
     let o = mpirun(ranks)
-        .args([CHATTY, "run", KERNELS, g.to_str().unwrap(), "--engine", "mpi", "-o", mpi_out.to_str().unwrap()])
+        .args([CHATTY, "run", KERNELS, g.to_str().unwrap(), "--engine", "mpi", "--distribute", distribute, "-o", mpi_out.to_str().unwrap()])
         .args(common)
         .output()
         .unwrap();
     let t = text(&o);
-    assert!(o.status.success(), "{ranks} ranks on {name}: {t}");
+    assert!(o.status.success(), "{ranks} ranks ({distribute}) on {name}: {t}");
     assert_eq!(t.matches("Verification:        PASS").count(), 6, "{ranks} ranks on {name}: {t}");
     assert!(t.contains(&format!("MPI: {ranks} ranks")), "{t}");
     for alg in ["bfs", "sssp", "wcc"] {
@@ -104,8 +104,11 @@ fn every_kernel_on_generated_graphs_equals_one_process() {
     let d = tempfile::tempdir().unwrap();
     for g in generated(d.path()) {
         for ranks in [2, 3] {
-            same_as_one_process(&g, ranks, d.path());
+            same_as_one_process(&g, ranks, d.path(), "shared");
         }
+        // Rank 0 reads the file and sends the rows (and, for --verify, the ranks
+        // gather the whole graph from each other).
+        same_as_one_process(&g, 3, d.path(), "mpi");
     }
 }
 
@@ -117,7 +120,7 @@ fn every_kernel_on_datasets_equals_one_process() {
         let g = d.path().join(format!("{}.cgr", file.split('/').nth(1).unwrap().split('.').next().unwrap()));
         convert(&data.join(file), &g, extra);
         for ranks in [2, 3] {
-            same_as_one_process(&g, ranks, d.path());
+            same_as_one_process(&g, ranks, d.path(), "shared");
         }
     }
 }

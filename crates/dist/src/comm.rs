@@ -93,6 +93,37 @@ impl Comm {
         bytes
     }
 
+    /// Rank 0's `values` on rank `to` (call on both; point-to-point, in pieces of at
+    /// most 2^28 words so that no message exceeds MPI's int counts).
+    pub fn send_to<T: Pod>(&self, to: usize, values: &[T]) {
+        const PIECE: usize = 1 << 28;
+        let words = words_of(values);
+        let peer = self.world.process_at_rank(to as i32);
+        peer.send(&[values.len() as u64][..]);
+        for piece in words.chunks(PIECE) {
+            peer.send(piece);
+        }
+        self.exchanges.fetch_add(1, Relaxed);
+        self.bytes.fetch_add(words.len() as u64 * 8, Relaxed);
+    }
+
+    /// What rank `from` sent here with [`Comm::send_to`].
+    pub fn receive_from<T: Pod>(&self, from: usize) -> Vec<T> {
+        const PIECE: usize = 1 << 28;
+        let peer = self.world.process_at_rank(from as i32);
+        let (len, _) = peer.receive_vec::<u64>();
+        let bytes = len[0] as usize * std::mem::size_of::<T>();
+        let mut words: Vec<u64> = Vec::with_capacity(bytes.div_ceil(8));
+        while words.len() < bytes.div_ceil(8) {
+            let (piece, _) = peer.receive_vec::<u64>();
+            words.extend_from_slice(&piece);
+            if piece.len() < PIECE {
+                break;
+            }
+        }
+        bytemuck::cast_slice::<u8, T>(&bytemuck::cast_slice::<u64, u8>(&words)[..bytes]).to_vec()
+    }
+
     /// Every rank's `mine`, concatenated in rank order.
     pub fn all_gather<T: Pod + Send + Sync>(&self, mine: &[T]) -> Result<Vec<T>, DistError> {
         if self.size == 1 {

@@ -9,7 +9,7 @@ use chatty_graph::{Progress, WeightType};
 use serde::Serialize;
 
 use crate::comm::Comm;
-use crate::graph::LocalGraph;
+use crate::graph::{Distribute, LocalGraph};
 use crate::halo::Halo;
 use crate::push::PushRows;
 use crate::{agree, bc, bfs, pr, sssp, wcc, DistError};
@@ -47,6 +47,7 @@ pub struct DistEngine {
     views: Views,
     delta: f64,
     threads: usize,
+    distribute: Distribute,
     notes: Vec<String>,
     // Dropped last: finalises MPI.
     _universe: mpi::environment::Universe,
@@ -66,9 +67,9 @@ struct DistTrial {
 
 impl DistEngine {
     /// Starts MPI (threads funneled: only this thread calls it), opens and checks
-    /// `path` on every rank, and checks that every rank was given the same graph and
+    /// `path` on every rank (or on rank 0, which sends the rows: `distribute`), and checks that every rank was given the same graph and
     /// `flags` (a digest of the command line's parameters).
-    pub fn open(path: &Path, flags: u64) -> Result<DistEngine, DistError> {
+    pub fn open(path: &Path, flags: u64, distribute: Distribute) -> Result<DistEngine, DistError> {
         let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
             .ok_or_else(|| DistError::Mpi("MPI is already initialised in this process".into()))?;
         let comm = Comm::new(universe.world());
@@ -76,12 +77,18 @@ impl DistEngine {
         if lo != hi {
             return Err(DistError::Inconsistent("the ranks were started with different parameters".into()));
         }
-        let graph = LocalGraph::open(&comm, path)?;
-        let digest = chatty_graph::cgr::CgrFile::open(path).map_err(DistError::Graph)?.digest();
-        let (lo, hi) = comm.min_max_u64(digest);
-        if lo != hi {
-            return Err(DistError::Inconsistent(format!("{}: the ranks opened different graphs under this path", path.display())));
-        }
+        let graph = match distribute {
+            Distribute::Shared => {
+                let graph = LocalGraph::open(&comm, path)?;
+                let digest = chatty_graph::cgr::CgrFile::open(path).map_err(DistError::Graph)?.digest();
+                let (lo, hi) = comm.min_max_u64(digest);
+                if lo != hi {
+                    return Err(DistError::Inconsistent(format!("{}: the ranks opened different graphs under this path", path.display())));
+                }
+                graph
+            }
+            Distribute::Mpi => LocalGraph::receive(&comm, path)?,
+        };
         RUNNING.store(true, SeqCst);
         // A panicking rank would wait in MPI_Finalize while unwinding, and the others
         // in their next collective: report it, then stop the job.
@@ -100,7 +107,7 @@ impl DistEngine {
         } else {
             Vec::new()
         };
-        Ok(DistEngine { comm, graph, path: path.to_path_buf(), views: Views::default(), delta: 1.0, threads, notes, _universe: universe })
+        Ok(DistEngine { comm, graph, path: path.to_path_buf(), views: Views::default(), delta: 1.0, threads, distribute, notes, _universe: universe })
     }
 
     /// This process's rank (0 speaks for the job).
@@ -275,7 +282,12 @@ impl Engine for DistEngine {
     }
 
     fn reference_graph(&self) -> Result<HostGraph<'_>> {
-        let g = chatty_graph::cgr::load(&self.path).map_err(Error::engine)?;
+        // Every rank verifies (they run the harness in lockstep), so each reads the
+        // whole graph: the shared path, or rank 0's copy sent to all.
+        let g = match self.distribute {
+            Distribute::Shared => chatty_graph::cgr::load(&self.path).map_err(Error::engine)?,
+            Distribute::Mpi => self.graph.gather_whole(&self.comm).map_err(Error::engine)?,
+        };
         Ok(HostGraph::Owned(Box::new(g)))
     }
 
@@ -291,6 +303,7 @@ impl Engine for DistEngine {
         serde_json::json!({
             "ranks": self.comm.size(),
             "threads_per_rank": self.threads,
+            "distribute": format!("{:?}", self.distribute).to_lowercase(),
             "rank0_vertices": own.len(),
             "max_rank_edges": max_edges,
             "max_rank_ghosts": max_ghosts,

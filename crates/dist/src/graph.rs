@@ -15,6 +15,16 @@ use crate::comm::Comm;
 use crate::part::Ranges;
 use crate::{agree, DistError};
 
+/// How the ranks get their rows (`--distribute`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Distribute {
+    /// Every rank maps the same path (a shared or replicated file system).
+    Shared,
+    /// Rank 0 reads and checks the file and sends each rank its rows over MPI (the
+    /// other ranks need no copy of the file).
+    Mpi,
+}
+
 /// One rank's part of the graph.
 pub struct LocalGraph {
     /// Every rank's vertex range.
@@ -72,6 +82,95 @@ impl LocalGraph {
         Ok(g)
     }
 
+    /// Rank 0 reads `path`, checks all of it ([`chatty_graph::cgr::check`]: checksums,
+    /// structure, consistency) and sends every rank the out-offsets of all vertices
+    /// (degrees, ranges) and its own rows (collective).
+    pub fn receive(comm: &Comm, path: &Path) -> Result<LocalGraph, DistError> {
+        let whole = match comm.rank() {
+            0 => chatty_graph::cgr::check(path, &chatty_graph::NoProgress).map(Some).map_err(DistError::Graph),
+            _ => Ok(None),
+        };
+        let whole = agree(comm, whole)?;
+        let header: Vec<u64> = match &whole {
+            Some(g) => {
+                let weight = match g.weight_type() {
+                    WeightType::None => 0,
+                    WeightType::Int => 1,
+                    WeightType::Float => 2,
+                };
+                let h = vec![g.num_vertices() as u64, g.num_edges(), g.is_directed() as u64, g.has_in_edges() as u64, weight, g.id_base() as u64];
+                for r in 1..comm.size() {
+                    comm.send_to(r, &h);
+                    comm.send_to(r, g.out_edges().offsets());
+                }
+                h
+            }
+            None => comm.receive_from(0),
+        };
+        let (n, m, directed, transpose) = (header[0] as usize, header[1], header[2] != 0, header[3] != 0);
+        let weight_type = [WeightType::None, WeightType::Int, WeightType::Float][header[4] as usize];
+        let out_offsets: Buf<u64> = match &whole {
+            Some(g) => g.out_edges().offsets().to_vec().into(),
+            None => comm.receive_from::<u64>(0).into(),
+        };
+        let ranges = Ranges::balanced(&out_offsets, comm.size());
+        let own = ranges.range(comm.rank());
+        let sides: &[bool] = if directed && transpose { &[false, true] } else { &[false] };
+        let mut rows = Vec::new();
+        for &side in sides {
+            let parts = match &whole {
+                Some(g) => {
+                    let adj = if side { g.in_edges() } else { g.out_edges() };
+                    for r in 1..comm.size() {
+                        let (offsets, targets, weights) = rows_of(adj, ranges.range(r));
+                        comm.send_to(r, &offsets);
+                        comm.send_to(r, targets);
+                        comm.send_to(r, weights.unwrap_or(&[]));
+                    }
+                    let (offsets, targets, weights) = rows_of(adj, own.clone());
+                    (offsets, targets.to_vec(), weights.map(<[u32]>::to_vec))
+                }
+                None => {
+                    let (offsets, targets, weights) = (comm.receive_from(0), comm.receive_from(0), comm.receive_from::<u32>(0));
+                    (offsets, targets, (weight_type != WeightType::None).then_some(weights))
+                }
+            };
+            let (offsets, targets, weights) = parts;
+            rows.push(
+                Rows::from_parts(own.start, offsets.into(), targets.into(), weight_type, weights.map(Into::into), n)
+                    .map_err(|e| DistError::Inconsistent(format!("rows sent to rank {}: {e}", comm.rank())))?,
+            );
+        }
+        let out = rows.remove(0);
+        let inc = match (directed, rows.pop()) {
+            (false, _) => None,
+            (true, Some(inc)) => Some(inc),
+            (true, None) => Some(shuffle_in_edges(comm, &ranges, &out, n)?),
+        };
+        Ok(LocalGraph { ranges, rank: comm.rank(), n, m, directed, weight_type, id_base: header[5] as u32, out, inc, out_offsets })
+    }
+
+    /// The whole graph's out-edges, gathered from every rank's rows (collective): what
+    /// `--verify` reads when the ranks have no shared copy of the file.
+    pub fn gather_whole(&self, comm: &Comm) -> Result<chatty_graph::Graph, DistError> {
+        let o = self.out.offsets();
+        let edges = o[0] as usize..o[o.len() - 1] as usize;
+        let degrees: Vec<u64> = o.windows(2).map(|w| w[1] - w[0]).collect();
+        let offsets: Vec<u64> = std::iter::once(0)
+            .chain(comm.all_gather(&degrees)?.into_iter().scan(0, |at, d| {
+                *at += d;
+                Some(*at)
+            }))
+            .collect();
+        let targets = comm.all_gather(&self.out.targets()[edges.clone()])?;
+        let weights = match self.out.raw_weights() {
+            Some(w) => Some(comm.all_gather(&w[edges])?),
+            None => None,
+        };
+        let adj = chatty_graph::Adjacency::from_parts(offsets, targets, self.weight_type, weights).map_err(DistError::Inconsistent)?;
+        Ok(chatty_graph::Graph::from_adjacency(adj, self.directed).with_id_base(self.id_base))
+    }
+
     /// In-edges of the owned vertices.
     pub fn inc(&self) -> &Rows {
         self.inc.as_ref().unwrap_or(&self.out)
@@ -113,6 +212,15 @@ impl LocalGraph {
         }
         Ok(())
     }
+}
+
+/// Rows `range` of `adj`: offsets from 0, targets and weights.
+fn rows_of(adj: &chatty_graph::Adjacency, range: Range<u32>) -> (Vec<u64>, &[u32], Option<&[u32]>) {
+    let o = adj.offsets();
+    let (first, last) = (o[range.start as usize], o[range.end as usize]);
+    let offsets = o[range.start as usize..=range.end as usize].iter().map(|x| x - first).collect();
+    let edges = first as usize..last as usize;
+    (offsets, &adj.targets()[edges.clone()], adj.raw_weights().map(|w| &w[edges]))
 }
 
 /// Every section checksum, each rank hashing every size-th piece.

@@ -32,6 +32,7 @@ pub mod wcc;
 
 pub use comm::Comm;
 pub use engine::{abort_job, DistEngine};
+pub use graph::Distribute;
 
 /// What stops the multi-process engine.
 #[derive(Debug, thiserror::Error)]

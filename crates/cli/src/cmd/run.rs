@@ -246,6 +246,13 @@ fn output_path(out: &Path, alg: Algorithm, kernels: usize) -> PathBuf {
     out.with_file_name(name)
 }
 
+/// Whether this process is rank 0 of an MPI job (or not in one), from the launcher's
+/// environment, before MPI starts.
+#[cfg(feature = "mpi")]
+fn under_rank_0() -> bool {
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"].iter().find_map(|k| std::env::var(k).ok()).is_none_or(|r| r == "0")
+}
+
 /// Whether this process was started by `mpirun`/`srun` (Open MPI's, PMI's or PMIx's
 /// environment).
 fn under_mpirun() -> bool {
@@ -256,7 +263,9 @@ fn under_mpirun() -> bool {
 /// (rank 0: the others' standard output goes to /dev/null and they write no files).
 #[cfg(feature = "mpi")]
 fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
-    if !chatty_graph::cgr::is_cgr(&a.graph)? {
+    use crate::args::Distribute;
+    // With --distribute mpi only rank 0 reads the file (its error reaches every rank).
+    if (a.distribute == Distribute::Shared || under_rank_0()) && !chatty_graph::cgr::is_cgr(&a.graph)? {
         bail!(
             "{}: --engine mpi runs on a .cgr, of which every rank maps its own rows; make one with `chatty convert {} -o NAME.cgr`",
             a.graph.display(),
@@ -266,7 +275,11 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
     // Every rank must run the same command: a digest of it is compared at start-up.
     let line: Vec<String> = std::env::args().collect();
     let flags = xxhash_rust::xxh3::xxh3_64(line.join("\0").as_bytes());
-    let engine = chatty_dist::DistEngine::open(&a.graph, flags)?;
+    let distribute = match a.distribute {
+        Distribute::Shared => chatty_dist::Distribute::Shared,
+        Distribute::Mpi => chatty_dist::Distribute::Mpi,
+    };
+    let engine = chatty_dist::DistEngine::open(&a.graph, flags, distribute)?;
     let speaks = engine.rank() == 0;
     if !speaks {
         silence_stdout()?;
