@@ -2,8 +2,10 @@
 # The multi-process engine on one host: every kernel on kron22, urand22 and a road
 # graph, as 1 rank x 16 threads, 2 x 8 and 4 x 4 (`--engine mpi` under mpirun), beside
 # the CPU engine with 16 threads, in one run. Times are the engine's trial time
-# (average over trials, graph loaded); bytes per exchange and boundary vertices
-# updated vs values sent come from the JSON report. Prints a markdown table.
+# (average over trials, graph loaded; for mpi the kernel with its exchanges, the
+# answer's gather to every rank beside it); bytes per exchange and boundary vertices
+# updated vs values sent come from the JSON report; then the time to start with each
+# `--distribute` on kron22. Prints markdown tables.
 #
 # usage: scripts/bench_distributed.sh [WORK_DIR]
 #   WORK_DIR: generated graphs, JSON logs and the table (default: data/bench-distributed)
@@ -46,6 +48,15 @@ for g in kron22 urand22 road; do
     run 4x$((CORES / 4)) 4 $((CORES / 4)) $g
 done
 
+# Distribution: every rank mapping the shared file (checks split across ranks) against
+# rank 0 reading, checking and sending each rank its rows.
+for ranks in 2 4; do
+    for how in shared mpi; do
+        mpirun --oversubscribe --bind-to none -np $ranks "$CHATTY" run spmv kron22.cgr --engine mpi --distribute $how \
+            --threads $((CORES / ranks)) -n 1 --json > "distribute-$how-$ranks.json"
+    done
+done
+
 python3 - "$CORES" <<'PY' | tee table.md
 import json, sys
 cores = int(sys.argv[1])
@@ -61,8 +72,8 @@ def reports(path):
         out.append(obj)
     return {r["algorithm"]: r for r in out}
 print(f"| graph | kernel | CPU engine {cores} threads (ms) | " + " | ".join(f"mpi {l} (ms)" for l in labels[1:])
-      + f" | {labels[2]} / 1x{cores} | {labels[2]}: MB per exchange | {labels[2]}: boundary updated / values sent |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+      + f" | {labels[2]} / 1x{cores} | {labels[2]}: gather (ms) | {labels[2]}: MB per exchange | {labels[2]}: boundary updated / values sent |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for g in ["kron22", "urand22", "road"]:
     runs = {l: reports(f"{g}-{l}.json") for l in labels}
     for alg in ["bfs", "sssp", "pr", "wcc", "bc", "spmv"]:
@@ -72,5 +83,11 @@ for g in ["kron22", "urand22", "road"]:
         per = tr["bytes"] / tr["exchanges"] / 1e6 if tr["exchanges"] else 0.0
         d = two["detail"]
         print(f"| {g} | {alg} | {t['cpu']:.1f} | " + " | ".join(f"{t[l]:.1f}" for l in labels[1:])
-              + f" | {t[labels[2]] / t[labels[1]]:.2f} | {per:.2f} | {d.get('vertices_updated', 0)} / {d.get('vertices_sent', 0)} |")
+              + f" | {t[labels[2]] / t[labels[1]]:.2f} | {two['breakdown'][-1]['download_seconds'] * 1e3:.1f} | {per:.2f} | {d.get('vertices_updated', 0)} / {d.get('vertices_sent', 0)} |")
+print()
+print("| ranks | --distribute shared: load (s) | --distribute mpi: load (s) |")
+print("|---:|---:|---:|")
+for ranks in [2, 4]:
+    load = {h: reports(f"distribute-{h}-{ranks}.json")["spmv"]["load_seconds"] for h in ["shared", "mpi"]}
+    print(f"| {ranks} | {load['shared']:.2f} | {load['mpi']:.2f} |")
 PY

@@ -13,6 +13,9 @@ use chatty_algo::Direction;
 use chatty_graph::Progress;
 use rayon::prelude::*;
 
+use std::sync::atomic::Ordering::Relaxed;
+
+use crate::atomic::{as_atomic_f64, as_atomic_u32};
 use crate::bfs::{discover, Switch};
 use crate::comm::Comm;
 use crate::graph::LocalGraph;
@@ -56,8 +59,10 @@ pub fn bc(g: &LocalGraph, comm: &Comm, halos: BcHalos, push: &PushRows, sources:
             }
             switch.count(comm, g, &next);
             let parcels = halos.forward.pack(comm, &next, |v| [sigma[v as usize].to_bits(), depth[v as usize] as u64]);
+            let (paths, depths) = (as_atomic_f64(&mut sigma), as_atomic_u32(&mut depth));
             let ghosts = halos.forward.deliver(comm, parcels, |v, [x, d]: [u64; 2]| {
-                (sigma[v as usize], depth[v as usize]) = (f64::from_bits(x), d as u32);
+                paths[v as usize].store(x, Relaxed);
+                depths[v as usize].store(d as u32, Relaxed);
                 d as u32 == level
             })?;
             frontier = next.clone();
@@ -68,8 +73,10 @@ pub fn bc(g: &LocalGraph, comm: &Comm, halos: BcHalos, push: &PushRows, sources:
         if let Some(out_halo) = halos.backward {
             let reached: Vec<u32> = levels.concat();
             let parcels = out_halo.pack(comm, &reached, |v| [sigma[v as usize].to_bits(), depth[v as usize] as u64]);
+            let (paths, depths) = (as_atomic_f64(&mut sigma), as_atomic_u32(&mut depth));
             out_halo.deliver(comm, parcels, |v, [x, d]: [u64; 2]| {
-                (sigma[v as usize], depth[v as usize]) = (f64::from_bits(x), d as u32);
+                paths[v as usize].store(x, Relaxed);
+                depths[v as usize].store(d as u32, Relaxed);
                 false
             })?;
         }
@@ -91,8 +98,9 @@ pub fn bc(g: &LocalGraph, comm: &Comm, halos: BcHalos, push: &PushRows, sources:
                 score[v as usize] += d;
             }
             let parcels = backward.pack(comm, vertices, |v| delta[v as usize]);
+            let dependencies = as_atomic_f64(&mut delta);
             backward.deliver(comm, parcels, |v, d: f64| {
-                delta[v as usize] = d;
+                dependencies[v as usize].store(d.to_bits(), Relaxed);
                 false
             })?;
         }

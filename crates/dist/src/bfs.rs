@@ -32,7 +32,8 @@ pub fn bfs(g: &LocalGraph, comm: &Comm, halo: &Halo, push: &PushRows, source: u3
         let next = discover(g, push, &mut depth, &frontier, level, switch.pull());
         switch.count(comm, g, &next);
         let parcels = halo.pack(comm, &next, |v| depth[v as usize]);
-        let ghosts = halo.deliver(comm, parcels, |v, d: u32| std::mem::replace(&mut depth[v as usize], d) == UNREACHED && d != UNREACHED)?;
+        let cells = as_atomic_u32(&mut depth);
+        let ghosts = halo.deliver(comm, parcels, |v, d: u32| d != UNREACHED && cells[v as usize].swap(d, Relaxed) == UNREACHED)?;
         frontier = next;
         frontier.extend(ghosts);
     }

@@ -8,6 +8,7 @@ use bytemuck::Pod;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
+use mpi::datatype::Equivalence;
 use mpi::traits::*;
 use rayon::prelude::*;
 
@@ -124,29 +125,21 @@ impl Comm {
         bytemuck::cast_slice::<u8, T>(&bytemuck::cast_slice::<u64, u8>(&words)[..bytes]).to_vec()
     }
 
-    /// Every rank's `mine`, concatenated in rank order.
-    pub fn all_gather<T: Pod + Send + Sync>(&self, mine: &[T]) -> Result<Vec<T>, DistError> {
+    /// Every rank's `mine`, concatenated in rank order (one copy, MPI's).
+    pub fn all_gather<T: Pod + Equivalence + Send + Sync>(&self, mine: &[T]) -> Result<Vec<T>, DistError> {
         if self.size == 1 {
             return Ok(mine.par_iter().copied().collect());
         }
-        let words = words_of(mine);
-        let counts = self.gather_counts(words.len())?;
+        let counts = self.gather_counts(mine.len())?;
         let displs = displacements(&counts);
-        let total = displs.last().map_or(0, |&d| d as usize) + counts.last().map_or(0, |&c| c as usize);
-        let mut all = vec![0u64; total];
-        self.world.all_gather_varcount_into(&words[..], &mut PartitionMut::new(&mut all[..], &counts[..], &displs[..]));
-        let lens = self.gather_counts(mine.len())?;
-        let mut out = Vec::with_capacity(lens.iter().map(|&l| l as usize).sum());
-        for (r, &len) in lens.iter().enumerate() {
-            let at = displs[r] as usize;
-            let bytes: &[u8] = bytemuck::cast_slice(&all[at..at + counts[r] as usize]);
-            out.extend_from_slice(bytemuck::cast_slice(&bytes[..len as usize * std::mem::size_of::<T>()]));
-        }
-        Ok(out)
+        let total = counts.iter().map(|&c| c as usize).sum();
+        let mut all: Vec<T> = vec![T::zeroed(); total];
+        self.world.all_gather_varcount_into(mine, &mut PartitionMut::new(&mut all[..], &counts[..], &displs[..]));
+        Ok(all)
     }
 
     fn gather_counts(&self, mine: usize) -> Result<Vec<i32>, DistError> {
-        let mine = i32::try_from(mine).map_err(|_| DistError::TooLarge(mine as u64 * 8))?;
+        let mine = i32::try_from(mine).map_err(|_| DistError::TooLarge(mine as u64))?;
         let mut counts = vec![0i32; self.size];
         self.world.all_gather_into(&mine, &mut counts[..]);
         Ok(counts)
@@ -155,7 +148,7 @@ impl Comm {
     /// Sends `out[r]` to rank `r` for every `r`; returns what each rank sent here.
     pub fn all_to_all(&self, out: &[Vec<u64>]) -> Result<Vec<Vec<u64>>, DistError> {
         let send_counts: Vec<i32> =
-            out.iter().map(|m| i32::try_from(m.len()).map_err(|_| DistError::TooLarge(m.len() as u64 * 8))).collect::<Result<_, _>>()?;
+            out.iter().map(|m| i32::try_from(m.len()).map_err(|_| DistError::TooLarge(m.len() as u64))).collect::<Result<_, _>>()?;
         let mut recv_counts = vec![0i32; self.size];
         self.world.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
         let flat: Vec<u64> = out.concat();

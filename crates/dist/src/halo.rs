@@ -16,9 +16,34 @@ use crate::DistError;
 /// Values packed for every rank, sent by [`Halo::deliver`].
 pub struct Parcels(Vec<Vec<u64>>);
 
-fn sparse<T: Pod>(ids: &[u32], get: impl Fn(u32) -> T) -> Vec<u64> {
-    let values: Vec<T> = ids.iter().map(|&v| get(v)).collect();
-    [vec![SPARSE, ids.len() as u64], words_of(ids), words_of(&values)].concat()
+/// `[SPARSE, k, ids (padded to words), values]`.
+fn sparse<T: Pod + Send>(ids: &[u32], get: impl Fn(u32) -> T + Sync) -> Vec<u64> {
+    let id_words = ids.len().div_ceil(2);
+    let mut msg = vec![0u64; 2 + id_words + (ids.len() * std::mem::size_of::<T>()).div_ceil(8)];
+    (msg[0], msg[1]) = (SPARSE, ids.len() as u64);
+    let (head, values) = msg.split_at_mut(2 + id_words);
+    bytemuck::cast_slice_mut::<u64, u32>(&mut head[2..])[..ids.len()].copy_from_slice(ids);
+    fill(values, ids, get);
+    msg
+}
+
+/// `[DENSE, values of every vertex in list]`.
+fn dense<T: Pod + Send>(list: &[u32], get: impl Fn(u32) -> T + Sync) -> Vec<u64> {
+    let mut msg = vec![0u64; 1 + (list.len() * std::mem::size_of::<T>()).div_ceil(8)];
+    msg[0] = DENSE;
+    fill(&mut msg[1..], list, get);
+    msg
+}
+
+/// Writes `get(v)` for every `v` of `ids` into `words`, in parallel.
+fn fill<T: Pod + Send>(words: &mut [u64], ids: &[u32], get: impl Fn(u32) -> T + Sync) {
+    let size = std::mem::size_of::<T>();
+    let bytes = &mut bytemuck::cast_slice_mut::<u64, u8>(words)[..ids.len() * size];
+    bytes.par_chunks_mut(size * 4096).zip(ids.par_chunks(4096)).for_each(|(out, ids)| {
+        for (slot, &v) in out.chunks_exact_mut(size).zip(ids) {
+            slot.copy_from_slice(bytemuck::bytes_of(&get(v)));
+        }
+    });
 }
 
 /// Ghosts and readers between this rank and every other.
@@ -136,7 +161,7 @@ impl Halo {
                 } else if sparse_bytes < self.send[r].len() * value_bytes {
                     sparse(&ids[r], &get)
                 } else {
-                    [vec![DENSE], words_of(&self.send[r].iter().map(|&v| get(v)).collect::<Vec<T>>())].concat()
+                    dense(&self.send[r], &get)
                 }
             })
             .collect();
@@ -149,7 +174,7 @@ impl Halo {
         let out: Vec<Vec<u64>> = self
             .send
             .par_iter()
-            .map(|list| if list.is_empty() { Vec::new() } else { [vec![DENSE], words_of(&list.iter().map(|&v| get(v)).collect::<Vec<T>>())].concat() })
+            .map(|list| if list.is_empty() { Vec::new() } else { dense(list, &get) })
             .collect();
         let boundary = self.reader_offsets.windows(2).filter(|w| w[1] > w[0]).count();
         self.updated.fetch_add(boundary as u64, Relaxed);
@@ -170,19 +195,14 @@ impl Halo {
     }
 
     /// Sends packed values (collective: every rank calls it) and gives each value
-    /// received to `set`; returns the vertices for which `set` returned true (changed).
-    pub fn deliver<T: Pod>(&self, comm: &Comm, parcels: Parcels, mut set: impl FnMut(u32, T) -> bool) -> Result<Vec<u32>, DistError> {
+    /// received to `set`, from several threads at once (distinct vertices, but `set`
+    /// must combine as the kernel needs: store, atomic min); returns the vertices for
+    /// which `set` returned true (changed).
+    pub fn deliver<T: Pod + Send>(&self, comm: &Comm, parcels: Parcels, set: impl Fn(u32, T) -> bool + Sync) -> Result<Vec<u32>, DistError> {
         let got = comm.all_to_all(&parcels.0)?;
         drop(parcels);
-        let mut updated = Vec::new();
-        for (r, msg) in got.iter().enumerate() {
-            self.unpack(msg, &self.recv[r], |v, x| {
-                if set(v, x) {
-                    updated.push(v);
-                }
-            });
-        }
-        Ok(updated)
+        let updated: Vec<Vec<u32>> = got.par_iter().enumerate().map(|(r, msg)| self.unpack(msg, &self.recv[r], &set)).collect();
+        Ok(updated.concat())
     }
 
     /// Counts `changed` boundary vertices updated and the values `out` carries.
@@ -196,9 +216,10 @@ impl Halo {
         self.sent.fetch_add(sent as u64, Relaxed);
     }
 
-    /// Calls `f` on every `(vertex, value)` of a message; a dense one lists `dense`'s vertices.
-    fn unpack<T: Pod>(&self, msg: &[u64], dense: &[u32], mut f: impl FnMut(u32, T)) {
-        let Some(&tag) = msg.first() else { return };
+    /// Calls `set` on every `(vertex, value)` of a message, in parallel; returns the
+    /// vertices it changed. A dense message lists `dense`'s vertices.
+    fn unpack<T: Pod + Send>(&self, msg: &[u64], dense: &[u32], set: &(impl Fn(u32, T) -> bool + Sync)) -> Vec<u32> {
+        let Some(&tag) = msg.first() else { return Vec::new() };
         let bytes: &[u8] = bytemuck::cast_slice(msg);
         let size = std::mem::size_of::<T>();
         let (vertices, values): (&[u32], &[u8]) = if tag == DENSE {
@@ -208,8 +229,10 @@ impl Halo {
             let ids_end = 16 + (k * 4).div_ceil(8) * 8;
             (bytemuck::cast_slice(&bytes[16..16 + k * 4]), &bytes[ids_end..])
         };
-        for (i, &v) in vertices.iter().enumerate() {
-            f(v, bytemuck::pod_read_unaligned(&values[i * size..(i + 1) * size]));
-        }
+        vertices
+            .par_chunks(4096)
+            .zip(values.par_chunks(4096 * size))
+            .flat_map_iter(|(vs, xs)| vs.iter().zip(xs.chunks_exact(size)).filter(|&(&v, x)| set(v, bytemuck::pod_read_unaligned(x))).map(|(&v, _)| v).collect::<Vec<u32>>())
+            .collect()
     }
 }

@@ -44,7 +44,7 @@ pub enum DistError {
     #[error("MPI: {0}")]
     Mpi(String),
     /// One exchange would exceed MPI's counts.
-    #[error("one exchange of {0} bytes exceeds what MPI's int counts can carry (16 GiB); use more ranks")]
+    #[error("one exchange of {0} elements exceeds what MPI's int counts can carry; use more ranks")]
     TooLarge(u64),
     /// The ranks disagree (different graphs or flags) or a rank's part is inconsistent.
     #[error("{0}")]

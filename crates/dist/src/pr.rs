@@ -8,6 +8,9 @@ use chatty_algo::PrParams;
 use chatty_graph::WeightType;
 use rayon::prelude::*;
 
+use std::sync::atomic::Ordering::Relaxed;
+
+use crate::atomic::as_atomic_f32;
 use crate::comm::Comm;
 use crate::graph::LocalGraph;
 use crate::halo::Halo;
@@ -43,8 +46,9 @@ pub fn pagerank(g: &LocalGraph, comm: &Comm, halo: &Halo, p: PrParams, personali
             })
             .sum();
         let parcels = halo.pack_all(|v| contrib[v as usize]);
+        let cells = as_atomic_f32(&mut contrib);
         halo.deliver(comm, parcels, |v, c: f32| {
-            contrib[v as usize] = c;
+            cells[v as usize].store(c.to_bits(), Relaxed);
             false
         })?;
         let [dangling] = comm.sum_f64([dangling]);

@@ -131,10 +131,12 @@ fn delta_stepping<D: Distance>(g: &LocalGraph, comm: &Comm, halo: &Halo, push: &
         improved.par_sort_unstable();
         improved.dedup();
         let parcels = halo.pack(comm, &improved, |v| bits[v as usize]);
+        // Each ghost arrives once, from its owner: a plain load and store suffice.
+        let cells = as_atomic_u64(&mut bits);
         let ghosts = halo.deliver(comm, parcels, |v, d: u64| {
-            let better = D::from_bits(d) < D::from_bits(bits[v as usize]);
+            let better = D::from_bits(d) < D::from_bits(cells[v as usize].load(Relaxed));
             if better {
-                bits[v as usize] = d;
+                cells[v as usize].store(d, Relaxed);
             }
             better
         })?;

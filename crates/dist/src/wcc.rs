@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use chatty_algo::wcc::{compress, link, most_frequent, SAMPLE_ROUNDS};
 use rayon::prelude::*;
 
+use crate::atomic::as_atomic_u32;
 use crate::comm::Comm;
 use crate::graph::LocalGraph;
 use crate::halo::Halo;
@@ -87,18 +88,13 @@ pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) ->
         if moved == 0 {
             break;
         }
-        let mut lower = |v: u32, l: u32| {
-            let r = root[v as usize] as usize;
-            let lowered = l < best[r];
-            if lowered {
-                best[r] = l;
-            }
-            lowered
-        };
-        let parcels = halo.pack(comm, &owned_changed, |v| label[v as usize]);
-        halo.deliver(comm, parcels, &mut lower)?;
-        let parcels = halo.pack_to_owners(comm, &g.ranges, &ghost_changed, |v| label[v as usize]);
-        halo.deliver(comm, parcels, &mut lower)?;
+        let to_readers = halo.pack(comm, &owned_changed, |v| label[v as usize]);
+        let to_owners = halo.pack_to_owners(comm, &g.ranges, &ghost_changed, |v| label[v as usize]);
+        // Members of one component arrive at once: the minimum is taken atomically.
+        let cells = as_atomic_u32(&mut best);
+        let lower = |v: u32, l: u32| cells[root[v as usize] as usize].fetch_min(l, Relaxed) > l;
+        halo.deliver(comm, to_readers, lower)?;
+        halo.deliver(comm, to_owners, lower)?;
     }
     Ok((label, rounds))
 }
