@@ -23,9 +23,10 @@ pub struct Comm {
     bytes: AtomicU64,
 }
 
-// SAFETY: MPI is initialised with `Threading::Funneled` and the engine calls the
-// communicator only from the thread that runs the harness (rayon workers never do);
-// `Sync` is needed because `Engine: Sync`.
+// SAFETY: MPI is initialised with `Threading::Serialized`, and the engine calls the
+// communicator from one thread at a time: the harness's thread, or the rayon worker a
+// trial's kernel runs on (never from the parallel steps inside it); `Sync` is needed
+// because `Engine: Sync`.
 unsafe impl Sync for Comm {}
 
 impl Comm {

@@ -68,12 +68,15 @@ struct DistTrial {
 }
 
 impl DistEngine {
-    /// Starts MPI (threads funneled: only this thread calls it), opens and checks
+    /// Starts MPI (threads serialized: one thread at a time calls it), opens and checks
     /// `path` on every rank (or on rank 0, which sends the rows: `distribute`), and checks that every rank was given the same graph and
     /// `flags` (a digest of the command line's parameters).
     pub fn open(path: &Path, flags: u64, distribute: Distribute) -> Result<DistEngine, DistError> {
-        let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
+        let (universe, level) = mpi::initialize_with_threading(mpi::Threading::Serialized)
             .ok_or_else(|| DistError::Mpi("MPI is already initialised in this process".into()))?;
+        if level < mpi::Threading::Serialized {
+            return Err(DistError::Mpi(format!("this MPI provides thread level {level:?}; the engine needs Serialized")));
+        }
         let comm = Comm::new(universe.world());
         let (lo, hi) = comm.min_max_u64(flags);
         if lo != hi {
@@ -265,7 +268,11 @@ impl Engine for DistEngine {
         }
         self.gather_nanos.store(0, SeqCst);
         let start = Instant::now();
-        let (output, iterations, residual) = self.run_kernel(alg, p, sources, progress).map_err(Error::engine)?;
+        // The kernel runs on a rayon worker: its many small parallel steps (thousands
+        // of levels on road graphs) then start inline instead of waking the pool from
+        // outside each time. Its MPI calls come from that one thread.
+        let (outcome, ()) = rayon::join(|| self.run_kernel(alg, p, sources, progress), || ());
+        let (output, iterations, residual) = outcome.map_err(Error::engine)?;
         let gather_seconds = self.gather_nanos.load(SeqCst) as f64 * 1e-9;
         let seconds = start.elapsed().as_secs_f64() - gather_seconds;
         let (exchanges, bytes) = self.comm.take_traffic();

@@ -69,7 +69,6 @@ pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) ->
     // vertex's `label` follows it, and a vertex whose label drops is sent on.
     let mut best: Vec<u32> = root.clone();
     let mut label: Vec<u32> = root.clone();
-    let local = || own.clone().chain(ghosts.iter().copied());
     let mut rounds = 0;
     loop {
         rounds += 1;
@@ -77,12 +76,12 @@ pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) ->
         let (owned_changed, ghost_changed): (Vec<u32>, Vec<u32>) = if rounds == 1 {
             (own.clone().collect(), ghosts.clone())
         } else {
-            let mut changed: Vec<u32> = local().filter(|&v| best[root[v as usize] as usize] < label[v as usize]).collect();
-            for &v in &changed {
-                label[v as usize] = best[root[v as usize] as usize];
-            }
-            changed.sort_unstable();
-            changed.into_iter().partition(|v| own.contains(v))
+            let lowered = |v: &u32| best[root[*v as usize] as usize] < label[*v as usize];
+            let owned: Vec<u32> = own.clone().into_par_iter().filter(lowered).collect();
+            let foreign: Vec<u32> = ghosts.par_iter().copied().filter(lowered).collect();
+            let labels = as_atomic_u32(&mut label);
+            owned.par_iter().chain(&foreign).for_each(|&v| labels[v as usize].store(best[root[v as usize] as usize], Relaxed));
+            (owned, foreign)
         };
         let [moved] = comm.sum_u64([(owned_changed.len() + ghost_changed.len()) as u64]);
         if moved == 0 {
