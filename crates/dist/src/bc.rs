@@ -53,7 +53,7 @@ pub fn bc(g: &LocalGraph, comm: &Comm, halos: BcHalos, push: &PushRows, sources:
             let next = discover(g, push, &mut depth, &frontier, level, switch.pull());
             let inc = g.inc();
             let counts: Vec<f64> =
-                next.par_iter().map(|&v| inc.neighbors(v).iter().filter(|&&u| depth[u as usize] == level - 1).map(|&u| sigma[u as usize]).sum()).collect();
+                next.par_iter().with_min_len(1024).map(|&v| inc.neighbors(v).iter().filter(|&&u| depth[u as usize] == level - 1).map(|&u| sigma[u as usize]).sum()).collect();
             for (&v, c) in next.iter().zip(counts) {
                 sigma[v as usize] = c;
             }
@@ -84,6 +84,7 @@ pub fn bc(g: &LocalGraph, comm: &Comm, halos: BcHalos, push: &PushRows, sources:
             let successor = level as u32 + 1;
             let dependency: Vec<f64> = vertices
                 .par_iter()
+                .with_min_len(1024)
                 .map(|&v| {
                     g.out
                         .neighbors(v)

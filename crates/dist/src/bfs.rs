@@ -70,7 +70,7 @@ impl Switch {
 
     /// Sums the new frontier over ranks (collective).
     pub fn count(&mut self, comm: &Comm, g: &LocalGraph, next: &[u32]) {
-        let [size, edges] = comm.sum_u64([next.len() as u64, next.par_iter().map(|&v| g.out_degree(v)).sum()]);
+        let [size, edges] = comm.sum_u64([next.len() as u64, next.par_iter().with_min_len(4096).map(|&v| g.out_degree(v)).sum()]);
         (self.size, self.edges) = (size, edges);
     }
 }

@@ -152,19 +152,18 @@ impl Halo {
                 },
             );
         let value_bytes = std::mem::size_of::<T>();
-        let out: Vec<Vec<u64>> = (0..size)
-            .into_par_iter()
-            .map(|r| {
-                let sparse_bytes = ids[r].len() * (4 + value_bytes);
-                if ids[r].is_empty() {
-                    Vec::new()
-                } else if sparse_bytes < self.send[r].len() * value_bytes {
-                    sparse(&ids[r], &get)
-                } else {
-                    dense(&self.send[r], &get)
-                }
-            })
-            .collect();
+        let message = |r: usize| {
+            let sparse_bytes = ids[r].len() * (4 + value_bytes);
+            if ids[r].is_empty() {
+                Vec::new()
+            } else if sparse_bytes < self.send[r].len() * value_bytes {
+                sparse(&ids[r], &get)
+            } else {
+                dense(&self.send[r], &get)
+            }
+        };
+        let out: Vec<Vec<u64>> =
+            if changed.len() < 4096 { (0..size).map(message).collect() } else { (0..size).into_par_iter().map(message).collect() };
         self.count(boundary, &out, &ids);
         Parcels(out)
     }
@@ -201,7 +200,11 @@ impl Halo {
     pub fn deliver<T: Pod + Send>(&self, comm: &Comm, parcels: Parcels, set: impl Fn(u32, T) -> bool + Sync) -> Result<Vec<u32>, DistError> {
         let got = comm.all_to_all(&parcels.0)?;
         drop(parcels);
-        let updated: Vec<Vec<u32>> = got.par_iter().enumerate().map(|(r, msg)| self.unpack(msg, &self.recv[r], &set)).collect();
+        // Small levels (road graphs: thousands of them) stay on this thread.
+        let words: usize = got.iter().map(Vec::len).sum();
+        let unpack = |(r, msg): (usize, &Vec<u64>)| self.unpack(msg, &self.recv[r], &set);
+        let updated: Vec<Vec<u32>> =
+            if words < 4096 { got.iter().enumerate().map(unpack).collect() } else { got.par_iter().enumerate().map(unpack).collect() };
         Ok(updated.concat())
     }
 
