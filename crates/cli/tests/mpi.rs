@@ -116,7 +116,9 @@ fn every_kernel_on_generated_graphs_equals_one_process() {
 fn every_kernel_on_datasets_equals_one_process() {
     let Some(data) = chatty_graph::datasets::for_test() else { return };
     let d = tempfile::tempdir().unwrap();
-    for (file, extra) in [("social/email-Enron.el.gz", &[][..]), ("road/bremen-osm-d.gr.gz", &[][..]), ("social/cit-HepPh.el.gz", &["--transpose"][..])] {
+    for (file, extra) in
+        [("social/email-Enron.el.gz", &[][..]), ("road/bremen-osm-d.gr.gz", &[][..]), ("social/cit-HepPh.el.gz", &["--transpose"][..])]
+    {
         let g = d.path().join(format!("{}.cgr", file.split('/').nth(1).unwrap().split('.').next().unwrap()));
         convert(&data.join(file), &g, extra);
         for ranks in [2, 3] {
@@ -147,7 +149,20 @@ fn a_killed_rank_stops_the_job_within_10_seconds() {
     assert!(chatty(&["generate", "grid", "--width", "300", "--height", "300", "-o", g.to_str().unwrap()]).status.success());
     let out = d.path().join("bc.txt");
     let mut job = mpirun(2)
-        .args([CHATTY, "run", "bc", g.to_str().unwrap(), "--engine", "mpi", "--sources", "all", "--threads", "1", "-o", out.to_str().unwrap()])
+        .args([
+            CHATTY,
+            "run",
+            "bc",
+            g.to_str().unwrap(),
+            "--engine",
+            "mpi",
+            "--sources",
+            "all",
+            "--threads",
+            "1",
+            "-o",
+            out.to_str().unwrap(),
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -190,7 +205,9 @@ fn ranks_given_different_flags_refuse_to_start() {
     assert!(chatty(&["generate", "rmat", "--scale", "8", "-o", g.to_str().unwrap()]).status.success());
     let g = g.to_str().unwrap();
     let o = mpirun(1)
-        .args([CHATTY, "run", "bfs", g, "--engine", "mpi", "-n", "1", ":", "-np", "1", CHATTY, "run", "bfs", g, "--engine", "mpi", "-n", "2"])
+        .args([
+            CHATTY, "run", "bfs", g, "--engine", "mpi", "-n", "1", ":", "-np", "1", CHATTY, "run", "bfs", g, "--engine", "mpi", "-n", "2",
+        ])
         .output()
         .unwrap();
     assert!(!o.status.success());

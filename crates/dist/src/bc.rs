@@ -33,7 +33,14 @@ pub struct BcHalos<'a> {
 }
 
 /// Betweenness of the owned vertices (others 0), summed over `sources`.
-pub fn bc(g: &LocalGraph, comm: &Comm, halos: BcHalos, push: &PushRows, sources: &[u32], progress: &dyn Progress) -> Result<Vec<f64>, DistError> {
+pub fn bc(
+    g: &LocalGraph,
+    comm: &Comm,
+    halos: BcHalos,
+    push: &PushRows,
+    sources: &[u32],
+    progress: &dyn Progress,
+) -> Result<Vec<f64>, DistError> {
     let own = g.own();
     let mut score = vec![0.0; g.n];
     let mut depth = vec![UNREACHED; g.n];
@@ -52,8 +59,11 @@ pub fn bc(g: &LocalGraph, comm: &Comm, halos: BcHalos, push: &PushRows, sources:
             let level = levels.len() as u32;
             let next = discover(g, push, &mut depth, &frontier, level, switch.pull());
             let inc = g.inc();
-            let counts: Vec<f64> =
-                next.par_iter().with_min_len(1024).map(|&v| inc.neighbors(v).iter().filter(|&&u| depth[u as usize] == level - 1).map(|&u| sigma[u as usize]).sum()).collect();
+            let counts: Vec<f64> = next
+                .par_iter()
+                .with_min_len(1024)
+                .map(|&v| inc.neighbors(v).iter().filter(|&&u| depth[u as usize] == level - 1).map(|&u| sigma[u as usize]).sum())
+                .collect();
             for (&v, c) in next.iter().zip(counts) {
                 sigma[v as usize] = c;
             }

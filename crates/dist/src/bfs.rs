@@ -21,7 +21,14 @@ use crate::DistError;
 use std::sync::atomic::Ordering::Relaxed;
 
 /// Depths from `source` (valid for the owned vertices) and the number of levels.
-pub fn bfs(g: &LocalGraph, comm: &Comm, halo: &Halo, push: &PushRows, source: u32, direction: Direction) -> Result<(Vec<u32>, u64), DistError> {
+pub fn bfs(
+    g: &LocalGraph,
+    comm: &Comm,
+    halo: &Halo,
+    push: &PushRows,
+    source: u32,
+    direction: Direction,
+) -> Result<(Vec<u32>, u64), DistError> {
     let mut depth: Vec<u32> = (0..g.n).into_par_iter().map(|_| UNREACHED).collect();
     depth[source as usize] = 0;
     let mut frontier = vec![source];
@@ -98,12 +105,18 @@ pub(crate) fn discover(g: &LocalGraph, push: &PushRows, depth: &mut [u32], front
         for &u in chunk {
             for e in push.row(u) {
                 let v = push.target(e);
-                if cells[v as usize].load(Relaxed) == UNREACHED && cells[v as usize].compare_exchange(UNREACHED, level, Relaxed, Relaxed).is_ok() {
+                if cells[v as usize].load(Relaxed) == UNREACHED
+                    && cells[v as usize].compare_exchange(UNREACHED, level, Relaxed, Relaxed).is_ok()
+                {
                     local.push(v);
                 }
             }
         }
         local
     };
-    if frontier.len() < 4096 { visit(frontier) } else { frontier.par_chunks(64).flat_map_iter(visit).collect() }
+    if frontier.len() < 4096 {
+        visit(frontier)
+    } else {
+        frontier.par_chunks(64).flat_map_iter(visit).collect()
+    }
 }

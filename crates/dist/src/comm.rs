@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use bytemuck::Pod;
 use mpi::collective::SystemOperation;
+use mpi::datatype::Equivalence;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
-use mpi::datatype::Equivalence;
 use mpi::traits::*;
 use rayon::prelude::*;
 

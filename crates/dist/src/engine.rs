@@ -112,7 +112,18 @@ impl DistEngine {
         } else {
             Vec::new()
         };
-        Ok(DistEngine { comm, graph, path: path.to_path_buf(), views: Views::default(), delta: 1.0, threads, distribute, gather_nanos: AtomicU64::new(0), notes, _universe: universe })
+        Ok(DistEngine {
+            comm,
+            graph,
+            path: path.to_path_buf(),
+            views: Views::default(),
+            delta: 1.0,
+            threads,
+            distribute,
+            gather_nanos: AtomicU64::new(0),
+            notes,
+            _universe: universe,
+        })
     }
 
     /// This process's rank (0 speaks for the job).
@@ -154,7 +165,13 @@ impl DistEngine {
         Ok(())
     }
 
-    fn run_kernel(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> std::result::Result<(Output, u64, Option<f64>), DistError> {
+    fn run_kernel(
+        &self,
+        alg: Algorithm,
+        p: &Params,
+        sources: &[u32],
+        progress: &dyn Progress,
+    ) -> std::result::Result<(Output, u64, Option<f64>), DistError> {
         let (g, comm, v) = (&self.graph, &self.comm, &self.views);
         let push = || v.push.as_ref().expect("prepare built the push rows");
         Ok(match alg {
@@ -222,7 +239,10 @@ fn local_weights(g: &LocalGraph) -> (f64, f64) {
         (Some(w), WeightType::Int) => (w[edges].iter().map(|&w| w as f64).sum(), 0.0),
         (Some(w), WeightType::Float) => {
             let w = &w[edges];
-            (w.iter().map(|&w| f32::from_bits(w) as f64).sum(), w.iter().filter(|&&w| !(f32::from_bits(w) >= 0.0)).count() as f64)
+            (
+                w.iter().map(|&w| f32::from_bits(w) as f64).sum(),
+                w.iter().filter(|&&w| f32::from_bits(w).is_nan() || f32::from_bits(w) < 0.0).count() as f64,
+            )
         }
         _ => (edges.len() as f64, 0.0),
     }
@@ -296,7 +316,11 @@ impl Engine for DistEngine {
         let bytes: u64 = trial.transfers.iter().map(|t| t.bytes).sum();
         vec![format!(
             "MPI: {} ranks, {} exchanges, {:.1} MB sent; {} boundary vertices updated, {} values sent",
-            d["ranks"], d["exchanges"], bytes as f64 / 1e6, d["vertices_updated"], d["vertices_sent"]
+            d["ranks"],
+            d["exchanges"],
+            bytes as f64 / 1e6,
+            d["vertices_updated"],
+            d["vertices_sent"]
         )]
     }
 

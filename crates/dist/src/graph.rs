@@ -98,7 +98,14 @@ impl LocalGraph {
                     WeightType::Int => 1,
                     WeightType::Float => 2,
                 };
-                let h = vec![g.num_vertices() as u64, g.num_edges(), g.is_directed() as u64, g.has_in_edges() as u64, weight, g.id_base() as u64];
+                let h = vec![
+                    g.num_vertices() as u64,
+                    g.num_edges(),
+                    g.is_directed() as u64,
+                    g.has_in_edges() as u64,
+                    weight,
+                    g.id_base() as u64,
+                ];
                 for r in 1..comm.size() {
                     comm.send_to(r, &h);
                     comm.send_to(r, g.out_edges().offsets());
@@ -189,7 +196,8 @@ impl LocalGraph {
     /// The sources of in-edges (or targets of out-edges) owned elsewhere, ascending.
     pub fn ghosts(&self, rows: &Rows) -> Vec<u32> {
         let own = self.own();
-        let mut g: Vec<u32> = own.clone().into_par_iter().flat_map_iter(|v| rows.neighbors(v).iter().copied().filter(|u| !own.contains(u))).collect();
+        let mut g: Vec<u32> =
+            own.clone().into_par_iter().flat_map_iter(|v| rows.neighbors(v).iter().copied().filter(|u| !own.contains(u))).collect();
         g.par_sort_unstable();
         g.dedup();
         g

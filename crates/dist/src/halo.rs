@@ -75,16 +75,20 @@ impl Halo {
         }
         let asks: Vec<Vec<u64>> = recv.iter().map(|list| words_of(list)).collect();
         let got = comm.all_to_all(&asks)?;
-        let send: Vec<Vec<u32>> =
-            got.iter().zip(comm.all_to_all(&recv.iter().map(|l| vec![l.len() as u64]).collect::<Vec<_>>())?).map(|(w, len)| {
-                bytemuck::cast_slice::<u64, u32>(w)[..len[0] as usize].to_vec()
-            }).collect();
+        let send: Vec<Vec<u32>> = got
+            .iter()
+            .zip(comm.all_to_all(&recv.iter().map(|l| vec![l.len() as u64]).collect::<Vec<_>>())?)
+            .map(|(w, len)| bytemuck::cast_slice::<u64, u32>(w)[..len[0] as usize].to_vec())
+            .collect();
         let own = ranges.range(comm.rank());
         let mut degree = vec![0u32; own.len() + 1];
         for list in &send {
             for &v in list {
                 if !own.contains(&v) {
-                    return Err(DistError::Inconsistent(format!("a rank reads vertex {v} from rank {}, which does not own it", comm.rank())));
+                    return Err(DistError::Inconsistent(format!(
+                        "a rank reads vertex {v} from rank {}, which does not own it",
+                        comm.rank()
+                    )));
                 }
                 degree[(v - own.start) as usize + 1] += 1;
             }
@@ -170,11 +174,7 @@ impl Halo {
 
     /// Every boundary value to every reader, dense (PageRank's contributions: all change).
     pub fn pack_all<T: Pod + Send + Sync>(&self, get: impl Fn(u32) -> T + Sync) -> Parcels {
-        let out: Vec<Vec<u64>> = self
-            .send
-            .par_iter()
-            .map(|list| if list.is_empty() { Vec::new() } else { dense(list, &get) })
-            .collect();
+        let out: Vec<Vec<u64>> = self.send.par_iter().map(|list| if list.is_empty() { Vec::new() } else { dense(list, &get) }).collect();
         let boundary = self.reader_offsets.windows(2).filter(|w| w[1] > w[0]).count();
         self.updated.fetch_add(boundary as u64, Relaxed);
         self.sent.fetch_add(self.readers.len() as u64, Relaxed);
@@ -183,7 +183,13 @@ impl Halo {
 
     /// The reverse direction: the values (`get`) of the ghosts in `changed` for their
     /// owners (WCC's labels flowing back); sparse only.
-    pub fn pack_to_owners<T: Pod + Send + Sync>(&self, comm: &Comm, ranges: &Ranges, changed: &[u32], get: impl Fn(u32) -> T + Sync) -> Parcels {
+    pub fn pack_to_owners<T: Pod + Send + Sync>(
+        &self,
+        comm: &Comm,
+        ranges: &Ranges,
+        changed: &[u32],
+        get: impl Fn(u32) -> T + Sync,
+    ) -> Parcels {
         let mut ids: Vec<Vec<u32>> = vec![Vec::new(); comm.size()];
         for &g in changed {
             ids[ranges.owner(g)].push(g);
@@ -197,7 +203,12 @@ impl Halo {
     /// received to `set`, from several threads at once (distinct vertices, but `set`
     /// must combine as the kernel needs: store, atomic min); returns the vertices for
     /// which `set` returned true (changed).
-    pub fn deliver<T: Pod + Send>(&self, comm: &Comm, parcels: Parcels, set: impl Fn(u32, T) -> bool + Sync) -> Result<Vec<u32>, DistError> {
+    pub fn deliver<T: Pod + Send>(
+        &self,
+        comm: &Comm,
+        parcels: Parcels,
+        set: impl Fn(u32, T) -> bool + Sync,
+    ) -> Result<Vec<u32>, DistError> {
         let got = comm.all_to_all(&parcels.0)?;
         drop(parcels);
         // Small levels (road graphs: thousands of them) stay on this thread.
@@ -211,11 +222,16 @@ impl Halo {
     /// Counts `changed` boundary vertices updated and the values `out` carries.
     fn count(&self, changed: usize, out: &[Vec<u64>], ids: &[Vec<u32>]) {
         self.updated.fetch_add(changed as u64, Relaxed);
-        let sent: usize = out.iter().zip(ids).zip(&self.send).map(|((m, i), s)| match m.first() {
-            Some(&DENSE) => s.len(),
-            Some(_) => i.len(),
-            None => 0,
-        }).sum();
+        let sent: usize = out
+            .iter()
+            .zip(ids)
+            .zip(&self.send)
+            .map(|((m, i), s)| match m.first() {
+                Some(&DENSE) => s.len(),
+                Some(_) => i.len(),
+                None => 0,
+            })
+            .sum();
         self.sent.fetch_add(sent as u64, Relaxed);
     }
 
@@ -235,7 +251,13 @@ impl Halo {
         vertices
             .par_chunks(4096)
             .zip(values.par_chunks(4096 * size))
-            .flat_map_iter(|(vs, xs)| vs.iter().zip(xs.chunks_exact(size)).filter(|&(&v, x)| set(v, bytemuck::pod_read_unaligned(x))).map(|(&v, _)| v).collect::<Vec<u32>>())
+            .flat_map_iter(|(vs, xs)| {
+                vs.iter()
+                    .zip(xs.chunks_exact(size))
+                    .filter(|&(&v, x)| set(v, bytemuck::pod_read_unaligned(x)))
+                    .map(|(&v, _)| v)
+                    .collect::<Vec<u32>>()
+            })
             .collect()
     }
 }

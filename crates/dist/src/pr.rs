@@ -17,7 +17,13 @@ use crate::halo::Halo;
 use crate::DistError;
 
 /// Scores (valid for the owned vertices), iterations, and the last iteration's L1 change.
-pub fn pagerank(g: &LocalGraph, comm: &Comm, halo: &Halo, p: PrParams, personalization: Option<&[f64]>) -> Result<(Vec<f64>, u64, f64), DistError> {
+pub fn pagerank(
+    g: &LocalGraph,
+    comm: &Comm,
+    halo: &Halo,
+    p: PrParams,
+    personalization: Option<&[f64]>,
+) -> Result<(Vec<f64>, u64, f64), DistError> {
     let (n, own) = (g.n, g.own());
     let lo = own.start as usize;
     if n == 0 {
@@ -42,7 +48,11 @@ pub fn pagerank(g: &LocalGraph, comm: &Comm, halo: &Halo, p: PrParams, personali
             .map(|(i, (c, s))| {
                 let d = g.out_degree((lo + i) as u32);
                 *c = if d > 0 { (s / d as f64) as f32 } else { 0.0 };
-                if d == 0 { *s } else { 0.0 }
+                if d == 0 {
+                    *s
+                } else {
+                    0.0
+                }
             })
             .sum();
         let parcels = halo.pack_all(|v| contrib[v as usize]);
@@ -85,7 +95,9 @@ pub fn spmv(g: &LocalGraph, x: &[f64]) -> Vec<f64> {
             let targets = &inc.targets()[edges.clone()];
             match (inc.raw_weights(), g.weight_type) {
                 (Some(w), WeightType::Int) => targets.iter().zip(&w[edges]).map(|(&u, &w)| w as f64 * x[u as usize]).sum(),
-                (Some(w), WeightType::Float) => targets.iter().zip(&w[edges]).map(|(&u, &w)| f32::from_bits(w) as f64 * x[u as usize]).sum(),
+                (Some(w), WeightType::Float) => {
+                    targets.iter().zip(&w[edges]).map(|(&u, &w)| f32::from_bits(w) as f64 * x[u as usize]).sum()
+                }
                 _ => targets.iter().map(|&u| x[u as usize]).sum(),
             }
         })

@@ -37,7 +37,11 @@ impl Distance for u64 {
     const INF: u64 = u64::MAX;
     const ZERO: u64 = 0;
     fn weight(raw: u32, weighted: bool) -> u64 {
-        if weighted { raw as u64 } else { 1 }
+        if weighted {
+            raw as u64
+        } else {
+            1
+        }
     }
     fn add(self, w: u64) -> u64 {
         self.saturating_add(w)
@@ -87,7 +91,14 @@ pub fn sssp(g: &LocalGraph, comm: &Comm, halo: &Halo, push: &PushRows, source: u
     })
 }
 
-fn delta_stepping<D: Distance>(g: &LocalGraph, comm: &Comm, halo: &Halo, push: &PushRows, source: u32, delta: f64) -> Result<(Vec<D>, u64), DistError> {
+fn delta_stepping<D: Distance>(
+    g: &LocalGraph,
+    comm: &Comm,
+    halo: &Halo,
+    push: &PushRows,
+    source: u32,
+    delta: f64,
+) -> Result<(Vec<D>, u64), DistError> {
     let weighted = g.weight_type != WeightType::None;
     let mut bits = vec![D::INF.to_bits(); g.n];
     bits[source as usize] = D::ZERO.to_bits();
@@ -127,7 +138,8 @@ fn delta_stepping<D: Distance>(g: &LocalGraph, comm: &Comm, halo: &Halo, push: &
             }
             improved
         };
-        let mut improved: Vec<u32> = if active.len() < 1024 { relax(&active) } else { active.par_chunks(64).flat_map_iter(relax).collect() };
+        let mut improved: Vec<u32> =
+            if active.len() < 1024 { relax(&active) } else { active.par_chunks(64).flat_map_iter(relax).collect() };
         improved.par_sort_unstable();
         improved.dedup();
         let parcels = halo.pack(comm, &improved, |v| bits[v as usize]);
