@@ -448,6 +448,12 @@ pub struct RunArgs {
     /// BC sources: a count of random sources, or `all` (default: one, as --source).
     #[arg(long)]
     pub sources: Option<String>,
+    /// With --engine mpi, BC: split the sources across ranks, each holding the whole
+    /// graph and running the CPU kernel on its share (scores summed), instead of every
+    /// rank taking part in each source's sweeps. For many sources on a graph that fits
+    /// in each rank's memory.
+    #[arg(long)]
+    pub split_sources: bool,
     /// SpMV input vector: `vertex value` lines (every vertex once, ids as the input
     /// numbers them), or one value per line in vertex order (default: all ones).
     #[arg(long)]

@@ -127,6 +127,26 @@ fn every_kernel_on_datasets_equals_one_process() {
     }
 }
 
+#[test]
+fn bc_with_sources_split_across_ranks_equals_the_reference() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("grid.cgr");
+    assert!(chatty(&["generate", "grid", "--width", "30", "--height", "20", "-o", g.to_str().unwrap()]).status.success());
+    for distribute in ["shared", "mpi"] {
+        let o = mpirun(3)
+            .args([CHATTY, "run", "bc", g.to_str().unwrap(), "--engine", "mpi", "--sources", "all", "--split-sources"])
+            .args(["--distribute", distribute, "--verify", "--threads", "1", "--json"])
+            .output()
+            .unwrap();
+        let t = text(&o);
+        assert!(o.status.success(), "{distribute}: {t}");
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(j["verification"], "PASS", "{distribute}: {t}");
+        assert_eq!(j["parameters"]["source_count"], 600);
+        assert_eq!(j["detail"]["split_sources"], true);
+    }
+}
+
 /// Children of `pid` (the ranks mpirun started).
 fn children(pid: u32) -> Vec<u32> {
     let mut kids = Vec::new();

@@ -64,6 +64,15 @@ impl Comm {
         all
     }
 
+    /// Element-wise sums of a vector over every rank.
+    pub fn sum_f64s(&self, mine: &[f64]) -> Vec<f64> {
+        let mut all = vec![0f64; mine.len()];
+        if !mine.is_empty() {
+            self.world.all_reduce_into(mine, &mut all[..], SystemOperation::sum());
+        }
+        all
+    }
+
     /// The minimum over every rank.
     pub fn min_u64(&self, mine: u64) -> u64 {
         let mut lo = 0u64;

@@ -39,6 +39,16 @@ struct Views {
     push: Option<PushRows>,
 }
 
+/// How the engine is started.
+#[derive(Copy, Clone, Debug)]
+pub struct Options {
+    /// How the ranks get their rows.
+    pub distribute: Distribute,
+    /// BC: each rank runs the CPU kernel on the whole graph for its share of the
+    /// sources, and the scores are summed.
+    pub split_sources: bool,
+}
+
 /// The multi-process engine: this rank's part of the graph and the communicator.
 pub struct DistEngine {
     comm: Comm,
@@ -48,6 +58,9 @@ pub struct DistEngine {
     delta: f64,
     threads: usize,
     distribute: Distribute,
+    split_sources: bool,
+    /// The whole graph, for BC with split sources (read by `prepare`).
+    whole: Option<chatty_graph::Graph>,
     /// Time spent gathering answers during the current trial.
     gather_nanos: AtomicU64,
     notes: Vec<String>,
@@ -71,7 +84,8 @@ impl DistEngine {
     /// Starts MPI (threads serialized: one thread at a time calls it), opens and checks
     /// `path` on every rank (or on rank 0, which sends the rows: `distribute`), and checks that every rank was given the same graph and
     /// `flags` (a digest of the command line's parameters).
-    pub fn open(path: &Path, flags: u64, distribute: Distribute) -> Result<DistEngine, DistError> {
+    pub fn open(path: &Path, flags: u64, options: Options) -> Result<DistEngine, DistError> {
+        let distribute = options.distribute;
         let (universe, level) = mpi::initialize_with_threading(mpi::Threading::Serialized)
             .ok_or_else(|| DistError::Mpi("MPI is already initialised in this process".into()))?;
         if level < mpi::Threading::Serialized {
@@ -120,6 +134,8 @@ impl DistEngine {
             delta: 1.0,
             threads,
             distribute,
+            split_sources: options.split_sources,
+            whole: None,
             gather_nanos: AtomicU64::new(0),
             notes,
             _universe: universe,
@@ -136,6 +152,12 @@ impl DistEngine {
     }
 
     fn prepare_views(&mut self, alg: Algorithm) -> std::result::Result<(), DistError> {
+        if alg == Algorithm::Bc && self.split_sources {
+            if self.whole.is_none() {
+                self.whole = Some(self.read_whole()?);
+            }
+            return Ok(());
+        }
         let (g, comm) = (&self.graph, &self.comm);
         let in_ghosts = g.ghosts(g.inc());
         if alg != Algorithm::Spmv && self.views.forward.is_none() {
@@ -196,6 +218,15 @@ impl DistEngine {
                 let (labels, rounds) = wcc::wcc(g, comm, self.halo(&v.both), push)?;
                 (Output::Labels(self.gather(&labels)?), rounds, None)
             }
+            Algorithm::Bc if self.split_sources => {
+                let whole = self.whole.as_ref().expect("prepare read the whole graph");
+                let mine: Vec<u32> = sources.iter().skip(comm.rank()).step_by(comm.size()).copied().collect();
+                let scores = chatty_algo::bc::bc(whole, &mine, progress).map_err(|e| DistError::Inconsistent(e.to_string()))?;
+                let start = Instant::now();
+                let summed = comm.sum_f64s(&scores);
+                self.gather_nanos.fetch_add(start.elapsed().as_nanos() as u64, SeqCst);
+                (Output::Values(summed), sources.len() as u64, None)
+            }
             Algorithm::Bc => {
                 let halos = bc::BcHalos { forward: self.halo(&None), backward: v.backward.as_ref() };
                 let s = bc::bc(g, comm, halos, push(), sources, progress)?;
@@ -216,6 +247,15 @@ impl DistEngine {
         let whole = self.comm.all_gather(&all[own.start as usize..own.end as usize]);
         self.gather_nanos.fetch_add(start.elapsed().as_nanos() as u64, SeqCst);
         whole
+    }
+
+    /// The whole graph on this rank (collective): the shared path mapped, or the
+    /// ranks' rows gathered when only rank 0 has the file.
+    fn read_whole(&self) -> std::result::Result<chatty_graph::Graph, DistError> {
+        match self.distribute {
+            Distribute::Shared => chatty_graph::cgr::load(&self.path).map_err(DistError::Graph),
+            Distribute::Mpi => self.graph.gather_whole(&self.comm),
+        }
     }
 
     /// [`DistEngine::gather`] of an array of the owned entries only.
@@ -330,12 +370,11 @@ impl Engine for DistEngine {
 
     fn reference_graph(&self) -> Result<HostGraph<'_>> {
         // Every rank verifies (they run the harness in lockstep), so each reads the
-        // whole graph: the shared path, or rank 0's copy sent to all.
-        let g = match self.distribute {
-            Distribute::Shared => chatty_graph::cgr::load(&self.path).map_err(Error::engine)?,
-            Distribute::Mpi => self.graph.gather_whole(&self.comm).map_err(Error::engine)?,
-        };
-        Ok(HostGraph::Owned(Box::new(g)))
+        // whole graph.
+        match &self.whole {
+            Some(g) => Ok(HostGraph::Borrowed(g)),
+            None => Ok(HostGraph::Owned(Box::new(self.read_whole().map_err(Error::engine)?))),
+        }
     }
 
     fn reference_name(&self) -> String {
@@ -351,6 +390,7 @@ impl Engine for DistEngine {
             "ranks": self.comm.size(),
             "threads_per_rank": self.threads,
             "distribute": format!("{:?}", self.distribute).to_lowercase(),
+            "split_sources": self.split_sources,
             "rank0_vertices": own.len(),
             "max_rank_edges": max_edges,
             "max_rank_ghosts": max_ghosts,

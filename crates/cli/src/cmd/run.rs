@@ -28,6 +28,9 @@ fn params(a: &RunArgs) -> Result<Params> {
             _ => bail!("--sources takes a positive count or `all`, not `{k}`"),
         },
     };
+    if a.split_sources && (a.engine != EngineChoice::Mpi && !(a.engine == EngineChoice::Auto && under_mpirun())) {
+        bail!("--split-sources applies to --engine mpi");
+    }
     if a.sources.is_some() && !a.algorithm.contains(&Algorithm::Bc) {
         bail!("--sources applies to bc only; use --source for {}", a.algorithm[0].name());
     }
@@ -279,7 +282,7 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
         Distribute::Shared => chatty_dist::Distribute::Shared,
         Distribute::Mpi => chatty_dist::Distribute::Mpi,
     };
-    let engine = chatty_dist::DistEngine::open(&a.graph, flags, distribute)?;
+    let engine = chatty_dist::DistEngine::open(&a.graph, flags, chatty_dist::Options { distribute, split_sources: a.split_sources })?;
     let speaks = engine.rank() == 0;
     if !speaks {
         silence_stdout()?;
