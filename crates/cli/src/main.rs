@@ -22,7 +22,11 @@ fn main() {
     handle_signals();
     let cli = args::Cli::parse();
     let code = match cmd::run(cli) {
-        Ok(code) => code,
+        Ok(code) => {
+            #[cfg(feature = "mpi")]
+            chatty_dist::finish();
+            code
+        }
         Err(e) => {
             eprintln!("chatty: error: {}", message(&e));
             // A rank of an MPI job that fails mid-run takes the job down with it:

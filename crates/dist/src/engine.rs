@@ -14,16 +14,26 @@ use crate::halo::Halo;
 use crate::push::PushRows;
 use crate::{agree, bc, bfs, pr, sssp, wcc, DistError};
 
-/// Whether an engine holds MPI between a successful open and its drop: an error then
-/// must stop every rank ([`abort_job`]).
+/// Whether MPI is running: from an engine's successful open until [`finish`]. An
+/// error in between must stop every rank ([`abort_job`]): finalising instead would
+/// wait for ranks that wait in a collective this one will never enter.
 static RUNNING: AtomicBool = AtomicBool::new(false);
 
-/// Stops the whole job with `code` if a multi-process engine is running (another
-/// rank may be waiting in a collective this one will never enter); returns otherwise.
+/// Stops the whole job with `code` if MPI is running; returns otherwise.
 pub fn abort_job(code: i32) {
     if RUNNING.load(SeqCst) {
-        // SAFETY: MPI is initialised while RUNNING is set (cleared before finalising).
+        // SAFETY: MPI is initialised and not finalised while RUNNING is set.
         unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, code) };
+    }
+}
+
+/// Finalises MPI after a successful run (every rank calls it once its work is done);
+/// does nothing if no engine started it.
+pub fn finish() {
+    if RUNNING.swap(false, SeqCst) {
+        // SAFETY: MPI is initialised (the universe was leaked by `open`) and no MPI
+        // call is in flight: the engine has been dropped.
+        unsafe { mpi::ffi::MPI_Finalize() };
     }
 }
 
@@ -64,8 +74,6 @@ pub struct DistEngine {
     /// Time spent gathering answers during the current trial.
     gather_nanos: AtomicU64,
     notes: Vec<String>,
-    // Dropped last: finalises MPI.
-    _universe: mpi::environment::Universe,
 }
 
 /// The figures of one trial in the report's `detail`.
@@ -108,6 +116,9 @@ impl DistEngine {
             }
             Distribute::Mpi => LocalGraph::receive(&comm, path)?,
         };
+        // MPI outlives the engine: `finish` finalises it after the run, `abort_job`
+        // stops the job on an error (dropping the universe would finalise now).
+        std::mem::forget(universe);
         RUNNING.store(true, SeqCst);
         // A panicking rank would wait in MPI_Finalize while unwinding, and the others
         // in their next collective: report it, then stop the job.
@@ -138,7 +149,6 @@ impl DistEngine {
             whole: None,
             gather_nanos: AtomicU64::new(0),
             notes,
-            _universe: universe,
         })
     }
 
@@ -285,12 +295,6 @@ fn local_weights(g: &LocalGraph) -> (f64, f64) {
             )
         }
         _ => (edges.len() as f64, 0.0),
-    }
-}
-
-impl Drop for DistEngine {
-    fn drop(&mut self) {
-        RUNNING.store(false, SeqCst);
     }
 }
 

@@ -31,7 +31,7 @@ pub mod sssp;
 pub mod wcc;
 
 pub use comm::Comm;
-pub use engine::{abort_job, DistEngine, Options};
+pub use engine::{abort_job, finish, DistEngine, Options};
 pub use graph::Distribute;
 
 /// What stops the multi-process engine.

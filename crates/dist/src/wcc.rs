@@ -33,10 +33,17 @@ pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) ->
             // Afforest on the local subgraph: an edge to a ghost is stored only in the
             // owned vertex's row and in the ghost's push row, so vertices outside the
             // giant component link their rows, ghosts outside it their push rows.
+            // Ghosts sample their push rows too, so that most of them join the giant
+            // component and their rows are skipped below.
             for r in 0..SAMPLE_ROUNDS {
                 own.clone().into_par_iter().with_min_len(1024).for_each(|v| {
                     if let Some(&u) = g.out.neighbors(v).get(r) {
                         link(u, v, &comp);
+                    }
+                });
+                ghosts.par_iter().with_min_len(1024).for_each(|&u| {
+                    if let Some(e) = push.row(u).nth(r) {
+                        link(u, push.target(e), &comp);
                     }
                 });
                 compress(&comp);
@@ -51,7 +58,7 @@ pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) ->
             });
             ghosts.par_iter().for_each(|&u| {
                 if comp[u as usize].load(Relaxed) != giant {
-                    for e in push.row(u) {
+                    for e in push.row(u).skip(SAMPLE_ROUNDS) {
                         link(u, push.target(e), &comp);
                     }
                 }
