@@ -259,4 +259,9 @@ fn engine_mpi_needs_a_cgr() {
     let o = mpirun(2).args([CHATTY, "run", "bfs", g.to_str().unwrap(), "--engine", "mpi"]).output().unwrap();
     assert!(!o.status.success());
     assert!(text(&o).contains("chatty convert"), "{}", text(&o));
+    let c = d.path().join("g.cgr");
+    convert(&g, &c, &[]);
+    let o = mpirun(2).args([CHATTY, "run", "bfs", c.to_str().unwrap(), "--engine", "mpi", "--partition", "bfs"]).output().unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o).contains("--partition bfs is not supported"), "{}", text(&o));
 }

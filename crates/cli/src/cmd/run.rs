@@ -267,6 +267,9 @@ fn under_mpirun() -> bool {
 #[cfg(feature = "mpi")]
 fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
     use crate::args::Distribute;
+    if a.gpu.reorder.bfs() {
+        bail!("--partition bfs is not supported by --engine mpi yet: its ranks map the .cgr's rows as stored");
+    }
     // With --distribute mpi only rank 0 reads the file (its error reaches every rank).
     if (a.distribute == Distribute::Shared || under_rank_0()) && !chatty_graph::cgr::is_cgr(&a.graph)? {
         bail!(
