@@ -169,18 +169,22 @@ impl DistEngine {
             return Ok(());
         }
         let (g, comm) = (&self.graph, &self.comm);
-        let in_ghosts = g.ghosts(g.inc());
-        if alg != Algorithm::Spmv && self.views.forward.is_none() {
+        let pushes = matches!(alg, Algorithm::Bfs | Algorithm::Sssp | Algorithm::Bc) || (alg == Algorithm::Wcc && !g.directed);
+        let needs_forward = alg != Algorithm::Spmv && self.views.forward.is_none();
+        let needs_push = pushes && self.views.push.is_none();
+        let needs_both = g.directed && alg == Algorithm::Wcc && self.views.both.is_none();
+        // A pass over the rank's in-edges: only when a view built from it is missing.
+        let in_ghosts = if needs_forward || needs_push || needs_both { g.ghosts(g.inc()) } else { Vec::new() };
+        if needs_forward {
             self.views.forward = Some(Halo::new(comm, &g.ranges, &in_ghosts)?);
         }
-        let pushes = matches!(alg, Algorithm::Bfs | Algorithm::Sssp | Algorithm::Bc) || (alg == Algorithm::Wcc && !g.directed);
-        if pushes && self.views.push.is_none() {
+        if needs_push {
             self.views.push = Some(PushRows::new(g, in_ghosts.clone()));
         }
         if g.directed && alg == Algorithm::Bc && self.views.backward.is_none() {
             self.views.backward = Some(Halo::new(comm, &g.ranges, &g.ghosts(&g.out))?);
         }
-        if g.directed && alg == Algorithm::Wcc && self.views.both.is_none() {
+        if needs_both {
             let mut both = [in_ghosts, g.ghosts(&g.out)].concat();
             both.sort_unstable();
             both.dedup();
@@ -232,10 +236,7 @@ impl DistEngine {
                 let whole = self.whole.as_ref().expect("prepare read the whole graph");
                 let mine: Vec<u32> = sources.iter().skip(comm.rank()).step_by(comm.size()).copied().collect();
                 let scores = chatty_algo::bc::bc(whole, &mine, progress).map_err(|e| DistError::Inconsistent(e.to_string()))?;
-                let start = Instant::now();
-                let summed = comm.sum_f64s(&scores);
-                self.gather_nanos.fetch_add(start.elapsed().as_nanos() as u64, SeqCst);
-                (Output::Values(summed), sources.len() as u64, None)
+                (Output::Values(self.download(|| comm.sum_f64s(&scores))), sources.len() as u64, None)
             }
             Algorithm::Bc => {
                 let halos = bc::BcHalos { forward: self.halo(&None), backward: v.backward.as_ref() };
@@ -252,11 +253,8 @@ impl DistEngine {
     /// The owned entries of an n-sized array, from every rank, in vertex order (the
     /// trial's download, timed apart from the kernel).
     fn gather<T: bytemuck::Pod + mpi::datatype::Equivalence + Send + Sync>(&self, all: &[T]) -> std::result::Result<Vec<T>, DistError> {
-        let start = Instant::now();
         let own = self.graph.own();
-        let whole = self.comm.all_gather(&all[own.start as usize..own.end as usize]);
-        self.gather_nanos.fetch_add(start.elapsed().as_nanos() as u64, SeqCst);
-        whole
+        self.gather_owned(&all[own.start as usize..own.end as usize])
     }
 
     /// The whole graph on this rank (collective): the shared path mapped, or the
@@ -269,11 +267,19 @@ impl DistEngine {
     }
 
     /// [`DistEngine::gather`] of an array of the owned entries only.
-    fn gather_owned(&self, owned: &[f64]) -> std::result::Result<Vec<f64>, DistError> {
+    fn gather_owned<T: bytemuck::Pod + mpi::datatype::Equivalence + Send + Sync>(
+        &self,
+        owned: &[T],
+    ) -> std::result::Result<Vec<T>, DistError> {
+        self.download(|| self.comm.all_gather(owned))
+    }
+
+    /// Runs `f`, which brings the answer to every rank, timed as the trial's download.
+    fn download<R>(&self, f: impl FnOnce() -> R) -> R {
         let start = Instant::now();
-        let whole = self.comm.all_gather(owned);
+        let answer = f();
         self.gather_nanos.fetch_add(start.elapsed().as_nanos() as u64, SeqCst);
-        whole
+        answer
     }
 
     fn halos(&self) -> impl Iterator<Item = &Halo> {

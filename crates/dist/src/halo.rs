@@ -56,6 +56,8 @@ pub struct Halo {
     reader_offsets: Vec<u32>,
     readers: Vec<u32>,
     first: u32,
+    /// Owned vertices some other rank reads.
+    boundary: u64,
     /// Vertices updated here and vertex values sent, for the report.
     updated: AtomicU64,
     sent: AtomicU64,
@@ -73,13 +75,10 @@ impl Halo {
         for &g in ghosts {
             recv[ranges.owner(g)].push(g);
         }
-        let asks: Vec<Vec<u64>> = recv.iter().map(|list| words_of(list)).collect();
-        let got = comm.all_to_all(&asks)?;
-        let send: Vec<Vec<u32>> = got
-            .iter()
-            .zip(comm.all_to_all(&recv.iter().map(|l| vec![l.len() as u64]).collect::<Vec<_>>())?)
-            .map(|(w, len)| bytemuck::cast_slice::<u64, u32>(w)[..len[0] as usize].to_vec())
-            .collect();
+        // Each ask is `[count, ids padded to words]`.
+        let asks: Vec<Vec<u64>> = recv.iter().map(|list| [vec![list.len() as u64], words_of(list)].concat()).collect();
+        let send: Vec<Vec<u32>> =
+            comm.all_to_all(&asks)?.iter().map(|w| bytemuck::cast_slice::<u64, u32>(&w[1..])[..w[0] as usize].to_vec()).collect();
         let own = ranges.range(comm.rank());
         let mut degree = vec![0u32; own.len() + 1];
         for list in &send {
@@ -105,17 +104,22 @@ impl Halo {
                 *c += 1;
             }
         }
-        Ok(Halo { send, recv, reader_offsets: degree, readers, first: own.start, updated: AtomicU64::new(0), sent: AtomicU64::new(0) })
+        let boundary = degree.windows(2).filter(|w| w[1] > w[0]).count() as u64;
+        Ok(Halo {
+            send,
+            recv,
+            reader_offsets: degree,
+            readers,
+            first: own.start,
+            boundary,
+            updated: AtomicU64::new(0),
+            sent: AtomicU64::new(0),
+        })
     }
 
     /// Every ghost, ascending by owner then id.
     pub fn ghosts(&self) -> impl Iterator<Item = u32> + '_ {
         self.recv.iter().flatten().copied()
-    }
-
-    /// Owned vertices some other rank reads.
-    pub fn boundary(&self) -> usize {
-        self.readers.len()
     }
 
     /// Vertices updated and vertex values sent since the last call.
@@ -175,8 +179,7 @@ impl Halo {
     /// Every boundary value to every reader, dense (PageRank's contributions: all change).
     pub fn pack_all<T: Pod + Send + Sync>(&self, get: impl Fn(u32) -> T + Sync) -> Parcels {
         let out: Vec<Vec<u64>> = self.send.par_iter().map(|list| if list.is_empty() { Vec::new() } else { dense(list, &get) }).collect();
-        let boundary = self.reader_offsets.windows(2).filter(|w| w[1] > w[0]).count();
-        self.updated.fetch_add(boundary as u64, Relaxed);
+        self.updated.fetch_add(self.boundary, Relaxed);
         self.sent.fetch_add(self.readers.len() as u64, Relaxed);
         Parcels(out)
     }
