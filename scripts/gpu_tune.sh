@@ -6,7 +6,8 @@
 #
 # usage: scripts/gpu_tune.sh
 # Environment: CHATTY (default target/release/chatty), DATASETS (default
-# .device-data/datasets), OUT, TRIALS (default 5).
+# .device-data/datasets), OUT, TRIALS (default 5), SWEEPS (a comma-separated subset of
+# delta,blocks,wcc,bc,driver,local,bcup; default all).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 CHATTY=${CHATTY:-target/release/chatty}
@@ -14,7 +15,9 @@ DATASETS=${DATASETS:-.device-data/datasets}
 OUT=${OUT:-/tmp/gpu-tune}
 TRIALS=${TRIALS:-5}
 WORK=${WORK:-/tmp/gpu-graphs}
+SWEEPS=${SWEEPS:-delta,blocks,wcc,bc,driver,local,bcup}
 mkdir -p "$OUT" "$WORK"
+sweep() { [[ ",$SWEEPS," == *",$1,"* ]]; }
 # shellcheck source=scripts/device_graphs.sh
 source "$(dirname "$0")/device_graphs.sh"
 rows="$OUT/tune.csv"
@@ -23,7 +26,7 @@ echo "what,graph,algo,setting,kernel_ms,iterations,verification" > "$rows"
 measure() { # what graph algo setting args...
     local what=$1 name=$2 a=$3 setting=$4
     shift 4
-    "$CHATTY" run "$a" "$(bench_graph "$name")" --engine gpu --gpus 1 -n "$TRIALS" --json "$@" > "$OUT/last.json" 2> "$OUT/last.err" ||
+    timeout "${RUN_TIMEOUT:-300}" "$CHATTY" run "$a" "$(bench_graph "$name")" --engine gpu --gpus 1 -n "$TRIALS" --json "$@" > "$OUT/last.json" 2> "$OUT/last.err" ||
         { echo "$what $name $a $setting failed: $(tail -2 "$OUT/last.err")"; return; }
     python3 - "$what" "$name" "$a" "$setting" "$OUT/last.json" >> "$rows" <<'PY'
 import json, sys, statistics
@@ -33,21 +36,52 @@ print(f'{what},{name},{alg},{setting},{statistics.median(j["trial_seconds"]) * 1
 PY
 }
 
-for d in 1000 4000 16000 64000 256000 1000000000; do measure delta moscow sssp "$d" --delta "$d" --verify; done
-for d in 8 64 512 4096 32768 1000000000; do measure delta rmat22 sssp "$d" --delta "$d" --verify; done
-measure default moscow sssp default --verify
-measure default rmat22 sssp default --verify
-measure default rmat22u sssp "(bfs)" --verify
-for b in 1 2 4; do
-    for g in moscow road-NE; do CHATTY_PERSISTENT_BLOCKS_PER_SM=$b measure blocks "$g" bfs "$b/SM"; done
-    CHATTY_PERSISTENT_BLOCKS_PER_SM=$b measure blocks moscow sssp "$b/SM"
-done
-for g in rmat22u rmat22 road-NE moscow; do measure default "$g" wcc "" --verify; done
-for b in 1 2 4 8; do CHATTY_PERSISTENT_BLOCKS_PER_SM=$b measure bc-blocks rmat22u bc "$b/SM"; done
-TRIALS=2 measure bc path5k bc all --sources all --verify
-TRIALS=2 measure bc rmat22u bc 64 --sources 64
-TRIALS=2 measure bc road-NE bc 64 --sources 64
-CHATTY_STEP_DRIVER=launch measure driver moscow sssp launch
+if sweep delta; then
+    for d in 1000 4000 16000 64000 256000 1000000000; do measure delta moscow sssp "$d" --delta "$d" --verify; done
+    for d in 8 64 512 4096 32768 1000000000; do measure delta rmat22 sssp "$d" --delta "$d" --verify; done
+    measure default moscow sssp default --verify
+    measure default rmat22 sssp default --verify
+    measure default rmat22u sssp "(bfs)" --verify
+fi
+if sweep blocks; then
+    for b in 1 2 4; do
+        for g in moscow road-NE; do CHATTY_PERSISTENT_BLOCKS_PER_SM=$b measure blocks "$g" bfs "$b/SM"; done
+        CHATTY_PERSISTENT_BLOCKS_PER_SM=$b measure blocks moscow sssp "$b/SM"
+    done
+    for b in 1 2 4 8; do CHATTY_PERSISTENT_BLOCKS_PER_SM=$b measure bc-blocks rmat22u bc "$b/SM"; done
+fi
+if sweep wcc; then
+    for g in rmat22u rmat22 road-NE moscow; do measure default "$g" wcc "" --verify; done
+fi
+if sweep bc; then
+    TRIALS=2 measure bc path5k bc all --sources all --verify
+    TRIALS=2 measure bc rmat22u bc 64 --sources 64
+    TRIALS=2 measure bc road-NE bc 64 --sources 64
+fi
+if sweep driver; then
+    CHATTY_STEP_DRIVER=launch measure driver moscow sssp launch
+fi
+# SSSP's block-local rounds per step (CHATTY_SSSP_LOCAL_ROUNDS; 0: off).
+if sweep local; then
+    for r in 0 4 16 64 256 4096; do
+        for g in moscow grid16m; do CHATTY_SSSP_LOCAL_ROUNDS=$r measure local "$g" sssp "r$r" --verify; done
+        CHATTY_SSSP_LOCAL_ROUNDS=$r measure local rmat22 sssp "r$r"
+    done
+    for d in 4000 64000 1000000000; do
+        for r in 0 64; do CHATTY_SSSP_LOCAL_ROUNDS=$r measure local moscow sssp "d$d r$r" --delta "$d"; done
+    done
+    CHATTY_STEP_DRIVER=launch measure local moscow sssp "launch" --verify
+fi
+# BC's bottom-up levels (CHATTY_BC_UP_SHARE: a level above pairs / share goes bottom-up; 0: never).
+if sweep bcup; then
+    for share in 0 8 20 50; do
+        CHATTY_BC_UP_SHARE=$share measure bcup rmat22u bc "1/$share" --verify
+        CHATTY_BC_UP_SHARE=$share measure bcup rmat22 bc "1/$share"
+        CHATTY_BC_UP_SHARE=$share TRIALS=2 measure bcup road-NE bc "64 1/$share" --sources 64
+    done
+    TRIALS=2 measure bcup path5k bc all --sources all --verify
+    TRIALS=2 measure bcup rmat22 bc "4 (verified)" --sources 4 --verify
+fi
 python3 - "$rows" <<'PY'
 import csv, sys
 print(f'{"what":8} {"graph":9} {"algo":5} {"setting":>11} {"kernel ms":>10} {"iters":>7} {"us/iter":>8}  verification')

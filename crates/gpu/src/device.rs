@@ -592,9 +592,24 @@ struct SsspArrays {
     far: [u64; 2],
     hubs: u64,
     is_float: u32,
+    local_rounds: u32,
 }
 
-// SAFETY: plain device addresses and an integer, laid out as the kernel's struct.
+/// Block-local rounds per SSSP step (sssp.cu's `sssp_chase`): on graphs of mean degree
+/// below 8 (roads) a step chases what it improved within each block; on power-law
+/// graphs the buckets are wide and shallow and the grid-wide step already holds the
+/// work (rmat22 with weights 1..255: 17.0 ms with or without). Measured on one H200
+/// (scripts/gpu_tune.sh, docs/benchmarks/gpu.md): moscow 13.6 ms without, 5.8 / 4.5 /
+/// 5.5 / 8.3 ms at 4 / 16 / 64 / 256 rounds; the 16M-vertex grid 639 ms without,
+/// 99 ms at 16, 84 at 64. `CHATTY_SSSP_LOCAL_ROUNDS` overrides (0: off).
+const SSSP_LOCAL_ROUNDS: u32 = 16;
+
+fn sssp_local_rounds(dg: &DeviceGraph) -> u32 {
+    let road = (dg.m as f64) < 8.0 * dg.n as f64;
+    std::env::var("CHATTY_SSSP_LOCAL_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(if road { SSSP_LOCAL_ROUNDS } else { 0 })
+}
+
+// SAFETY: plain device addresses and integers, laid out as the kernel's struct.
 unsafe impl DeviceRepr for SsspArrays {}
 
 fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) -> Result<Step> {
@@ -639,6 +654,7 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
         far: [ptr(&far0, gpu), ptr(&far1, gpu)],
         hubs: ptr(&hubs, gpu),
         is_float,
+        local_rounds: sssp_local_rounds(dg),
     };
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
@@ -880,7 +896,9 @@ struct BcCtl {
     tail: u32,
     hub_len: u32,
     hubs_now: u32,
-    pad: [u32; 3],
+    pad: u32,
+    level_edges: [u64; 2],
+    explored: u64,
 }
 
 /// `BcArrays` in bc.cu.
@@ -889,6 +907,8 @@ struct BcCtl {
 struct BcArrays {
     off: u64,
     adj: u64,
+    in_off: u64,
+    in_adj: u64,
     sources: u64,
     depth: u64,
     sigma: u64,
@@ -899,7 +919,14 @@ struct BcArrays {
     bc: u64,
     n: u32,
     batch: u32,
+    up_share: u32,
+    pad: u32,
 }
+
+/// A BC level holding more than 1 / `BC_UP_SHARE` of a batch's pairs is expanded
+/// bottom-up (bc.cu); `CHATTY_BC_UP_SHARE` overrides (0: top-down only), for the
+/// tuning sweep.
+const BC_UP_SHARE: u32 = 20;
 
 // SAFETY: plain device addresses and integers, laid out as the kernel's struct.
 unsafe impl DeviceRepr for BcArrays {}
@@ -919,9 +946,14 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
     let scores = gpu.zeros::<f64>(dg.n, "scores")?;
     let batch_sources = gpu.zeros::<u32>(batch, "sources")?;
     let ctl = gpu.zeros::<u8>(std::mem::size_of::<BcCtl>(), "a control block")?;
+    // Bottom-up levels read in-edges: the out-edges of an undirected graph.
+    let in_edges = (!dg.directed).then_some(&dg.out).or(dg.inc.as_ref());
+    let up_share = std::env::var("CHATTY_BC_UP_SHARE").ok().and_then(|v| v.parse().ok()).unwrap_or(BC_UP_SHARE);
     let mut arrays = BcArrays {
         off: ptr(&dg.out.off, gpu),
         adj: ptr(&dg.out.adj, gpu),
+        in_off: in_edges.map_or(0, |e| ptr(&e.off, gpu)),
+        in_adj: in_edges.map_or(0, |e| ptr(&e.adj, gpu)),
         sources: ptr(&batch_sources, gpu),
         depth: ptr(&depth, gpu),
         sigma: ptr(&sigma, gpu),
@@ -932,6 +964,8 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
         bc: ptr(&scores, gpu),
         n,
         batch: 0,
+        up_share: if in_edges.is_some() { up_share } else { 0 },
+        pad: 0,
     };
     *peak = (*peak).max(gpu.used_bytes());
     let cfg = gpu.cooperative_cfg_with(gpu.f("bc_batch"), BC_BLOCKS_PER_SM)?;
@@ -969,7 +1003,7 @@ mod tests {
             (std::mem::size_of::<SsspCtl>(), std::mem::offset_of!(SsspCtl, threshold), std::mem::offset_of!(SsspCtl, generation)),
             (80, 40, 64)
         );
-        assert_eq!((std::mem::size_of::<SsspArrays>(), std::mem::offset_of!(SsspArrays, is_float)), (96, 88));
-        assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (32, 88, 80));
+        assert_eq!((std::mem::size_of::<SsspArrays>(), std::mem::offset_of!(SsspArrays, local_rounds)), (96, 92));
+        assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 112, 96));
     }
 }

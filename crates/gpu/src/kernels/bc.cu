@@ -9,6 +9,12 @@
 // launch ends by resetting the pairs it reached, so a batch costs what it reaches.
 // Pairs whose vertex has HUB_DEGREE edges or more are set aside and expanded by groups
 // of blocks (hub_groups), so one hub does not hold one warp for a whole level.
+// A level is expanded bottom-up instead (Beamer, Asanović, Patterson, SC 2012, applied
+// to path counting) when BC_ALPHA times its edges exceed what a bottom-up step reads
+// (the edges not yet explored, and every pair's depth), or its pairs are more than
+// 1 / up_share of the batch's: every unreached pair sums the path counts of its
+// in-neighbours at the level, with no atomics and no early exit (every shortest path
+// counts). Blocks sum the edges they discover in shared memory, one atomic each a level.
 
 struct BcCtl {
     u32 blocks_done;
@@ -16,12 +22,43 @@ struct BcCtl {
     u32 tail;       // pairs recorded so far (the forward sweep appends at the tail)
     u32 hub_len;    // pairs set aside in this level
     u32 hubs_now;   // hub_len as the barrier saw it (the same in every block)
-    u32 pad[3];
+    u32 pad;
+    u64 level_edges[2];  // out-edges of level d's pairs at [d & 1]
+    u64 explored;        // out-edges of every pair reached before the current level
 };
+
+#define BC_ALPHA 15u
+
+// Adds the out-degrees of the lanes' newly reached pairs (j = b * n + v) to the
+// block's count (shared memory). Warp-wide.
+__device__ __forceinline__ void count_level_edges(u64* block_edges, const u64* off, u32 n, u32 j, bool found) {
+    const u32 v = j % n;
+    u64 edges = found ? off[v + 1] - off[v] : 0;
+    for (int o = 16; o > 0; o >>= 1) edges += __shfl_xor_sync(FULL_MASK, edges, o);
+    if ((threadIdx.x & 31) == 0 && edges) atomicAdd(block_edges, edges);
+}
+
+// Adds the block's count to level `next_level`'s edges. Block-wide, before a barrier.
+__device__ __forceinline__ void flush_level_edges(BcCtl* ctl, u64* block_edges, u32 next_level) {
+    __syncthreads();
+    if (threadIdx.x == 0 && *block_edges) {
+        atomicAdd(&ctl->level_edges[next_level & 1], *block_edges);
+        *block_edges = 0;
+    }
+}
+
+// Run by one thread at the end of level d (every pair of level d + 1 recorded).
+__device__ __forceinline__ void bc_level_done(BcCtl* ctl, u32* level_end, u32 d) {
+    level_end[d + 1] = __ldcg(&ctl->tail);
+    ctl->explored += __ldcg(&ctl->level_edges[d & 1]);
+    ctl->level_edges[d & 1] = 0;
+}
 
 struct BcArrays {
     const u64* off;
     const u32* adj;
+    const u64* in_off;   // in-edges for bottom-up levels (null: top-down only)
+    const u32* in_adj;
     const u32* sources;  // this batch's
     u32* depth;          // batch x n, INF32 between launches
     double* sigma;       // batch x n, 0 between launches
@@ -32,11 +69,13 @@ struct BcArrays {
     double* bc;
     u32 n;
     u32 batch;
+    u32 up_share;        // bottom-up when a level holds more than pairs / up_share (0: never)
+    u32 pad;
 };
 
 // Forward step of pair x at level d over its edges from warp_first on, a warp at a
 // time (lanes over 32 consecutive edges), `stride` apart.
-__device__ __forceinline__ void bc_expand(BcCtl* ctl, const BcArrays& a, u32 x, u32 d, u64 warp_first, u64 stride) {
+__device__ __forceinline__ void bc_expand(BcCtl* ctl, u64* block_edges, const BcArrays& a, u32 x, u32 d, u64 warp_first, u64 stride) {
     const u32 b = x / a.n, u = x - b * a.n;
     const u64 base = (u64)b * a.n;
     const double su = __ldcg(&a.sigma[x]);
@@ -56,6 +95,47 @@ __device__ __forceinline__ void bc_expand(BcCtl* ctl, const BcArrays& a, u32 x, 
             if (dj == d + 1) atomicAdd(&a.sigma[j], su);
         }
         warp_append(a.order, &ctl->tail, j, found);
+        count_level_edges(block_edges, a.off, a.n, j, found);
+    }
+}
+
+// Bottom-up step into level d + 1: each unreached pair sums the path counts of its
+// in-neighbours at level d, a lane per pair of at most 32 in-edges, the warp together
+// for larger ones.
+__device__ void bc_bottom_up(BcCtl* ctl, u64* block_edges, const BcArrays& a, u32 d, u32 thread, u32 threads) {
+    const u32 lane = threadIdx.x & 31, pairs = a.batch * a.n;
+    for (u32 first = thread & ~31u; first < pairs; first += threads) {
+        const u32 x = first + lane;
+        const bool open = x < pairs && __ldcg(&a.depth[x]) == INF32;
+        const u32 base = open ? x / a.n * a.n : 0;
+        const u64 begin = open ? a.in_off[x - base] : 0, end = open ? a.in_off[x - base + 1] : 0;
+        const bool small = end - begin <= 32;
+        double sum = 0.0;
+        if (small) {
+            for (u64 e = begin; e < end; e++) {
+                const u32 j = base + a.in_adj[e];
+                if (__ldcg(&a.depth[j]) == d) sum += __ldcg(&a.sigma[j]);
+            }
+        }
+        for (u32 large = __ballot_sync(FULL_MASK, !small); large; large &= large - 1) {
+            const int owner = __ffs(large) - 1;
+            const u64 b = __shfl_sync(FULL_MASK, begin, owner), e_end = __shfl_sync(FULL_MASK, end, owner);
+            const u32 owner_base = __shfl_sync(FULL_MASK, base, owner);
+            double part = 0.0;
+            for (u64 e = b + lane; e < e_end; e += 32) {
+                const u32 j = owner_base + a.in_adj[e];
+                if (__ldcg(&a.depth[j]) == d) part += __ldcg(&a.sigma[j]);
+            }
+            for (int o = 16; o > 0; o >>= 1) part += __shfl_xor_sync(FULL_MASK, part, o);
+            if (lane == owner) sum = part;
+        }
+        const bool found = open && sum > 0.0;
+        if (found) {
+            a.depth[x] = d + 1;
+            a.sigma[x] = sum;
+        }
+        warp_append(a.order, &ctl->tail, x, found);
+        count_level_edges(block_edges, a.off, a.n, x, found);
     }
 }
 
@@ -77,12 +157,15 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
     const u32 thread = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
     const u32 warp = thread / 32, warps = threads / 32;
     auto degree = [&](u32 x) { const u32 u = x % a.n; return a.off[u + 1] - a.off[u]; };
+    __shared__ u64 block_edges;
+    if (threadIdx.x == 0) block_edges = 0;
     // Level 0: the sources.
     for (u32 b = thread; b < a.batch; b += threads) {
         const u32 x = b * a.n + a.sources[b];
         a.depth[x] = 0;
         a.sigma[x] = 1.0;
         a.order[b] = x;
+        atomicAdd(&ctl->level_edges[0], (u64)degree(x));
     }
     if (thread == 0) {
         a.level_end[0] = a.batch;
@@ -95,28 +178,40 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
     for (;; d++) {
         const u32 begin = d ? __ldcg(&a.level_end[d - 1]) : 0, end = __ldcg(&a.level_end[d]);
         if (begin == end) break;
+        const u64 pairs = (u64)a.batch * a.n, edges = __ldcg(&ctl->level_edges[d & 1]);
+        const u64 unexplored = (u64)a.batch * a.off[a.n] - __ldcg(&ctl->explored);
+        if (a.up_share && ((end - begin) * (u64)a.up_share > pairs || edges * BC_ALPHA > unexplored + pairs)) {
+            bc_bottom_up(ctl, &block_edges, a, d, thread, threads);
+            flush_level_edges(ctl, &block_edges, d + 1);
+            grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 l) {
+                if (l == 0) bc_level_done(ctl, a.level_end, d);
+            });
+            continue;
+        }
         for (u32 i = begin + warp; i < end; i += warps) {
             const u32 x = __ldcg(&a.order[i]);
             if (degree(x) >= HUB_DEGREE) {
                 if (lane == 0) a.hubs[atomicAdd(&ctl->hub_len, 1)] = x;
                 continue;
             }
-            bc_expand(ctl, a, x, d, 0, 32);
+            bc_expand(ctl, &block_edges, a, x, d, 0, 32);
         }
+        flush_level_edges(ctl, &block_edges, d + 1);
         grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 l) {
             if (l != 0) return;
             ctl->hubs_now = __ldcg(&ctl->hub_len);
             ctl->hub_len = 0;
-            if (ctl->hubs_now == 0) a.level_end[d + 1] = __ldcg(&ctl->tail);
+            if (ctl->hubs_now == 0) bc_level_done(ctl, a.level_end, d);
         });
         const u32 hubs = __ldcg(&ctl->hubs_now);
         if (hubs) {
             const HubGroups g = hub_groups(hubs);
             for (u32 h = g.group; g.group < g.groups && h < hubs; h += g.groups) {
-                bc_expand(ctl, a, __ldcg(&a.hubs[h]), d, g.thread & ~31u, g.threads);
+                bc_expand(ctl, &block_edges, a, __ldcg(&a.hubs[h]), d, g.thread & ~31u, g.threads);
             }
+            flush_level_edges(ctl, &block_edges, d + 1);
             grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 l) {
-                if (l == 0) a.level_end[d + 1] = __ldcg(&ctl->tail);
+                if (l == 0) bc_level_done(ctl, a.level_end, d);
             });
         }
     }
@@ -157,8 +252,9 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
             grid_barrier(&ctl->blocks_done, &ctl->generation, [](u32) {});
         }
     }
-    // Leave the arrays as the next batch expects them.
+    // Leave the arrays and the edge counts as the next batch expects them.
     const u32 reached = __ldcg(&ctl->tail);
+    if (thread == 0) ctl->level_edges[0] = ctl->level_edges[1] = ctl->explored = 0;
     for (u32 i = thread; i < reached; i += threads) {
         const u32 x = __ldcg(&a.order[i]);
         a.depth[x] = INF32;

@@ -5,6 +5,12 @@
 // barrier's last block choosing the next step; sssp_step is one launch per step, its
 // last block deciding, where a cooperative launch is refused. A graph whose weights
 // are all equal runs as a BFS instead (device.rs; depth_to_distance below).
+// Within a step each block chases the near vertices it improved through a queue in
+// shared memory for up to `local_rounds` rounds (a block-local barrier each) before the
+// grid barrier, as asynchronous GPU SSSP does (ADDS, Wang et al., PPoPP 2021): on road
+// graphs a bucket then takes a few grid-wide steps, not one per hop. Only vertices of
+// at most LOCAL_DEGREE edges are chased (a thread each); the rest, and whatever does
+// not fit, go to the next step's near queue.
 // Distances are u64: integers, or the bits of non-negative doubles (which order like
 // their bit patterns, so atomicMin serves both). Loads of data written during the
 // launch use __ldcg (the L1 is not coherent).
@@ -49,6 +55,16 @@ struct SsspArrays {
     u32* far[2];
     u32* hubs;          // near vertices of HUB_DEGREE edges or more, set aside (persistent driver)
     u32 is_float;
+    u32 local_rounds;   // block-local rounds per step (0: every improvement waits for the next step)
+};
+
+#define LOCAL_CAP 512u
+#define LOCAL_DEGREE 16u
+
+// A block's queue of improved near vertices in shared memory (q null: none).
+struct Local {
+    u32* q;
+    u32* len;
 };
 
 // What a step reads of the control block, read once.
@@ -63,9 +79,32 @@ __device__ __forceinline__ void push_near(SsspCtl* ctl, const SsspArrays& a, con
     warp_append(a.near[s.parity ^ 1], &ctl->near_len[s.parity ^ 1], v, push);
 }
 
+// Lowers v's distance to what the edge (u, v) of weight index e offers; says whether
+// v improved to near (below the threshold) and whether it joined the far pile.
+__device__ __forceinline__ void sssp_edge(const SsspArrays& a, const SsspStep& s, u64 du, u64 e, u32 v, bool& near, bool& far) {
+    const u64 nd = add_weight(du, a.weight ? a.weight[e] : 1u, a.is_float);
+    if (nd < __ldcg(&a.dist[v]) && nd < atomicMin(&a.dist[v], nd)) {
+        near = nd < s.threshold;
+        far = !near && atomicExch(&a.in_far[v], 1u) == 0;
+    }
+}
+
+// Queues near vertices in the block's local queue where there is one and room, the
+// rest in the next step's near queue; far vertices join the far pile. Warp-wide.
+__device__ __forceinline__ void sssp_push(SsspCtl* ctl, const SsspArrays& a, const SsspStep& s, Local l, u32 v, bool near, bool far) {
+    bool global = near;
+    if (l.q) {
+        const u32 at = warp_reserve(l.len, near);
+        global = near && at >= LOCAL_CAP;
+        if (near && !global) l.q[at] = v;
+    }
+    push_near(ctl, a, s, v, global);
+    warp_append(a.far[s.far_parity], &ctl->far_len[s.far_parity], v, far);
+}
+
 // Relaxes the out-edges of u from warp_first on, a warp at a time (lanes over 32
 // consecutive edges), `stride` apart; improved vertices go near or far.
-__device__ __forceinline__ void sssp_relax(SsspCtl* ctl, const SsspArrays& a, const SsspStep& s, u32 u, u64 warp_first, u64 stride) {
+__device__ __forceinline__ void sssp_relax(SsspCtl* ctl, const SsspArrays& a, const SsspStep& s, Local l, u32 u, u64 warp_first, u64 stride) {
     const u64 du = __ldcg(&a.dist[u]);
     const u64 begin = a.off[u], end = a.off[u + 1];
     for (u64 e0 = begin + warp_first; e0 < end; e0 += stride) {
@@ -74,22 +113,66 @@ __device__ __forceinline__ void sssp_relax(SsspCtl* ctl, const SsspArrays& a, co
         u32 v = 0;
         if (e < end) {
             v = a.adj[e];
-            const u64 nd = add_weight(du, a.weight ? a.weight[e] : 1u, a.is_float);
-            if (nd < __ldcg(&a.dist[v]) && nd < atomicMin(&a.dist[v], nd)) {
-                near = nd < s.threshold;
-                far = !near && atomicExch(&a.in_far[v], 1u) == 0;
-            }
+            sssp_edge(a, s, du, e, v, near, far);
         }
-        push_near(ctl, a, s, v, near);
-        warp_append(a.far[s.far_parity], &ctl->far_len[s.far_parity], v, far);
+        sssp_push(ctl, a, s, l, v, near, far);
     }
 }
 
-// One step: relax the near queue (setting hubs aside if `defer_hubs`), or split the
-// far pile.
+// Block-local rounds: the block relaxes the vertices its own relaxations queued in
+// shared memory, a thread per vertex, until none are left or the rounds run out; what
+// is left goes to the next step's near queue. Block-wide (every thread calls it).
+__device__ void sssp_chase(SsspCtl* ctl, const SsspArrays& a, const SsspStep& s, u32 (&q)[2][LOCAL_CAP], u32 (&len)[2]) {
+    const u32 lane = threadIdx.x & 31, warp_base = threadIdx.x & ~31u;
+    u32 cur = 0;
+    for (u32 round = 0;; round++) {
+        __syncthreads();
+        const u32 count = min(len[cur], LOCAL_CAP);
+        if (count == 0) break;
+        const bool last = round == a.local_rounds;
+        for (u32 base = warp_base; base < count; base += blockDim.x) {
+            const u32 i = base + lane;
+            u32 u = 0;
+            u64 begin = 0, end = 0;
+            if (i < count) {
+                u = q[cur][i];
+                begin = a.off[u];
+                end = a.off[u + 1];
+            }
+            // Large vertices, and every vertex in the last round, wait for the next step.
+            const bool defer = i < count && (last || end - begin > LOCAL_DEGREE);
+            push_near(ctl, a, s, u, defer);
+            if (defer) end = begin;
+            const u64 du = begin < end ? __ldcg(&a.dist[u]) : 0;
+            u32 most = (u32)(end - begin);
+            for (int o = 16; o > 0; o >>= 1) most = max(most, __shfl_xor_sync(FULL_MASK, most, o));
+            const Local next = {q[cur ^ 1], &len[cur ^ 1]};
+            for (u32 k = 0; k < most; k++) {
+                bool near = false, far = false;
+                u32 v = 0;
+                if (begin + k < end) {
+                    v = a.adj[begin + k];
+                    sssp_edge(a, s, du, begin + k, v, near, far);
+                }
+                sssp_push(ctl, a, s, next, v, near, far);
+            }
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) len[cur] = 0;
+        cur ^= 1;
+    }
+}
+
+// One step: relax the near queue (setting hubs aside if `defer_hubs`) and chase what
+// that improved within the block, or split the far pile.
 __device__ void sssp_work(SsspCtl* ctl, const SsspArrays& a, bool defer_hubs) {
     const SsspStep s = {__ldcg(&ctl->parity), __ldcg(&ctl->far_parity), __ldcg(&ctl->step), __ldcg(&ctl->threshold)};
     if (!__ldcg(&ctl->split)) {
+        __shared__ u32 local_q[2][LOCAL_CAP];
+        __shared__ u32 local_len[2];
+        if (threadIdx.x < 2) local_len[threadIdx.x] = 0;
+        __syncthreads();
+        const Local local = {a.local_rounds ? local_q[0] : nullptr, &local_len[0]};
         const u32 len = __ldcg(&ctl->near_len[s.parity]);
         const u32* near_in = a.near[s.parity];
         const u32 warps = gridDim.x * blockDim.x / 32;
@@ -99,8 +182,9 @@ __device__ void sssp_work(SsspCtl* ctl, const SsspArrays& a, bool defer_hubs) {
                 if ((threadIdx.x & 31) == 0) a.hubs[atomicAdd(&ctl->hub_len, 1)] = u;
                 continue;
             }
-            sssp_relax(ctl, a, s, u, 0, 32);
+            sssp_relax(ctl, a, s, local, u, 0, 32);
         }
+        if (a.local_rounds) sssp_chase(ctl, a, s, local_q, local_len);
     } else {
         // Split: far entries now below the threshold move to the near queue; the rest
         // are compacted into the other far array. Track the smallest distance left.
@@ -174,7 +258,7 @@ extern "C" __global__ void sssp_persistent(SsspCtl* ctl, SsspArrays a) {
             const SsspStep s = {__ldcg(&ctl->parity), __ldcg(&ctl->far_parity), __ldcg(&ctl->step), __ldcg(&ctl->threshold)};
             const HubGroups g = hub_groups(hubs);
             for (u32 h = g.group; g.group < g.groups && h < hubs; h += g.groups) {
-                sssp_relax(ctl, a, s, __ldcg(&a.hubs[h]), g.thread & ~31u, g.threads);
+                sssp_relax(ctl, a, s, Local{nullptr, nullptr}, __ldcg(&a.hubs[h]), g.thread & ~31u, g.threads);
             }
             grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 lane) {
                 if (lane == 0) sssp_decide(ctl, a.is_float);
