@@ -879,12 +879,12 @@ fn bc_batch_size(n: usize, sources: usize, free: u64) -> usize {
 
 /// Predicted seconds of [`bc`] from `sources` sources on a graph of `n` vertices and
 /// `m` edges, about `levels` deep: per batch a launch and two grid barriers a level
-/// (about 8 µs each: 9.9 on a 5,000-vertex path, 5.5 on moscow), plus about 0.1 ns
-/// per edge and source (kron22: 12.5 ms from one source). Measured on one H200
-/// (docs/benchmarks/gpu.md, "Issue 18").
+/// (about 8 µs each: 11.4 on a 5,000-vertex path, 5.5 on moscow), plus about 0.05 ns
+/// per edge and source (kron22: 6.6 ms from one source). Measured on one H200
+/// (docs/benchmarks/gpu.md, "Issue 18, second pass").
 pub fn bc_predicted_seconds(n: usize, m: u64, sources: usize, levels: u32) -> f64 {
     let batches = sources.div_ceil(bc_batch_size(n, sources, u64::MAX));
-    batches as f64 * (20e-6 + 2.0 * levels as f64 * 8e-6) + sources as f64 * m as f64 * 0.1e-9
+    batches as f64 * (20e-6 + 2.0 * levels as f64 * 8e-6) + sources as f64 * m as f64 * 0.05e-9
 }
 
 /// `BcCtl` in bc.cu.
