@@ -26,6 +26,7 @@ __all__ = [
     "Graph",
     "betweenness",
     "bfs",
+    "bfs_edges",
     "gpu_count",
     "pagerank",
     "read",
@@ -76,6 +77,9 @@ class Graph:
         self.nodes = nodes
         #: How weights are stored: None (unweighted), "int" (exact) or "float" (32-bit).
         self.weight_kind = weight_kind if native.weighted else None
+        # networkx's neighbour order as CSR (offsets, targets), where it differs from
+        # ours (sorted by id): traversal orders (bfs_edges) follow it.
+        self._neighbor_order: Optional[tuple[np.ndarray, np.ndarray]] = None
 
     @classmethod
     def from_edges(
@@ -127,7 +131,14 @@ class Graph:
         # An undirected adjacency lists each edge both ways already: dedup drops the
         # copies the undirected build adds.
         native = _native.Graph.from_arrays(src, dst, len(nodes), directed, wt, kind, dedup=not directed)
-        return cls(native, nodes, kind)
+        graph = cls(native, nodes, kind)
+        # The adjacency comes grouped by source in id order; keep networkx's order of
+        # each group only where it is not ours.
+        if np.any((np.diff(dst.astype(np.int64)) < 0) & (np.diff(src) == 0)):
+            offsets = np.zeros(len(nodes) + 1, dtype=np.uint64)
+            np.cumsum(np.bincount(src, minlength=len(nodes)), out=offsets[1:])
+            graph._neighbor_order = (offsets, dst)
+        return graph
 
     def write(self, path: Union[str, os.PathLike]) -> None:
         """Writes the graph in the format its file name says (``.cgr``, ``.el``, ``.wel``, ...)."""
@@ -193,6 +204,21 @@ def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] =
 def bfs(g: Graph, source: int, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
     """Hop distances from ``source`` (int64; -1 where unreachable)."""
     return run(g, "bfs", engine, threads, source=g.vertex(source))[0]
+
+
+def bfs_edges(g: Graph, source: int, depth_limit: Optional[int] = None, *, engine: str = "auto",
+              threads: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+    """The BFS tree from ``source`` as (parents, children) arrays, in the order a
+    queue-based BFS visits its edges (networkx's ``bfs_edges``: level by level,
+    neighbours in the order networkx lists them for a graph from networkx), down to
+    ``depth_limit`` levels. The depths come from the engine; the order from one pass."""
+    s = g.vertex(source)
+    if not 0 <= s < g.n:
+        raise ChattyError(f"source {source} is not a vertex (the graph has {g.n})")
+    limit = g.n if depth_limit is None else max(0, min(int(depth_limit), g.n))
+    depths = run(g, "bfs", engine, threads, source=s)[0]
+    order = g._neighbor_order or (None, None)
+    return g._g.bfs_tree_edges(s, depths, limit, *order)
 
 
 def sssp(g: Graph, source: int, *, delta: Optional[float] = None, engine: str = "auto",

@@ -36,6 +36,14 @@ class Graph:
     @property
     def id_base(self) -> int: ...
     def csr(self) -> tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]: ...
+    def bfs_tree_edges(
+        self,
+        source: int,
+        depths: np.ndarray,
+        limit: int,
+        offsets: Optional[np.ndarray] = None,
+        targets: Optional[np.ndarray] = None,
+    ) -> tuple[np.ndarray, np.ndarray]: ...
 
 def run(
     graph: Graph,

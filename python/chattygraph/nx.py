@@ -28,6 +28,8 @@ ENGINE = "auto"
 
 FUNCTIONS = (
     "pagerank",
+    "bfs_edges",
+    "bfs_tree",
     "single_source_shortest_path_length",
     "single_source_dijkstra_path_length",
     "connected_components",
@@ -160,6 +162,19 @@ class BackendInterface:
         return G.cg.to_dict(values)
 
     @staticmethod
+    def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
+        _check_bfs_arguments(G, reverse, sort_neighbors)
+        return _bfs_edges(G, source, depth_limit)
+
+    @staticmethod
+    def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
+        _check_bfs_arguments(G, reverse, sort_neighbors)
+        T = nx.DiGraph()
+        T.add_node(source)
+        T.add_edges_from(_bfs_edges(G, source, depth_limit))
+        return T
+
+    @staticmethod
     def single_source_shortest_path_length(G, source, cutoff=None):
         depths = cg.run(G.cg, "bfs", ENGINE, source=_source(G, source))[0]
         reached = depths >= 0
@@ -219,6 +234,25 @@ class BackendInterface:
             sources = [G.cg.vertex(v) for v in seed.sample(list(G.cg.nodes), k)]
         values = cg.betweenness(G.cg, sources=sources, normalized=normalized, engine=ENGINE)
         return G.cg.to_dict(values)
+
+
+def _check_bfs_arguments(G: ChattyNxGraph, reverse: bool, sort_neighbors: Any) -> None:
+    if sort_neighbors is not None:
+        _decline("sort_neighbors stays in networkx")
+    if reverse and G.is_directed():
+        _decline("reverse=True on a directed graph stays in networkx")
+
+
+def _bfs_edges(G: ChattyNxGraph, source: Any, depth_limit: Optional[int]) -> Iterator[tuple]:
+    # A generator, as networkx's: a missing source is reported when iterated.
+    if source not in G:
+        raise nx.NetworkXError(f"The node {source} is not in the graph.")
+    parents, children = cg.bfs_edges(G.cg, source, depth_limit, engine=ENGINE)
+    if G.cg.nodes is None:
+        yield from zip(parents.tolist(), children.tolist())
+    else:
+        names = G.cg.nodes
+        yield from ((names[u], names[v]) for u, v in zip(parents.tolist(), children.tolist()))
 
 
 def _select(G: ChattyNxGraph, values: np.ndarray, keep: np.ndarray) -> dict:

@@ -185,6 +185,59 @@ impl PyGraph {
         Ok((off.into_pyarray(py), targets.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
     }
 
+    /// The BFS tree's edges in visit order (`chatty_algo::bfs::tree_edges_in_visit_order`)
+    /// from `depths` (an engine's BFS answer, -1 unreached), down to `limit` levels:
+    /// (parents, children). Neighbours in the graph's order, or in the order of the
+    /// CSR `offsets`/`targets` given (networkx's, where it differs).
+    #[pyo3(signature = (source, depths, limit, offsets=None, targets=None))]
+    #[allow(clippy::type_complexity)]
+    fn bfs_tree_edges<'py>(
+        &self,
+        py: Python<'py>,
+        source: u32,
+        depths: PyReadonlyArray1<'py, i64>,
+        limit: u32,
+        offsets: Option<PyReadonlyArray1<'py, u64>>,
+        targets: Option<PyReadonlyArray1<'py, u32>>,
+    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>)> {
+        let n = self.info.n as usize;
+        let depths = depths.as_slice()?;
+        if depths.len() != n || source as usize >= n {
+            return Err(error(format!("{} depths and source {source} for a graph of {n} vertices", depths.len())));
+        }
+        let order = match (&offsets, &targets) {
+            (Some(o), Some(t)) => Some((o.as_slice()?, t.as_slice()?)),
+            (None, None) => None,
+            _ => return Err(error("offsets and targets come together")),
+        };
+        if let Some((off, adj)) = order {
+            let ok = off.len() == n + 1
+                && off.first() == Some(&0)
+                && off.last() == Some(&(adj.len() as u64))
+                && off.windows(2).all(|w| w[0] <= w[1])
+                && adj.par_iter().all(|&v| (v as usize) < n);
+            if !ok {
+                return Err(error("offsets and targets do not make a CSR over the graph's vertices"));
+            }
+        }
+        let edges = py.detach(|| {
+            let depth: Vec<u32> = depths.par_iter().map(|&d| u32::try_from(d).unwrap_or(chatty_algo::bfs::UNREACHED)).collect();
+            match order {
+                Some((off, adj)) => Ok(chatty_algo::bfs::tree_edges_in_visit_order(
+                    |u| &adj[off[u as usize] as usize..off[u as usize + 1] as usize],
+                    source,
+                    &depth,
+                    limit,
+                )),
+                None => {
+                    self.with_graph(|g| chatty_algo::bfs::tree_edges_in_visit_order(|u| g.out_edges().neighbors(u), source, &depth, limit))
+                }
+            }
+        })?;
+        let (parents, children): (Vec<u32>, Vec<u32>) = edges.into_iter().unzip();
+        Ok((parents.into_pyarray(py), children.into_pyarray(py)))
+    }
+
     fn __repr__(&self) -> String {
         let i = &self.info;
         format!(

@@ -209,3 +209,36 @@ def test_the_networkx_backend_answers_as_networkx_and_declines_what_it_cannot():
     back = B.convert_to_nx(converted)
     assert nx.utils.edges_equal(back.edges(data="weight"), g.edges(data="weight"))
     assert B.should_run("pagerank", (nx.path_graph(10),), {}) is not True, "small graphs stay in networkx"
+
+
+def test_bfs_edges_and_tree_follow_networkx_order():
+    # Nodes and edges inserted in a shuffled order: networkx's neighbour order is not
+    # ours (sorted ids), and bfs_edges must list edges in networkx's.
+    rng = np.random.default_rng(11)
+    base = nx.gnm_random_graph(1500, 6000, seed=5)
+    nodes = [f"v{i}" for i in rng.permutation(1500)]
+    edges = [(f"v{u}", f"v{v}") for u, v in base.edges]
+    rng.shuffle(edges)
+    for g in (nx.Graph(), nx.DiGraph()):
+        g.add_nodes_from(nodes)
+        g.add_edges_from(edges)
+        for source in (nodes[0], nodes[7]):
+            for limit in (None, 0, 1, 3):
+                want = list(nx.bfs_edges(g, source, depth_limit=limit))
+                assert list(nx.bfs_edges(g, source, depth_limit=limit, backend="chatty")) == want
+            tree = nx.bfs_tree(g, source, backend="chatty")
+            assert list(tree.edges) == list(nx.bfs_tree(g, source).edges) and source in tree
+    h = cg.Graph.from_networkx(g)
+    parents, children = cg.bfs_edges(h, nodes[0], depth_limit=2, engine="cpu")
+    assert [(h.nodes[u], h.nodes[v]) for u, v in zip(parents, children)] == list(nx.bfs_edges(g, nodes[0], depth_limit=2))
+    from chattygraph.nx import BackendInterface as B
+
+    converted = B.convert_from_nx(g)
+    with pytest.raises(NotImplementedError, match="sort_neighbors"):
+        B.bfs_edges(converted, nodes[0], sort_neighbors=sorted)
+    with pytest.raises(NotImplementedError, match="reverse"):
+        B.bfs_tree(converted, nodes[0], reverse=True)
+    with pytest.raises(nx.NetworkXError, match="not in the graph"):
+        list(B.bfs_edges(converted, "nope"))
+    with pytest.raises(cg.ChattyError):
+        cg.bfs_edges(cg.Graph.from_edges([0], [1]), 5)

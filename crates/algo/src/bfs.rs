@@ -84,6 +84,35 @@ pub fn reference(g: &Graph, source: u32) -> Vec<u32> {
     depth
 }
 
+/// The BFS tree's edges `(parent, child)` in the order a queue-based BFS visits them,
+/// as networkx's `bfs_edges` lists them: level by level, each level in the order its
+/// vertices were reached, each vertex's neighbours in the order `neighbors` gives;
+/// a child's parent is the first vertex of the level above that lists it. `depth`
+/// holds the depths from `source` (any engine's; the order, not the depths, is what
+/// this pass adds); levels deeper than `limit` are left out. One sequential pass over
+/// the edges of the vertices it reaches.
+pub fn tree_edges_in_visit_order<'a>(neighbors: impl Fn(u32) -> &'a [u32], source: u32, depth: &[u32], limit: u32) -> Vec<(u32, u32)> {
+    let mut taken = vec![false; depth.len()];
+    taken[source as usize] = true;
+    let (mut level, mut next, mut edges) = (vec![source], Vec::new(), Vec::new());
+    for d in 1..=limit {
+        for &u in &level {
+            for &v in neighbors(u) {
+                if depth[v as usize] == d && !std::mem::replace(&mut taken[v as usize], true) {
+                    next.push(v);
+                    edges.push((u, v));
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        std::mem::swap(&mut level, &mut next);
+        next.clear();
+    }
+    edges
+}
+
 /// Checks `depth` against [`reference`]; returns the first difference.
 pub fn verify(g: &Graph, source: u32, depth: &[u32]) -> Result<()> {
     crate::first_mismatch(&reference(g, source), depth, |a, b| a == b)

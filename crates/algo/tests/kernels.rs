@@ -392,3 +392,51 @@ fn bc_one_source_per_thread_matches_the_level_synchronous_sweep() {
         }
     }
 }
+
+/// networkx's `generic_bfs_edges`, written out: a queue of (parent, its neighbours).
+fn queue_bfs_edges(adj: &[Vec<u32>], source: u32, limit: u32) -> Vec<(u32, u32)> {
+    let mut seen = vec![false; adj.len()];
+    seen[source as usize] = true;
+    let (mut level, mut edges) = (vec![source], Vec::new());
+    for _ in 0..limit {
+        let mut next = Vec::new();
+        for &u in &level {
+            for &v in &adj[u as usize] {
+                if !seen[v as usize] {
+                    seen[v as usize] = true;
+                    next.push(v);
+                    edges.push((u, v));
+                }
+            }
+        }
+        level = next;
+    }
+    edges
+}
+
+#[test]
+fn bfs_tree_in_visit_order_matches_a_queue_bfs_over_any_neighbour_order() {
+    use rand::{seq::SliceRandom, SeedableRng};
+    let o = |seed, undirected| GenOptions { seed, max_weight: None, undirected };
+    for (label, g) in [
+        ("rmat-12 directed", generate::rmat(12, 8, o(1, false), &NoProgress).unwrap()),
+        ("rmat-12 undirected", generate::rmat(12, 8, o(2, true), &NoProgress).unwrap()),
+        ("grid", generate::grid(40, 30, o(3, true), &NoProgress).unwrap()),
+    ] {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
+        // Neighbours in the graph's order, and shuffled (a networkx insertion order).
+        let sorted: Vec<Vec<u32>> = (0..g.num_vertices() as u32).map(|u| g.out_edges().neighbors(u).to_vec()).collect();
+        let mut shuffled = sorted.clone();
+        shuffled.iter_mut().for_each(|a| a.shuffle(&mut rng));
+        for adj in [&sorted, &shuffled] {
+            for source in [0, 17, g.num_vertices() as u32 - 1] {
+                let depth = chatty_algo::bfs::reference(&g, source);
+                for limit in [0, 1, 3, u32::MAX] {
+                    let ours = chatty_algo::bfs::tree_edges_in_visit_order(|u| &adj[u as usize], source, &depth, limit);
+                    let expected = queue_bfs_edges(adj, source, limit.min(g.num_vertices() as u32));
+                    assert_eq!(ours, expected, "{label}: source {source}, limit {limit}");
+                }
+            }
+        }
+    }
+}
