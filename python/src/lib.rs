@@ -200,7 +200,7 @@ impl PyGraph {
         offsets: Option<PyReadonlyArray1<'py, u64>>,
         targets: Option<PyReadonlyArray1<'py, u32>>,
     ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>)> {
-        let n = self.info.n as usize;
+        let n = self.info.n;
         let depths = depths.as_slice()?;
         if depths.len() != n || source as usize >= n {
             return Err(error(format!("{} depths and source {source} for a graph of {n} vertices", depths.len())));
