@@ -140,9 +140,11 @@ class Graph:
             graph._neighbor_order = (offsets, dst)
         return graph
 
-    def write(self, path: Union[str, os.PathLike]) -> None:
-        """Writes the graph in the format its file name says (``.cgr``, ``.el``, ``.wel``, ...)."""
-        self._g.write(os.fspath(path))
+    def write(self, path: Union[str, os.PathLike], layout: Optional[str] = None, stripes: int = 1) -> None:
+        """Writes the graph in the format its file name says (``.cgr``, ``.el``, ``.wel``,
+        ...), or with ``layout="ssd"`` as an SSD layout (an index at ``path`` and
+        ``stripes`` page files per side beside it) for ``engine="ssd"``."""
+        self._g.write(os.fspath(path), layout, stripes)
 
     @property
     def n(self) -> int:
@@ -186,18 +188,22 @@ class Graph:
 
 
 def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize: bool = False,
-         dedup: bool = False, drop_self_loops: bool = False) -> Graph:
+         dedup: bool = False, drop_self_loops: bool = False, mem_budget: Optional[int] = None) -> Graph:
     """Reads any input the CLI reads (edge lists, DIMACS, PACE, Matrix Market, SNAP,
     ``.cgr``; gzip), the format detected from the name and content unless given.
-    Vertex ids are 0-based (a 1-based file's vertex 1 is 0)."""
-    native = _native.Graph.read(os.fspath(path), format, symmetrize, dedup, drop_self_loops)
+    Vertex ids are 0-based (a 1-based file's vertex 1 is 0). An SSD layout
+    (``Graph.write(..., layout="ssd")``, ``chatty convert --layout ssd``) is opened
+    instead: its edges stay on disk and its kernels run on the SSD engine, within
+    ``mem_budget`` bytes (default: the memory available)."""
+    native = _native.Graph.read(os.fspath(path), format, symmetrize, dedup, drop_self_loops, mem_budget)
     return Graph(native, weight_kind=native.weight_type)
 
 
 def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:
     """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv) and returns (answer, report):
     the report is ``chatty run --json``'s object. ``engine``: auto (a GPU when one is
-    usable), cpu or gpu; ``threads``: CPU threads (default: every core)."""
+    usable; the SSD engine for an SSD layout), cpu, gpu or ssd (an SSD layout only);
+    ``threads``: CPU threads (default: every core)."""
     return _native.run(g._g, algorithm, engine, threads, **params)
 
 

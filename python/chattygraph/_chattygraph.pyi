@@ -20,9 +20,14 @@ class Graph:
     ) -> "Graph": ...
     @staticmethod
     def read(
-        path: str, format: Optional[str] = None, symmetrize: bool = False, dedup: bool = False, drop_self_loops: bool = False
+        path: str,
+        format: Optional[str] = None,
+        symmetrize: bool = False,
+        dedup: bool = False,
+        drop_self_loops: bool = False,
+        mem_budget: Optional[int] = None,
     ) -> "Graph": ...
-    def write(self, path: str) -> None: ...
+    def write(self, path: str, layout: Optional[str] = None, stripes: int = 1) -> None: ...
     @property
     def n(self) -> int: ...
     @property

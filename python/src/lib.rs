@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 use chatty_algo::{harness, Algorithm, BcSources, CpuEngine, Distances, Engine, GraphInfo, Output, Params, PrParams};
 use chatty_gpu::{Gpu, GpuEngine};
+use chatty_ssd::SsdEngine;
 use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, NoProgress, ReadOptions, WeightType};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
@@ -30,22 +31,39 @@ enum Holder {
     Idle(Graph),
     Cpu(CpuEngine),
     Gpu(Box<GpuEngine>),
+    /// An SSD layout: the edges stay on disk, only this engine runs on them.
+    Ssd(SsdEngine),
 }
 
+/// What an in-memory operation on an SSD layout says.
+const ON_DISK: &str = "this graph is an SSD layout: its edges stay on disk and only engine='ssd' (or 'auto') runs on it";
+
 impl Holder {
-    fn into_graph(self) -> Graph {
+    fn name(&self) -> &'static str {
         match self {
-            Holder::Idle(g) => g,
-            Holder::Cpu(e) => e.into_graph(),
-            Holder::Gpu(e) => e.into_graph(),
+            Holder::Idle(_) => "idle",
+            Holder::Cpu(_) => "cpu",
+            Holder::Gpu(_) => "gpu",
+            Holder::Ssd(_) => "ssd",
         }
     }
 
-    fn graph(&self) -> &Graph {
+    /// The graph in memory (`None`: an SSD layout).
+    fn graph(&self) -> Option<&Graph> {
         match self {
-            Holder::Idle(g) => g,
-            Holder::Cpu(e) => e.graph(),
-            Holder::Gpu(e) => e.graph(),
+            Holder::Idle(g) => Some(g),
+            Holder::Cpu(e) => Some(e.graph()),
+            Holder::Gpu(e) => Some(e.graph()),
+            Holder::Ssd(_) => None,
+        }
+    }
+
+    fn engine(&mut self) -> Option<&mut dyn Engine> {
+        match self {
+            Holder::Idle(_) => None,
+            Holder::Cpu(e) => Some(e),
+            Holder::Gpu(e) => Some(&mut **e),
+            Holder::Ssd(e) => Some(e),
         }
     }
 }
@@ -64,9 +82,10 @@ impl PyGraph {
         PyGraph { info: GraphInfo::of(&g), path, holder: Mutex::new(Some(Holder::Idle(g))) }
     }
 
+    /// Runs `f` on the graph in memory; an SSD layout is an error.
     fn with_graph<T>(&self, f: impl FnOnce(&Graph) -> T) -> PyResult<T> {
         let holder = self.holder.lock().map_err(|_| error("the graph was poisoned by an earlier panic"))?;
-        Ok(f(holder.as_ref().expect("a holder is put back after every call").graph()))
+        Ok(f(holder.as_ref().expect("a holder is put back after every call").graph().ok_or_else(|| error(ON_DISK))?))
     }
 }
 
@@ -113,7 +132,10 @@ impl PyGraph {
     /// Reads any input the CLI reads (edge lists, DIMACS, PACE, Matrix Market,
     /// METIS, SNAP, `.cgr`; gzip; a pipe), detecting the format unless given.
     #[staticmethod]
-    #[pyo3(signature = (path, format=None, symmetrize=false, dedup=false, drop_self_loops=false))]
+    /// An SSD layout (`chatty convert --layout ssd`) is opened, not read: its edges
+    /// stay on disk for the SSD engine, whose index and buffers must fit `mem_budget`
+    /// bytes (default: the memory available).
+    #[pyo3(signature = (path, format=None, symmetrize=false, dedup=false, drop_self_loops=false, mem_budget=None))]
     fn read(
         py: Python<'_>,
         path: PathBuf,
@@ -121,7 +143,21 @@ impl PyGraph {
         symmetrize: bool,
         dedup: bool,
         drop_self_loops: bool,
+        mem_budget: Option<u64>,
     ) -> PyResult<PyGraph> {
+        if chatty_ssd::layout::is_layout(&path) {
+            if format.is_some() || symmetrize || dedup || drop_self_loops {
+                return Err(error("an SSD layout is read as it was written: format, symmetrize, dedup and drop_self_loops do not apply"));
+            }
+            let engine = py
+                .detach(|| {
+                    let budget = mem_budget.map_or_else(chatty_graph::available_memory, Ok).map_err(|e| e.to_string())?;
+                    SsdEngine::open(&path, chatty_ssd::EngineConfig::default(), budget).map_err(|e| e.to_string())
+                })
+                .map_err(error)?;
+            let info = engine.graph_info();
+            return Ok(PyGraph { info, path: path.display().to_string(), holder: Mutex::new(Some(Holder::Ssd(engine))) });
+        }
         let format = format
             .map(|f| Format::from_name(f).ok_or_else(|| error(format!("format `{f}`: expected one of {}", Format::NAMES))))
             .transpose()?;
@@ -130,10 +166,19 @@ impl PyGraph {
         Ok(PyGraph::new(g, path.display().to_string()))
     }
 
-    /// Writes the graph in the format its name says (`.cgr`, `.el`, `.wel`, ...),
-    /// through a temporary file: a failed write leaves nothing behind.
-    fn write(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        py.detach(|| self.with_graph(|g| chatty_graph::write_graph(g, &path, &NoProgress)))?.map_err(error)
+    /// Writes the graph in the format its name says (`.cgr`, `.el`, `.wel`, ...), or
+    /// with `layout="ssd"` as an SSD layout of `stripes` files per side beside the
+    /// index (`chatty convert --layout ssd`); a failed write leaves nothing behind.
+    #[pyo3(signature = (path, layout=None, stripes=1))]
+    fn write(&self, py: Python<'_>, path: PathBuf, layout: Option<&str>, stripes: usize) -> PyResult<()> {
+        match layout {
+            None => py.detach(|| self.with_graph(|g| chatty_graph::write_graph(g, &path, &NoProgress).map_err(|e| e.to_string())))?,
+            Some("ssd") => {
+                py.detach(|| self.with_graph(|g| chatty_ssd::layout::write(g, &path, stripes, &[]).map(drop).map_err(|e| e.to_string())))?
+            }
+            Some(other) => Err(format!("layout `{other}`: expected ssd (or none for the format the name says)")),
+        }
+        .map_err(error)
     }
 
     /// Vertices.
@@ -161,7 +206,13 @@ impl PyGraph {
     /// How the weights are stored: `none`, `int` or `float`.
     #[getter]
     fn weight_type(&self) -> PyResult<&'static str> {
-        self.with_graph(|g| g.weight_type().name())
+        use chatty_algo::EdgeMapGraph;
+        let holder = self.holder.lock().map_err(|_| error("the graph was poisoned by an earlier panic"))?;
+        Ok(match holder.as_ref().expect("a holder is put back after every call") {
+            Holder::Ssd(e) => e.graph().weight_type(),
+            h => h.graph().expect("in memory").weight_type(),
+        }
+        .name())
     }
 
     /// The first vertex id of the file's numbering (1 for DIMACS, PACE, Matrix Market).
@@ -252,24 +303,33 @@ impl PyGraph {
 
 /// The engine `want` names, holding the graph (moved from whichever held it).
 fn engine_for(slot: &mut Option<Holder>, want: &str) -> PyResult<()> {
-    let have = match slot.as_ref().expect("a holder is present") {
-        Holder::Idle(_) => "idle",
-        Holder::Cpu(_) => "cpu",
-        Holder::Gpu(_) => "gpu",
-    };
+    let have = slot.as_ref().expect("a holder is present").name();
     let want = match want {
         "auto" if have != "idle" => have,
         "auto" if Gpu::count() > 0 => "gpu",
         "auto" => "cpu",
-        "cpu" | "gpu" => want,
-        "ssd" => return Err(error("engine='ssd' runs on an SSD layout: use the CLI (`chatty run --engine ssd`)")),
-        other => return Err(error(format!("engine `{other}`: expected auto, cpu or gpu"))),
+        "cpu" | "gpu" | "ssd" => want,
+        other => return Err(error(format!("engine `{other}`: expected auto, cpu, gpu or ssd"))),
     };
     if want == have {
         return Ok(());
     }
+    if have == "ssd" {
+        return Err(error(ON_DISK));
+    }
+    if want == "ssd" {
+        return Err(error(
+            "engine='ssd' runs on an SSD layout: write one with g.write('NAME.ssd', layout='ssd') \
+             (or `chatty convert GRAPH -o NAME.ssd --layout ssd`) and open it with chattygraph.read",
+        ));
+    }
     let gpu = if want == "gpu" { Some(Gpu::open(0).map_err(error)?) } else { None };
-    let graph = slot.take().expect("a holder is present").into_graph();
+    let graph = match slot.take().expect("a holder is present") {
+        Holder::Idle(g) => g,
+        Holder::Cpu(e) => e.into_graph(),
+        Holder::Gpu(e) => e.into_graph(),
+        Holder::Ssd(_) => unreachable!("an SSD layout never moves (refused above)"),
+    };
     *slot = Some(match gpu {
         Some(gpu) => Holder::Gpu(Box::new(GpuEngine::one(gpu, graph))),
         None => Holder::Cpu(CpuEngine::new(graph)),
@@ -356,11 +416,7 @@ fn run<'py>(
     let (report, json) = py
         .detach(|| {
             let mut work = || -> Result<(harness::Report, String), String> {
-                let e: &mut dyn Engine = match &mut *holder {
-                    Holder::Cpu(e) => e,
-                    Holder::Gpu(e) => &mut **e,
-                    Holder::Idle(_) => unreachable!("engine_for made an engine"),
-                };
+                let e = holder.engine().expect("engine_for made an engine");
                 let opts = harness::Options { trials: 1, verify: false, against: None };
                 let report = harness::run(e, alg, &p, &opts, |_| {}).map_err(|e| e.to_string())?;
                 let ctx = harness::Context { path: &graph.path, load_seconds: 0.0, commit: env!("CARGO_PKG_VERSION"), top, id_base: 0 };

@@ -242,3 +242,27 @@ def test_bfs_edges_and_tree_follow_networkx_order():
         list(B.bfs_edges(converted, "nope"))
     with pytest.raises(cg.ChattyError):
         cg.bfs_edges(cg.Graph.from_edges([0], [1]), 5)
+
+
+def test_an_ssd_layout_runs_on_the_ssd_engine_and_answers_as_the_cpu(tmp_path):
+    g = cg.Graph.from_networkx(weighted_digraph(n=1500, p=0.004))
+    g.write(tmp_path / "g.ssd", layout="ssd", stripes=2)
+    s = cg.read(tmp_path / "g.ssd", mem_budget=1 << 30)
+    assert (s.n, s.m, s.directed, s.weighted) == (g.n, g.m, g.directed, g.weighted)
+    assert np.array_equal(cg.bfs(s, 0, engine="ssd"), cg.bfs(g, 0, engine="cpu"))
+    assert np.array_equal(cg.sssp(s, 0), cg.sssp(g, 0, engine="cpu"))
+    assert np.array_equal(cg.wcc(s), cg.wcc(g, engine="cpu"))
+    assert np.abs(cg.pagerank(s) - cg.pagerank(g, engine="cpu")).sum() < 1e-9
+    assert np.allclose(cg.betweenness(s, sources=10, seed=3), cg.betweenness(g, sources=10, seed=3, engine="cpu"))
+    assert cg.run(s, "wcc")[1]["engine"] == "ssd"
+    with pytest.raises(cg.ChattyError, match="SSD layout"):
+        cg.bfs(s, 0, engine="cpu")
+    with pytest.raises(cg.ChattyError, match="SSD layout"):
+        s.csr()
+    with pytest.raises(cg.ChattyError, match="engine='ssd' runs on an SSD layout"):
+        cg.bfs(g, 0, engine="ssd")
+    with pytest.raises(cg.ChattyError, match="needs"):
+        cg.read(tmp_path / "g.ssd", mem_budget=1000)
+    with pytest.raises(cg.ChattyError, match="layout `zip`"):
+        g.write(tmp_path / "h.ssd", layout="zip")
+    assert not (tmp_path / "h.ssd").exists()

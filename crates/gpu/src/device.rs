@@ -944,7 +944,7 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
     let level_end = gpu.zeros::<u32>(dg.n + 1, "level ends")?;
     let hubs = gpu.zeros::<u32>(batch * dg.hubs as usize, "hub pairs")?;
     let scores = gpu.zeros::<f64>(dg.n, "scores")?;
-    let batch_sources = gpu.zeros::<u32>(batch, "sources")?;
+    let mut batch_sources = gpu.zeros::<u32>(batch, "sources")?;
     let ctl = gpu.zeros::<u8>(std::mem::size_of::<BcCtl>(), "a control block")?;
     // Bottom-up levels read in-edges: the out-edges of an undirected graph.
     let in_edges = (!dg.directed).then_some(&dg.out).or(dg.inc.as_ref());
@@ -971,7 +971,6 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
     let cfg = gpu.cooperative_cfg_with(gpu.f("bc_batch"), BC_BLOCKS_PER_SM)?;
     let start = gpu.timer()?;
     progress.start("bc: sources", sources.len() as u64);
-    let mut batch_sources = batch_sources;
     for chunk in sources.chunks(batch) {
         gpu.stream.memcpy_htod(chunk, &mut batch_sources.slice_mut(0..chunk.len())).check("uploading sources")?;
         arrays.batch = chunk.len() as u32;

@@ -229,7 +229,7 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
             const double sum = warp_sum(bc_pull(a, x, d, lane, 32));
             if (lane == 0) {
                 a.delta[x] = sum;
-                atomicAdd(&a.bc[x - x / a.n * a.n], sum);
+                atomicAdd(&a.bc[x % a.n], sum);
             }
         }
         grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 l) {
@@ -246,7 +246,7 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
                 const double sum = warp_sum(bc_pull(a, x, d, g.thread, g.threads));
                 if (lane == 0 && sum != 0.0) {
                     atomicAdd(&a.delta[x], sum);
-                    atomicAdd(&a.bc[x - x / a.n * a.n], sum);
+                    atomicAdd(&a.bc[x % a.n], sum);
                 }
             }
             grid_barrier(&ctl->blocks_done, &ctl->generation, [](u32) {});
