@@ -6,7 +6,7 @@
 # tolerance stops it after one on 4M vertices; for mpi the kernel with its exchanges, the
 # answer's gather to every rank beside it); bytes per exchange and boundary vertices
 # updated vs values sent come from the JSON report; then the time to start with each
-# `--distribute` on kron22. Prints markdown tables.
+# `--distribute` (shared, mpi, multicast) on kron22. Prints markdown tables.
 #
 # usage: scripts/bench_distributed.sh [WORK_DIR]
 #   WORK_DIR: generated graphs, JSON logs and the table (default: data/bench-distributed)
@@ -49,12 +49,19 @@ for g in kron22 urand22 road; do
     run 4x$((CORES / 4)) 4 $((CORES / 4)) $g
 done
 
-# Distribution: every rank mapping the shared file (checks split across ranks) against
-# rank 0 reading, checking and sending each rank its rows.
-for ranks in 2 4; do
-    for how in shared mpi; do
-        mpirun --oversubscribe --bind-to none -np $ranks "$CHATTY" run spmv kron22.cgr --engine mpi --distribute $how \
-            --threads $((CORES / ranks)) -n 1 --json > "distribute-$how-$ranks.json"
+# Distribution to 2 and 4 receiving ranks (3 and 5 ranks): every rank mapping the
+# shared file (checks split across ranks), rank 0 reading, checking and sending each
+# rank its rows, and rank 0 multicasting the file to a directory per rank (on one
+# host each rank is its own "place"; on a cluster, --local-dir names each node's disk).
+export CHATTY_BROADCAST_KEY=${CHATTY_BROADCAST_KEY:-bench}
+for receivers in 2 4; do
+    ranks=$((receivers + 1))
+    for how in shared mpi multicast; do
+        extra=()
+        [ $how = multicast ] && extra=(--local-dir "$PWD/copies/%r")
+        mpirun --oversubscribe --bind-to none -np $ranks "$CHATTY" run spmv kron22.cgr --engine mpi --distribute $how "${extra[@]}" \
+            --threads $((CORES / ranks)) -n 1 --json > "distribute-$how-$receivers.json"
+        rm -rf copies
     done
 done
 
@@ -86,9 +93,11 @@ for g in ["kron22", "urand22", "road"]:
         print(f"| {g} | {alg} | {t['cpu']:.1f} | " + " | ".join(f"{t[l]:.1f}" for l in labels[1:])
               + f" | {t[labels[2]] / t[labels[1]]:.2f} | {two['breakdown'][-1]['download_seconds'] * 1e3:.1f} | {per:.2f} | {d.get('vertices_updated', 0)} / {d.get('vertices_sent', 0)} |")
 print()
-print("| ranks | --distribute shared: load (s) | --distribute mpi: load (s) |")
-print("|---:|---:|---:|")
-for ranks in [2, 4]:
-    load = {h: reports(f"distribute-{h}-{ranks}.json")["spmv"]["load_seconds"] for h in ["shared", "mpi"]}
-    print(f"| {ranks} | {load['shared']:.2f} | {load['mpi']:.2f} |")
+print("| receiving ranks | --distribute shared: load (s) | --distribute mpi: load (s) | --distribute multicast: load (s) | of which the multicast (s) | multicast MB/s per receiver |")
+print("|---:|---:|---:|---:|---:|---:|")
+for receivers in [2, 4]:
+    r = {h: reports(f"distribute-{h}-{receivers}.json")["spmv"] for h in ["shared", "mpi", "multicast"]}
+    m = r["multicast"]["detail"]["multicast"]
+    print(f"| {receivers} | {r['shared']['load_seconds']:.2f} | {r['mpi']['load_seconds']:.2f} | {r['multicast']['load_seconds']:.2f} "
+          f"| {m['seconds']:.2f} | {m['bytes'] / m['seconds'] / 1e6:.0f} |")
 PY

@@ -98,6 +98,8 @@ pub enum Distribute {
     Shared,
     /// Rank 0 reads the file and sends each rank its rows.
     Mpi,
+    /// Rank 0 multicasts the file to every other host's --local-dir.
+    Multicast,
 }
 
 /// Vertex order before the multi-GPU partition (one vocabulary for `info` and `run`).
@@ -395,9 +397,22 @@ pub struct RunArgs {
     pub source: Option<u32>,
     /// With --engine mpi: how the ranks get their rows. shared: every rank maps the same
     /// path (a shared or replicated file system); mpi: rank 0 reads and checks the
-    /// file and sends each rank its rows.
+    /// file and sends each rank its rows; multicast: rank 0 sends the file by reliable
+    /// multicast to --local-dir on every other host, whose ranks map that copy.
     #[arg(long, value_enum, default_value = "shared")]
     pub distribute: Distribute,
+    /// With --distribute multicast: the directory on each host that receives the
+    /// copy (`%r`: the rank, for a copy per rank); default $TMPDIR or /tmp.
+    #[arg(long)]
+    pub local_dir: Option<PathBuf>,
+    /// With --distribute multicast: the multicast group, ADDRESS:PORT. The key is
+    /// $CHATTY_BROADCAST_KEY (as for `chatty broadcast`).
+    #[arg(long, default_value = "239.255.42.2:7402")]
+    pub multicast_group: String,
+    /// With --distribute multicast: the local address to multicast on (127.0.0.1: one
+    /// host); a host may set its own in $CHATTY_MULTICAST_INTERFACE, which wins.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub multicast_interface: String,
     /// Number of trials.
     #[arg(long, short = 'n', default_value_t = 1)]
     pub trials: u32,

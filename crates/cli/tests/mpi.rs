@@ -39,9 +39,9 @@ fn convert(src: &Path, dst: &Path, extra: &[&str]) {
 
 const KERNELS: &str = "bfs,sssp,pr,wcc,bc,spmv";
 
-/// Every kernel on `ranks` ranks, verified; the exact kernels' answers byte-equal to
-/// the CPU engine's.
-fn same_as_one_process(g: &Path, ranks: usize, dir: &Path, distribute: &str) {
+/// Every kernel on `ranks` ranks (`distribute`: how they get the graph), verified; the
+/// exact kernels' answers byte-equal to the CPU engine's.
+fn same_as_one_process(g: &Path, ranks: usize, dir: &Path, distribute: &[&str]) {
     let name = g.file_stem().unwrap().to_string_lossy().into_owned();
     let common = ["--source", "0", "--zero-based", "--sources", "3", "--verify", "--threads", "1"];
     let cpu_out = dir.join(format!("{name}.cpu.txt"));
@@ -49,12 +49,13 @@ fn same_as_one_process(g: &Path, ranks: usize, dir: &Path, distribute: &str) {
     assert!(o.status.success(), "cpu on {name}: {}", text(&o));
     let mpi_out = dir.join(format!("{name}.mpi{ranks}.txt"));
     let o = mpirun(ranks)
-        .args([CHATTY, "run", KERNELS, g.to_str().unwrap(), "--engine", "mpi", "--distribute", distribute, "-o", mpi_out.to_str().unwrap()])
+        .args([CHATTY, "run", KERNELS, g.to_str().unwrap(), "--engine", "mpi", "-o", mpi_out.to_str().unwrap()])
+        .args(distribute)
         .args(common)
         .output()
         .unwrap();
     let t = text(&o);
-    assert!(o.status.success(), "{ranks} ranks ({distribute}) on {name}: {t}");
+    assert!(o.status.success(), "{ranks} ranks ({distribute:?}) on {name}: {t}");
     assert_eq!(t.matches("Verification:        PASS").count(), 6, "{ranks} ranks on {name}: {t}");
     assert!(t.contains(&format!("MPI: {ranks} ranks")), "{t}");
     for alg in ["bfs", "sssp", "wcc"] {
@@ -104,11 +105,11 @@ fn every_kernel_on_generated_graphs_equals_one_process() {
     let d = tempfile::tempdir().unwrap();
     for g in generated(d.path()) {
         for ranks in [2, 3] {
-            same_as_one_process(&g, ranks, d.path(), "shared");
+            same_as_one_process(&g, ranks, d.path(), &["--distribute", "shared"]);
         }
         // Rank 0 reads the file and sends the rows (and, for --verify, the ranks
         // gather the whole graph from each other).
-        same_as_one_process(&g, 3, d.path(), "mpi");
+        same_as_one_process(&g, 3, d.path(), &["--distribute", "mpi"]);
     }
 }
 
@@ -122,9 +123,39 @@ fn every_kernel_on_datasets_equals_one_process() {
         let g = d.path().join(format!("{}.cgr", file.split('/').nth(1).unwrap().split('.').next().unwrap()));
         convert(&data.join(file), &g, extra);
         for ranks in [2, 3] {
-            same_as_one_process(&g, ranks, d.path(), "shared");
+            same_as_one_process(&g, ranks, d.path(), &["--distribute", "shared"]);
         }
     }
+}
+
+#[test]
+fn a_graph_multicast_to_each_rank_gives_the_same_answers() {
+    let d = tempfile::tempdir().unwrap();
+    let copies = d.path().join("copies");
+    let local = format!("{}/%r", copies.display());
+    let multicast = ["--distribute", "multicast", "--local-dir", &local, "--multicast-group", "239.255.42.9:7409"];
+    let graphs = generated(d.path());
+    for g in &graphs[..2] {
+        same_as_one_process(g, 3, d.path(), &multicast);
+        // Ranks 1 and 2 each received a copy (a place of their own); rank 0 read the original.
+        let name = g.file_name().unwrap();
+        for rank in [1, 2] {
+            assert_eq!(std::fs::read(copies.join(rank.to_string()).join(name)).unwrap(), std::fs::read(g).unwrap());
+        }
+        assert!(!copies.join("0").exists());
+    }
+    // A rank that cannot store its copy stops every rank, with no output file.
+    let out = d.path().join("out.txt");
+    let o = mpirun(3)
+        .args([CHATTY, "run", "bfs", graphs[0].to_str().unwrap(), "--engine", "mpi", "-o", out.to_str().unwrap()])
+        .args(["--distribute", "multicast", "--local-dir", "/proc/chatty-nowhere/%r", "--multicast-group", "239.255.42.9:7409"])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(!o.status.success() && t.contains("cannot create") && !t.contains("panicked"), "{t}");
+    assert!(!out.exists());
+    let o = chatty(&["run", "bfs", graphs[0].to_str().unwrap(), "--engine", "mpi", "--local-dir", "/tmp"]);
+    assert!(!o.status.success() && text(&o).contains("--local-dir applies to --distribute multicast"), "{}", text(&o));
 }
 
 #[test]

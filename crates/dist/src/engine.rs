@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::comm::Comm;
 use crate::graph::{Distribute, LocalGraph};
 use crate::halo::Halo;
+use crate::multicast::{Distribution, Multicast};
 use crate::push::PushRows;
 use crate::{agree, bc, bfs, pr, sssp, wcc, DistError};
 
@@ -50,10 +51,12 @@ struct Views {
 }
 
 /// How the engine is started.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// How the ranks get their rows.
     pub distribute: Distribute,
+    /// Where and how `Distribute::Multicast` sends the file.
+    pub multicast: Option<Multicast>,
     /// BC: each rank runs the CPU kernel on the whole graph for its share of the
     /// sources, and the scores are summed.
     pub split_sources: bool,
@@ -63,7 +66,10 @@ pub struct Options {
 pub struct DistEngine {
     comm: Comm,
     graph: LocalGraph,
+    /// The file this rank maps (its host's copy under `--distribute multicast`).
     path: PathBuf,
+    /// What `--distribute multicast` did.
+    distribution: Option<Distribution>,
     views: Views,
     delta: f64,
     threads: usize,
@@ -104,8 +110,17 @@ impl DistEngine {
         if lo != hi {
             return Err(DistError::Inconsistent("the ranks were started with different parameters".into()));
         }
+        let (path, distribution) = match (distribute, &options.multicast) {
+            (Distribute::Multicast, Some(m)) => {
+                let (local, done) = crate::multicast::distribute(&comm, path, m)?;
+                (local, Some(done))
+            }
+            (Distribute::Multicast, None) => return Err(DistError::Mpi("--distribute multicast needs its group and key".into())),
+            _ => (path.to_path_buf(), None),
+        };
+        let path = path.as_path();
         let graph = match distribute {
-            Distribute::Shared => {
+            Distribute::Shared | Distribute::Multicast => {
                 let graph = LocalGraph::open(&comm, path)?;
                 let digest = chatty_graph::cgr::CgrFile::open(path).map_err(DistError::Graph)?.digest();
                 let (lo, hi) = comm.min_max_u64(digest);
@@ -141,6 +156,7 @@ impl DistEngine {
             comm,
             graph,
             path: path.to_path_buf(),
+            distribution,
             views: Views::default(),
             delta: 1.0,
             threads,
@@ -261,7 +277,7 @@ impl DistEngine {
     /// ranks' rows gathered when only rank 0 has the file.
     fn read_whole(&self) -> std::result::Result<chatty_graph::Graph, DistError> {
         match self.distribute {
-            Distribute::Shared => chatty_graph::cgr::load(&self.path).map_err(DistError::Graph),
+            Distribute::Shared | Distribute::Multicast => chatty_graph::cgr::load(&self.path).map_err(DistError::Graph),
             Distribute::Mpi => self.graph.gather_whole(&self.comm),
         }
     }
@@ -400,6 +416,7 @@ impl Engine for DistEngine {
             "ranks": self.comm.size(),
             "threads_per_rank": self.threads,
             "distribute": format!("{:?}", self.distribute).to_lowercase(),
+            "multicast": self.distribution,
             "split_sources": self.split_sources,
             "rank0_vertices": own.len(),
             "max_rank_edges": max_edges,

@@ -23,6 +23,9 @@ pub enum Distribute {
     /// Rank 0 reads and checks the file and sends each rank its rows over MPI (the
     /// other ranks need no copy of the file).
     Mpi,
+    /// Rank 0 multicasts the file to a local directory of every other host
+    /// ([`crate::multicast`]); then as `Shared`, each rank on its host's copy.
+    Multicast,
 }
 
 /// One rank's part of the graph.

@@ -24,6 +24,7 @@ mod comm;
 mod engine;
 pub mod graph;
 pub mod halo;
+pub mod multicast;
 pub mod part;
 pub mod pr;
 mod push;
@@ -33,6 +34,7 @@ pub mod wcc;
 pub use comm::Comm;
 pub use engine::{abort_job, finish, DistEngine, Options};
 pub use graph::Distribute;
+pub use multicast::{Distribution, Multicast};
 
 /// What stops the multi-process engine.
 #[derive(Debug, thiserror::Error)]

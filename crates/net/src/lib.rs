@@ -43,6 +43,7 @@
 
 pub mod bench;
 pub mod clock;
+pub mod file;
 pub mod model;
 pub mod packet;
 mod receiver;

@@ -270,7 +270,10 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
     if a.gpu.reorder.bfs() {
         bail!("--partition bfs is not supported by --engine mpi yet: its ranks map the .cgr's rows as stored");
     }
-    // With --distribute mpi only rank 0 reads the file (its error reaches every rank).
+    if a.local_dir.is_some() && a.distribute != Distribute::Multicast {
+        bail!("--local-dir applies to --distribute multicast");
+    }
+    // With --distribute mpi or multicast only rank 0 reads the file (its error reaches every rank).
     if (a.distribute == Distribute::Shared || under_rank_0()) && !chatty_graph::cgr::is_cgr(&a.graph)? {
         bail!(
             "{}: --engine mpi runs on a .cgr, of which every rank maps its own rows; make one with `chatty convert {} -o NAME.cgr`",
@@ -284,13 +287,47 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
     let distribute = match a.distribute {
         Distribute::Shared => chatty_dist::Distribute::Shared,
         Distribute::Mpi => chatty_dist::Distribute::Mpi,
+        Distribute::Multicast => chatty_dist::Distribute::Multicast,
     };
-    let engine = chatty_dist::DistEngine::open(&a.graph, flags, chatty_dist::Options { distribute, split_sources: a.split_sources })?;
+    let multicast = (a.distribute == Distribute::Multicast).then(|| multicast_options(a)).transpose()?;
+    let engine =
+        chatty_dist::DistEngine::open(&a.graph, flags, chatty_dist::Options { distribute, multicast, split_sources: a.split_sources })?;
     let speaks = engine.rank() == 0;
     if !speaks {
         silence_stdout()?;
     }
     Ok((Box::new(engine), speaks))
+}
+
+/// `--distribute multicast`'s group, interface, key and local directory.
+#[cfg(feature = "mpi")]
+fn multicast_options(a: &RunArgs) -> Result<chatty_dist::Multicast> {
+    let group: std::net::SocketAddrV4 = a
+        .multicast_group
+        .parse()
+        .with_context(|| format!("--multicast-group `{}`: expected an IPv4 multicast ADDRESS:PORT", a.multicast_group))?;
+    if !group.ip().is_multicast() || group.port() == 0 {
+        bail!("--multicast-group {group}: expected a multicast address (224.0.0.0/4) and a port other than 0");
+    }
+    let interface = std::env::var("CHATTY_MULTICAST_INTERFACE").unwrap_or_else(|_| a.multicast_interface.clone());
+    let interface = interface.parse().with_context(|| format!("multicast interface `{interface}`: expected an IPv4 address"))?;
+    let key = match std::env::var("CHATTY_BROADCAST_KEY") {
+        Ok(k) if !k.is_empty() => k,
+        _ => {
+            if under_rank_0() {
+                eprintln!("note: no CHATTY_BROADCAST_KEY: using the default key, which any chatty on this network can use");
+            }
+            "chatty".into()
+        }
+    };
+    let local_dir = a.local_dir.clone().unwrap_or_else(std::env::temp_dir);
+    Ok(chatty_dist::Multicast {
+        local_dir,
+        group,
+        interface,
+        key: chatty_net::Key::derive(key.as_bytes()),
+        wait: std::time::Duration::from_secs(60),
+    })
 }
 
 #[cfg(not(feature = "mpi"))]
