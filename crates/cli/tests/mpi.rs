@@ -108,8 +108,9 @@ fn every_kernel_on_generated_graphs_equals_one_process() {
             same_as_one_process(&g, ranks, d.path(), &["--distribute", "shared"]);
         }
         // Rank 0 reads the file and sends the rows (and, for --verify, the ranks
-        // gather the whole graph from each other).
+        // gather the whole graph from each other); renumbered in BFS order first.
         same_as_one_process(&g, 3, d.path(), &["--distribute", "mpi"]);
+        same_as_one_process(&g, 3, d.path(), &["--distribute", "mpi", "--partition", "bfs"]);
     }
 }
 
@@ -294,5 +295,5 @@ fn engine_mpi_needs_a_cgr() {
     convert(&g, &c, &[]);
     let o = mpirun(2).args([CHATTY, "run", "bfs", c.to_str().unwrap(), "--engine", "mpi", "--partition", "bfs"]).output().unwrap();
     assert!(!o.status.success());
-    assert!(text(&o).contains("--partition bfs is not supported"), "{}", text(&o));
+    assert!(text(&o).contains("--partition bfs needs --distribute mpi"), "{}", text(&o));
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use chatty_algo::{Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Output, Params, Result, Transfer, Trial};
 use chatty_graph::{Progress, WeightType};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::comm::Comm;
@@ -57,6 +58,9 @@ pub struct Options {
     pub distribute: Distribute,
     /// Where and how `Distribute::Multicast` sends the file.
     pub multicast: Option<Multicast>,
+    /// `--partition bfs`: rank 0 renumbers the vertices in breadth-first order before
+    /// sending the rows (`Distribute::Mpi` only); answers come back in the file's ids.
+    pub bfs_order: bool,
     /// BC: each rank runs the CPU kernel on the whole graph for its share of the
     /// sources, and the scores are summed.
     pub split_sources: bool,
@@ -70,6 +74,8 @@ pub struct DistEngine {
     path: PathBuf,
     /// What `--distribute multicast` did.
     distribution: Option<Distribution>,
+    /// `--partition bfs`: each file id's id in the engine (the ranks' rows are renumbered).
+    new_id: Option<Vec<u32>>,
     views: Views,
     delta: f64,
     threads: usize,
@@ -119,6 +125,12 @@ impl DistEngine {
             _ => (path.to_path_buf(), None),
         };
         let path = path.as_path();
+        if options.bfs_order && distribute != Distribute::Mpi {
+            return Err(DistError::Inconsistent(
+                "--partition bfs needs --distribute mpi: rank 0 renumbers the graph before it sends the rows (with a shared file each rank maps its rows as stored)".into(),
+            ));
+        }
+        let mut new_id = None;
         let graph = match distribute {
             Distribute::Shared | Distribute::Multicast => {
                 let graph = LocalGraph::open(&comm, path)?;
@@ -129,7 +141,11 @@ impl DistEngine {
                 }
                 graph
             }
-            Distribute::Mpi => LocalGraph::receive(&comm, path)?,
+            Distribute::Mpi => {
+                let (graph, ids) = LocalGraph::receive(&comm, path, options.bfs_order)?;
+                new_id = ids;
+                graph
+            }
         };
         // MPI outlives the engine: `finish` finalises it after the run, `abort_job`
         // stops the job on an error (dropping the universe would finalise now).
@@ -157,6 +173,7 @@ impl DistEngine {
             graph,
             path: path.to_path_buf(),
             distribution,
+            new_id,
             views: Views::default(),
             delta: 1.0,
             threads,
@@ -298,6 +315,41 @@ impl DistEngine {
         answer
     }
 
+    /// The parameters and sources of a run in the engine's ids (`--partition bfs`
+    /// renumbers; per-vertex inputs are moved to their vertices' new ids).
+    fn to_engine_ids<'a>(&self, p: &'a Params, sources: &[u32]) -> (std::borrow::Cow<'a, Params>, Vec<u32>) {
+        let Some(ids) = &self.new_id else { return (std::borrow::Cow::Borrowed(p), sources.to_vec()) };
+        let moved = |values: &Vec<f64>| {
+            let mut out = vec![0.0; values.len()];
+            for (v, &x) in values.iter().enumerate() {
+                out[ids[v] as usize] = x;
+            }
+            out
+        };
+        let p = Params { x: p.x.as_ref().map(moved), personalization: p.personalization.as_ref().map(moved), ..p.clone() };
+        (std::borrow::Cow::Owned(p), sources.iter().map(|&s| ids[s as usize]).collect())
+    }
+
+    /// An answer in the file's ids. WCC labels name the smallest file id of their
+    /// component, as every engine's do.
+    fn to_file_ids(&self, output: Output) -> Output {
+        let Some(ids) = &self.new_id else { return output };
+        match output {
+            Output::Depths(d) => Output::Depths(back(ids, &d)),
+            Output::Distances(chatty_algo::Distances::Int(d)) => Output::Distances(chatty_algo::Distances::Int(back(ids, &d))),
+            Output::Distances(chatty_algo::Distances::Float(d)) => Output::Distances(chatty_algo::Distances::Float(back(ids, &d))),
+            Output::Values(v) => Output::Values(back(ids, &v)),
+            Output::Labels(l) => {
+                let mut smallest = vec![u32::MAX; l.len()];
+                for (v, &i) in ids.iter().enumerate() {
+                    let label = l[i as usize] as usize;
+                    smallest[label] = smallest[label].min(v as u32);
+                }
+                Output::Labels(ids.iter().map(|&i| smallest[l[i as usize] as usize]).collect())
+            }
+        }
+    }
+
     fn halos(&self) -> impl Iterator<Item = &Halo> {
         [&self.views.forward, &self.views.backward, &self.views.both].into_iter().flatten()
     }
@@ -335,7 +387,7 @@ impl Engine for DistEngine {
     }
 
     fn out_degree(&self, v: u32) -> u64 {
-        self.graph.out_degree(v)
+        self.graph.out_degree(self.new_id.as_ref().map_or(v, |ids| ids[v as usize]))
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<()> {
@@ -357,8 +409,10 @@ impl Engine for DistEngine {
         // The kernel runs on a rayon worker: its many small parallel steps (thousands
         // of levels on road graphs) then start inline instead of waking the pool from
         // outside each time. Its MPI calls come from that one thread.
-        let (outcome, ()) = rayon::join(|| self.run_kernel(alg, p, sources, progress), || ());
+        let (p, internal) = self.to_engine_ids(p, sources);
+        let (outcome, ()) = rayon::join(|| self.run_kernel(alg, &p, &internal, progress), || ());
         let (output, iterations, residual) = outcome.map_err(Error::engine)?;
+        let output = self.to_file_ids(output);
         let gather_seconds = self.gather_nanos.load(SeqCst) as f64 * 1e-9;
         let seconds = start.elapsed().as_secs_f64() - gather_seconds;
         let (exchanges, bytes) = self.comm.take_traffic();
@@ -396,11 +450,18 @@ impl Engine for DistEngine {
 
     fn reference_graph(&self) -> Result<HostGraph<'_>> {
         // Every rank verifies (they run the harness in lockstep), so each reads the
-        // whole graph.
-        match &self.whole {
-            Some(g) => Ok(HostGraph::Borrowed(g)),
-            None => Ok(HostGraph::Owned(Box::new(self.read_whole().map_err(Error::engine)?))),
-        }
+        // whole graph, in the file's ids.
+        let Some(ids) = &self.new_id else {
+            return match &self.whole {
+                Some(g) => Ok(HostGraph::Borrowed(g)),
+                None => Ok(HostGraph::Owned(Box::new(self.read_whole().map_err(Error::engine)?))),
+            };
+        };
+        let renumbered = match &self.whole {
+            Some(g) => chatty_graph::transform::relabel(g, &inverse(ids)),
+            None => chatty_graph::transform::relabel(&self.read_whole().map_err(Error::engine)?, &inverse(ids)),
+        };
+        Ok(HostGraph::Owned(Box::new(renumbered.map_err(|e| Error::engine(DistError::Graph(e)))?.with_id_base(self.graph.id_base))))
     }
 
     fn reference_name(&self) -> String {
@@ -423,4 +484,18 @@ impl Engine for DistEngine {
             "max_rank_ghosts": max_ghosts,
         })
     }
+}
+
+/// Per-vertex values by file id, from values by engine id (`new_id`: file id → engine id).
+fn back<T: Copy + Send + Sync>(new_id: &[u32], values: &[T]) -> Vec<T> {
+    new_id.par_iter().map(|&i| values[i as usize]).collect()
+}
+
+/// The inverse of a permutation.
+fn inverse(new_id: &[u32]) -> Vec<u32> {
+    let mut old = vec![0u32; new_id.len()];
+    for (v, &i) in new_id.iter().enumerate() {
+        old[i as usize] = v as u32;
+    }
+    old
 }

@@ -87,13 +87,32 @@ impl LocalGraph {
 
     /// Rank 0 reads `path`, checks all of it ([`chatty_graph::cgr::check`]: checksums,
     /// structure, consistency) and sends every rank the out-offsets of all vertices
-    /// (degrees, ranges) and its own rows (collective).
-    pub fn receive(comm: &Comm, path: &Path) -> Result<LocalGraph, DistError> {
+    /// (degrees, ranges) and its own rows (collective). With `bfs_order`, rank 0 first
+    /// renumbers the vertices in breadth-first order (`--partition bfs`: neighbours
+    /// land in the same range) and every rank gets the permutation too (old id → new).
+    pub fn receive(comm: &Comm, path: &Path, bfs_order: bool) -> Result<(LocalGraph, Option<Vec<u32>>), DistError> {
         let whole = match comm.rank() {
-            0 => chatty_graph::cgr::check(path, &chatty_graph::NoProgress).map(Some).map_err(DistError::Graph),
+            0 => chatty_graph::cgr::check(path, &chatty_graph::NoProgress).map_err(DistError::Graph).and_then(|g| {
+                if !bfs_order {
+                    return Ok(Some((g, None)));
+                }
+                let new_id = chatty_graph::partition::bfs_order(&g);
+                let renumbered = chatty_graph::transform::relabel(&g, &new_id).map_err(DistError::Graph)?;
+                Ok(Some((renumbered.with_id_base(g.id_base()), Some(new_id))))
+            }),
             _ => Ok(None),
         };
-        let whole = agree(comm, whole)?;
+        let (whole, new_id) = agree(comm, whole)?.unzip();
+        let new_id = match (bfs_order, new_id.flatten()) {
+            (false, _) => None,
+            (true, Some(ids)) => {
+                for r in 1..comm.size() {
+                    comm.send_to(r, &ids);
+                }
+                Some(ids)
+            }
+            (true, None) => Some(comm.receive_from::<u32>(0)),
+        };
         let header: Vec<u64> = match &whole {
             Some(g) => {
                 let weight = match g.weight_type() {
@@ -157,7 +176,10 @@ impl LocalGraph {
             (true, Some(inc)) => Some(inc),
             (true, None) => Some(shuffle_in_edges(comm, &ranges, &out, n)?),
         };
-        Ok(LocalGraph { ranges, rank: comm.rank(), n, m, directed, weight_type, id_base: header[5] as u32, out, inc, out_offsets })
+        Ok((
+            LocalGraph { ranges, rank: comm.rank(), n, m, directed, weight_type, id_base: header[5] as u32, out, inc, out_offsets },
+            new_id,
+        ))
     }
 
     /// The whole graph's out-edges, gathered from every rank's rows (collective): what

@@ -267,9 +267,6 @@ fn under_mpirun() -> bool {
 #[cfg(feature = "mpi")]
 fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
     use crate::args::Distribute;
-    if a.gpu.reorder.bfs() {
-        bail!("--partition bfs is not supported by --engine mpi yet: its ranks map the .cgr's rows as stored");
-    }
     if a.local_dir.is_some() && a.distribute != Distribute::Multicast {
         bail!("--local-dir applies to --distribute multicast");
     }
@@ -290,8 +287,11 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
         Distribute::Multicast => chatty_dist::Distribute::Multicast,
     };
     let multicast = (a.distribute == Distribute::Multicast).then(|| multicast_options(a)).transpose()?;
-    let engine =
-        chatty_dist::DistEngine::open(&a.graph, flags, chatty_dist::Options { distribute, multicast, split_sources: a.split_sources })?;
+    let engine = chatty_dist::DistEngine::open(
+        &a.graph,
+        flags,
+        chatty_dist::Options { distribute, multicast, bfs_order: a.gpu.reorder.bfs(), split_sources: a.split_sources },
+    )?;
     let speaks = engine.rank() == 0;
     if !speaks {
         silence_stdout()?;
