@@ -121,7 +121,7 @@ impl DistEngine {
                 let (local, done) = crate::multicast::distribute(&comm, path, m)?;
                 (local, Some(done))
             }
-            (Distribute::Multicast, None) => return Err(DistError::Mpi("--distribute multicast needs its group and key".into())),
+            (Distribute::Multicast, None) => return Err(DistError::Distribute("--distribute multicast needs its group and key".into())),
             _ => (path.to_path_buf(), None),
         };
         let path = path.as_path();

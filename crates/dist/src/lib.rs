@@ -51,6 +51,9 @@ pub enum DistError {
     /// The ranks disagree (different graphs or flags) or a rank's part is inconsistent.
     #[error("{0}")]
     Inconsistent(String),
+    /// `--distribute multicast` could not give a place its copy of the file.
+    #[error("{0}")]
+    Distribute(String),
     /// Another rank failed at the same step.
     #[error("rank {rank}: {message}")]
     Peer {

@@ -48,18 +48,18 @@ pub fn distribute(comm: &Comm, path: &Path, m: &Multicast) -> Result<(PathBuf, D
     let first_of = |p: u64| places.iter().position(|&q| q == p).expect("every place is someone's");
     // Rank 0's place already holds the file; every other place's first rank receives.
     let receiving: Vec<usize> = (0..places.len()).filter(|&r| places[r] != places[0] && first_of(places[r]) == r).collect();
-    let name = path.file_name().ok_or_else(|| DistError::Inconsistent(format!("{}: not a file name", path.display())))?;
+    let name = path.file_name().ok_or_else(|| DistError::Distribute(format!("{}: not a file name", path.display())))?;
     let local = if places[rank] == places[0] { path.to_path_buf() } else { dir.join(name) };
     // Receivers make room first: a place that cannot hold a copy stops the job before
     // anything is sent.
-    let fail = |what: String| DistError::Inconsistent(format!("{what} ({} by multicast)", path.display()));
+    let fail = |what: String| DistError::Distribute(format!("{what} ({} by multicast)", path.display()));
     let prepared = match receiving.contains(&rank) {
         true => prepare(&dir, &local).map(Some).map_err(fail),
         false => Ok(None),
     };
     let out = agree(comm, prepared)?;
     let start = Instant::now();
-    let net = UdpNet { interface: m.interface, ttl: if m.interface == Ipv4Addr::LOCALHOST { 0 } else { 8 } };
+    let net = UdpNet::on(m.interface);
     let mine = match (rank, out) {
         _ if receiving.is_empty() => Ok(0),
         (0, _) => Sender::start(&net, SenderConfig::new(m.group, Recovery::Rma, m.key.clone()))

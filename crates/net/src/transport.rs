@@ -90,7 +90,15 @@ pub struct UdpNet {
 
 impl Default for UdpNet {
     fn default() -> Self {
-        UdpNet { interface: Ipv4Addr::LOCALHOST, ttl: 0 }
+        UdpNet::on(Ipv4Addr::LOCALHOST)
+    }
+}
+
+impl UdpNet {
+    /// Multicast on `interface`: kept on this host for the loopback address, else
+    /// allowed a few router hops (a cluster's networks).
+    pub fn on(interface: Ipv4Addr) -> UdpNet {
+        UdpNet { interface, ttl: if interface == Ipv4Addr::LOCALHOST { 0 } else { 8 } }
     }
 }
 

@@ -21,7 +21,7 @@ pub fn run(a: &BroadcastArgs) -> Result<i32> {
         bail!("--group {group}: port 0 is not a port a group can meet on; choose one, e.g. {}:7400", group.ip());
     }
     let interface = a.interface.parse().with_context(|| format!("--interface `{}`: expected an IPv4 address", a.interface))?;
-    let net = UdpNet { interface, ttl: if interface == std::net::Ipv4Addr::LOCALHOST { 0 } else { 8 } };
+    let net = UdpNet::on(interface);
     let recovery = a.scheme;
     let secret = match a.key.clone().or_else(|| std::env::var("CHATTY_BROADCAST_KEY").ok()) {
         Some(k) if k.is_empty() => bail!("--key (or CHATTY_BROADCAST_KEY) is empty: a group's secret needs at least one character"),
