@@ -451,17 +451,13 @@ impl Engine for DistEngine {
     fn reference_graph(&self) -> Result<HostGraph<'_>> {
         // Every rank verifies (they run the harness in lockstep), so each reads the
         // whole graph, in the file's ids.
-        let Some(ids) = &self.new_id else {
-            return match &self.whole {
-                Some(g) => Ok(HostGraph::Borrowed(g)),
-                None => Ok(HostGraph::Owned(Box::new(self.read_whole().map_err(Error::engine)?))),
-            };
+        let whole = match &self.whole {
+            Some(g) => HostGraph::Borrowed(g),
+            None => HostGraph::Owned(Box::new(self.read_whole().map_err(Error::engine)?)),
         };
-        let renumbered = match &self.whole {
-            Some(g) => chatty_graph::transform::relabel(g, &inverse(ids)),
-            None => chatty_graph::transform::relabel(&self.read_whole().map_err(Error::engine)?, &inverse(ids)),
-        };
-        Ok(HostGraph::Owned(Box::new(renumbered.map_err(|e| Error::engine(DistError::Graph(e)))?.with_id_base(self.graph.id_base))))
+        let Some(ids) = &self.new_id else { return Ok(whole) };
+        let renumbered = chatty_graph::transform::relabel(&whole, &inverse(ids)).map_err(|e| Error::engine(DistError::Graph(e)))?;
+        Ok(HostGraph::Owned(Box::new(renumbered.with_id_base(self.graph.id_base))))
     }
 
     fn reference_name(&self) -> String {

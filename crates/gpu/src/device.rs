@@ -134,7 +134,7 @@ impl Gpu {
     /// As [`Gpu::cooperative_cfg`], with `blocks_per_sm` blocks per SM by default.
     pub(crate) fn cooperative_cfg_with(&self, f: &CudaFunction, blocks_per_sm: u32) -> Result<LaunchConfig> {
         let fit = f.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None).check("querying occupancy")?;
-        let wanted = std::env::var("CHATTY_PERSISTENT_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).unwrap_or(blocks_per_sm);
+        let wanted = tuning_override("CHATTY_PERSISTENT_BLOCKS_PER_SM").unwrap_or(blocks_per_sm);
         Ok(LaunchConfig { grid_dim: (self.sms * wanted.min(fit).max(1), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 })
     }
 
@@ -396,6 +396,11 @@ struct SsspCtl {
     pad: u32,
 }
 
+/// A tuning default's override from the environment (scripts/gpu_tune.sh sets them).
+fn tuning_override<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
 /// Launches per batch between host checks grow from here to `MAX_BATCH`.
 const FIRST_BATCH: u32 = 8;
 const MAX_BATCH: u32 = 512;
@@ -606,7 +611,7 @@ const SSSP_LOCAL_ROUNDS: u32 = 16;
 
 fn sssp_local_rounds(dg: &DeviceGraph) -> u32 {
     let road = (dg.m as f64) < 8.0 * dg.n as f64;
-    std::env::var("CHATTY_SSSP_LOCAL_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(if road { SSSP_LOCAL_ROUNDS } else { 0 })
+    tuning_override("CHATTY_SSSP_LOCAL_ROUNDS").unwrap_or(if road { SSSP_LOCAL_ROUNDS } else { 0 })
 }
 
 // SAFETY: plain device addresses and integers, laid out as the kernel's struct.
@@ -923,9 +928,9 @@ struct BcArrays {
     pad: u32,
 }
 
-/// A BC level holding more than 1 / `BC_UP_SHARE` of a batch's pairs is expanded
-/// bottom-up (bc.cu); `CHATTY_BC_UP_SHARE` overrides (0: top-down only), for the
-/// tuning sweep.
+/// A BC level holding more than 1 / `BC_UP_SHARE` of a batch's pairs (or, by bc.cu's
+/// edge rule, many edges) is expanded bottom-up; `CHATTY_BC_UP_SHARE` overrides (0:
+/// top-down only), for the tuning sweep.
 const BC_UP_SHARE: u32 = 20;
 
 // SAFETY: plain device addresses and integers, laid out as the kernel's struct.
@@ -948,7 +953,7 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
     let ctl = gpu.zeros::<u8>(std::mem::size_of::<BcCtl>(), "a control block")?;
     // Bottom-up levels read in-edges: the out-edges of an undirected graph.
     let in_edges = (!dg.directed).then_some(&dg.out).or(dg.inc.as_ref());
-    let up_share = std::env::var("CHATTY_BC_UP_SHARE").ok().and_then(|v| v.parse().ok()).unwrap_or(BC_UP_SHARE);
+    let up_share = tuning_override("CHATTY_BC_UP_SHARE").unwrap_or(BC_UP_SHARE);
     let mut arrays = BcArrays {
         off: ptr(&dg.out.off, gpu),
         adj: ptr(&dg.out.adj, gpu),

@@ -302,30 +302,15 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
 /// `--distribute multicast`'s group, interface, key and local directory.
 #[cfg(feature = "mpi")]
 fn multicast_options(a: &RunArgs) -> Result<chatty_dist::Multicast> {
-    let group: std::net::SocketAddrV4 = a
-        .multicast_group
-        .parse()
-        .with_context(|| format!("--multicast-group `{}`: expected an IPv4 multicast ADDRESS:PORT", a.multicast_group))?;
-    if !group.ip().is_multicast() || group.port() == 0 {
-        bail!("--multicast-group {group}: expected a multicast address (224.0.0.0/4) and a port other than 0");
-    }
+    let group = super::broadcast::group("--multicast-group", &a.multicast_group)?;
     let interface = std::env::var("CHATTY_MULTICAST_INTERFACE").unwrap_or_else(|_| a.multicast_interface.clone());
     let interface = interface.parse().with_context(|| format!("multicast interface `{interface}`: expected an IPv4 address"))?;
-    let key = match std::env::var("CHATTY_BROADCAST_KEY") {
-        Ok(k) if !k.is_empty() => k,
-        _ => {
-            if under_rank_0() {
-                eprintln!("note: no CHATTY_BROADCAST_KEY: using the default key, which any chatty on this network can use");
-            }
-            "chatty".into()
-        }
-    };
     let local_dir = a.local_dir.clone().unwrap_or_else(std::env::temp_dir);
     Ok(chatty_dist::Multicast {
         local_dir,
         group,
         interface,
-        key: chatty_net::Key::derive(key.as_bytes()),
+        key: super::broadcast::key(None, under_rank_0())?,
         wait: std::time::Duration::from_secs(60),
     })
 }
