@@ -530,6 +530,18 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
     Ok((Pending::Depths(depth), levels, start, gpu.timer()?))
 }
 
+/// The near-far threshold step, in hops, at which a BFS runs as a hop-count SSSP with
+/// the block-local chase (sssp.cu) rather than level by level: on graphs of mean degree
+/// below 8 (roads), where a level holds little work and costs a grid barrier, the
+/// chase settles many levels per barrier. `CHATTY_BFS_CHASE_DELTA` overrides (0: off).
+const BFS_CHASE_DELTA: u64 = 16;
+
+fn bfs_chase_delta(dg: &DeviceGraph) -> Option<u64> {
+    let road = (dg.m as f64) < 8.0 * dg.n as f64;
+    let delta = tuning_override("CHATTY_BFS_CHASE_DELTA").unwrap_or(if road { BFS_CHASE_DELTA } else { 0 });
+    (delta > 0).then_some(delta)
+}
+
 /// Depths from `source` and the levels; bottom-up steps only if `pull` (they need
 /// the in-edges of a directed graph); and an event recorded once the arrays are ready.
 fn bfs_depths(
@@ -540,6 +552,17 @@ fn bfs_depths(
     peak: &mut u64,
 ) -> Result<(CudaSlice<u32>, u64, cudarc::driver::CudaEvent)> {
     let n = dg.n as u32;
+    if let Some(delta) = bfs_chase_delta(dg) {
+        let (dist, _, start) = near_far(gpu, dg, source, delta, None, peak)?;
+        let depth = gpu.zeros::<u32>(dg.n, "depths")?;
+        let deepest = gpu.zeros::<u32>(1, "the deepest level")?;
+        let mut l = gpu.kernel("distance_to_depth");
+        l.arg(&n).arg(&dist).arg(&depth).arg(&deepest);
+        // SAFETY: arguments match distance_to_depth; both arrays hold n entries.
+        unsafe { l.launch(gpu.cfg()) }?;
+        let levels = gpu.download(&deepest, 1, "the deepest level")?[0];
+        return Ok((depth, levels as u64, start));
+    }
     let mut depth = gpu.zeros::<u32>(dg.n, "depths")?;
     let mut queue0 = gpu.zeros::<u32>(dg.n, "queue")?;
     let queue1 = gpu.zeros::<u32>(dg.n, "queue")?;
@@ -630,8 +653,25 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
         unsafe { l.launch(gpu.cfg()) }?;
         return Ok((Pending::IntDistances(dist), levels, start, gpu.timer()?));
     }
-    let is_float = (dg.weight_type == WeightType::Float) as u32;
-    let delta_bits = if is_float != 0 { delta.to_bits() } else { delta.round().max(1.0) as u64 };
+    let is_float = dg.weight_type == WeightType::Float;
+    let delta_bits = if is_float { delta.to_bits() } else { delta.round().max(1.0) as u64 };
+    let (dist, steps, start) = near_far(gpu, dg, source, delta_bits, Some(is_float), peak)?;
+    let pending = if is_float { Pending::FloatDistances(dist) } else { Pending::IntDistances(dist) };
+    Ok((pending, steps, start, gpu.timer()?))
+}
+
+/// Near-far distances from `source` with threshold step `delta_bits` (in the
+/// distances' encoding), and the grid-wide steps it took. `weights`: the graph's
+/// weights, float or not; `None` counts every edge as 1 (hops).
+fn near_far(
+    gpu: &Gpu,
+    dg: &DeviceGraph,
+    source: u32,
+    delta_bits: u64,
+    weights: Option<bool>,
+    peak: &mut u64,
+) -> Result<(CudaSlice<u64>, u64, cudarc::driver::CudaEvent)> {
+    let n = dg.n as u32;
     let mut dist = gpu.zeros::<u64>(dg.n, "distances")?;
     gpu.fill_u64(&mut dist, n, u64::MAX)?;
     gpu.set(&mut dist, source as usize, 0, "the source distance")?;
@@ -648,17 +688,21 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
         gpu,
         &SsspCtl { near_len: [1, 0], step: 1, threshold: delta_bits, far_min: u64::MAX, delta: delta_bits, ..Default::default() },
     )?;
+    let weight = match (weights, dg.out.weights.as_ref()) {
+        (Some(_), Some(w)) => ptr(w, gpu),
+        _ => 0,
+    };
     let arrays = SsspArrays {
         off: ptr(&dg.out.off, gpu),
         adj: ptr(&dg.out.adj, gpu),
-        weight: dg.out.weights.as_ref().map_or(0, |w| ptr(w, gpu)),
+        weight,
         dist: ptr(&dist, gpu),
         stamp: ptr(&stamp, gpu),
         in_far: ptr(&in_far, gpu),
         near: [ptr(&near0, gpu), ptr(&near1, gpu)],
         far: [ptr(&far0, gpu), ptr(&far1, gpu)],
         hubs: ptr(&hubs, gpu),
-        is_float,
+        is_float: weights.unwrap_or(false) as u32,
         local_rounds: sssp_local_rounds(dg),
     };
     *peak = (*peak).max(gpu.used_bytes());
@@ -683,8 +727,7 @@ fn sssp(gpu: &Gpu, dg: &DeviceGraph, source: u32, delta: f64, peak: &mut u64) ->
         },
         |c: &SsspCtl| c.done != 0,
     )?;
-    let pending = if is_float != 0 { Pending::FloatDistances(dist) } else { Pending::IntDistances(dist) };
-    Ok((pending, c.step as u64 - 1, start, gpu.timer()?))
+    Ok((dist, c.step as u64 - 1, start))
 }
 
 /// Arguments of the pull kernels that differ between PageRank and SpMV.

@@ -5,8 +5,9 @@
 // pairs contiguously), then the backward sweep, deepest level first, in which each pair
 // pulls from its successors. A level costs one grid barrier for the whole batch, so a
 // high-diameter graph from many sources pays levels x batches barriers, not levels x
-// sources host round trips. The state of source b's vertex v lives at b * n + v; the
-// launch ends by resetting the pairs it reached, so a batch costs what it reaches.
+// sources host round trips. The backward sweep keeps (1 + delta) / sigma per pair rather
+// than delta, so a pair reads one value per successor. The state of source b's vertex v
+// lives at b * n + v; the launch ends by resetting the pairs it reached, so a batch costs what it reaches.
 // Pairs whose vertex has HUB_DEGREE edges or more are set aside and expanded by groups
 // of blocks (hub_groups), so one hub does not hold one warp for a whole level.
 // A level is expanded bottom-up instead (Beamer, Asanović, Patterson, SC 2012, applied
@@ -139,17 +140,45 @@ __device__ void bc_bottom_up(BcCtl* ctl, u64* block_edges, const BcArrays& a, u3
     }
 }
 
-// Backward partial sum of pair x over its edges first, first + stride, ... at level d.
+// Backward partial sum over pair x's edges first, first + stride, ... of its successors'
+// coefficients (1 + delta) / sigma, which the delta array holds once a level is done:
+// delta[x] = sigma[x] * sum, and x's own coefficient is sum + 1 / sigma[x].
 __device__ __forceinline__ double bc_pull(const BcArrays& a, u32 x, u32 d, u64 first, u64 stride) {
     const u32 b = x / a.n, u = x - b * a.n;
     const u64 base = (u64)b * a.n;
-    const double sx = __ldcg(&a.sigma[x]);
     double sum = 0.0;
     for (u64 e = a.off[u] + first; e < a.off[u + 1]; e += stride) {
         const u32 j = (u32)(base + a.adj[e]);
-        if (__ldcg(&a.depth[j]) == d + 1) sum += sx / __ldcg(&a.sigma[j]) * (1.0 + __ldcg(&a.delta[j]));
+        if (__ldcg(&a.depth[j]) == d + 1) sum += __ldcg(&a.delta[j]);
     }
     return sum;
+}
+
+// Backward step of level d's pairs order[begin, end): a lane per pair of at most 32
+// edges, the warp together for larger ones; pairs of HUB_DEGREE edges or more are set
+// aside for the grid.
+__device__ void bc_backward(BcCtl* ctl, const BcArrays& a, u32 d, u32 begin, u32 end, u32 thread, u32 threads) {
+    const u32 lane = threadIdx.x & 31;
+    for (u32 first = begin + (thread & ~31u); first < end; first += threads) {
+        const u32 i = first + lane;
+        const u32 x = i < end ? __ldcg(&a.order[i]) : 0;
+        const u32 u = x % a.n;
+        const u64 degree = i < end ? a.off[u + 1] - a.off[u] : 0;
+        const bool hub = degree >= HUB_DEGREE, small = degree <= 32;
+        warp_append(a.hubs, &ctl->hub_len, x, hub);
+        double sum = small && i < end ? bc_pull(a, x, d, 0, 1) : 0.0;
+        for (u32 large = __ballot_sync(FULL_MASK, !small && !hub); large; large &= large - 1) {
+            const int owner = __ffs(large) - 1;
+            const double part = warp_sum(bc_pull(a, __shfl_sync(FULL_MASK, x, owner), d, lane, 32));
+            const double total = __shfl_sync(FULL_MASK, part, 0);
+            if (lane == owner) sum = total;
+        }
+        if (i < end && !hub) {
+            const double sx = __ldcg(&a.sigma[x]);
+            a.delta[x] = sum + 1.0 / sx;
+            if (sum != 0.0) atomicAdd(&a.bc[u], sx * sum);
+        }
+    }
 }
 
 extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
@@ -219,19 +248,7 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
     // Backward: pairs of level d pull from level d + 1; level 0 holds the sources,
     // which take no score.
     for (d = levels - 1; d >= 1; d--) {
-        const u32 begin = __ldcg(&a.level_end[d - 1]), end = __ldcg(&a.level_end[d]);
-        for (u32 i = begin + warp; i < end; i += warps) {
-            const u32 x = __ldcg(&a.order[i]);
-            if (degree(x) >= HUB_DEGREE) {
-                if (lane == 0) a.hubs[atomicAdd(&ctl->hub_len, 1)] = x;
-                continue;
-            }
-            const double sum = warp_sum(bc_pull(a, x, d, lane, 32));
-            if (lane == 0) {
-                a.delta[x] = sum;
-                atomicAdd(&a.bc[x % a.n], sum);
-            }
-        }
+        bc_backward(ctl, a, d, __ldcg(&a.level_end[d - 1]), __ldcg(&a.level_end[d]), thread, threads);
         grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 l) {
             if (l != 0) return;
             ctl->hubs_now = __ldcg(&ctl->hub_len);
@@ -239,15 +256,17 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
         });
         const u32 hubs = __ldcg(&ctl->hubs_now);
         if (hubs) {
-            // Partial sums of a group's warps add up in delta (0 until now) and bc.
+            // A group's warps add their partial sums to delta (0 until now) and bc; the
+            // group's first warp adds 1 / sigma.
             const HubGroups g = hub_groups(hubs);
             for (u32 h = g.group; g.group < g.groups && h < hubs; h += g.groups) {
                 const u32 x = __ldcg(&a.hubs[h]);
                 const double sum = warp_sum(bc_pull(a, x, d, g.thread, g.threads));
-                if (lane == 0 && sum != 0.0) {
-                    atomicAdd(&a.delta[x], sum);
-                    atomicAdd(&a.bc[x % a.n], sum);
-                }
+                if (lane != 0) continue;
+                const double sx = __ldcg(&a.sigma[x]);
+                const double own = g.thread < 32 ? 1.0 / sx : 0.0;
+                if (sum + own != 0.0) atomicAdd(&a.delta[x], sum + own);
+                if (sum != 0.0) atomicAdd(&a.bc[x % a.n], sx * sum);
             }
             grid_barrier(&ctl->blocks_done, &ctl->generation, [](u32) {});
         }

@@ -274,3 +274,15 @@ extern "C" __global__ void depth_to_distance(u32 n, const u32* depth, u64* dist,
         dist[v] = d == INF32 ? INF64 : (u64)d * weight;
     }
 }
+
+// Depths from hop counts (a BFS run as SSSP with every weight 1), and the deepest.
+extern "C" __global__ void distance_to_depth(u32 n, const u64* dist, u32* depth, u32* deepest) {
+    u32 mine = 0;
+    for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+        const u64 d = dist[v];
+        depth[v] = d == INF64 ? INF32 : (u32)d;
+        if (d != INF64 && (u32)d > mine) mine = (u32)d;
+    }
+    for (int o = 16; o > 0; o >>= 1) mine = max(mine, __shfl_xor_sync(FULL_MASK, mine, o));
+    if ((threadIdx.x & 31) == 0 && mine) atomicMax(deepest, mine);
+}
