@@ -7,7 +7,7 @@
 # usage: scripts/gpu_tune.sh
 # Environment: CHATTY (default target/release/chatty), DATASETS (default
 # .device-data/datasets), OUT, TRIALS (default 5), SWEEPS (a comma-separated subset of
-# delta,blocks,wcc,bc,driver,local,bcup; default all).
+# delta,blocks,wcc,bc,driver,local,bcup,bfschase; default all).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 CHATTY=${CHATTY:-target/release/chatty}
@@ -15,7 +15,7 @@ DATASETS=${DATASETS:-.device-data/datasets}
 OUT=${OUT:-/tmp/gpu-tune}
 TRIALS=${TRIALS:-5}
 WORK=${WORK:-/tmp/gpu-graphs}
-SWEEPS=${SWEEPS:-delta,blocks,wcc,bc,driver,local,bcup}
+SWEEPS=${SWEEPS:-delta,blocks,wcc,bc,driver,local,bcup,bfschase}
 mkdir -p "$OUT" "$WORK"
 sweep() { [[ ",$SWEEPS," == *",$1,"* ]]; }
 # shellcheck source=scripts/device_graphs.sh
@@ -81,6 +81,16 @@ if sweep bcup; then
     done
     TRIALS=2 measure bcup path5k bc all --sources all --verify
     TRIALS=2 measure bcup rmat22 bc "4 (verified)" --sources 4 --verify
+fi
+# BFS as a hop-count near-far with the block-local chase (CHATTY_BFS_CHASE_DELTA: hops
+# per threshold step; 0: level by level), with the chase's rounds per step.
+if sweep bfschase; then
+    for d in 0 4 16 64 256; do
+        for g in moscow road-NE grid16m; do CHATTY_BFS_CHASE_DELTA=$d measure bfschase "$g" bfs "d$d" --verify; done
+    done
+    for r in 4 64; do
+        for g in moscow road-NE grid16m; do CHATTY_SSSP_LOCAL_ROUNDS=$r CHATTY_BFS_CHASE_DELTA=16 measure bfschase "$g" bfs "d16 r$r"; done
+    done
 fi
 python3 - "$rows" <<'PY'
 import csv, sys
