@@ -157,9 +157,9 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], progress: &dyn Progress) ->
                         .filter(|&&v| depth[v as usize] == d)
                         .map(|&v| su / sigma[v as usize] * (1.0 + delta[v as usize]))
                         .sum();
-                    delta[u as usize] = du;
+                    delta[u as usize] = dependency(su, du);
                     if u != s {
-                        score[u as usize] += du;
+                        score[u as usize] += delta[u as usize];
                     }
                 }
                 for &u in &order {
@@ -223,6 +223,7 @@ pub fn brandes_marked(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
                     let v = out.targets()[e] as usize;
                     du += su / f64::from_bits(sigma[v].load(Relaxed)) * (1.0 + f64::from_bits(delta[v].load(Relaxed)));
                 }
+                let du = dependency(su, du);
                 delta[u as usize].store(du.to_bits(), Relaxed);
                 if u != s {
                     score[u as usize].store((f64::from_bits(score[u as usize].load(Relaxed)) + du).to_bits(), Relaxed);
@@ -231,6 +232,18 @@ pub fn brandes_marked(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
         }
     }
     score.into_iter().map(|x| f64::from_bits(x.into_inner())).collect()
+}
+
+/// A vertex's dependency from the sum of its successors' shares: NaN where its own
+/// path count overflowed a double (more than 1.8e308 shortest paths), so an overflow
+/// never passes for a score: some share of it would be lost to `x / inf = 0`. The
+/// harness turns a score that is not finite into [`crate::Error::PathCountOverflow`].
+pub fn dependency(sigma: f64, shares: f64) -> f64 {
+    if sigma.is_infinite() {
+        f64::NAN
+    } else {
+        shares
+    }
 }
 
 fn f64_at(a: &[AtomicU64], i: u32) -> f64 {
@@ -342,7 +355,11 @@ pub fn brandes_edge_map<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progre
             let op = Dependency { depth, sigma, delta, level: level as u32 };
             g.edge_map(Edges::In, frontier, &op, opts)?;
         }
-        score.par_iter_mut().enumerate().filter(|&(v, _)| v != s as usize).for_each(|(v, x)| *x += f64_at(delta, v as u32));
+        score
+            .par_iter_mut()
+            .enumerate()
+            .filter(|&(v, _)| v != s as usize)
+            .for_each(|(v, x)| *x += dependency(f64_at(sigma, v as u32), f64_at(delta, v as u32)));
     }
     Ok(score)
 }
@@ -377,6 +394,7 @@ pub fn reference(g: &Graph, sources: &[u32]) -> Vec<f64> {
                     delta[u as usize] += sigma[u as usize] / sigma[v as usize] * (1.0 + delta[v as usize]);
                 }
             }
+            delta[u as usize] = dependency(sigma[u as usize], delta[u as usize]);
             if u != s {
                 score[u as usize] += delta[u as usize];
             }

@@ -21,6 +21,12 @@ pub enum Error {
     /// SSSP met a negative (or NaN) weight.
     #[error("SSSP needs non-negative weights; this graph has weight {0}")]
     NegativeWeight(f32),
+    /// Betweenness: some vertex has more shortest paths from a source than a double
+    /// counts, so its scores cannot be computed (they came out NaN or infinite).
+    #[error(
+        "betweenness: some vertex has more shortest paths from a source than a double can count (over 1.8e308); the scores on this graph would be NaN"
+    )]
+    PathCountOverflow,
     /// The engine cannot run this kernel, or not on this graph.
     #[error("{0}")]
     Unsupported(String),

@@ -6,6 +6,7 @@
 
 use std::time::Instant;
 
+use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use crate::engine::{Breakdown, Engine, EngineInfo, GraphInfo, HostGraph, Trial};
@@ -132,6 +133,11 @@ pub fn run_with_progress(
         let sources = sources(index as u64)?;
         let start = Instant::now();
         let trial = engine.run(alg, &p, &sources, progress)?;
+        if let (Algorithm::Bc, crate::Output::Values(scores)) = (alg, &trial.output) {
+            if scores.par_iter().any(|x| !x.is_finite()) {
+                return Err(crate::Error::PathCountOverflow);
+            }
+        }
         end_to_end_seconds.push(start.elapsed().as_secs_f64());
         trial_seconds.push(trial.seconds);
         breakdowns.push(trial.breakdown.clone());

@@ -393,6 +393,30 @@ fn bc_one_source_per_thread_matches_the_level_synchronous_sweep() {
     }
 }
 
+#[test]
+fn bc_path_counts_beyond_a_double_are_an_error_never_a_score() {
+    // From a corner of a 600 x 600 grid, the far corner has C(1198, 599) > 1e358
+    // shortest paths; vertices about 1,030 steps away still count theirs.
+    let g = generate::grid(600, 600, GenOptions { seed: 1, max_weight: None, undirected: true }, &NoProgress).unwrap();
+    let sources = [0u32];
+    let runs = [
+        ("by source", chatty_algo::bc::brandes_by_source(&g, &sources, &NoProgress)),
+        ("marked", chatty_algo::bc::brandes_marked(&g, &sources, &NoProgress)),
+        ("edge map", chatty_algo::bc::brandes_edge_map(&g, &sources, &NoProgress).unwrap()),
+        ("reference", chatty_algo::bc::reference(&g, &sources)),
+    ];
+    for (name, scores) in runs {
+        assert!(scores.iter().any(|x| x.is_nan()), "{name}: an overflowed path count must poison the scores");
+    }
+    let mut cpu = chatty_algo::CpuEngine::new(g);
+    let p = Params { bc_sources: BcSources::List(vec![0]), ..Params::default() };
+    let Err(err) = chatty_algo::harness::run(&mut cpu, Algorithm::Bc, &p, &chatty_algo::harness::Options::default(), |_| {}) else {
+        panic!("an overflow passed for scores");
+    };
+    assert!(matches!(err, Error::PathCountOverflow), "{err}");
+    assert!(err.to_string().contains("more shortest paths from a source than a double can count"));
+}
+
 /// networkx's `generic_bfs_edges`, written out: a queue of (parent, its neighbours).
 fn queue_bfs_edges(adj: &[Vec<u32>], source: u32, limit: u32) -> Vec<(u32, u32)> {
     let mut seen = vec![false; adj.len()];

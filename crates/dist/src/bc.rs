@@ -105,6 +105,7 @@ pub fn bc(
                 })
                 .collect();
             for (&v, d) in vertices.iter().zip(dependency) {
+                let d = chatty_algo::bc::dependency(sigma[v as usize], d);
                 delta[v as usize] = d;
                 score[v as usize] += d;
             }

@@ -533,8 +533,11 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
 /// The near-far threshold step, in hops, at which a BFS runs as a hop-count SSSP with
 /// the block-local chase (sssp.cu) rather than level by level: on graphs of mean degree
 /// below 8 (roads), where a level holds little work and costs a grid barrier, the
-/// chase settles many levels per barrier. `CHATTY_BFS_CHASE_DELTA` overrides (0: off).
-const BFS_CHASE_DELTA: u64 = 16;
+/// chase settles many levels per barrier. Measured on one H200 (scripts/gpu_tune.sh
+/// `SWEEPS=bfschase`, docs/benchmarks/gpu.md), level by level / delta 16 / 64 / 256:
+/// moscow 3.46 / 2.90 / 2.49 / 2.44 ms, road-NE 9.68 / 9.42 / 8.09 / 7.92 ms, the 4096²
+/// grid 59.6 / 35.2 / 33.0 / 32.4 ms. `CHATTY_BFS_CHASE_DELTA` overrides (0: off).
+const BFS_CHASE_DELTA: u64 = 256;
 
 fn bfs_chase_delta(dg: &DeviceGraph) -> Option<u64> {
     let road = (dg.m as f64) < 8.0 * dg.n as f64;

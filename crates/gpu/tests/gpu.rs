@@ -133,10 +133,16 @@ fn bc_from_every_source_on_deep_graphs_and_in_several_batches() {
         let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g);
         verified(&mut engine, Algorithm::Bc, &all, 1).unwrap_or_else(|e| panic!("{label}: {e}"));
     }
-    // A million vertices: a batch holds fewer than the 300 sources asked for.
-    let grid = generate::grid(1000, 1000, GenOptions { seed: 6, max_weight: None, undirected: true }, &NoProgress).unwrap();
+    // A million vertices: a batch holds fewer than the 300 sources asked for. (Long
+    // and thin: a 1000 x 1000 grid has more shortest paths than a double counts.)
+    let grid = generate::grid(10_000, 100, GenOptions { seed: 6, max_weight: None, undirected: true }, &NoProgress).unwrap();
     let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), grid);
     verified(&mut engine, Algorithm::Bc, &Params { bc_sources: BcSources::Random(300), ..Params::default() }, 1).unwrap();
+    // There, path counts overflow: an error, as on the CPU, never NaN scores.
+    let square = generate::grid(600, 600, GenOptions { seed: 6, max_weight: None, undirected: true }, &NoProgress).unwrap();
+    let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), square);
+    let one = Params { bc_sources: BcSources::List(vec![0]), ..Params::default() };
+    assert!(matches!(verified(&mut engine, Algorithm::Bc, &one, 1), Err(Error::PathCountOverflow)));
 }
 
 #[test]

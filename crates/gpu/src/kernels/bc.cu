@@ -6,7 +6,8 @@
 // pulls from its successors. A level costs one grid barrier for the whole batch, so a
 // high-diameter graph from many sources pays levels x batches barriers, not levels x
 // sources host round trips. The backward sweep keeps (1 + delta) / sigma per pair rather
-// than delta, so a pair reads one value per successor. The state of source b's vertex v
+// than delta, so a pair reads one value per successor; a pair whose path count
+// overflowed (infinite) poisons its score with NaN, which the harness refuses. The state of source b's vertex v
 // lives at b * n + v; the launch ends by resetting the pairs it reached, so a batch costs what it reaches.
 // Pairs whose vertex has HUB_DEGREE edges or more are set aside and expanded by groups
 // of blocks (hub_groups), so one hub does not hold one warp for a whole level.
@@ -29,6 +30,7 @@ struct BcCtl {
 };
 
 #define BC_ALPHA 15u
+#define BC_NAN __longlong_as_double(0x7ff8000000000000ll)
 
 // Adds the out-degrees of the lanes' newly reached pairs (j = b * n + v) to the
 // block's count (shared memory). Warp-wide.
@@ -175,8 +177,8 @@ __device__ void bc_backward(BcCtl* ctl, const BcArrays& a, u32 d, u32 begin, u32
         }
         if (i < end && !hub) {
             const double sx = __ldcg(&a.sigma[x]);
-            a.delta[x] = sum + 1.0 / sx;
-            if (sum != 0.0) atomicAdd(&a.bc[u], sx * sum);
+            a.delta[x] = isinf(sx) ? BC_NAN : sum + 1.0 / sx;
+            if (sum != 0.0 || isinf(sx)) atomicAdd(&a.bc[u], isinf(sx) ? BC_NAN : sx * sum);
         }
     }
 }
@@ -264,9 +266,9 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
                 const double sum = warp_sum(bc_pull(a, x, d, g.thread, g.threads));
                 if (lane != 0) continue;
                 const double sx = __ldcg(&a.sigma[x]);
-                const double own = g.thread < 32 ? 1.0 / sx : 0.0;
+                const double own = g.thread < 32 ? (isinf(sx) ? BC_NAN : 1.0 / sx) : 0.0;
                 if (sum + own != 0.0) atomicAdd(&a.delta[x], sum + own);
-                if (sum != 0.0) atomicAdd(&a.bc[x % a.n], sx * sum);
+                if (sum != 0.0 || isinf(sx)) atomicAdd(&a.bc[x % a.n], isinf(sx) ? BC_NAN : sx * sum);
             }
             grid_barrier(&ctl->blocks_done, &ctl->generation, [](u32) {});
         }
