@@ -12,7 +12,8 @@
 #   WORK_DIR: generated graphs, JSON logs and the table (default: data/bench-distributed)
 # Environment: CHATTY (a binary built with `--features mpi`; default target/release/chatty),
 #   TRIALS (default 5), SCALE (of kron and urand; default 22), CORES (default 16), ROAD (a road graph file; default USA-road-NE
-#   from the datasets, else a generated 2000 x 2000 grid).
+#   from the datasets, else a generated 2000 x 2000 grid), PARTS (kernels, distribute, or both,
+#   comma-separated; default both).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CHATTY=$(realpath "${CHATTY:-$ROOT/target/release/chatty}")
@@ -21,14 +22,16 @@ TRIALS=${TRIALS:-5}
 SCALE=${SCALE:-22}
 CORES=${CORES:-16}
 DATASETS=${CHATTY_DATASETS:-$ROOT/../shared/datasets}
+PARTS=${PARTS:-kernels,distribute}
+part() { [[ ",$PARTS," == *",$1,"* ]]; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none NCCL_NVLS_ENABLE=0
 ROAD=$(realpath -m "${ROAD:-$DATASETS/road/USA-road-NE.pace.gr.gz}")
 mkdir -p "$WORK"
 cd "$WORK"
 
 [ -f kron22.cgr ] || "$CHATTY" generate rmat --scale "$SCALE" --edge-factor 16 --undirected -o kron22.cgr
-[ -f urand22.cgr ] || "$CHATTY" generate urand --scale "$SCALE" --edge-factor 16 --undirected -o urand22.cgr
-if [ ! -f road.cgr ]; then
+part kernels && [ ! -f urand22.cgr ] && "$CHATTY" generate urand --scale "$SCALE" --edge-factor 16 --undirected -o urand22.cgr
+if part kernels && [ ! -f road.cgr ]; then
     if [ -f "$ROAD" ]; then "$CHATTY" convert "$ROAD" -o road.cgr; else "$CHATTY" generate grid --width 2000 --height 2000 -o road.cgr; fi
 fi
 
@@ -43,6 +46,7 @@ run() { # label ranks threads graph
 }
 
 for g in kron22 urand22 road; do
+    part kernels || break
     run cpu 1 "$CORES" $g
     run 1x$CORES 1 "$CORES" $g
     run 2x$((CORES / 2)) 2 $((CORES / 2)) $g
@@ -55,6 +59,7 @@ done
 # host each rank is its own "place"; on a cluster, --local-dir names each node's disk).
 export CHATTY_BROADCAST_KEY=${CHATTY_BROADCAST_KEY:-bench}
 for receivers in 2 4; do
+    part distribute || break
     ranks=$((receivers + 1))
     for how in shared mpi multicast; do
         extra=()
@@ -65,9 +70,9 @@ for receivers in 2 4; do
     done
 done
 
-python3 - "$CORES" <<'PY' | tee table.md
+python3 - "$CORES" "$PARTS" <<'PY' | tee table.md
 import json, sys
-cores = int(sys.argv[1])
+cores, parts = int(sys.argv[1]), sys.argv[2].split(",")
 labels = ["cpu", f"1x{cores}", f"2x{cores // 2}", f"4x{cores // 4}"]
 def reports(path):
     dec, text, out = json.JSONDecoder(), open(path).read(), []
@@ -79,25 +84,27 @@ def reports(path):
         obj, i = dec.raw_decode(text, i)
         out.append(obj)
     return {r["algorithm"]: r for r in out}
-print(f"| graph | kernel | CPU engine {cores} threads (ms) | " + " | ".join(f"mpi {l} (ms)" for l in labels[1:])
-      + f" | {labels[2]} / 1x{cores} | {labels[2]}: gather (ms) | {labels[2]}: MB per exchange | {labels[2]}: boundary updated / values sent |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-for g in ["kron22", "urand22", "road"]:
-    runs = {l: reports(f"{g}-{l}.json") for l in labels}
-    for alg in ["bfs", "sssp", "pr", "wcc", "bc", "spmv"]:
-        t = {l: runs[l][alg]["average_seconds"] * 1e3 for l in labels}
-        two = runs[labels[2]][alg]
-        tr = two["transports"][0] if two["transports"] else {"exchanges": 0, "bytes": 0}
-        per = tr["bytes"] / tr["exchanges"] / 1e6 if tr["exchanges"] else 0.0
-        d = two["detail"]
-        print(f"| {g} | {alg} | {t['cpu']:.1f} | " + " | ".join(f"{t[l]:.1f}" for l in labels[1:])
-              + f" | {t[labels[2]] / t[labels[1]]:.2f} | {two['breakdown'][-1]['download_seconds'] * 1e3:.1f} | {per:.2f} | {d.get('vertices_updated', 0)} / {d.get('vertices_sent', 0)} |")
-print()
-print("| receiving ranks | --distribute shared: load (s) | --distribute mpi: load (s) | --distribute multicast: load (s) | of which the multicast (s) | multicast MB/s per receiver |")
-print("|---:|---:|---:|---:|---:|---:|")
-for receivers in [2, 4]:
-    r = {h: reports(f"distribute-{h}-{receivers}.json")["spmv"] for h in ["shared", "mpi", "multicast"]}
-    m = r["multicast"]["detail"]["multicast"]
-    print(f"| {receivers} | {r['shared']['load_seconds']:.2f} | {r['mpi']['load_seconds']:.2f} | {r['multicast']['load_seconds']:.2f} "
-          f"| {m['seconds']:.2f} | {m['bytes'] / m['seconds'] / 1e6:.0f} |")
+if "kernels" in parts:
+    print(f"| graph | kernel | CPU engine {cores} threads (ms) | " + " | ".join(f"mpi {l} (ms)" for l in labels[1:])
+          + f" | {labels[2]} / 1x{cores} | {labels[2]}: gather (ms) | {labels[2]}: MB per exchange | {labels[2]}: boundary updated / values sent |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for g in ["kron22", "urand22", "road"]:
+        runs = {l: reports(f"{g}-{l}.json") for l in labels}
+        for alg in ["bfs", "sssp", "pr", "wcc", "bc", "spmv"]:
+            t = {l: runs[l][alg]["average_seconds"] * 1e3 for l in labels}
+            two = runs[labels[2]][alg]
+            tr = two["transports"][0] if two["transports"] else {"exchanges": 0, "bytes": 0}
+            per = tr["bytes"] / tr["exchanges"] / 1e6 if tr["exchanges"] else 0.0
+            d = two["detail"]
+            print(f"| {g} | {alg} | {t['cpu']:.1f} | " + " | ".join(f"{t[l]:.1f}" for l in labels[1:])
+                  + f" | {t[labels[2]] / t[labels[1]]:.2f} | {two['breakdown'][-1]['download_seconds'] * 1e3:.1f} | {per:.2f} | {d.get('vertices_updated', 0)} / {d.get('vertices_sent', 0)} |")
+    print()
+if "distribute" in parts:
+    print("| receiving ranks | --distribute shared: load (s) | --distribute mpi: load (s) | --distribute multicast: load (s) | of which the multicast (s) | multicast MB/s per receiver |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for receivers in [2, 4]:
+        r = {h: reports(f"distribute-{h}-{receivers}.json")["spmv"] for h in ["shared", "mpi", "multicast"]}
+        m = r["multicast"]["detail"]["multicast"]
+        print(f"| {receivers} | {r['shared']['load_seconds']:.2f} | {r['mpi']['load_seconds']:.2f} | {r['multicast']['load_seconds']:.2f} "
+              f"| {m['seconds']:.2f} | {m['bytes'] / m['seconds'] / 1e6:.0f} |")
 PY
