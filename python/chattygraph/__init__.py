@@ -201,8 +201,10 @@ def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize
 
 def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:
     """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv) and returns (answer, report):
-    the report is ``chatty run --json``'s object. ``engine``: auto (a GPU when one is
-    usable; the SSD engine for an SSD layout), cpu, gpu or ssd (an SSD layout only);
+    the report is ``chatty run --json``'s object. ``engine``: auto (the SSD engine for
+    an SSD layout; else a GPU when one is usable and either this process has started it
+    or the work is over 16 M edges, BC's counted once per source, since a GPU's start
+    costs about 0.4 s once per process; else the CPU), cpu, gpu or ssd (an SSD layout only);
     ``threads``: CPU threads (default: every core)."""
     return _native.run(g._g, algorithm, engine, threads, **params)
 

@@ -32,7 +32,7 @@ enum Holder {
     Cpu(CpuEngine),
     Gpu(Box<GpuEngine>),
     /// An SSD layout: the edges stay on disk, only this engine runs on them.
-    Ssd(SsdEngine),
+    Ssd(Box<SsdEngine>),
 }
 
 /// What an in-memory operation on an SSD layout says.
@@ -63,7 +63,7 @@ impl Holder {
             Holder::Idle(_) => None,
             Holder::Cpu(e) => Some(e),
             Holder::Gpu(e) => Some(&mut **e),
-            Holder::Ssd(e) => Some(e),
+            Holder::Ssd(e) => Some(&mut **e),
         }
     }
 }
@@ -156,7 +156,7 @@ impl PyGraph {
                 })
                 .map_err(error)?;
             let info = engine.graph_info();
-            return Ok(PyGraph { info, path: path.display().to_string(), holder: Mutex::new(Some(Holder::Ssd(engine))) });
+            return Ok(PyGraph { info, path: path.display().to_string(), holder: Mutex::new(Some(Holder::Ssd(Box::new(engine)))) });
         }
         let format = format
             .map(|f| Format::from_name(f).ok_or_else(|| error(format!("format `{f}`: expected one of {}", Format::NAMES))))
@@ -301,12 +301,25 @@ impl PyGraph {
     }
 }
 
-/// The engine `want` names, holding the graph (moved from whichever held it).
-fn engine_for(slot: &mut Option<Holder>, want: &str) -> PyResult<()> {
+/// Edges (times BC's sources) of work from which `engine='auto'` starts the GPU in a
+/// process that has not started it: the start (CUDA context, kernel module) costs
+/// about 0.4 s once per process on the H200 host, where the CPU engine's first
+/// PageRank on soc-Slashdot0902 (0.95 M edges) takes 25–50 ms and a kernel over 16 M
+/// edges about what the start costs (docs/benchmarks/python.md).
+const AUTO_GPU_MIN_EDGES: u64 = 16 << 20;
+
+/// Whether this process has started a GPU (then `auto` takes it for any work).
+static GPU_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The engine `want` names, holding the graph (moved from whichever held it);
+/// `work_edges` is what `auto` weighs against the GPU's start.
+fn engine_for(slot: &mut Option<Holder>, want: &str, work_edges: u64) -> PyResult<()> {
+    use std::sync::atomic::Ordering::Relaxed;
     let have = slot.as_ref().expect("a holder is present").name();
     let want = match want {
-        "auto" if have != "idle" => have,
-        "auto" if Gpu::count() > 0 => "gpu",
+        "auto" if have == "ssd" || have == "gpu" => have,
+        "auto" if (GPU_STARTED.load(Relaxed) || work_edges >= AUTO_GPU_MIN_EDGES) && Gpu::count() > 0 => "gpu",
+        "auto" if have == "cpu" => have,
         "auto" => "cpu",
         "cpu" | "gpu" | "ssd" => want,
         other => return Err(error(format!("engine `{other}`: expected auto, cpu, gpu or ssd"))),
@@ -324,6 +337,7 @@ fn engine_for(slot: &mut Option<Holder>, want: &str) -> PyResult<()> {
         ));
     }
     let gpu = if want == "gpu" { Some(Gpu::open(0).map_err(error)?) } else { None };
+    GPU_STARTED.fetch_or(gpu.is_some(), std::sync::atomic::Ordering::Relaxed);
     let graph = match slot.take().expect("a holder is present") {
         Holder::Idle(g) => g,
         Holder::Cpu(e) => e.into_graph(),
@@ -411,7 +425,15 @@ fn run<'py>(
     }
     let pool = threads.map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build()).transpose().map_err(error)?;
     let mut slot = graph.holder.lock().map_err(|_| error("the graph was poisoned by an earlier panic"))?;
-    engine_for(&mut slot, engine)?;
+    let (n, m) = (graph.info.n as u64, graph.info.m);
+    let work_edges = match &p.bc_sources {
+        _ if alg != Algorithm::Bc => m,
+        BcSources::One => m,
+        BcSources::Random(k) => m.saturating_mul(*k as u64),
+        BcSources::List(v) => m.saturating_mul(v.len() as u64),
+        BcSources::All => m.saturating_mul(n),
+    };
+    engine_for(&mut slot, engine, work_edges)?;
     let holder = slot.as_mut().expect("a holder is present");
     let (report, json) = py
         .detach(|| {
