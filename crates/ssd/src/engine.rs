@@ -19,7 +19,7 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
     match alg {
         Algorithm::Bfs => 5,
         Algorithm::Sssp => 9,
-        Algorithm::Pr => 29,
+        Algorithm::Pr => 37,
         Algorithm::Wcc => 6,
         Algorithm::Spmv => 25,
         Algorithm::Bc => 33,
