@@ -72,10 +72,15 @@ pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) ->
     }
     compress(&comp);
     let root: Vec<u32> = comp.into_iter().map(AtomicU32::into_inner).collect();
+    let members = Members::new(&root, own.clone().chain(ghosts.iter().copied()));
     // The smallest label a local component has seen lives at its root (`best`); a
-    // vertex's `label` follows it, and a vertex whose label drops is sent on.
+    // vertex's `label` follows it, and a vertex whose label drops is sent on. After
+    // the first round only the members of components whose minimum dropped are
+    // visited (road-NE on 2 ranks: 24 rounds, each a scan of every local vertex
+    // before).
     let mut best: Vec<u32> = root.clone();
     let mut label: Vec<u32> = root.clone();
+    let mut lowered: Vec<u32> = Vec::new();
     let mut rounds = 0;
     loop {
         rounds += 1;
@@ -83,12 +88,10 @@ pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) ->
         let (owned_changed, ghost_changed): (Vec<u32>, Vec<u32>) = if rounds == 1 {
             (own.clone().collect(), ghosts.clone())
         } else {
-            let lowered = |v: &u32| best[root[*v as usize] as usize] < label[*v as usize];
-            let owned: Vec<u32> = own.clone().into_par_iter().filter(lowered).collect();
-            let foreign: Vec<u32> = ghosts.par_iter().copied().filter(lowered).collect();
+            let changed: Vec<u32> = lowered.par_iter().flat_map_iter(|&r| members.of(r).iter().copied()).collect();
             let labels = as_atomic_u32(&mut label);
-            owned.par_iter().chain(&foreign).for_each(|&v| labels[v as usize].store(best[root[v as usize] as usize], Relaxed));
-            (owned, foreign)
+            changed.par_iter().for_each(|&v| labels[v as usize].store(best[root[v as usize] as usize], Relaxed));
+            changed.into_par_iter().partition(|v| own.contains(v))
         };
         let [moved] = comm.sum_u64([(owned_changed.len() + ghost_changed.len()) as u64]);
         if moved == 0 {
@@ -99,8 +102,41 @@ pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) ->
         // Members of one component arrive at once: the minimum is taken atomically.
         let cells = as_atomic_u32(&mut best);
         let lower = |v: u32, l: u32| cells[root[v as usize] as usize].fetch_min(l, Relaxed) > l;
-        halo.deliver(comm, to_readers, lower)?;
-        halo.deliver(comm, to_owners, lower)?;
+        let mut dropped = halo.deliver(comm, to_readers, lower)?;
+        dropped.extend(halo.deliver(comm, to_owners, lower)?);
+        lowered = dropped.into_iter().map(|v| root[v as usize]).collect();
+        lowered.par_sort_unstable();
+        lowered.dedup();
     }
     Ok((label, rounds))
+}
+
+/// The local vertices of each component, grouped by root (a counting sort, once).
+struct Members {
+    offsets: Vec<u32>,
+    vertices: Vec<u32>,
+}
+
+impl Members {
+    fn new(root: &[u32], vertices: impl Iterator<Item = u32> + Clone) -> Members {
+        let mut offsets = vec![0u32; root.len() + 1];
+        for v in vertices.clone() {
+            offsets[root[v as usize] as usize + 1] += 1;
+        }
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
+        }
+        let mut next = offsets.clone();
+        let mut grouped = vec![0u32; offsets[root.len()] as usize];
+        for v in vertices {
+            let slot = &mut next[root[v as usize] as usize];
+            grouped[*slot as usize] = v;
+            *slot += 1;
+        }
+        Members { offsets, vertices: grouped }
+    }
+
+    fn of(&self, root: u32) -> &[u32] {
+        &self.vertices[self.offsets[root as usize] as usize..self.offsets[root as usize + 1] as usize]
+    }
 }
