@@ -58,8 +58,9 @@ pub struct Options {
     pub distribute: Distribute,
     /// Where and how `Distribute::Multicast` sends the file.
     pub multicast: Option<Multicast>,
-    /// `--partition bfs`: rank 0 renumbers the vertices in breadth-first order before
-    /// sending the rows (`Distribute::Mpi` only); answers come back in the file's ids.
+    /// `--partition bfs`: the vertices renumbered in breadth-first order (by rank 0,
+    /// before it sends the rows, or on every rank from the mapped file); answers come
+    /// back in the file's ids.
     pub bfs_order: bool,
     /// BC: each rank runs the CPU kernel on the whole graph for its share of the
     /// sources, and the scores are summed.
@@ -125,15 +126,17 @@ impl DistEngine {
             _ => (path.to_path_buf(), None),
         };
         let path = path.as_path();
-        if options.bfs_order && distribute != Distribute::Mpi {
-            return Err(DistError::Inconsistent(
-                "--partition bfs needs --distribute mpi: rank 0 renumbers the graph before it sends the rows (with a shared file each rank maps its rows as stored)".into(),
-            ));
-        }
         let mut new_id = None;
         let graph = match distribute {
             Distribute::Shared | Distribute::Multicast => {
-                let graph = LocalGraph::open(&comm, path)?;
+                let graph = match options.bfs_order {
+                    true => {
+                        let (graph, ids) = LocalGraph::open_renumbered(&comm, path)?;
+                        new_id = Some(ids);
+                        graph
+                    }
+                    false => LocalGraph::open(&comm, path)?,
+                };
                 let digest = chatty_graph::cgr::CgrFile::open(path).map_err(DistError::Graph)?.digest();
                 let (lo, hi) = comm.min_max_u64(digest);
                 if lo != hi {
@@ -290,12 +293,17 @@ impl DistEngine {
         self.gather_owned(&all[own.start as usize..own.end as usize])
     }
 
-    /// The whole graph on this rank (collective): the shared path mapped, or the
-    /// ranks' rows gathered when only rank 0 has the file.
+    /// The whole graph on this rank in the engine's ids (collective): the shared path
+    /// mapped (and renumbered for `--partition bfs`), or the ranks' rows gathered when
+    /// only rank 0 has the file.
     fn read_whole(&self) -> std::result::Result<chatty_graph::Graph, DistError> {
-        match self.distribute {
-            Distribute::Shared | Distribute::Multicast => chatty_graph::cgr::load(&self.path).map_err(DistError::Graph),
-            Distribute::Mpi => self.graph.gather_whole(&self.comm),
+        match (self.distribute, &self.new_id) {
+            (Distribute::Shared | Distribute::Multicast, None) => chatty_graph::cgr::load(&self.path).map_err(DistError::Graph),
+            (Distribute::Shared | Distribute::Multicast, Some(ids)) => {
+                let g = chatty_graph::cgr::load(&self.path).map_err(DistError::Graph)?;
+                Ok(chatty_graph::transform::relabel(&g, ids).map_err(DistError::Graph)?.with_id_base(g.id_base()))
+            }
+            (Distribute::Mpi, _) => self.graph.gather_whole(&self.comm),
         }
     }
 
@@ -456,7 +464,7 @@ impl Engine for DistEngine {
             None => HostGraph::Owned(Box::new(self.read_whole().map_err(Error::engine)?)),
         };
         let Some(ids) = &self.new_id else { return Ok(whole) };
-        let renumbered = chatty_graph::transform::relabel(&whole, &inverse(ids)).map_err(|e| Error::engine(DistError::Graph(e)))?;
+        let renumbered = chatty_graph::transform::relabel(&whole, &crate::part::inverse(ids)).map_err(|e| Error::engine(DistError::Graph(e)))?;
         Ok(HostGraph::Owned(Box::new(renumbered.with_id_base(self.graph.id_base))))
     }
 
@@ -487,11 +495,3 @@ fn back<T: Copy + Send + Sync>(new_id: &[u32], values: &[T]) -> Vec<T> {
     new_id.par_iter().map(|&i| values[i as usize]).collect()
 }
 
-/// The inverse of a permutation.
-fn inverse(new_id: &[u32]) -> Vec<u32> {
-    let mut old = vec![0u32; new_id.len()];
-    for (v, &i) in new_id.iter().enumerate() {
-        old[i as usize] = v as u32;
-    }
-    old
-}

@@ -103,16 +103,7 @@ impl LocalGraph {
             _ => Ok(None),
         };
         let (whole, new_id) = agree(comm, whole)?.unzip();
-        let new_id = match (bfs_order, new_id.flatten()) {
-            (false, _) => None,
-            (true, Some(ids)) => {
-                for r in 1..comm.size() {
-                    comm.send_to(r, &ids);
-                }
-                Some(ids)
-            }
-            (true, None) => Some(comm.receive_from::<u32>(0)),
-        };
+        let new_id = bfs_order.then(|| from_rank_0(comm, new_id.flatten()));
         let header: Vec<u64> = match &whole {
             Some(g) => {
                 let weight = match g.weight_type() {
@@ -180,6 +171,39 @@ impl LocalGraph {
             LocalGraph { ranges, rank: comm.rank(), n, m, directed, weight_type, id_base: header[5] as u32, out, inc, out_offsets },
             new_id,
         ))
+    }
+
+    /// `--partition bfs` on a file every rank maps (collective): after
+    /// [`LocalGraph::open`]'s checks, rank 0 numbers the vertices in breadth-first
+    /// order and every rank gets the permutation (old id → new); each rank then builds
+    /// its own range's rows in the new ids from the mapped file, reading the rows it
+    /// needs wherever they are stored and holding only its own.
+    pub fn open_renumbered(comm: &Comm, path: &Path) -> Result<(LocalGraph, Vec<u32>), DistError> {
+        let stored = LocalGraph::open(comm, path)?;
+        let order = match comm.rank() {
+            0 => chatty_graph::cgr::load(path).map(|g| Some(chatty_graph::partition::bfs_order(&g))).map_err(DistError::Graph),
+            _ => Ok(None),
+        };
+        let new_id = from_rank_0(comm, agree(comm, order)?);
+        let old_id = crate::part::inverse(&new_id);
+        let file = CgrFile::open(path).map_err(DistError::Graph)?;
+        let n = stored.n as u32;
+        let all_out = file.rows(false, 0, n).map_err(DistError::Graph)?;
+        let mut out_offsets = Vec::with_capacity(stored.n + 1);
+        out_offsets.push(0u64);
+        for &v in &old_id {
+            out_offsets.push(out_offsets[out_offsets.len() - 1] + all_out.degree(v) as u64);
+        }
+        let ranges = Ranges::balanced(&out_offsets, comm.size());
+        let own = ranges.range(comm.rank());
+        let out = renumber_rows(&all_out, &new_id, &old_id, own.clone(), stored.n)?;
+        let inc = match (stored.directed, file.has_transpose()) {
+            (false, _) => None,
+            (true, true) => Some(renumber_rows(&file.rows(true, 0, n).map_err(DistError::Graph)?, &new_id, &old_id, own, stored.n)?),
+            (true, false) => Some(shuffle_in_edges(comm, &ranges, &out, stored.n)?),
+        };
+        let g = LocalGraph { ranges, rank: comm.rank(), out, inc, out_offsets: out_offsets.into(), ..stored };
+        Ok((g, new_id))
     }
 
     /// The whole graph's out-edges, gathered from every rank's rows (collective): what
@@ -303,4 +327,42 @@ fn shuffle_in_edges(comm: &Comm, ranges: &Ranges, out: &Rows, n: usize) -> Resul
     let weights = weighted.then(|| edges.iter().map(|&(_, w)| w).collect::<Vec<u32>>().into());
     Rows::from_parts(own.start, offsets.into(), targets.into(), out.weight_type(), weights, n)
         .map_err(|e| DistError::Inconsistent(format!("in-edges shuffled to rank {}: {e}", comm.rank())))
+}
+
+/// Rank 0's `value` on every rank (collective; `value` is `Some` on rank 0 only).
+fn from_rank_0(comm: &Comm, value: Option<Vec<u32>>) -> Vec<u32> {
+    match value {
+        Some(v) => {
+            for r in 1..comm.size() {
+                comm.send_to(r, &v);
+            }
+            v
+        }
+        None => comm.receive_from::<u32>(0),
+    }
+}
+
+/// Rows `range` (new ids) of `rows` (every vertex, file ids), renumbered by `new_id`
+/// (`old_id` its inverse), each list sorted with its weights alongside.
+fn renumber_rows(rows: &Rows, new_id: &[u32], old_id: &[u32], range: Range<u32>, n: usize) -> Result<Rows, DistError> {
+    let lists: Vec<Vec<(u32, u32)>> = range
+        .clone()
+        .into_par_iter()
+        .map(|w| {
+            let edges = rows.range(old_id[w as usize]);
+            let weight = |e: usize| rows.raw_weights().map_or(0, |ws| ws[e]);
+            let mut list: Vec<(u32, u32)> = edges.map(|e| (new_id[rows.targets()[e] as usize], weight(e))).collect();
+            list.sort_unstable();
+            list
+        })
+        .collect();
+    let mut offsets = Vec::with_capacity(lists.len() + 1);
+    offsets.push(0u64);
+    for list in &lists {
+        offsets.push(offsets[offsets.len() - 1] + list.len() as u64);
+    }
+    let targets: Vec<u32> = lists.par_iter().flat_map_iter(|l| l.iter().map(|e| e.0)).collect();
+    let weights = rows.raw_weights().map(|_| lists.par_iter().flat_map_iter(|l| l.iter().map(|e| e.1)).collect::<Vec<u32>>());
+    Rows::from_parts(range.start, offsets.into(), targets.into(), rows.weight_type(), weights.map(Into::into), n)
+        .map_err(|e| DistError::Inconsistent(format!("renumbered rows: {e}")))
 }
