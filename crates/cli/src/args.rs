@@ -512,8 +512,8 @@ pub struct GpuArgs {
     /// messages through host proxies); async and gmpi run bfs and sssp.
     #[arg(long, default_value = "bsp", value_parser = mode())]
     pub mode: Mode,
-    /// Vertex order before splitting into GPUs (or, with --engine mpi and --distribute
-    /// mpi, into ranks): bfs keeps neighbours together on road graphs.
+    /// Vertex order before splitting into GPUs (or, with --engine mpi, into ranks): bfs
+    /// keeps neighbours together on road graphs.
     #[arg(long, value_enum, default_value = "none", alias = "partition")]
     pub reorder: Reorder,
     /// Multi-GPU watchdog: a step with no progress for this many seconds stops every GPU.
