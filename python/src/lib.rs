@@ -11,8 +11,8 @@ use std::sync::Mutex;
 
 use chatty_algo::{harness, Algorithm, BcSources, CpuEngine, Distances, Engine, GraphInfo, Output, Params, PrParams};
 use chatty_gpu::{Gpu, GpuEngine};
-use chatty_ssd::SsdEngine;
 use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, NoProgress, ReadOptions, WeightType};
+use chatty_ssd::SsdEngine;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;

@@ -464,7 +464,8 @@ impl Engine for DistEngine {
             None => HostGraph::Owned(Box::new(self.read_whole().map_err(Error::engine)?)),
         };
         let Some(ids) = &self.new_id else { return Ok(whole) };
-        let renumbered = chatty_graph::transform::relabel(&whole, &crate::part::inverse(ids)).map_err(|e| Error::engine(DistError::Graph(e)))?;
+        let renumbered =
+            chatty_graph::transform::relabel(&whole, &crate::part::inverse(ids)).map_err(|e| Error::engine(DistError::Graph(e)))?;
         Ok(HostGraph::Owned(Box::new(renumbered.with_id_base(self.graph.id_base))))
     }
 
@@ -494,4 +495,3 @@ impl Engine for DistEngine {
 fn back<T: Copy + Send + Sync>(new_id: &[u32], values: &[T]) -> Vec<T> {
     new_id.par_iter().map(|&i| values[i as usize]).collect()
 }
-

@@ -36,6 +36,15 @@ impl Ranges {
     }
 }
 
+/// The inverse of a permutation (`new_id`: old id → new).
+pub fn inverse(new_id: &[u32]) -> Vec<u32> {
+    let mut old = vec![0u32; new_id.len()];
+    for (v, &i) in new_id.iter().enumerate() {
+        old[i as usize] = v as u32;
+    }
+    old
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,13 +63,4 @@ mod tests {
         }
         assert_eq!(Ranges::balanced(&offsets, 2).starts(), &[0, 4, 5]);
     }
-}
-
-/// The inverse of a permutation (`new_id`: old id → new).
-pub fn inverse(new_id: &[u32]) -> Vec<u32> {
-    let mut old = vec![0u32; new_id.len()];
-    for (v, &i) in new_id.iter().enumerate() {
-        old[i as usize] = v as u32;
-    }
-    old
 }
