@@ -425,14 +425,8 @@ fn run<'py>(
     }
     let pool = threads.map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build()).transpose().map_err(error)?;
     let mut slot = graph.holder.lock().map_err(|_| error("the graph was poisoned by an earlier panic"))?;
-    let (n, m) = (graph.info.n as u64, graph.info.m);
-    let work_edges = match &p.bc_sources {
-        _ if alg != Algorithm::Bc => m,
-        BcSources::One => m,
-        BcSources::Random(k) => m.saturating_mul(*k as u64),
-        BcSources::List(v) => m.saturating_mul(v.len() as u64),
-        BcSources::All => m.saturating_mul(n),
-    };
+    let passes = if alg == Algorithm::Bc { p.bc_sources.count(graph.info.n) as u64 } else { 1 };
+    let work_edges = graph.info.m.saturating_mul(passes);
     engine_for(&mut slot, engine, work_edges)?;
     let holder = slot.as_mut().expect("a holder is present");
     let (report, json) = py

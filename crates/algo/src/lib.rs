@@ -129,6 +129,18 @@ pub enum BcSources {
     List(Vec<u32>),
 }
 
+impl BcSources {
+    /// How many sources a run sums over on `n` vertices.
+    pub fn count(&self, n: usize) -> usize {
+        match self {
+            BcSources::One => 1,
+            BcSources::Random(k) => (*k).min(n),
+            BcSources::All => n,
+            BcSources::List(v) => v.len(),
+        }
+    }
+}
+
 /// Parameters of a run; the defaults are design.md's.
 #[derive(Clone, Debug)]
 pub struct Params {

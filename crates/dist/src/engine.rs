@@ -297,13 +297,13 @@ impl DistEngine {
     /// mapped (and renumbered for `--partition bfs`), or the ranks' rows gathered when
     /// only rank 0 has the file.
     fn read_whole(&self) -> std::result::Result<chatty_graph::Graph, DistError> {
-        match (self.distribute, &self.new_id) {
-            (Distribute::Shared | Distribute::Multicast, None) => chatty_graph::cgr::load(&self.path).map_err(DistError::Graph),
-            (Distribute::Shared | Distribute::Multicast, Some(ids)) => {
-                let g = chatty_graph::cgr::load(&self.path).map_err(DistError::Graph)?;
-                Ok(chatty_graph::transform::relabel(&g, ids).map_err(DistError::Graph)?.with_id_base(g.id_base()))
-            }
-            (Distribute::Mpi, _) => self.graph.gather_whole(&self.comm),
+        if self.distribute == Distribute::Mpi {
+            return self.graph.gather_whole(&self.comm);
+        }
+        let g = chatty_graph::cgr::load(&self.path).map_err(DistError::Graph)?;
+        match &self.new_id {
+            None => Ok(g),
+            Some(ids) => Ok(chatty_graph::transform::relabel(&g, ids).map_err(DistError::Graph)?.with_id_base(g.id_base())),
         }
     }
 

@@ -540,8 +540,7 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
 const BFS_CHASE_DELTA: u64 = 256;
 
 fn bfs_chase_delta(dg: &DeviceGraph) -> Option<u64> {
-    let road = (dg.m as f64) < 8.0 * dg.n as f64;
-    let delta = tuning_override("CHATTY_BFS_CHASE_DELTA").unwrap_or(if road { BFS_CHASE_DELTA } else { 0 });
+    let delta = tuning_override("CHATTY_BFS_CHASE_DELTA").unwrap_or(if road_like(dg) { BFS_CHASE_DELTA } else { 0 });
     (delta > 0).then_some(delta)
 }
 
@@ -636,8 +635,13 @@ struct SsspArrays {
 const SSSP_LOCAL_ROUNDS: u32 = 16;
 
 fn sssp_local_rounds(dg: &DeviceGraph) -> u32 {
-    let road = (dg.m as f64) < 8.0 * dg.n as f64;
-    tuning_override("CHATTY_SSSP_LOCAL_ROUNDS").unwrap_or(if road { SSSP_LOCAL_ROUNDS } else { 0 })
+    tuning_override("CHATTY_SSSP_LOCAL_ROUNDS").unwrap_or(if road_like(dg) { SSSP_LOCAL_ROUNDS } else { 0 })
+}
+
+/// Mean degree below 8: road networks and meshes, where traversals are deep and a
+/// step holds little work, so the chase pays (power-law graphs keep it off).
+fn road_like(dg: &DeviceGraph) -> bool {
+    (dg.m as f64) < 8.0 * dg.n as f64
 }
 
 // SAFETY: plain device addresses and integers, laid out as the kernel's struct.

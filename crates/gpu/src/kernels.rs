@@ -60,15 +60,22 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "gmpi_ordered",
 ];
 
+/// `NoNvrtc` unless NVRTC's shared library can be opened (cudarc panics on a call
+/// into a library it cannot load).
+fn nvrtc_present() -> Result<()> {
+    // SAFETY: only probes whether the shared library can be opened.
+    match unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        true => Ok(()),
+        false => Err(GpuError::NoNvrtc),
+    }
+}
+
 /// NVRTC's options besides the architecture.
 const OPTIONS: &[&str] = &["--std=c++17"];
 
 /// Compiles every kernel for `arch` (e.g. `compute_90`). Needs NVRTC, not a GPU.
 pub fn compile_kernels(arch: &'static str) -> Result<Ptx> {
-    // SAFETY: only probes whether the shared library can be opened.
-    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        return Err(GpuError::NoNvrtc);
-    }
+    nvrtc_present()?;
     let opts = CompileOptions { arch: Some(arch), options: OPTIONS.iter().map(|o| o.to_string()).collect(), ..Default::default() };
     compile_ptx_with_opts(KERNEL_SOURCE, opts).map_err(|e| GpuError::Compile(e.to_string()))
 }
@@ -84,10 +91,7 @@ pub(crate) fn ptx_for(arch: &'static str) -> Result<(Ptx, f64)> {
     if let Some(src) = cache.get(arch) {
         return Ok((Ptx::from_src(src.clone()), 0.0));
     }
-    // SAFETY: only probes whether the shared library can be opened.
-    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        return Err(GpuError::NoNvrtc);
-    }
+    nvrtc_present()?;
     let file = disk_cache::path(arch);
     if let Some(src) = file.as_deref().and_then(disk_cache::read) {
         cache.insert(arch, src.clone());

@@ -406,12 +406,7 @@ fn bc_prefers_cpu(a: &RunArgs, g: &chatty_graph::Graph, bc_sources: &BcSources) 
     if !a.algorithm.contains(&Algorithm::Bc) || n == 0 {
         return None;
     }
-    let sources = match *bc_sources {
-        BcSources::All => n,
-        BcSources::One => 1,
-        BcSources::Random(k) => k.min(n),
-        BcSources::List(ref v) => v.len(),
-    };
+    let sources = bc_sources.count(n);
     let root = (0..n as u32).find(|&v| g.out_edges().degree(v) > 0).unwrap_or(0);
     let (_, levels) = chatty_algo::bfs::bfs(g, root, chatty_algo::Direction::Auto, &chatty_graph::NoProgress).ok()?;
     let cpu = chatty_algo::bc::predicted_seconds(n, g.num_edges(), sources, levels);

@@ -7,8 +7,9 @@
 // high-diameter graph from many sources pays levels x batches barriers, not levels x
 // sources host round trips. The backward sweep keeps (1 + delta) / sigma per pair rather
 // than delta, so a pair reads one value per successor; a pair whose path count
-// overflowed (infinite) poisons its score with NaN, which the harness refuses. The state of source b's vertex v
-// lives at b * n + v; the launch ends by resetting the pairs it reached, so a batch costs what it reaches.
+// overflowed (infinite) poisons its score with NaN, which the harness refuses. The
+// state of source b's vertex v lives at b * n + v; the launch ends by resetting the
+// pairs it reached, so a batch costs what it reaches.
 // Pairs whose vertex has HUB_DEGREE edges or more are set aside and expanded by groups
 // of blocks (hub_groups), so one hub does not hold one warp for a whole level.
 // A level is expanded bottom-up instead (Beamer, Asanović, Patterson, SC 2012, applied
