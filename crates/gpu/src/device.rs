@@ -851,56 +851,99 @@ fn spmv(gpu: &Gpu, dg: &DeviceGraph, x: Option<&[f64]>, peak: &mut u64) -> Resul
     Ok((Pending::Values(y), 1, start, gpu.timer()?))
 }
 
-/// Afforest's sampling rounds: each vertex links to this many of its first neighbours.
-const WCC_NEIGHBOR_ROUNDS: u32 = 2;
-/// Labels sampled to find the largest intermediate component.
-const WCC_SAMPLES: u32 = 1024;
-
 fn wcc(gpu: &Gpu, dg: &DeviceGraph, peak: &mut u64) -> Result<Step> {
     let n = dg.n as u32;
     let comp = gpu.zeros::<u32>(dg.n, "labels")?;
-    let sampled = gpu.zeros::<u32>(WCC_SAMPLES as usize, "sampled labels")?;
+    let sampled = gpu.zeros::<u32>(afforest::SAMPLES as usize, "sampled labels")?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
-    let mut l = gpu.kernel("iota_u32");
-    l.arg(&comp).arg(&n);
-    // SAFETY: arguments match iota_u32.
-    unsafe { l.launch(gpu.cfg()) }?;
-    let compress = || {
-        let mut l = gpu.kernel("wcc_compress");
-        l.arg(&n).arg(&comp);
-        // SAFETY: arguments match wcc_compress.
-        unsafe { l.launch(gpu.cfg()) }
-    };
-    for r in 0..WCC_NEIGHBOR_ROUNDS {
-        let mut l = gpu.kernel("wcc_sample");
-        l.arg(&n).arg(&dg.out.off).arg(&dg.out.adj).arg(&comp).arg(&r);
-        // SAFETY: arguments match wcc_sample; it reads an edge only below off[u + 1].
-        unsafe { l.launch(gpu.cfg()) }?;
-        compress()?;
-    }
+    let edges = (&dg.out.off, &dg.out.adj);
+    afforest::link_first(gpu, n, edges, &comp)?;
     // The largest intermediate component may skip its vertices' edges only if every
     // edge into it is seen from its other end: undirected, or in-edges on the device.
-    let in_edges = dg.inc.as_ref().filter(|_| dg.directed);
-    let skip = if n == 0 || (dg.directed && in_edges.is_none()) {
-        u32::MAX
-    } else {
-        let mut l = gpu.kernel("wcc_sample_labels");
-        l.arg(&n).arg(&comp).arg(&sampled).arg(&WCC_SAMPLES);
-        // SAFETY: arguments match wcc_sample_labels; `sampled` holds WCC_SAMPLES labels.
+    let in_edges = dg.inc.as_ref().filter(|_| dg.directed).map(|a| (&a.off, &a.adj));
+    let skip = if dg.directed && in_edges.is_none() { u32::MAX } else { afforest::largest(gpu, n, &comp, &sampled)? };
+    afforest::link_rest(gpu, n, edges, in_edges, &comp, skip)?;
+    afforest::compress(gpu, n, &comp)?;
+    Ok((Pending::Labels(comp), afforest::NEIGHBOR_ROUNDS as u64 + 1, start, gpu.timer()?))
+}
+
+/// The steps of WCC by Afforest (wcc.cu), over one adjacency given as its offsets and
+/// targets: the single-GPU kernel runs them once; the multi-GPU one on each part's rows,
+/// merging the parts' forests between them.
+pub(crate) mod afforest {
+    use cudarc::driver::CudaSlice;
+
+    use super::{arg_or_null, most_frequent};
+    use crate::{Gpu, Result};
+
+    /// Sampling rounds: each vertex links to this many of its first neighbours.
+    pub const NEIGHBOR_ROUNDS: u32 = 2;
+    /// Labels sampled to find the largest intermediate component.
+    pub const SAMPLES: u32 = 1024;
+
+    pub type Edges<'a> = (&'a CudaSlice<u64>, &'a CudaSlice<u32>);
+
+    /// Every vertex its own component, then linked to its first `NEIGHBOR_ROUNDS`
+    /// neighbours, compressing after each round.
+    pub fn link_first(gpu: &Gpu, n: u32, (off, adj): Edges, comp: &CudaSlice<u32>) -> Result<()> {
+        let mut l = gpu.kernel("iota_u32");
+        l.arg(comp).arg(&n);
+        // SAFETY: arguments match iota_u32; comp holds n labels.
         unsafe { l.launch(gpu.cfg()) }?;
-        most_frequent(gpu.download(&sampled, WCC_SAMPLES as usize, "sampled labels")?)
-    };
-    let null = 0u64;
-    let mut l = gpu.kernel("wcc_finish");
-    l.arg(&n).arg(&dg.out.off).arg(&dg.out.adj);
-    arg_or_null(&mut l, in_edges.map(|a| &a.off), &null);
-    arg_or_null(&mut l, in_edges.map(|a| &a.adj), &null);
-    l.arg(&comp).arg(&skip).arg(&WCC_NEIGHBOR_ROUNDS);
-    // SAFETY: arguments match wcc_finish; the in-edge pointers are both null or both set.
-    unsafe { l.launch(gpu.cfg()) }?;
-    compress()?;
-    Ok((Pending::Labels(comp), WCC_NEIGHBOR_ROUNDS as u64 + 1, start, gpu.timer()?))
+        for r in 0..NEIGHBOR_ROUNDS {
+            let mut l = gpu.kernel("wcc_sample");
+            l.arg(&n).arg(off).arg(adj).arg(comp).arg(&r);
+            // SAFETY: arguments match wcc_sample; it reads an edge only below off[u + 1].
+            unsafe { l.launch(gpu.cfg()) }?;
+            compress(gpu, n, comp)?;
+        }
+        Ok(())
+    }
+
+    /// Points every vertex at its root.
+    pub fn compress(gpu: &Gpu, n: u32, comp: &CudaSlice<u32>) -> Result<()> {
+        let mut l = gpu.kernel("wcc_compress");
+        l.arg(&n).arg(comp);
+        // SAFETY: arguments match wcc_compress.
+        unsafe { l.launch(gpu.cfg()) }
+    }
+
+    /// The most frequent root among `SAMPLES` vertices of a compressed `comp`
+    /// (`sampled` holds them; the host waits for this).
+    pub fn largest(gpu: &Gpu, n: u32, comp: &CudaSlice<u32>, sampled: &CudaSlice<u32>) -> Result<u32> {
+        if n == 0 {
+            return Ok(u32::MAX);
+        }
+        let mut l = gpu.kernel("wcc_sample_labels");
+        l.arg(&n).arg(comp).arg(sampled).arg(&SAMPLES);
+        // SAFETY: arguments match wcc_sample_labels; `sampled` holds SAMPLES labels.
+        unsafe { l.launch(gpu.cfg()) }?;
+        Ok(most_frequent(gpu.download(sampled, SAMPLES as usize, "sampled labels")?))
+    }
+
+    /// Vertices outside component `skip` link along the rest of their edges and all
+    /// of `in_edges` (a directed graph's, where the largest component is skipped).
+    pub fn link_rest(gpu: &Gpu, n: u32, (off, adj): Edges, in_edges: Option<Edges>, comp: &CudaSlice<u32>, skip: u32) -> Result<()> {
+        let null = 0u64;
+        let mut l = gpu.kernel("wcc_finish");
+        l.arg(&n).arg(off).arg(adj);
+        arg_or_null(&mut l, in_edges.map(|e| e.0), &null);
+        arg_or_null(&mut l, in_edges.map(|e| e.1), &null);
+        l.arg(comp).arg(&skip).arg(&NEIGHBOR_ROUNDS);
+        // SAFETY: arguments match wcc_finish; the in-edge pointers are both null or both set.
+        unsafe { l.launch(gpu.cfg()) }
+    }
+
+    /// Joins into `comp` the forest `other` (another part's labels of the same `n`
+    /// vertices), then compresses: the union of both parts' components.
+    pub fn merge(gpu: &Gpu, n: u32, comp: &CudaSlice<u32>, other: u64) -> Result<()> {
+        let mut l = gpu.kernel("wcc_merge");
+        l.arg(&n).arg(comp).arg(&other);
+        // SAFETY: arguments match wcc_merge; `other` holds n labels on this GPU.
+        unsafe { l.launch(gpu.cfg()) }?;
+        compress(gpu, n, comp)
+    }
 }
 
 /// The most frequent value of `labels` (the smallest among ties).
@@ -918,8 +961,9 @@ fn most_frequent(mut labels: Vec<u32>) -> u32 {
 /// Blocks per SM of the BC sweeps: their big levels need warps in flight more than
 /// their barriers need few blocks.
 const BC_BLOCKS_PER_SM: u32 = 4;
-/// Bytes a BC batch holds per (source, vertex) pair: depth, sigma, delta, order.
-const BC_PAIR_BYTES: u64 = 24;
+/// Bytes a BC batch holds per (source, vertex) pair: its state (value and depth) and
+/// its place in the order of discovery.
+const BC_PAIR_BYTES: u64 = 20;
 /// Device memory a BC batch may take, at most.
 const BC_BATCH_BYTES: u64 = 4 << 30;
 
@@ -965,9 +1009,8 @@ struct BcArrays {
     in_off: u64,
     in_adj: u64,
     sources: u64,
-    depth: u64,
-    sigma: u64,
-    delta: u64,
+    pair: u64,
+    hub_sum: u64,
     order: u64,
     level_end: u64,
     hubs: u64,
@@ -991,13 +1034,12 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
     let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
     let batch = bc_batch_size(dg.n, sources.len(), free as u64);
     let pairs = batch * dg.n;
-    let mut depth = gpu.zeros::<u32>(pairs, "depths")?;
-    gpu.fill_u32(&mut depth, u32::try_from(pairs).expect("pairs fit a u32 (bc_batch_size)"), u32::MAX)?;
-    let sigma = gpu.zeros::<f64>(pairs, "path counts")?;
-    let delta = gpu.zeros::<f64>(pairs, "dependencies")?;
+    // bc.cu's BcPair: two 8-byte words per pair, zero while unreached.
+    let state = gpu.zeros::<u64>(2 * pairs, "path counts and depths")?;
     let order = gpu.zeros::<u32>(pairs, "levels")?;
     let level_end = gpu.zeros::<u32>(dg.n + 1, "level ends")?;
     let hubs = gpu.zeros::<u32>(batch * dg.hubs as usize, "hub pairs")?;
+    let hub_sum = gpu.zeros::<f64>((batch * dg.hubs as usize).max(1), "hub sums")?;
     let scores = gpu.zeros::<f64>(dg.n, "scores")?;
     let mut batch_sources = gpu.zeros::<u32>(batch, "sources")?;
     let ctl = gpu.zeros::<u8>(std::mem::size_of::<BcCtl>(), "a control block")?;
@@ -1010,9 +1052,8 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
         in_off: in_edges.map_or(0, |e| ptr(&e.off, gpu)),
         in_adj: in_edges.map_or(0, |e| ptr(&e.adj, gpu)),
         sources: ptr(&batch_sources, gpu),
-        depth: ptr(&depth, gpu),
-        sigma: ptr(&sigma, gpu),
-        delta: ptr(&delta, gpu),
+        pair: ptr(&state, gpu),
+        hub_sum: ptr(&hub_sum, gpu),
         order: ptr(&order, gpu),
         level_end: ptr(&level_end, gpu),
         hubs: ptr(&hubs, gpu),
@@ -1031,9 +1072,9 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
         arrays.batch = chunk.len() as u32;
         let mut l = gpu.kernel("bc_batch");
         l.arg(&ctl).arg(&arrays);
-        // SAFETY: arguments match bc_batch; every array holds batch x n pairs (hubs:
-        // batch x the hub vertices, level ends n + 1), the kernel leaves depth, sigma
-        // and delta reset. Cooperative: its grid barriers need every block resident.
+        // SAFETY: arguments match bc_batch; every array holds batch x n pairs (hubs and
+        // their sums: batch x the hub vertices, level ends n + 1), the kernel leaves the
+        // pairs and sums zero. Cooperative: its grid barriers need every block resident.
         unsafe { l.launch_cooperative(cfg) }.map_err(|e| {
             GpuError::Unsupported(format!("bc needs a cooperative launch, which this GPU refused ({e}); run it with --engine cpu"))
         })?;
@@ -1058,6 +1099,6 @@ mod tests {
             (80, 40, 64)
         );
         assert_eq!((std::mem::size_of::<SsspArrays>(), std::mem::offset_of!(SsspArrays, local_rounds)), (96, 92));
-        assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 112, 96));
+        assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 104, 88));
     }
 }

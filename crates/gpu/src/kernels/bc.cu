@@ -8,8 +8,10 @@
 // sources host round trips. The backward sweep keeps (1 + delta) / sigma per pair rather
 // than delta, so a pair reads one value per successor; a pair whose path count
 // overflowed (infinite) poisons its score with NaN, which the harness refuses. The
-// state of source b's vertex v lives at b * n + v; the launch ends by resetting the
-// pairs it reached, so a batch costs what it reaches.
+// state of source b's vertex v is one 16-byte BcPair at b * n + v, so every gather of
+// a neighbour's state (is it at this level? its count or coefficient) reads one
+// sector, not one per array; the launch ends by resetting the pairs it reached, so a
+// batch costs what it reaches.
 // Pairs whose vertex has HUB_DEGREE edges or more are set aside and expanded by groups
 // of blocks (hub_groups), so one hub does not hold one warp for a whole level.
 // A level is expanded bottom-up instead (Beamer, Asanović, Patterson, SC 2012, applied
@@ -29,6 +31,24 @@ struct BcCtl {
     u64 level_edges[2];  // out-edges of level d's pairs at [d & 1]
     u64 explored;        // out-edges of every pair reached before the current level
 };
+
+// A pair's state: `value` is sigma until the backward sweep passes the pair's level,
+// then (1 + delta) / sigma; `level` is depth + 1, 0 while unreached (so zeroed memory
+// is the empty state).
+struct __align__(16) BcPair {
+    double value;
+    u32 level;
+    u32 pad;
+};
+
+// Both fields in one 16-byte load (values change during a launch: through L2).
+__device__ __forceinline__ BcPair load_pair(const BcPair* p) {
+    const double2 r = __ldcg((const double2*)p);
+    BcPair q;
+    q.value = r.x;
+    q.level = (u32)__double_as_longlong(r.y);
+    return q;
+}
 
 #define BC_ALPHA 15u
 #define BC_NAN __longlong_as_double(0x7ff8000000000000ll)
@@ -64,9 +84,8 @@ struct BcArrays {
     const u64* in_off;   // in-edges for bottom-up levels (null: top-down only)
     const u32* in_adj;
     const u32* sources;  // this batch's
-    u32* depth;          // batch x n, INF32 between launches
-    double* sigma;       // batch x n, 0 between launches
-    double* delta;       // batch x n, 0 between launches
+    BcPair* pair;        // batch x n, zero between launches
+    double* hub_sum;     // per hub pair of a level, zero between levels
     u32* order;          // the pairs b * n + v in order of discovery
     u32* level_end;      // level d's pairs end at order[level_end[d]]
     u32* hubs;           // indices into order of this level's hub pairs
@@ -82,7 +101,7 @@ struct BcArrays {
 __device__ __forceinline__ void bc_expand(BcCtl* ctl, u64* block_edges, const BcArrays& a, u32 x, u32 d, u64 warp_first, u64 stride) {
     const u32 b = x / a.n, u = x - b * a.n;
     const u64 base = (u64)b * a.n;
-    const double su = __ldcg(&a.sigma[x]);
+    const double su = __ldcg(&a.pair[x].value);
     const u64 begin = a.off[u], end = a.off[u + 1];
     for (u64 e0 = begin + warp_first; e0 < end; e0 += stride) {
         const u64 e = e0 + (threadIdx.x & 31);
@@ -90,13 +109,13 @@ __device__ __forceinline__ void bc_expand(BcCtl* ctl, u64* block_edges, const Bc
         u32 j = 0;
         if (e < end) {
             j = (u32)(base + a.adj[e]);
-            u32 dj = __ldcg(&a.depth[j]);
-            if (dj == INF32) {
-                dj = atomicCAS(&a.depth[j], INF32, d + 1);
-                found = dj == INF32;
-                if (found) dj = d + 1;
+            u32 lj = __ldcg(&a.pair[j].level);
+            if (lj == 0) {
+                lj = atomicCAS(&a.pair[j].level, 0, d + 2);
+                found = lj == 0;
+                if (found) lj = d + 2;
             }
-            if (dj == d + 1) atomicAdd(&a.sigma[j], su);
+            if (lj == d + 2) atomicAdd(&a.pair[j].value, su);
         }
         warp_append(a.order, &ctl->tail, j, found);
         count_level_edges(block_edges, a.off, a.n, j, found);
@@ -110,15 +129,15 @@ __device__ void bc_bottom_up(BcCtl* ctl, u64* block_edges, const BcArrays& a, u3
     const u32 lane = threadIdx.x & 31, pairs = a.batch * a.n;
     for (u32 first = thread & ~31u; first < pairs; first += threads) {
         const u32 x = first + lane;
-        const bool open = x < pairs && __ldcg(&a.depth[x]) == INF32;
+        const bool open = x < pairs && __ldcg(&a.pair[x].level) == 0;
         const u32 base = open ? x / a.n * a.n : 0;
         const u64 begin = open ? a.in_off[x - base] : 0, end = open ? a.in_off[x - base + 1] : 0;
         const bool small = end - begin <= 32;
         double sum = 0.0;
         if (small) {
             for (u64 e = begin; e < end; e++) {
-                const u32 j = base + a.in_adj[e];
-                if (__ldcg(&a.depth[j]) == d) sum += __ldcg(&a.sigma[j]);
+                const BcPair pj = load_pair(&a.pair[base + a.in_adj[e]]);
+                if (pj.level == d + 1) sum += pj.value;
             }
         }
         for (u32 large = __ballot_sync(FULL_MASK, !small); large; large &= large - 1) {
@@ -127,16 +146,16 @@ __device__ void bc_bottom_up(BcCtl* ctl, u64* block_edges, const BcArrays& a, u3
             const u32 owner_base = __shfl_sync(FULL_MASK, base, owner);
             double part = 0.0;
             for (u64 e = b + lane; e < e_end; e += 32) {
-                const u32 j = owner_base + a.in_adj[e];
-                if (__ldcg(&a.depth[j]) == d) part += __ldcg(&a.sigma[j]);
+                const BcPair pj = load_pair(&a.pair[owner_base + a.in_adj[e]]);
+                if (pj.level == d + 1) part += pj.value;
             }
             for (int o = 16; o > 0; o >>= 1) part += __shfl_xor_sync(FULL_MASK, part, o);
             if (lane == owner) sum = part;
         }
         const bool found = open && sum > 0.0;
         if (found) {
-            a.depth[x] = d + 1;
-            a.sigma[x] = sum;
+            a.pair[x].level = d + 2;
+            a.pair[x].value = sum;
         }
         warp_append(a.order, &ctl->tail, x, found);
         count_level_edges(block_edges, a.off, a.n, x, found);
@@ -144,15 +163,15 @@ __device__ void bc_bottom_up(BcCtl* ctl, u64* block_edges, const BcArrays& a, u3
 }
 
 // Backward partial sum over pair x's edges first, first + stride, ... of its successors'
-// coefficients (1 + delta) / sigma, which the delta array holds once a level is done:
+// coefficients (1 + delta) / sigma, which their values hold once a level is done:
 // delta[x] = sigma[x] * sum, and x's own coefficient is sum + 1 / sigma[x].
 __device__ __forceinline__ double bc_pull(const BcArrays& a, u32 x, u32 d, u64 first, u64 stride) {
     const u32 b = x / a.n, u = x - b * a.n;
     const u64 base = (u64)b * a.n;
     double sum = 0.0;
     for (u64 e = a.off[u] + first; e < a.off[u + 1]; e += stride) {
-        const u32 j = (u32)(base + a.adj[e]);
-        if (__ldcg(&a.depth[j]) == d + 1) sum += __ldcg(&a.delta[j]);
+        const BcPair pj = load_pair(&a.pair[base + a.adj[e]]);
+        if (pj.level == d + 2) sum += pj.value;
     }
     return sum;
 }
@@ -177,8 +196,8 @@ __device__ void bc_backward(BcCtl* ctl, const BcArrays& a, u32 d, u32 begin, u32
             if (lane == owner) sum = total;
         }
         if (i < end && !hub) {
-            const double sx = __ldcg(&a.sigma[x]);
-            a.delta[x] = isinf(sx) ? BC_NAN : sum + 1.0 / sx;
+            const double sx = __ldcg(&a.pair[x].value);
+            a.pair[x].value = isinf(sx) ? BC_NAN : sum + 1.0 / sx;
             if (sum != 0.0 || isinf(sx)) atomicAdd(&a.bc[u], isinf(sx) ? BC_NAN : sx * sum);
         }
     }
@@ -194,8 +213,8 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
     // Level 0: the sources.
     for (u32 b = thread; b < a.batch; b += threads) {
         const u32 x = b * a.n + a.sources[b];
-        a.depth[x] = 0;
-        a.sigma[x] = 1.0;
+        a.pair[x].level = 1;
+        a.pair[x].value = 1.0;
         a.order[b] = x;
         atomicAdd(&ctl->level_edges[0], (u64)degree(x));
     }
@@ -259,16 +278,19 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
         });
         const u32 hubs = __ldcg(&ctl->hubs_now);
         if (hubs) {
-            // A group's warps add their partial sums to delta (0 until now) and bc; the
-            // group's first warp adds 1 / sigma.
+            // A group's warps add their partial sums to the hub's hub_sum; after the
+            // barrier a thread per hub turns its sigma into the coefficient.
             const HubGroups g = hub_groups(hubs);
             for (u32 h = g.group; g.group < g.groups && h < hubs; h += g.groups) {
+                const double sum = warp_sum(bc_pull(a, __ldcg(&a.hubs[h]), d, g.thread, g.threads));
+                if (lane == 0 && sum != 0.0) atomicAdd(&a.hub_sum[h], sum);
+            }
+            grid_barrier(&ctl->blocks_done, &ctl->generation, [](u32) {});
+            for (u32 h = thread; h < hubs; h += threads) {
                 const u32 x = __ldcg(&a.hubs[h]);
-                const double sum = warp_sum(bc_pull(a, x, d, g.thread, g.threads));
-                if (lane != 0) continue;
-                const double sx = __ldcg(&a.sigma[x]);
-                const double own = g.thread < 32 ? (isinf(sx) ? BC_NAN : 1.0 / sx) : 0.0;
-                if (sum + own != 0.0) atomicAdd(&a.delta[x], sum + own);
+                const double sx = a.pair[x].value, sum = __ldcg(&a.hub_sum[h]);
+                a.hub_sum[h] = 0.0;
+                a.pair[x].value = isinf(sx) ? BC_NAN : sum + 1.0 / sx;
                 if (sum != 0.0 || isinf(sx)) atomicAdd(&a.bc[x % a.n], isinf(sx) ? BC_NAN : sx * sum);
             }
             grid_barrier(&ctl->blocks_done, &ctl->generation, [](u32) {});
@@ -278,9 +300,6 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
     const u32 reached = __ldcg(&ctl->tail);
     if (thread == 0) ctl->level_edges[0] = ctl->level_edges[1] = ctl->explored = 0;
     for (u32 i = thread; i < reached; i += threads) {
-        const u32 x = __ldcg(&a.order[i]);
-        a.depth[x] = INF32;
-        a.sigma[x] = 0.0;
-        a.delta[x] = 0.0;
+        a.pair[__ldcg(&a.order[i])] = BcPair{};
     }
 }

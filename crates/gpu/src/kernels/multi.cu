@@ -90,27 +90,6 @@ extern "C" __global__ void mg_sssp_relax(const u32* frontier, const u32* frontie
     }
 }
 
-// One round of WCC by minimum-label propagation with shortcutting, over this part's
-// vertices lo..hi and their neighbours both ways, a warp per vertex: a vertex takes
-// the smallest label among its own, its neighbours' and its label's label. Labels only
-// fall and stay ids of the component, so the fixed point is each component's smallest
-// id, as on the CPU. Only the owner writes a vertex's label.
-extern "C" __global__ void mg_wcc_round(u32 lo, u32 hi, const u64* off, const u32* adj, u32* label, u32* changed,
-                                        u32* changed_len) {
-    const u32 lane = threadIdx.x & 31;
-    const u32 warps = gridDim.x * blockDim.x / 32;
-    for (u32 v = lo + (blockIdx.x * blockDim.x + threadIdx.x) / 32; v < hi; v += warps) {
-        const u32 old = __ldcg(&label[v]);
-        u32 m = old;
-        for (u64 e = off[v] + lane; e < off[v + 1]; e += 32) m = min(m, __ldcg(&label[adj[e]]));
-        for (int o = 16; o > 0; o >>= 1) m = min(m, __shfl_down_sync(FULL_MASK, m, o));
-        m = min(__shfl_sync(FULL_MASK, m, 0), __ldcg(&label[__shfl_sync(FULL_MASK, m, 0)]));
-        const bool lower = lane == 0 && m < old;
-        if (lower) label[v] = m;
-        warp_append(changed, changed_len, v, lower);
-    }
-}
-
 // --mode async: BFS and SSSP (frontier Bellman-Ford; BFS is its unit-weight case) with
 // no host in the loop. Each GPU runs one cooperative kernel for the whole traversal.
 // A level relaxes the part's frontier (its own vertices that improved, and the

@@ -62,3 +62,13 @@ extern "C" __global__ void wcc_finish(u32 n, const u64* off, const u32* adj, con
         }
     }
 }
+
+// Joins another part's forest into this one: each vertex links to its parent there.
+// Links keep comp[x] <= x, so after compressing, every part that merged the same
+// forests holds the same labels (each component's smallest id).
+extern "C" __global__ void wcc_merge(u32 n, u32* comp, const u32* other) {
+    for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+        const u32 p = other[v];
+        if (p != v) wcc_link(comp, v, p);
+    }
+}

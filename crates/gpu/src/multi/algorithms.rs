@@ -10,7 +10,7 @@ use chatty_algo::{Distances, Output, Params};
 use chatty_graph::WeightType;
 
 use super::{launch, ptr, to_status, zero_words, Arg, CommStats, Dst, MultiGpu, Part, Sent};
-use crate::device::{control, float_distances, pull, BfsCtl, PullArgs, PullGraph};
+use crate::device::{afforest, control, float_distances, pull, BfsCtl, PullArgs, PullGraph};
 use crate::{Gpu, Result};
 
 /// A kernel's values (renumbered ids), its steps, seconds, and peak device bytes.
@@ -29,6 +29,12 @@ pub(super) fn first_frontier(gpu: &Gpu, len: usize, source: u32) -> Result<CudaS
     let mut q = gpu.zeros::<u32>(len, "a queue")?;
     gpu.set(&mut q, 0, source, "the first frontier")?;
     Ok(q)
+}
+
+/// A part's rows both ways, as the Afforest steps read them.
+fn both_ways(p: &Part) -> afforest::Edges<'_> {
+    let both = p.both.as_ref().expect("edges both ways");
+    (&both.off, &both.adj)
 }
 
 /// SSSP's result from the kernels' encoding.
@@ -342,56 +348,69 @@ impl MultiGpu {
         Ok((Output::Values(self.gather(&bufs.into_iter().map(|b| b.1).collect::<Vec<_>>(), stats)?), 1, seconds, peak))
     }
 
-    /// WCC: rounds of label propagation; lowered boundary labels travel as records.
+    /// WCC by Afforest (the single-GPU steps, `afforest`) on each part's rows both
+    /// ways, every part keeping a forest over all n vertices. The forests are merged
+    /// twice, each part sending its whole label array to every other and linking each
+    /// vertex to its parent there: after the sampling rounds, so that every part holds
+    /// the same labels and skips the same largest component, and at the end, when every
+    /// part holds the answer. Edges cross parts in a merge, not round by round, so the
+    /// steps do not grow with the diameter as label propagation's rounds did.
     pub(super) fn wcc(&self, stats: &mut CommStats) -> Result<Outcome> {
-        let n = self.n;
+        struct B {
+            comp: CudaSlice<u32>,
+            others: CudaSlice<u32>,
+            sampled: CudaSlice<u32>,
+        }
+        let (n, k) = (self.n as u32, self.parts.len());
         let bufs = self.per_part(|p| {
             let gpu = &p.gpu;
-            let label = gpu.zeros::<u32>(n, "labels")?;
-            // SAFETY: iota_u32(label, n).
-            unsafe { launch(gpu, "iota_u32", &[Arg::U64(ptr(&label, gpu)), Arg::U32(n as u32)])? };
-            Ok((label, gpu.zeros::<u32>(n, "changed vertices")?, gpu.zeros::<u32>(1, "a counter")?))
+            Ok(B {
+                comp: gpu.zeros(self.n, "labels")?,
+                others: gpu.zeros((self.n * (k - 1)).max(1), "the other parts' labels")?,
+                sampled: gpu.zeros(afforest::SAMPLES as usize, "sampled labels")?,
+            })
         })?;
         let peak = self.peak();
-        let start = Instant::now();
-        let mut rounds = 0u64;
-        let mut sent: Option<Sent> = None;
-        loop {
-            let issue = |g: usize| -> Result<()> {
-                let (p, (label, changed, len)) = (&self.parts[g], &bufs[g]);
-                let gpu = &p.gpu;
-                if let Some(s) = &sent {
-                    self.receive(g, s, ptr(label, gpu), 0, (0, 0))?;
-                }
-                zero_words(gpu, ptr(len, gpu), 1)?;
-                let both = p.both.as_ref().expect("edges both ways");
-                // SAFETY: mg_wcc_round's parameters; `changed` holds n entries.
-                unsafe {
-                    launch(
-                        gpu,
-                        "mg_wcc_round",
-                        &[
-                            Arg::U32(p.lo),
-                            Arg::U32(p.hi),
-                            Arg::U64(ptr(&both.off, gpu)),
-                            Arg::U64(ptr(&both.adj, gpu)),
-                            Arg::U64(ptr(label, gpu)),
-                            Arg::U64(ptr(changed, gpu)),
-                            Arg::U64(ptr(len, gpu)),
-                        ],
-                    )?
-                };
-                self.pack(g, ptr(changed, gpu), ptr(len, gpu), ptr(label, gpu), 1)?;
-                to_status(gpu, &p.status, 0, ptr(len, gpu), 4)
-            };
-            self.step(&issue)?;
-            rounds += 1;
-            if self.tally(stats, 8, 0) == 0 {
-                break;
+        let forest_bytes = 4 * self.n as u64;
+        let exchange = |stats: &mut CommStats| -> Result<Option<Sent>> {
+            if k == 1 {
+                return Ok(None);
             }
-            sent = self.send_records(1, stats)?;
+            let src = bufs.iter().zip(&self.parts).map(|(b, p)| ptr(&b.comp, &p.gpu)).collect();
+            let base = bufs.iter().zip(&self.parts).map(|(b, p)| ptr(&b.others, &p.gpu)).collect();
+            self.send(src, vec![forest_bytes; k], Dst::Forests { base, bytes: forest_bytes }, 0, stats).map(Some)
+        };
+        let merge = |g: usize, sent: &Option<Sent>| -> Result<()> {
+            let (p, b) = (&self.parts[g], &bufs[g]);
+            if let Some(s) = sent {
+                self.receive(g, s, 0, 0, (0, 0))?;
+                for i in 0..k as u64 - 1 {
+                    afforest::merge(&p.gpu, n, &b.comp, ptr(&b.others, &p.gpu) + i * forest_bytes)?;
+                }
+            }
+            Ok(())
+        };
+        let start = Instant::now();
+        self.step(&|g| afforest::link_first(&self.parts[g].gpu, n, both_ways(&self.parts[g]), &bufs[g].comp))?;
+        let sampled = exchange(stats)?;
+        self.step(&|g| {
+            let (p, b) = (&self.parts[g], &bufs[g]);
+            merge(g, &sampled)?;
+            let skip = afforest::largest(&p.gpu, n, &b.comp, &b.sampled)?;
+            afforest::link_rest(&p.gpu, n, both_ways(p), None, &b.comp, skip)?;
+            if k == 1 {
+                afforest::compress(&p.gpu, n, &b.comp)?;
+            }
+            Ok(())
+        })?;
+        let finished = exchange(stats)?;
+        if finished.is_some() {
+            self.step(&|g| merge(g, &finished))?;
         }
         let seconds = start.elapsed().as_secs_f64();
-        Ok((Output::Labels(self.gather(&bufs.into_iter().map(|b| b.0).collect::<Vec<_>>(), stats)?), rounds, seconds, peak))
+        stats.steps = 2 + finished.is_some() as u64;
+        stats.updated = self.n as u64;
+        let labels = self.gather(&bufs.into_iter().map(|b| b.comp).collect::<Vec<_>>(), stats)?;
+        Ok((Output::Labels(labels), afforest::NEIGHBOR_ROUNDS as u64 + 1, seconds, peak))
     }
 }

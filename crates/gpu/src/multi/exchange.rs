@@ -58,6 +58,9 @@ pub(super) enum Dst {
     Records { x: usize },
     /// Into the same slice of an array at `base[j]` on each part j (`elem` bytes per vertex).
     Slices { base: Vec<u64>, elem: u64 },
+    /// Whole arrays of `bytes`, each part's into its own place at `base[j]` on each
+    /// other part j, in part order (WCC's forests).
+    Forests { base: Vec<u64>, bytes: u64 },
 }
 
 impl MultiGpu {
@@ -74,6 +77,7 @@ impl MultiGpu {
         match dst {
             Dst::Records { x } => ptr(&pj.recv[*x], &pj.gpu) + 4 * pj.slot[r],
             Dst::Slices { base, elem } => base[j] + elem * self.parts[r].lo as u64,
+            Dst::Forests { base, bytes } => base[j] + bytes * (r - (r > j) as usize) as u64,
         }
     }
 

@@ -18,7 +18,7 @@
 //!   exchange's sizes (`exchange.rs`).
 //!
 //! BFS (direction-optimizing per part), SSSP (frontier Bellman–Ford), PageRank, WCC
-//! (label propagation with shortcutting) and SpMV; BC runs on one GPU.
+//! (Afforest on each part, the parts' forests merged) and SpMV; BC runs on one GPU.
 
 mod algorithms;
 mod asynchronous;
@@ -264,7 +264,7 @@ fn upload_part(gpu: Gpu, local: &plan::LocalGraph, p: usize, send_words: &[u64],
     let csr_bytes: u64 = [&local.push, &local.pull, &local.both].iter().filter_map(|c| c.as_ref()).map(|c| c.bytes()).sum();
     let recv_words: u64 = (0..k).filter(|&r| r != p).map(|r| send_words[r]).sum();
     let out_off_bytes = if alg == Algorithm::Pr { 8 * (n as u64 + 1) } else { 0 };
-    let needed = csr_bytes + out_off_bytes + own * 5 + 4 * (send_words[p] + 2 * recv_words) + run_bytes_per_vertex(alg) * (n as u64 + 1);
+    let needed = csr_bytes + out_off_bytes + own * 5 + 4 * (send_words[p] + 2 * recv_words) + run_bytes_per_vertex(alg, k) * (n as u64 + 1);
     let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
     if needed > free as u64 {
         return Err(GpuError::PartTooLarge { device: gpu.name().to_string(), needed_mib: needed >> 20, free_mib: free as u64 >> 20 });
@@ -282,7 +282,8 @@ fn upload_part(gpu: Gpu, local: &plan::LocalGraph, p: usize, send_words: &[u64],
         slot[r] = at;
         at += send_words[r];
     }
-    let staging_words = send_words[p].max(own);
+    // WCC's merges send whole label arrays.
+    let staging_words = if alg == Algorithm::Wcc { n as u64 } else { send_words[p].max(own) };
     let part = Part {
         lo: local.lo,
         hi: local.hi,
@@ -315,13 +316,14 @@ fn needs_of(alg: Algorithm) -> Needs {
     }
 }
 
-/// Device bytes per vertex of each kernel's run arrays (values, queues, stamps).
-fn run_bytes_per_vertex(alg: Algorithm) -> u64 {
+/// Device bytes per vertex of each kernel's run arrays (values, queues, stamps) on
+/// one of `k` parts.
+fn run_bytes_per_vertex(alg: Algorithm, k: usize) -> u64 {
     match alg {
         Algorithm::Bfs => 16,
         Algorithm::Sssp => 20,
         Algorithm::Pr => 24,
-        Algorithm::Wcc => 8,
+        Algorithm::Wcc => 4 * k as u64,
         Algorithm::Spmv | Algorithm::Bc => 16,
     }
 }
