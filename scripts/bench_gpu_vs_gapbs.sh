@@ -11,7 +11,7 @@
 # Environment: CHATTY (default target/release/chatty), DATASETS (default
 # .device-data/datasets), OUT (the table and one archive of the logs: the device
 # returns few files), WORK (graphs and logs, default /tmp/gapbs-graphs), TRIALS
-# (default 8).
+# (default 8), PEER_PATH_BC (0: skip GAPBS's BC from 5,000 sources of the path, minutes).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,7 +78,11 @@ row moscow "pr (20 iterations)" "$(ours road-pr road pr "${gpu[@]}" --max-iters 
 row moscow wcc "$(ours road-wcc road wcc "${gpu[@]}")" "$(ours road-wcc-cpu road wcc "${cpu[@]}" | cut -d' ' -f1)" "$(theirs road-cc cc -f road.sg)" ""
 row moscow "bc (1 source)" "$(ours road-bc road bc "${gpu[@]}" -r 1)" "$(ours road-bc-cpu road bc "${cpu[@]}" -r 1 | cut -d' ' -f1)" "$(theirs road-bc bc -f road.sg -r 0 -i 1)" ""
 TRIALS=1
-row path5k "bc (all 5,000 sources)" "$(ours path-bc path5k bc "${gpu[@]}" --sources all)" "$(ours path-bc-cpu path5k bc "${cpu[@]}" --sources all | cut -d' ' -f1)" "$(theirs path-bc bc -f path5k.sg -i 5000)" "GAPBS: 5,000 random sources"
+if [ "${PEER_PATH_BC:-1}" = 1 ]; then
+    row path5k "bc (all 5,000 sources)" "$(ours path-bc path5k bc "${gpu[@]}" --sources all)" "$(ours path-bc-cpu path5k bc "${cpu[@]}" --sources all | cut -d' ' -f1)" "$(theirs path-bc bc -f path5k.sg -i 5000)" "GAPBS: 5,000 random sources"
+else
+    row path5k "bc (all 5,000 sources)" "$(ours path-bc path5k bc "${gpu[@]}" --sources all)" "$(ours path-bc-cpu path5k bc "${cpu[@]}" --sources all | cut -d' ' -f1)" "not run" "GAPBS not run (PEER_PATH_BC=0: it takes minutes)"
+fi
 python3 - "$rows" "$(nproc)" <<'PY' | tee "$OUT/table.md"
 import csv, sys
 cores = sys.argv[2]
