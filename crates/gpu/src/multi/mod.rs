@@ -28,6 +28,7 @@ pub(crate) mod exchange;
 mod plan;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys, CudaSlice};
@@ -736,11 +737,11 @@ impl MultiGpu {
             Output::Labels(l) => {
                 // A component's label is its smallest id: renumbering changes which.
                 let l = back(id, &l);
-                let mut smallest = vec![u32::MAX; self.n];
-                for (v, &c) in l.iter().enumerate() {
-                    smallest[c as usize] = smallest[c as usize].min(v as u32);
-                }
-                Output::Labels(l.iter().map(|&c| smallest[c as usize]).collect())
+                let smallest: Vec<AtomicU32> = (0..self.n).into_par_iter().map(|_| AtomicU32::new(u32::MAX)).collect();
+                l.par_iter().enumerate().for_each(|(v, &c)| {
+                    smallest[c as usize].fetch_min(v as u32, Ordering::Relaxed);
+                });
+                Output::Labels(l.par_iter().map(|&c| smallest[c as usize].load(Ordering::Relaxed)).collect())
             }
         })
     }
