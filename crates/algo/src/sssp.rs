@@ -20,8 +20,8 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::AcqRel, Ordering::Relaxed, Ordering::Release};
+use std::sync::RwLock;
 
 use rayon::prelude::*;
 
@@ -241,17 +241,26 @@ impl LocalBins {
     }
 }
 
+/// Vertices a thread takes from the frontier at a time.
+const FRONTIER_CHUNK: usize = 64;
+
+/// Delta-stepping on every pool thread at once, as GAPBS runs it in one parallel
+/// region: a round is the threads taking chunks of the frontier (the buckets each
+/// thread published), then three barriers (relaxed; next bucket agreed; published),
+/// with no task spawned per round. Road graphs need thousands of rounds, so their
+/// cost is the round's, not the edges'.
 fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) {
     let n = g.num_vertices();
     let out = g.out_edges();
     let weights = out.raw_weights();
     let mut dist: Vec<D::Cell> = (0..n).into_par_iter().map(|_| D::INF.cell()).collect();
     dist[source as usize] = D::ZERO.cell();
-    // One set of bins per pool thread; each lock is taken only by its own thread.
-    let locals: Vec<Mutex<LocalBins>> = (0..rayon::current_num_threads()).map(|_| Mutex::default()).collect();
-    let mut frontier = vec![source];
-    let mut current = 0usize;
-    let mut rounds = 0;
+    let threads = rayon::current_num_threads();
+    // Each thread's share of the current bucket: written by its owner between the
+    // second and third barriers, read by every thread in the next round.
+    let published: Vec<RwLock<Vec<u32>>> = (0..threads).map(|t| RwLock::new(if t == 0 { vec![source] } else { Vec::new() })).collect();
+    let barrier = SpinBarrier::new(threads);
+    let (cursor, next_bucket, rounds) = (AtomicUsize::new(0), AtomicUsize::new(usize::MAX), AtomicU64::new(0));
 
     let relax = |u: u32, bins: &mut LocalBins, current: usize| {
         let du = D::load(&dist[u as usize]);
@@ -274,32 +283,100 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
         }
     };
 
-    loop {
-        rounds += 1;
-        frontier.par_chunks(64).for_each(|chunk| {
-            let mut bins = locals[rayon::current_thread_index().unwrap_or(0) % locals.len()].lock().unwrap();
-            for &u in chunk {
-                relax(u, &mut bins, current);
-            }
-            // Bucket fusion: small current-bucket work stays on this thread, no round.
-            while let Some(b) = bins.get_mut(current).filter(|b| !b.is_empty() && b.len() < FUSION_LIMIT) {
-                for u in std::mem::take(b) {
-                    relax(u, &mut bins, current);
+    rayon::broadcast(|ctx| {
+        let me = ctx.index();
+        let mut bins = LocalBins::default();
+        let mut current = 0usize;
+        loop {
+            {
+                let frontier: Vec<_> = published.iter().map(|p| p.read().expect("frontier lock")).collect();
+                let ends: Vec<usize> = frontier.iter().scan(0, |end, f| {
+                    *end += f.len();
+                    Some(*end)
+                }).collect();
+                let total = ends.last().copied().unwrap_or(0);
+                loop {
+                    let first = cursor.fetch_add(FRONTIER_CHUNK, Relaxed);
+                    if first >= total {
+                        break;
+                    }
+                    for i in first..(first + FRONTIER_CHUNK).min(total) {
+                        let t = ends.partition_point(|&end| end <= i);
+                        let u = frontier[t][i - (ends[t] - frontier[t].len())];
+                        relax(u, &mut bins, current);
+                    }
+                }
+                // Bucket fusion: small current-bucket work stays on this thread, no round.
+                while let Some(b) = bins.get_mut(current).filter(|b| !b.is_empty() && b.len() < FUSION_LIMIT) {
+                    for u in std::mem::take(b) {
+                        relax(u, &mut bins, current);
+                    }
                 }
             }
-        });
-        let mut locals_now: Vec<_> = locals.iter().map(|l| l.lock().unwrap()).collect();
-        let Some(next) = locals_now.iter().filter_map(|l| l.first_nonempty(current)).min() else { break };
-        frontier.clear();
-        for l in &mut locals_now {
-            if let Some(b) = l.get_mut(next) {
-                frontier.append(b);
+            barrier.wait();
+            if let Some(b) = bins.first_nonempty(current) {
+                next_bucket.fetch_min(b, Relaxed);
             }
-            l.advance(next);
+            barrier.wait();
+            let next = next_bucket.load(Relaxed);
+            if next == usize::MAX {
+                break;
+            }
+            {
+                let mut mine = published[me].write().expect("frontier lock");
+                mine.clear();
+                if let Some(b) = bins.get_mut(next) {
+                    std::mem::swap(&mut *mine, b);
+                }
+            }
+            bins.advance(next);
+            current = next;
+            if me == 0 {
+                cursor.store(0, Relaxed);
+                rounds.fetch_add(1, Relaxed);
+            }
+            barrier.wait();
+            // Every thread has read `next`; the next round's proposals come after its
+            // first barrier.
+            if me == 0 {
+                next_bucket.store(usize::MAX, Relaxed);
+            }
         }
-        current = next;
+    });
+    (dist.into_iter().map(D::into_inner).collect(), rounds.into_inner() + 1)
+}
+
+/// A barrier for the threads of one parallel region that spins (then yields) rather
+/// than sleeping: a round of delta-stepping on a road graph is a few microseconds, and
+/// waking a thread from a condition variable costs as much.
+struct SpinBarrier {
+    threads: usize,
+    arrived: AtomicUsize,
+    generation: AtomicUsize,
+}
+
+impl SpinBarrier {
+    fn new(threads: usize) -> SpinBarrier {
+        SpinBarrier { threads, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) }
     }
-    (dist.into_iter().map(D::into_inner).collect(), rounds)
+
+    fn wait(&self) {
+        let generation = self.generation.load(Acquire);
+        if self.arrived.fetch_add(1, AcqRel) + 1 == self.threads {
+            self.arrived.store(0, Relaxed);
+            self.generation.fetch_add(1, Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Acquire) == generation {
+            if spins < 1 << 12 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
 }
 
 /// Relaxation of `dist[dst]` through `src` for [`bellman_ford`], in integers or
