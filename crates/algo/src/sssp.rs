@@ -20,7 +20,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::AcqRel, Ordering::Relaxed, Ordering::Release};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
 use std::sync::RwLock;
 
 use rayon::prelude::*;
@@ -188,9 +188,12 @@ fn delta_stepping_by_type(g: &Graph, source: u32, delta: f64) -> Result<(Distanc
         }
         _ => {
             let delta = delta.max(1.0).round();
-            let max_weight = g.out_edges().raw_weights().map_or(1, |w| w.par_iter().copied().max().unwrap_or(0)) as u64;
-            // Any shortest path has fewer than n edges; INF (u32::MAX) must stay above it.
-            if max_weight.saturating_mul(g.num_vertices() as u64) < u32::MAX as u64 {
+            // A shortest path has fewer than n edges and uses each edge at most once, so
+            // it is no longer than either bound; INF (u32::MAX) must stay above it.
+            let (max_weight, total_weight) = g.out_edges().raw_weights().map_or((1, g.num_edges()), |w| {
+                w.par_iter().map(|&w| (w as u64, w as u64)).reduce(|| (0, 0), |a, b| (a.0.max(b.0), a.1.saturating_add(b.1)))
+            });
+            if max_weight.saturating_mul(g.num_vertices() as u64).min(total_weight) < u32::MAX as u64 {
                 let (d, r) = delta_stepping::<u32>(g, source, delta);
                 (Distances::Int(d.into_par_iter().map(|x| if x == u32::MAX { u64::MAX } else { x as u64 }).collect()), r)
             } else {
@@ -245,10 +248,12 @@ impl LocalBins {
 const FRONTIER_CHUNK: usize = 64;
 
 /// Delta-stepping on every pool thread at once, as GAPBS runs it in one parallel
-/// region: a round is the threads taking chunks of the frontier (the buckets each
-/// thread published), then three barriers (relaxed; next bucket agreed; published),
-/// with no task spawned per round. Road graphs need thousands of rounds, so their
-/// cost is the round's, not the edges'.
+/// region: in a round the threads take chunks of the frontier (the buckets each
+/// thread published), relax, propose their own lowest bucket, meet at a barrier,
+/// publish their share of the agreed bucket, and meet again; nothing is spawned per
+/// round. Road graphs need thousands of rounds, so their cost is the round's. The
+/// round's cursor and proposal are double-buffered so that each is reset a round
+/// before it is used again.
 fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) {
     let n = g.num_vertices();
     let out = g.out_edges();
@@ -260,7 +265,9 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
     // second and third barriers, read by every thread in the next round.
     let published: Vec<RwLock<Vec<u32>>> = (0..threads).map(|t| RwLock::new(if t == 0 { vec![source] } else { Vec::new() })).collect();
     let barrier = SpinBarrier::new(threads);
-    let (cursor, next_bucket, rounds) = (AtomicUsize::new(0), AtomicUsize::new(usize::MAX), AtomicU64::new(0));
+    let cursors = [AtomicUsize::new(0), AtomicUsize::new(0)];
+    let proposals = [AtomicUsize::new(usize::MAX), AtomicUsize::new(usize::MAX)];
+    let rounds = AtomicU64::new(0);
 
     let relax = |u: u32, bins: &mut LocalBins, current: usize| {
         let du = D::load(&dist[u as usize]);
@@ -287,13 +294,17 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
         let me = ctx.index();
         let mut bins = LocalBins::default();
         let mut current = 0usize;
-        loop {
+        for round in 0.. {
+            let (cursor, proposal) = (&cursors[round & 1], &proposals[round & 1]);
             {
                 let frontier: Vec<_> = published.iter().map(|p| p.read().expect("frontier lock")).collect();
-                let ends: Vec<usize> = frontier.iter().scan(0, |end, f| {
-                    *end += f.len();
-                    Some(*end)
-                }).collect();
+                let ends: Vec<usize> = frontier
+                    .iter()
+                    .scan(0, |end, f| {
+                        *end += f.len();
+                        Some(*end)
+                    })
+                    .collect();
                 let total = ends.last().copied().unwrap_or(0);
                 loop {
                     let first = cursor.fetch_add(FRONTIER_CHUNK, Relaxed);
@@ -313,14 +324,20 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
                     }
                 }
             }
-            barrier.wait();
+            // Only this thread adds to its bins, so its proposal is final now.
             if let Some(b) = bins.first_nonempty(current) {
-                next_bucket.fetch_min(b, Relaxed);
+                proposal.fetch_min(b, Relaxed);
             }
             barrier.wait();
-            let next = next_bucket.load(Relaxed);
+            let next = proposal.load(Relaxed);
             if next == usize::MAX {
                 break;
+            }
+            if me == 0 {
+                // The other buffers were last read before this round's barrier.
+                cursors[(round + 1) & 1].store(0, Relaxed);
+                proposals[(round + 1) & 1].store(usize::MAX, Relaxed);
+                rounds.fetch_add(1, Relaxed);
             }
             {
                 let mut mine = published[me].write().expect("frontier lock");
@@ -331,16 +348,7 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
             }
             bins.advance(next);
             current = next;
-            if me == 0 {
-                cursor.store(0, Relaxed);
-                rounds.fetch_add(1, Relaxed);
-            }
             barrier.wait();
-            // Every thread has read `next`; the next round's proposals come after its
-            // first barrier.
-            if me == 0 {
-                next_bucket.store(usize::MAX, Relaxed);
-            }
         }
     });
     (dist.into_iter().map(D::into_inner).collect(), rounds.into_inner() + 1)
