@@ -961,9 +961,9 @@ fn most_frequent(mut labels: Vec<u32>) -> u32 {
 /// Blocks per SM of the BC sweeps: their big levels need warps in flight more than
 /// their barriers need few blocks.
 const BC_BLOCKS_PER_SM: u32 = 4;
-/// Bytes a BC batch holds per (source, vertex) pair: its state (value and depth), its
-/// place in the order of discovery, and its bits in the three level bitmaps (rounded up).
-const BC_PAIR_BYTES: u64 = 21;
+/// Bytes a BC batch holds per (source, vertex) pair: its state (value and depth) and
+/// its place in the order of discovery.
+const BC_PAIR_BYTES: u64 = 20;
 /// Device memory a BC batch may take, at most.
 const BC_BATCH_BYTES: u64 = 4 << 30;
 
@@ -1011,7 +1011,6 @@ struct BcArrays {
     sources: u64,
     pair: u64,
     hub_sum: u64,
-    level_bits: u64,
     order: u64,
     level_end: u64,
     hubs: u64,
@@ -1041,7 +1040,6 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
     let level_end = gpu.zeros::<u32>(dg.n + 1, "level ends")?;
     let hubs = gpu.zeros::<u32>(batch * dg.hubs as usize, "hub pairs")?;
     let hub_sum = gpu.zeros::<f64>((batch * dg.hubs as usize).max(1), "hub sums")?;
-    let level_bits = gpu.zeros::<u32>(3 * pairs.div_ceil(32), "level bitmaps")?;
     let scores = gpu.zeros::<f64>(dg.n, "scores")?;
     let mut batch_sources = gpu.zeros::<u32>(batch, "sources")?;
     let ctl = gpu.zeros::<u8>(std::mem::size_of::<BcCtl>(), "a control block")?;
@@ -1056,7 +1054,6 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
         sources: ptr(&batch_sources, gpu),
         pair: ptr(&state, gpu),
         hub_sum: ptr(&hub_sum, gpu),
-        level_bits: ptr(&level_bits, gpu),
         order: ptr(&order, gpu),
         level_end: ptr(&level_end, gpu),
         hubs: ptr(&hubs, gpu),
@@ -1076,8 +1073,8 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
         let mut l = gpu.kernel("bc_batch");
         l.arg(&ctl).arg(&arrays);
         // SAFETY: arguments match bc_batch; every array holds batch x n pairs (hubs and
-        // their sums: batch x the hub vertices, level ends n + 1, three bitmaps of as many
-        // bits), the kernel leaves the pairs, sums and bitmaps zero. Cooperative: its grid barriers need every block resident.
+        // their sums: batch x the hub vertices, level ends n + 1), the kernel leaves the
+        // pairs and sums zero. Cooperative: its grid barriers need every block resident.
         unsafe { l.launch_cooperative(cfg) }.map_err(|e| {
             GpuError::Unsupported(format!("bc needs a cooperative launch, which this GPU refused ({e}); run it with --engine cpu"))
         })?;
@@ -1102,6 +1099,6 @@ mod tests {
             (80, 40, 64)
         );
         assert_eq!((std::mem::size_of::<SsspArrays>(), std::mem::offset_of!(SsspArrays, local_rounds)), (96, 92));
-        assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 112, 96));
+        assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 104, 88));
     }
 }

@@ -10,9 +10,8 @@
 // overflowed (infinite) poisons its score with NaN, which the harness refuses. The
 // state of source b's vertex v is one 16-byte BcPair at b * n + v, so every gather of
 // a neighbour's state (is it at this level? its count or coefficient) reads one
-// sector, not one per array; the backward sweep first reads a bitmap of the level
-// below (L2-resident) and gathers only the successors' state. The launch ends by
-// resetting the pairs it reached, so a batch costs what it reaches.
+// sector, not one per array; the launch ends by resetting the pairs it reached, so a
+// batch costs what it reaches.
 // Pairs whose vertex has HUB_DEGREE edges or more are set aside and expanded by groups
 // of blocks (hub_groups), so one hub does not hold one warp for a whole level.
 // A level is expanded bottom-up instead (Beamer, Asanović, Patterson, SC 2012, applied
@@ -87,7 +86,6 @@ struct BcArrays {
     const u32* sources;  // this batch's
     BcPair* pair;        // batch x n, zero between launches
     double* hub_sum;     // per hub pair of a level, zero between levels
-    u32* level_bits;     // three bitmaps of batch x n bits, zero between launches
     u32* order;          // the pairs b * n + v in order of discovery
     u32* level_end;      // level d's pairs end at order[level_end[d]]
     u32* hubs;           // indices into order of this level's hub pairs
@@ -164,35 +162,18 @@ __device__ void bc_bottom_up(BcCtl* ctl, u64* block_edges, const BcArrays& a, u3
     }
 }
 
-// The backward sweep's bitmap of level d's pairs: the sweep marks the pairs of the
-// level it passes (d) and reads the marks of the one below (d + 1), which fit in L2,
-// so it gathers the state of successors only; the third bitmap is being cleared.
-__device__ __forceinline__ u32* level_bitmap(const BcArrays& a, u32 d) {
-    return a.level_bits + (u64)(d % 3) * ((a.batch * (u64)a.n + 31) / 32);
-}
-
 // Backward partial sum over pair x's edges first, first + stride, ... of its successors'
 // coefficients (1 + delta) / sigma, which their values hold once a level is done:
 // delta[x] = sigma[x] * sum, and x's own coefficient is sum + 1 / sigma[x].
 __device__ __forceinline__ double bc_pull(const BcArrays& a, u32 x, u32 d, u64 first, u64 stride) {
     const u32 b = x / a.n, u = x - b * a.n;
     const u64 base = (u64)b * a.n;
-    const u32* below = level_bitmap(a, d + 1);
     double sum = 0.0;
     for (u64 e = a.off[u] + first; e < a.off[u + 1]; e += stride) {
-        const u32 j = (u32)(base + a.adj[e]);
-        if (__ldcg(&below[j / 32]) >> (j % 32) & 1) sum += __ldcg(&a.pair[j].value);
+        const BcPair pj = load_pair(&a.pair[base + a.adj[e]]);
+        if (pj.level == d + 2) sum += pj.value;
     }
     return sum;
-}
-
-// Marks or unmarks (`set`) the pairs order[begin, end) in `bits`: a lane per pair.
-__device__ __forceinline__ void mark_pairs(const BcArrays& a, u32* bits, u32 begin, u32 end, bool set, u32 thread, u32 threads) {
-    for (u32 i = begin + thread; i < end; i += threads) {
-        const u32 x = __ldcg(&a.order[i]);
-        if (set) atomicOr(&bits[x / 32], 1u << (x % 32));
-        else atomicAnd(&bits[x / 32], ~(1u << (x % 32)));
-    }
 }
 
 // Backward step of level d's pairs order[begin, end): a lane per pair of at most 32
@@ -289,12 +270,7 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
     // Backward: pairs of level d pull from level d + 1; level 0 holds the sources,
     // which take no score.
     for (d = levels - 1; d >= 1; d--) {
-        const u32 begin = __ldcg(&a.level_end[d - 1]), end = __ldcg(&a.level_end[d]);
-        mark_pairs(a, level_bitmap(a, d), begin, end, true, thread, threads);
-        if (d + 2 < levels) {
-            mark_pairs(a, level_bitmap(a, d + 2), __ldcg(&a.level_end[d + 1]), __ldcg(&a.level_end[d + 2]), false, thread, threads);
-        }
-        bc_backward(ctl, a, d, begin, end, thread, threads);
+        bc_backward(ctl, a, d, __ldcg(&a.level_end[d - 1]), __ldcg(&a.level_end[d]), thread, threads);
         grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 l) {
             if (l != 0) return;
             ctl->hubs_now = __ldcg(&ctl->hub_len);
@@ -320,13 +296,9 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
             grid_barrier(&ctl->blocks_done, &ctl->generation, [](u32) {});
         }
     }
-    // Leave the arrays and the edge counts as the next batch expects them (levels 1
-    // and 2 are still marked).
+    // Leave the arrays and the edge counts as the next batch expects them.
     const u32 reached = __ldcg(&ctl->tail);
     if (thread == 0) ctl->level_edges[0] = ctl->level_edges[1] = ctl->explored = 0;
-    for (d = 1; d <= 2 && d < levels; d++) {
-        mark_pairs(a, level_bitmap(a, d), __ldcg(&a.level_end[d - 1]), __ldcg(&a.level_end[d]), false, thread, threads);
-    }
     for (u32 i = thread; i < reached; i += threads) {
         a.pair[__ldcg(&a.order[i])] = BcPair{};
     }
