@@ -28,7 +28,14 @@ fails=0
 correctness() {
     echo "== correctness (Rust): every kernel on every dataset and generated graphs, GPU vs CPU references"
     if [ -n "${GPU_TEST:-}" ]; then
-        CHATTY_DATASETS=$DATASETS "$GPU_TEST" --nocapture --test-threads 1 2>&1 | tee "$OUT/gpu-test.log" | grep -E "^test |GPU vs CPU|panicked|test result" || true
+        # --nocapture names the graph each multi-GPU check is on, so a crash says where;
+        # a death by signal (status over 128) is reported as such.
+        CHATTY_DATASETS=$DATASETS "$GPU_TEST" --nocapture --test-threads 1 > "$OUT/gpu-test.log" 2>&1
+        local status=$?
+        grep -E "^test |GPU vs CPU|panicked|test result" "$OUT/gpu-test.log"
+        if [ $status -gt 128 ]; then
+            echo "the GPU test binary died by signal $((status - 128)) after: $(grep -E 'vs CPU|^test ' "$OUT/gpu-test.log" | tail -1)"
+        fi
         grep -q "test result: ok" "$OUT/gpu-test.log" || fails=$((fails + 1))
     fi
     [ -n "${QUICK:-}" ] && return
