@@ -78,11 +78,9 @@ row moscow "pr (20 iterations)" "$(ours road-pr road pr "${gpu[@]}" --max-iters 
 row moscow wcc "$(ours road-wcc road wcc "${gpu[@]}")" "$(ours road-wcc-cpu road wcc "${cpu[@]}" | cut -d' ' -f1)" "$(theirs road-cc cc -f road.sg)" ""
 row moscow "bc (1 source)" "$(ours road-bc road bc "${gpu[@]}" -r 1)" "$(ours road-bc-cpu road bc "${cpu[@]}" -r 1 | cut -d' ' -f1)" "$(theirs road-bc bc -f road.sg -r 0 -i 1)" ""
 TRIALS=1
-if [ "${PEER_PATH_BC:-1}" = 1 ]; then
-    row path5k "bc (all 5,000 sources)" "$(ours path-bc path5k bc "${gpu[@]}" --sources all)" "$(ours path-bc-cpu path5k bc "${cpu[@]}" --sources all | cut -d' ' -f1)" "$(theirs path-bc bc -f path5k.sg -i 5000)" "GAPBS: 5,000 random sources"
-else
-    row path5k "bc (all 5,000 sources)" "$(ours path-bc path5k bc "${gpu[@]}" --sources all)" "$(ours path-bc-cpu path5k bc "${cpu[@]}" --sources all | cut -d' ' -f1)" "not run" "GAPBS not run (PEER_PATH_BC=0: it takes minutes)"
-fi
+peer_path=("not run" "GAPBS not run (PEER_PATH_BC=0: it takes minutes)")
+[ "${PEER_PATH_BC:-1}" = 1 ] && peer_path=("$(theirs path-bc bc -f path5k.sg -i 5000)" "GAPBS: 5,000 random sources")
+row path5k "bc (all 5,000 sources)" "$(ours path-bc path5k bc "${gpu[@]}" --sources all)" "$(ours path-bc-cpu path5k bc "${cpu[@]}" --sources all | cut -d' ' -f1)" "${peer_path[@]}"
 python3 - "$rows" "$(nproc)" <<'PY' | tee "$OUT/table.md"
 import csv, sys
 cores = sys.argv[2]

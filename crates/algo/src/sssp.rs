@@ -261,8 +261,8 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
     let mut dist: Vec<D::Cell> = (0..n).into_par_iter().map(|_| D::INF.cell()).collect();
     dist[source as usize] = D::ZERO.cell();
     let threads = rayon::current_num_threads();
-    // Each thread's share of the current bucket: written by its owner between the
-    // second and third barriers, read by every thread in the next round.
+    // Each thread's share of the current bucket: written by its owner between a
+    // round's two barriers, read by every thread in the next round.
     let published: Vec<RwLock<Vec<u32>>> = (0..threads).map(|t| RwLock::new(if t == 0 { vec![source] } else { Vec::new() })).collect();
     let barrier = SpinBarrier::new(threads);
     let cursors = [AtomicUsize::new(0), AtomicUsize::new(0)];

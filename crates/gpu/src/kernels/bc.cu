@@ -288,7 +288,7 @@ extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
             grid_barrier(&ctl->blocks_done, &ctl->generation, [](u32) {});
             for (u32 h = thread; h < hubs; h += threads) {
                 const u32 x = __ldcg(&a.hubs[h]);
-                const double sx = a.pair[x].value, sum = __ldcg(&a.hub_sum[h]);
+                const double sx = __ldcg(&a.pair[x].value), sum = __ldcg(&a.hub_sum[h]);
                 a.hub_sum[h] = 0.0;
                 a.pair[x].value = isinf(sx) ? BC_NAN : sum + 1.0 / sx;
                 if (sum != 0.0 || isinf(sx)) atomicAdd(&a.bc[x % a.n], isinf(sx) ? BC_NAN : sx * sum);
