@@ -294,3 +294,33 @@ fn engine_mpi_needs_a_cgr() {
     assert!(!o.status.success());
     assert!(text(&o).contains("chatty convert"), "{}", text(&o));
 }
+
+/// `--engine gpu` under mpirun is the multi-GPU engine across the ranks: every kernel
+/// verified where there are GPUs; on a machine without one (CI), every rank stops
+/// with a clear error instead of one rank waiting for the other.
+#[test]
+fn engine_gpu_spans_the_ranks_or_says_there_is_no_gpu() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("r.cgr");
+    assert!(chatty(&["generate", "rmat", "--scale", "10", "--weights", "9", "-o", g.to_str().unwrap()]).status.success());
+    let out = d.path().join("out.txt");
+    let started = Instant::now();
+    let o = mpirun(2)
+        .args([CHATTY, "run", KERNELS, g.to_str().unwrap(), "--engine", "gpu", "--verify", "--sources", "3", "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(!t.contains("panicked"), "{t}");
+    if t.contains("found no GPU") {
+        assert!(!o.status.success(), "{t}");
+        assert!(started.elapsed() < Duration::from_secs(60), "{t}");
+        assert!(
+            std::fs::read_dir(d.path()).unwrap().flatten().all(|e| !e.file_name().to_string_lossy().starts_with("out")),
+            "no output file"
+        );
+    } else {
+        assert!(o.status.success(), "{t}");
+        assert_eq!(t.matches("Verification:        PASS").count(), 6, "{t}");
+        assert!(t.contains("2 processes"), "{t}");
+    }
+}

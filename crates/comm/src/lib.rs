@@ -21,14 +21,19 @@
 //!   ring GPU threads write, MPI-style tag matching, and the proxy that moves the
 //!   bytes and reports completion, with timeouts instead of hangs.
 //!
+//! - [`group`]: the processes of a job as the multi-GPU engine sees them when its
+//!   parts span processes (implemented over MPI by `chatty-dist`).
+//!
 //! The transports themselves run in the multi-GPU engine (`chatty-gpu`). This crate
 //! knows nothing of graphs or algorithms.
 
 pub mod calibrate;
+pub mod group;
 pub mod messaging;
 pub mod nccl;
 pub mod topology;
 pub mod transport;
 
+pub use group::{Group, GroupError, Processes};
 pub use topology::{probe, Gpu, Link, Pair, Topology};
 pub use transport::{choose, Comm, Method, Transport};

@@ -31,6 +31,9 @@ pub enum Method {
     NcclBcast,
     /// NCCL all-gather over every GPU (per pair: one rank's part).
     NcclAllgather,
+    /// A GPU to pinned host memory, an MPI all-gather between processes, host memory
+    /// to the other GPUs (what the multi-process engine exchanges through).
+    Mpi,
 }
 
 impl Method {
@@ -45,6 +48,7 @@ impl Method {
             Method::Uva => "uva",
             Method::NcclBcast => "nccl-bcast",
             Method::NcclAllgather => "nccl-allgather",
+            Method::Mpi => "mpi",
         }
     }
 }
@@ -63,10 +67,13 @@ pub enum Transport {
     Staged,
     /// NCCL broadcast from each GPU in turn.
     Nccl,
+    /// Between processes: copied to pinned host memory, all-gathered by MPI, copied
+    /// to every GPU (the only transport when the parts span processes).
+    Mpi,
 }
 
 impl Transport {
-    /// Every transport, in the order `--comm auto` breaks ties.
+    /// Every transport within one process, in the order `--comm auto` breaks ties.
     pub const ALL: [Transport; 5] = [Transport::P2p, Transport::Peer, Transport::Nccl, Transport::Uva, Transport::Staged];
 
     /// The `--comm` name.
@@ -77,6 +84,7 @@ impl Transport {
             Transport::Uva => "uva",
             Transport::Staged => "staged",
             Transport::Nccl => "nccl",
+            Transport::Mpi => "mpi",
         }
     }
 
@@ -88,6 +96,7 @@ impl Transport {
             Transport::Uva => Method::Uva,
             Transport::Staged => Method::Staged,
             Transport::Nccl => Method::NcclBcast,
+            Transport::Mpi => Method::Mpi,
         }
     }
 }
@@ -103,13 +112,14 @@ pub enum Comm {
 
 impl Comm {
     /// Every choice, as `--comm` lists them.
-    pub const ALL: [Comm; 6] = [
+    pub const ALL: [Comm; 7] = [
         Comm::Auto,
         Comm::Forced(Transport::P2p),
         Comm::Forced(Transport::Peer),
         Comm::Forced(Transport::Nccl),
         Comm::Forced(Transport::Uva),
         Comm::Forced(Transport::Staged),
+        Comm::Forced(Transport::Mpi),
     ];
 
     /// `auto` or the transport's name.
@@ -206,6 +216,7 @@ mod tests {
             Method::Uva,
             Method::NcclBcast,
             Method::NcclAllgather,
+            Method::Mpi,
         ] {
             assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{}\"", m.name()));
         }

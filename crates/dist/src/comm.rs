@@ -23,11 +23,52 @@ pub struct Comm {
     bytes: AtomicU64,
 }
 
-// SAFETY: MPI is initialised with `Threading::Serialized`, and the engine calls the
+// SAFETY: MPI is initialised with `Threading::Serialized`, and the engines call the
 // communicator from one thread at a time: the harness's thread, or the rayon worker a
 // trial's kernel runs on (never from the parallel steps inside it); `Sync` is needed
-// because `Engine: Sync`.
+// because `Engine: Sync`, `Send` because the GPU engine holds it shared.
 unsafe impl Sync for Comm {}
+// SAFETY: as above; the communicator is a handle, valid on any thread.
+unsafe impl Send for Comm {}
+
+impl chatty_comm::Group for Comm {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.size
+    }
+
+    fn sum_u64(&self, mine: &[u64]) -> Vec<u64> {
+        let mut all = vec![0u64; mine.len()];
+        if !mine.is_empty() {
+            self.world.all_reduce_into(mine, &mut all[..], SystemOperation::sum());
+        }
+        all
+    }
+
+    fn sum_f64(&self, mine: &[f64]) -> Vec<f64> {
+        self.sum_f64s(mine)
+    }
+
+    fn all_gather_into(&self, mine: &[u8], all: &mut [u8]) -> Result<(), chatty_comm::GroupError> {
+        let counts = self.gather_counts(mine.len()).map_err(|e| chatty_comm::GroupError(e.to_string()))?;
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        if total != all.len() {
+            return Err(chatty_comm::GroupError(format!("the processes offered {total} bytes for {} places", all.len())));
+        }
+        if total > i32::MAX as usize {
+            return Err(chatty_comm::GroupError(DistError::TooLarge(total as u64).to_string()));
+        }
+        let displs = displacements(&counts);
+        self.world.all_gather_varcount_into(mine, &mut PartitionMut::new(all, &counts[..], &displs[..]));
+        let sent = (mine.len() * (self.size - 1)) as u64;
+        self.exchanges.fetch_add(1, Relaxed);
+        self.bytes.fetch_add(sent, Relaxed);
+        Ok(())
+    }
+}
 
 impl Comm {
     pub(crate) fn new(world: SimpleCommunicator) -> Comm {

@@ -101,22 +101,42 @@ struct DistTrial {
     gather_seconds: f64,
 }
 
+/// Starts MPI (threads serialized: one thread at a time calls it) and checks that every
+/// rank was given the same `flags` (a digest of the command line's parameters). From
+/// here until [`finish`], an error on a rank must stop the job ([`abort_job`]); a
+/// panicking rank stops it itself.
+pub fn start(flags: u64) -> Result<Comm, DistError> {
+    let (universe, level) = mpi::initialize_with_threading(mpi::Threading::Serialized)
+        .ok_or_else(|| DistError::Mpi("MPI is already initialised in this process".into()))?;
+    if level < mpi::Threading::Serialized {
+        return Err(DistError::Mpi(format!("this MPI provides thread level {level:?}; the engine needs Serialized")));
+    }
+    let comm = Comm::new(universe.world());
+    // MPI outlives the engine: `finish` finalises it after the run, `abort_job` stops
+    // the job on an error (dropping the universe would finalise now).
+    std::mem::forget(universe);
+    RUNNING.store(true, SeqCst);
+    // A panicking rank would wait in MPI_Finalize while unwinding, and the others in
+    // their next collective: report it, then stop the job.
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        abort_job(101);
+    }));
+    let (lo, hi) = comm.min_max_u64(flags);
+    if lo != hi {
+        return Err(DistError::Inconsistent("the ranks were started with different parameters".into()));
+    }
+    Ok(comm)
+}
+
 impl DistEngine {
-    /// Starts MPI (threads serialized: one thread at a time calls it), opens and checks
-    /// `path` on every rank (or on rank 0, which sends the rows: `distribute`), and checks that every rank was given the same graph and
-    /// `flags` (a digest of the command line's parameters).
+    /// Starts MPI ([`start`]), then opens and checks `path` on every rank (or on rank
+    /// 0, which sends the rows: `distribute`), and checks that every rank was given the
+    /// same graph.
     pub fn open(path: &Path, flags: u64, options: Options) -> Result<DistEngine, DistError> {
         let distribute = options.distribute;
-        let (universe, level) = mpi::initialize_with_threading(mpi::Threading::Serialized)
-            .ok_or_else(|| DistError::Mpi("MPI is already initialised in this process".into()))?;
-        if level < mpi::Threading::Serialized {
-            return Err(DistError::Mpi(format!("this MPI provides thread level {level:?}; the engine needs Serialized")));
-        }
-        let comm = Comm::new(universe.world());
-        let (lo, hi) = comm.min_max_u64(flags);
-        if lo != hi {
-            return Err(DistError::Inconsistent("the ranks were started with different parameters".into()));
-        }
+        let comm = start(flags)?;
         let (path, distribution) = match (distribute, &options.multicast) {
             (Distribute::Multicast, Some(m)) => {
                 let (local, done) = crate::multicast::distribute(&comm, path, m)?;
@@ -150,17 +170,6 @@ impl DistEngine {
                 graph
             }
         };
-        // MPI outlives the engine: `finish` finalises it after the run, `abort_job`
-        // stops the job on an error (dropping the universe would finalise now).
-        std::mem::forget(universe);
-        RUNNING.store(true, SeqCst);
-        // A panicking rank would wait in MPI_Finalize while unwinding, and the others
-        // in their next collective: report it, then stop the job.
-        let report = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            report(info);
-            abort_job(101);
-        }));
         let threads = rayon::current_num_threads();
         let cores = std::thread::available_parallelism().map_or(threads, |c| c.get());
         let notes = if cores < threads {

@@ -13,6 +13,10 @@
 //! Every rank keeps per-vertex arrays over all n vertices (only its own and its
 //! ghosts' entries are read): edges, the bulk of a graph, are what is split.
 //!
+//! [`Comm`] is also the [`chatty_comm::Group`] through which the multi-GPU engine runs
+//! across processes (`mpirun ... chatty run ... --engine gpu`): [`start`] begins the
+//! job, the GPU engine does the rest.
+//!
 //! This crate needs MPI (Open MPI or MPICH, through the `mpi` crate) to build; the
 //! CLI includes it behind its `mpi` feature. It knows nothing of GPUs or file formats
 //! other than `.cgr`.
@@ -32,7 +36,7 @@ pub mod sssp;
 pub mod wcc;
 
 pub use comm::Comm;
-pub use engine::{abort_job, finish, DistEngine, Options};
+pub use engine::{abort_job, finish, start, DistEngine, Options};
 pub use graph::Distribute;
 pub use multicast::{Distribution, Multicast};
 

@@ -17,8 +17,19 @@ pub struct GpuEngine {
 }
 
 enum Devices {
-    One { gpu: Gpu, device: Option<DeviceGraph> },
-    Several { options: MultiOptions, engine: Option<MultiGpu>, prepared: Option<Algorithm>, notes: Vec<String> },
+    One {
+        gpu: Gpu,
+        device: Option<DeviceGraph>,
+    },
+    Several {
+        options: MultiOptions,
+        engine: Option<MultiGpu>,
+        prepared: Option<Algorithm>,
+        notes: Vec<String>,
+        /// BC across processes: the whole graph on this process's first GPU, which
+        /// runs its share of the sources.
+        bc: Option<(Gpu, DeviceGraph)>,
+    },
 }
 
 /// Device figures of one trial (the report's `detail`).
@@ -60,7 +71,7 @@ impl GpuEngine {
 
     /// The multi-GPU engine over `graph` on `options.devices` (opened by [`Engine::prepare`]).
     pub fn several(graph: Graph, options: MultiOptions) -> GpuEngine {
-        GpuEngine { graph, devices: Devices::Several { options, engine: None, prepared: None, notes: Vec::new() } }
+        GpuEngine { graph, devices: Devices::Several { options, engine: None, prepared: None, notes: Vec::new(), bc: None } }
     }
 
     /// The host graph.
@@ -137,7 +148,14 @@ impl Engine for GpuEngine {
                     *device = Some(DeviceGraph::upload(gpu, &self.graph).map_err(Error::engine)?);
                 }
             }
-            Devices::Several { options, engine, prepared, notes } => {
+            Devices::Several { options, bc, .. } if alg == Algorithm::Bc && options.processes.is_some() => {
+                if bc.is_none() {
+                    let gpu = Gpu::open(options.devices[0]).map_err(Error::engine)?;
+                    let device = DeviceGraph::upload(&gpu, &self.graph).map_err(Error::engine)?;
+                    *bc = Some((gpu, device));
+                }
+            }
+            Devices::Several { options, engine, prepared, notes, .. } => {
                 if *prepared != Some(alg) {
                     // One kernel's parts at a time.
                     (*engine, *prepared) = (None, None);
@@ -182,6 +200,25 @@ impl Engine for GpuEngine {
                 let b = Breakdown { setup_seconds: r.setup_seconds, exchange_seconds: 0.0, download_seconds: r.download_seconds };
                 Ok(trial(r.output, r.iterations, r.kernel_seconds, b, r.residual, Vec::new(), detail(d)?))
             }
+            Devices::Several { options, bc: Some((gpu, device)), .. } if alg == Algorithm::Bc => {
+                let processes = options.processes.as_ref().ok_or_else(unprepared)?;
+                let (rank, size) = (processes.0.rank(), processes.0.size());
+                let mine: Vec<u32> = sources.iter().skip(rank).step_by(size).copied().collect();
+                let r = match mine.is_empty() {
+                    true => None,
+                    false => Some(run(gpu, device, alg, p, &mine, progress).map_err(Error::engine)?),
+                };
+                let summed = std::time::Instant::now();
+                let scores = match r.as_ref().map(|r| &r.output) {
+                    Some(chatty_algo::Output::Values(v)) => processes.0.sum_f64(v),
+                    _ => processes.0.sum_f64(&vec![0.0; self.graph.num_vertices()]),
+                };
+                let download_seconds = r.as_ref().map_or(0.0, |r| r.download_seconds) + summed.elapsed().as_secs_f64();
+                let b = Breakdown { setup_seconds: r.as_ref().map_or(0.0, |r| r.setup_seconds), exchange_seconds: 0.0, download_seconds };
+                let d = DeviceTrial { peak_device_memory_bytes: r.as_ref().map_or(0, |r| r.peak_device_bytes) };
+                let seconds = r.as_ref().map_or(0.0, |r| r.kernel_seconds);
+                Ok(trial(chatty_algo::Output::Values(scores), sources.len() as u64, seconds, b, None, Vec::new(), detail(d)?))
+            }
             Devices::Several { engine, .. } => {
                 let r = engine.as_ref().ok_or_else(unprepared)?.run(alg, p, sources).map_err(Error::engine)?;
                 let c = &r.comm;
@@ -212,9 +249,16 @@ impl Engine for GpuEngine {
         let d = &trial.detail;
         let moved: Vec<String> =
             trial.transfers.iter().map(|t| format!("{} {}x {:.1} MB", t.transport, t.exchanges, t.bytes as f64 / 1e6)).collect();
+        let processes = options.processes.as_ref().map_or(1, |p| p.0.size());
+        if d.get("steps").is_none() {
+            return vec![format!("GPUs: {} sources split over {processes} processes, one GPU each, scores summed", trial.sources.len())];
+        }
+        let gpus = match processes {
+            1 => options.devices.len().to_string(),
+            p => format!("{} here, {p} processes", options.devices.len()),
+        };
         vec![format!(
-            "GPUs: {} ({} control); {} steps, {} exchanges ({}), {} of {} updated vertices sent",
-            options.devices.len(),
+            "GPUs: {gpus} ({} control); {} steps, {} exchanges ({}), {} of {} updated vertices sent",
             options.control.name(),
             d["steps"],
             d["exchanges"],
@@ -247,6 +291,7 @@ impl Engine for GpuEngine {
                 "upload_gb_per_s": gb_per_s(mg.upload_bytes, mg.upload_seconds),
                 "compile_seconds": mg.compile_seconds,
                 "gpus": mg.info.len(),
+                "processes": o.processes.as_ref().map_or(1, |p| p.0.size()),
                 "control": mg.control().name(),
                 "comm": o.comm.name(),
                 "mode": o.mode.name(),

@@ -106,6 +106,9 @@ pub enum GpuError {
     /// NCCL is missing or a collective failed.
     #[error("{0}")]
     Nccl(String),
+    /// A collective between the processes of a job failed.
+    #[error("between processes: {0}")]
+    Processes(String),
 }
 
 impl From<chatty_comm::nccl::NcclError> for GpuError {

@@ -32,6 +32,31 @@ fn nccl_environment_is_safe() {
     }
 }
 
+/// A crash inside a driver call or the engine prints its stack (raw addresses, for
+/// `addr2line -e` with this binary) before the process dies: the GPU machine has no
+/// debugger, and a segfault was once seen in the multi-GPU check.
+fn report_crashes() {
+    extern "C" {
+        fn backtrace(frames: *mut *mut libc::c_void, size: i32) -> i32;
+        fn backtrace_symbols_fd(frames: *const *mut libc::c_void, size: i32, fd: i32);
+    }
+    extern "C" fn on_crash(signal: i32) {
+        let mut frames = [std::ptr::null_mut(); 64];
+        // SAFETY: glibc's backtrace writes at most 64 frames; the default action is
+        // restored before the signal is raised again, so the process still dies by it.
+        unsafe {
+            let n = backtrace(frames.as_mut_ptr(), 64);
+            backtrace_symbols_fd(frames.as_ptr(), n, 2);
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+    for signal in [libc::SIGSEGV, libc::SIGBUS] {
+        // SAFETY: installs a handler that only writes to standard error and re-raises.
+        unsafe { libc::signal(signal, on_crash as extern "C" fn(i32) as libc::sighandler_t) };
+    }
+}
+
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
@@ -187,6 +212,7 @@ fn multi_devices() -> Vec<usize> {
 
 fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Transport>], controls: &[Control], reorder: bool) {
     nccl_environment_is_safe();
+    report_crashes();
     let negative = chatty_algo::sssp::check_weights(&g).is_err();
     let mut graph = Some(g);
     for alg in [Algorithm::Bfs, Algorithm::Sssp, Algorithm::Pr, Algorithm::Wcc, Algorithm::Spmv] {
@@ -211,6 +237,7 @@ fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Tr
                     reorder,
                     watchdog: Duration::from_secs(60),
                     mode,
+                    processes: None,
                 };
                 let what = format!("{label} {} mode {mode:?} comm {t:?} control {control:?} reorder {reorder}", alg.name());
                 let mut engine = GpuEngine::several(graph.take().expect("the graph"), o);
@@ -297,6 +324,7 @@ fn a_hung_step_is_an_error_not_a_hang() {
             reorder: false,
             watchdog: Duration::from_nanos(1),
             mode,
+            processes: None,
         };
         let mg = MultiGpu::open(&g, Algorithm::Bfs, &o).unwrap();
         let err = mg.run(Algorithm::Bfs, &Params::default(), &[0]).err().expect("a 1 ns watchdog fires");
@@ -317,9 +345,14 @@ fn bc_and_impossible_transports_are_refused_clearly() {
         reorder: false,
         watchdog: Duration::from_secs(5),
         mode: Mode::Bsp,
+        processes: None,
     };
     let err = MultiGpu::open(&g, Algorithm::Bfs, &o).err().expect("nccl needs distinct GPUs");
     assert!(err.to_string().contains("NCCL"), "{err}");
+    let err = MultiGpu::open(&g, Algorithm::Bfs, &MultiOptions { comm: Comm::Forced(Transport::Mpi), ..o.clone() })
+        .err()
+        .expect("mpi needs processes");
+    assert!(err.to_string().contains("mpirun"), "{err}");
     let err = MultiGpu::open(&g, Algorithm::Bc, &MultiOptions { comm: Comm::Auto, ..o }).err().expect("bc is single-GPU");
     assert!(err.to_string().contains("one GPU"), "{err}");
 }

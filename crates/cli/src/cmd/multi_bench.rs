@@ -139,6 +139,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                     reorder: reorder.bfs(),
                     watchdog: std::time::Duration::from_secs(120),
                     mode: Mode::Bsp,
+                    processes: None,
                 };
                 // One upload per graph, kernel and order; every configuration reuses it.
                 let mut multi = GpuEngine::several(graph.take().expect("the graph"), o);

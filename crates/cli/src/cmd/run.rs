@@ -112,6 +112,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let (mut engine, speaks) = match a.engine {
         EngineChoice::Mpi => open_mpi(a)?,
         EngineChoice::Auto if under_mpirun() && cfg!(feature = "mpi") => open_mpi(a)?,
+        EngineChoice::Gpu if under_mpirun() && cfg!(feature = "mpi") => open_gpu_job(a, quiet)?,
         _ => (open_engine(a, quiet, &p.bc_sources)?, true),
     };
     let quiet = quiet || !speaks;
@@ -278,9 +279,7 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
             a.graph.display()
         );
     }
-    // Every rank must run the same command: a digest of it is compared at start-up.
-    let line: Vec<String> = std::env::args().collect();
-    let flags = xxhash_rust::xxh3::xxh3_64(line.join("\0").as_bytes());
+    let flags = command_digest();
     let distribute = match a.distribute {
         Distribute::Shared => chatty_dist::Distribute::Shared,
         Distribute::Mpi => chatty_dist::Distribute::Mpi,
@@ -297,6 +296,66 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
         silence_stdout()?;
     }
     Ok((Box::new(engine), speaks))
+}
+
+/// A digest of the command line: every rank must run the same command, and compares
+/// it at start-up.
+#[cfg(feature = "mpi")]
+fn command_digest() -> u64 {
+    let line: Vec<String> = std::env::args().collect();
+    xxhash_rust::xxh3::xxh3_64(line.join("\0").as_bytes())
+}
+
+/// `--engine gpu` under `mpirun`: the multi-GPU engine over the GPUs of every rank.
+/// Each rank loads the graph, drives its own GPUs (`--devices`, else one: its local
+/// rank's, modulo the GPUs it sees) and holds the parts that fall to them; values
+/// travel between ranks through MPI. Rank 0 speaks for the job.
+#[cfg(feature = "mpi")]
+fn open_gpu_job(a: &RunArgs, quiet: bool) -> Result<(Box<dyn Engine>, bool)> {
+    let comm = chatty_dist::start(command_digest())?;
+    let rank = comm.rank();
+    let speaks = rank == 0;
+    if !speaks {
+        silence_stdout()?;
+    }
+    check_multi_flags(&a.gpu, &a.algorithm)?;
+    let count = Gpu::count();
+    let devices = match &a.gpu.devices {
+        Some(d) if d.is_empty() => bail!("--devices needs at least one ordinal"),
+        Some(d) => d.clone(),
+        None if count == 0 => bail!("rank {rank}: --engine gpu found no GPU on this host"),
+        None => {
+            let local = ["OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"]
+                .iter()
+                .find_map(|k| std::env::var(k).ok()?.parse::<usize>().ok())
+                .unwrap_or(rank);
+            vec![local % count]
+        }
+    };
+    let bar = Bar::new(quiet || !speaks);
+    let graph = load_graph(&a.graph, &a.load, &bar)?;
+    drop(bar);
+    let shape = format!("{} {} {}", graph.num_vertices(), graph.num_edges(), graph.is_directed());
+    let shape = xxhash_rust::xxh3::xxh3_64(shape.as_bytes());
+    let (lo, hi) = comm.min_max_u64(shape);
+    if lo != hi {
+        bail!("rank {rank}: the ranks loaded different graphs from {}", a.graph.display());
+    }
+    let o = MultiOptions {
+        devices,
+        control: a.gpu.control,
+        comm: a.gpu.comm.unwrap_or(Comm::Auto),
+        reorder: a.gpu.reorder.bfs(),
+        watchdog: std::time::Duration::from_secs_f64(a.gpu.watchdog),
+        mode: a.gpu.mode,
+        processes: Some(chatty_comm::Processes(std::sync::Arc::new(comm))),
+    };
+    Ok((Box::new(GpuEngine::several(graph, o)), speaks))
+}
+
+#[cfg(not(feature = "mpi"))]
+fn open_gpu_job(_: &RunArgs, _: bool) -> Result<(Box<dyn Engine>, bool)> {
+    unreachable!("without the mpi feature --engine gpu runs in this process")
 }
 
 /// `--distribute multicast`'s group, interface, key and local directory.
@@ -469,15 +528,7 @@ fn open_ssd(index: &Path, s: &SsdArgs) -> Result<SsdEngine> {
 /// the GPU count is left to [`chatty_gpu::choose_gpus`] once the graph is loaded
 /// (`--gpus auto` on a machine with several). Checked before the graph is loaded.
 fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions>, bool)> {
-    if !(a.watchdog > 0.0 && a.watchdog.is_finite()) {
-        bail!("--watchdog takes a positive number of seconds");
-    }
-    if let Some(alg) = algs.iter().find(|&&alg| !a.mode.supports(alg)) {
-        bail!("--mode {} has bfs and sssp, not {}", a.mode.name(), alg.name());
-    }
-    if let (Some(c), Mode::Async | Mode::Gmpi) = (a.comm, a.mode) {
-        bail!("--comm {} applies to --mode bsp; --mode {} moves levels its own way", c.name(), a.mode.name());
-    }
+    check_multi_flags(a, algs)?;
     let mut auto = false;
     let devices = match &a.devices {
         Some(d) if d.is_empty() => bail!("--devices needs at least one ordinal"),
@@ -514,7 +565,21 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
     };
     let watchdog = std::time::Duration::from_secs_f64(a.watchdog);
     let comm = a.comm.unwrap_or(Comm::Auto);
-    Ok((Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.bfs(), watchdog, mode: a.mode }), auto))
+    Ok((Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.bfs(), watchdog, mode: a.mode, processes: None }), auto))
+}
+
+/// The multi-GPU flags that make sense on their own and with the kernels asked for.
+fn check_multi_flags(a: &GpuArgs, algs: &[Algorithm]) -> Result<()> {
+    if !(a.watchdog > 0.0 && a.watchdog.is_finite()) {
+        bail!("--watchdog takes a positive number of seconds");
+    }
+    if let Some(alg) = algs.iter().find(|&&alg| !a.mode.supports(alg)) {
+        bail!("--mode {} has bfs and sssp, not {}", a.mode.name(), alg.name());
+    }
+    if let (Some(c), Mode::Async | Mode::Gmpi) = (a.comm, a.mode) {
+        bail!("--comm {} applies to --mode bsp; --mode {} moves levels its own way", c.name(), a.mode.name());
+    }
+    Ok(())
 }
 
 /// Writes one row per vertex through a temporary file: `.csv` and `.tsv` with a

@@ -227,8 +227,8 @@ impl MultiGpu {
             sums: CudaSlice<f64>,
         }
         let n = self.n;
-        let own: u64 = self.parts.iter().map(|p| (p.hi - p.lo) as u64).sum();
-        let boundary: u64 = self.parts.iter().map(|p| p.boundary).sum();
+        let own = self.n as u64;
+        let boundary: u64 = self.boundaries.iter().sum();
         let dense = 4 * own <= 8 * boundary;
         let bufs = self.per_part(|p| {
             let gpu = &p.gpu;
@@ -254,12 +254,11 @@ impl MultiGpu {
             Ok(B { score: [score, gpu.zeros(n, "scores")?], contrib: [contrib, gpu.zeros(n, "contributions")?], sums })
         })?;
         let peak = self.peak();
-        let sums_of = |parts: &[Part]| -> [f64; 2] {
-            let f = |p: &Part, i: usize| f64::from_bits(p.status.word(2 * i) as u64 | (p.status.word(2 * i + 1) as u64) << 32);
-            [parts.iter().map(|p| f(p, 0)).sum(), parts.iter().map(|p| f(p, 1)).sum()]
-        };
+        let sum = |p: &Part, i: usize| p.status.word(2 * i) as u64 | (p.status.word(2 * i + 1) as u64) << 32;
+        // Over every part of the job, added in part order wherever the parts are.
+        let sums = || [0, 1].map(|i| self.across(self.parts.iter().map(|p| sum(p, i)).collect()).into_iter().map(f64::from_bits).sum());
         // Every part computed the whole initial dangling mass.
-        let (mut change, mut dangling) = (0.0, sums_of(&self.parts[..1])[1]);
+        let (mut change, mut dangling) = (0.0, f64::from_bits(sum(&self.parts[0], 1)));
         let start = Instant::now();
         let (mut iters, mut cur) = (0u32, 0usize);
         let mut sent: Option<Sent> = None;
@@ -296,14 +295,14 @@ impl MultiGpu {
             stats.steps += 1;
             stats.state_bytes += 20 * self.parts.len() as u64;
             stats.updated += own;
-            [change, dangling] = sums_of(&self.parts);
+            [change, dangling] = sums();
             let next: Vec<u64> = bufs.iter().zip(&self.parts).map(|(b, p)| ptr(&b.contrib[cur ^ 1], &p.gpu)).collect();
-            sent = if self.parts.len() == 1 {
+            sent = if self.k() == 1 {
                 None
             } else if dense {
                 stats.dense_exchanges += 1;
                 let src = next.iter().zip(&self.parts).map(|(&a, p)| a + 4 * p.lo as u64).collect();
-                let bytes = self.parts.iter().map(|p| 4 * (p.hi - p.lo) as u64).collect();
+                let bytes = self.ranges.iter().map(|&(lo, hi)| 4 * (hi - lo) as u64).collect();
                 Some(self.send(src, bytes, Dst::Slices { base: next, elem: 4 }, 0, stats)?)
             } else {
                 self.send_records(1, stats)?
@@ -361,7 +360,7 @@ impl MultiGpu {
             others: CudaSlice<u32>,
             sampled: CudaSlice<u32>,
         }
-        let (n, k) = (self.n as u32, self.parts.len());
+        let (n, k) = (self.n as u32, self.k());
         let bufs = self.per_part(|p| {
             let gpu = &p.gpu;
             Ok(B {

@@ -2,9 +2,9 @@
 //! behind one contract: [`MultiGpu::send`] (the senders' half, before the barrier)
 //! returns a [`Sent`] that [`MultiGpu::receive`] completes on each receiver (queued
 //! before the kernels that read the data). The choice among transports is
-//! `chatty_comm::choose`'s. Every exchange has the same shape: each GPU g offers
-//! `bytes[g]` at `src[g]` in its memory, to be written at `dst(g, j)` in the memory of
-//! every other GPU j.
+//! `chatty_comm::choose`'s; across processes it is MPI's. Every exchange has the same
+//! shape: each part g of the job offers `bytes[g]` at `src[g]` in its GPU's memory, to
+//! be written at `dst(g, j)` in the memory of every other part j.
 
 use cudarc::driver::sys;
 
@@ -46,7 +46,10 @@ impl Nccl {
 /// A finished sender half: what the receivers must still do.
 pub(super) struct Sent {
     transport: Transport,
+    /// Per part of the job.
     bytes: Vec<u64>,
+    /// `Transport::Mpi`: every part's bytes, in part order.
+    gathered: Vec<u8>,
     /// Where each part's values land in every other part.
     dst: Dst,
     /// Record layout (`Dst::Records`): value words per record.
@@ -67,31 +70,36 @@ impl MultiGpu {
     /// The transport for an exchange of `bytes` per sender.
     pub(super) fn transport(&self, bytes: &[u64]) -> Transport {
         match self.comm {
+            _ if self.processes.is_some() => Transport::Mpi,
             Comm::Forced(t) => t,
             Comm::Auto => choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available),
         }
     }
 
+    /// Where part r's values land on this process's part j (`parts[j]`); `base` holds
+    /// addresses on this process's parts.
     pub(super) fn dst(&self, dst: &Dst, r: usize, j: usize) -> u64 {
         let pj = &self.parts[j];
+        let in_job = self.first + j;
         match dst {
             Dst::Records { x } => ptr(&pj.recv[*x], &pj.gpu) + 4 * pj.slot[r],
-            Dst::Slices { base, elem } => base[j] + elem * self.parts[r].lo as u64,
-            Dst::Forests { base, bytes } => base[j] + bytes * (r - (r > j) as usize) as u64,
+            Dst::Slices { base, elem } => base[j] + elem * self.ranges[r].0 as u64,
+            Dst::Forests { base, bytes } => base[j] + bytes * (r - (r > in_job) as usize) as u64,
         }
     }
 
-    /// The senders' half of an exchange of `bytes[g]` at `src[g]`, ending when every
-    /// sender is done; the receivers' half is [`MultiGpu::receive`].
+    /// The senders' half of an exchange of `bytes[g]` (every part of the job) at
+    /// `src[g]` (this process's parts), ending when every sender is done; the
+    /// receivers' half is [`MultiGpu::receive`].
     pub(super) fn send(&self, src: Vec<u64>, bytes: Vec<u64>, dst: Dst, width: u32, stats: &mut CommStats) -> Result<Sent> {
         let started = std::time::Instant::now();
         let t = self.transport(&bytes);
-        let k = self.parts.len();
+        let k = self.k();
         let issue = |g: usize| -> Result<()> {
             let p = &self.parts[g];
             let gpu = &p.gpu;
             let stream = gpu.stream.cu_stream();
-            let b = bytes[g];
+            let b = bytes[self.first + g];
             match t {
                 Transport::Nccl => {
                     let nccl = self.nccl.as_ref().expect("nccl is available");
@@ -119,7 +127,7 @@ impl MultiGpu {
                     launch(gpu, "mg_copy_words", &[Arg::U64(src[g]), Arg::U64(p.staging.device), Arg::U64(b / 4)])?
                 },
                 // SAFETY: as above.
-                Transport::Staged => {
+                Transport::Staged | Transport::Mpi => {
                     unsafe { sys::cuMemcpyDtoHAsync_v2(p.staging.host, src[g], b as usize, stream) }.check("a copy to the host")?
                 }
             }
@@ -127,30 +135,59 @@ impl MultiGpu {
         };
         let wait = |g: usize| self.crew.wait_stream(g, &self.parts[g].gpu.stream);
         self.crew.each(t == Transport::Nccl, &issue, &wait)?;
+        let gathered = match &self.processes {
+            Some(group) => {
+                let mut mine = Vec::new();
+                for (g, p) in self.parts.iter().enumerate() {
+                    // SAFETY: the stream that filled the staging buffer was waited for.
+                    mine.extend_from_slice(unsafe {
+                        std::slice::from_raw_parts(p.staging.host as *const u8, bytes[self.first + g] as usize)
+                    });
+                }
+                let mut all = vec![0u8; bytes.iter().sum::<u64>() as usize];
+                group.0.all_gather_into(&mine, &mut all).map_err(|e| GpuError::Processes(e.to_string()))?;
+                all
+            }
+            None => Vec::new(),
+        };
         let use_ = stats.by_transport.entry(t.name()).or_default();
         use_.0 += 1;
         use_.1 += bytes.iter().sum::<u64>() * (k as u64 - 1);
         stats.exchanges += 1;
         stats.communicated += bytes.iter().map(|b| b / 4 / (1 + width as u64)).sum::<u64>();
         stats.exchange_seconds += started.elapsed().as_secs_f64();
-        Ok(Sent { transport: t, bytes, dst, width })
+        Ok(Sent { transport: t, bytes, gathered, dst, width })
     }
 
-    /// The receivers' half on GPU g: brings the values in (uva, staged) and, for
-    /// records, applies them (`fill` for width 0) and appends the vertices to `queue`
-    /// (a device list and its length's address; 0 for none).
+    /// The receivers' half on this process's part g: brings the values in (uva,
+    /// staged, mpi) and, for records, applies them (`fill` for width 0) and appends
+    /// the vertices to `queue` (a device list and its length's address; 0 for none).
     pub(super) fn receive(&self, g: usize, sent: &Sent, values: u64, fill: u32, queue: (u64, u64)) -> Result<()> {
         let p = &self.parts[g];
         let gpu = &p.gpu;
-        for r in (0..self.parts.len()).filter(|&r| r != g && sent.bytes[r] > 0) {
-            let (dst, b) = (self.dst(&sent.dst, r, g), sent.bytes[r]);
-            let pr = &self.parts[r];
+        let mut at = 0;
+        for r in 0..self.k() {
+            let b = sent.bytes[r];
+            let from = at;
+            at += b as usize;
+            if r == self.first + g || b == 0 {
+                continue;
+            }
+            let dst = self.dst(&sent.dst, r, g);
             match sent.transport {
                 // SAFETY: mg_copy_words from r's host-mapped staging (mapped in every context).
-                Transport::Uva => unsafe { launch(gpu, "mg_copy_words", &[Arg::U64(pr.staging.device), Arg::U64(dst), Arg::U64(b / 4)])? },
+                Transport::Uva => unsafe {
+                    launch(gpu, "mg_copy_words", &[Arg::U64(self.parts[r].staging.device), Arg::U64(dst), Arg::U64(b / 4)])?
+                },
                 Transport::Staged => {
                     // SAFETY: r's staging holds `b` bytes, written before the barrier.
-                    unsafe { sys::cuMemcpyHtoDAsync_v2(dst, pr.staging.host, b as usize, gpu.stream.cu_stream()) }
+                    unsafe { sys::cuMemcpyHtoDAsync_v2(dst, self.parts[r].staging.host, b as usize, gpu.stream.cu_stream()) }
+                        .check("a copy from the host")?
+                }
+                // SAFETY: `gathered` holds r's `b` bytes from `from`; a copy from pageable
+                // memory returns once the driver has taken the bytes.
+                Transport::Mpi => {
+                    unsafe { sys::cuMemcpyHtoDAsync_v2(dst, sent.gathered[from..].as_ptr().cast(), b as usize, gpu.stream.cu_stream()) }
                         .check("a copy from the host")?
                 }
                 _ => {}

@@ -38,7 +38,7 @@ use chatty_algo::{Algorithm, Distances, Output, Params};
 use chatty_comm::calibrate::{self, Calibration};
 use chatty_graph::{Graph, WeightType};
 
-pub use chatty_comm::{Comm, Transport};
+pub use chatty_comm::{Comm, Processes, Transport};
 pub use choose::{choose_gpus, GpuChoice};
 pub use crew::Control;
 
@@ -65,6 +65,10 @@ pub struct MultiOptions {
     pub watchdog: Duration,
     /// Host-driven steps, or GPU-driven levels (BFS and SSSP).
     pub mode: Mode,
+    /// The processes of the job when it spans several (`mpirun`): every process holds
+    /// parts of its own on `devices`, the job's parts are all of them in rank order,
+    /// and values travel between processes through MPI. `None`: this process only.
+    pub processes: Option<Processes>,
 }
 
 /// Who sequences the steps.
@@ -374,7 +378,14 @@ fn calibration(notes: &mut Vec<String>) -> Option<Calibration> {
 
 /// The graph on several GPUs, ready to run one kernel.
 pub struct MultiGpu {
+    /// This process's parts: the job's `first..first + parts.len()`.
     parts: Vec<Part>,
+    first: usize,
+    /// Every part of the job: its vertices and boundary vertices.
+    ranges: Vec<(u32, u32)>,
+    boundaries: Vec<u64>,
+    /// The other processes, when the parts span several.
+    processes: Option<Processes>,
     crew: Crew,
     nccl: Option<Nccl>,
     available: Vec<Transport>,
@@ -407,11 +418,35 @@ pub struct MultiGpu {
 impl MultiGpu {
     /// Splits `g` over `o.devices` and uploads the parts with the edge sets `alg` reads.
     pub fn open(g: &Graph, alg: Algorithm, o: &MultiOptions) -> Result<MultiGpu> {
-        let k = o.devices.len();
-        if k == 0 {
+        let mine = o.devices.len();
+        if mine == 0 {
             return Err(GpuError::Unsupported("no GPUs to run on".into()));
         }
         o.mode.check(alg)?;
+        let processes = o.processes.clone().filter(|p| p.0.size() > 1);
+        let (first, k) = match &processes {
+            None => (0, mine),
+            Some(p) => {
+                let counts = p.counts(mine as u64);
+                (counts[..p.0.rank()].iter().sum::<u64>() as usize, counts.iter().sum::<u64>() as usize)
+            }
+        };
+        if processes.is_some() {
+            if o.mode != Mode::Bsp {
+                return Err(GpuError::Unsupported(format!(
+                    "--mode {} runs in one process; across processes use --mode bsp",
+                    o.mode.name()
+                )));
+            }
+            if !matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Mpi)) {
+                return Err(GpuError::Unsupported(format!(
+                    "--comm {}: across processes the GPUs exchange through MPI (--comm mpi or auto)",
+                    o.comm.name()
+                )));
+            }
+        } else if o.comm == Comm::Forced(Transport::Mpi) {
+            return Err(GpuError::Unsupported("--comm mpi exchanges between processes: run under mpirun".into()));
+        }
         if alg == Algorithm::Bc {
             return Err(GpuError::Unsupported(
                 "bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv".into(),
@@ -425,14 +460,15 @@ impl MultiGpu {
         let mut distinct = o.devices.clone();
         distinct.sort_unstable();
         distinct.dedup();
-        let distinct = distinct.len() == k;
+        let distinct = distinct.len() == mine;
+        let local = processes.is_none() && k > 1;
         // Calibrate before this process enables peer access: the staged measurement
         // needs it off.
-        let calibration = if o.comm == Comm::Auto && k > 1 && distinct { calibration(&mut notes) } else { None };
+        let calibration = if o.comm == Comm::Auto && local && distinct { calibration(&mut notes) } else { None };
         let gpus: Vec<Gpu> = o.devices.iter().map(|&d| Gpu::open(d)).collect::<Result<_>>()?;
         let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();
-        let peer = k > 1 && enable_peer_access(&ctxs)?;
-        let nccl = if k > 1 && matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Nccl)) {
+        let peer = local && enable_peer_access(&ctxs)?;
+        let nccl = if local && matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Nccl)) {
             let made = if distinct { Nccl::new(&o.devices) } else { Err(GpuError::Unsupported("NCCL needs distinct GPUs".into())) };
             match made {
                 Ok(c) => Some(c),
@@ -451,10 +487,12 @@ impl MultiGpu {
                 Transport::P2p | Transport::Peer => peer || !distinct,
                 Transport::Nccl => nccl.is_some(),
                 Transport::Uva | Transport::Staged => true,
+                Transport::Mpi => false,
             })
             .collect();
+        let available = if processes.is_some() { vec![Transport::Mpi] } else { available };
         if let Comm::Forced(t) = o.comm {
-            if k > 1 && !available.contains(&t) {
+            if local && !available.contains(&t) {
                 return Err(GpuError::Unsupported(format!(
                     "--comm {} needs peer access between every pair of GPUs, which this machine lacks; use --comm auto, uva or staged",
                     t.name()
@@ -466,6 +504,12 @@ impl MultiGpu {
         let renumbered;
         let (graph, new_id) = if o.reorder {
             let id = chatty_graph::partition::bfs_order(g);
+            if let Some(p) = &processes {
+                let digest = xxhash_rust::xxh3::xxh3_64(bytemuck::cast_slice(&id));
+                if p.counts(digest).iter().any(|&d| d != digest) {
+                    return Err(GpuError::Unsupported("the processes renumbered the graph differently (--partition bfs)".into()));
+                }
+            }
             let r = chatty_graph::transform::relabel(g, &id).map_err(|e| GpuError::Unsupported(e.to_string()))?;
             renumbered = r; // relabel rebuilds the in-edges the graph had
             (&renumbered, Some(id))
@@ -474,8 +518,12 @@ impl MultiGpu {
         };
         let starts = chatty_graph::partition::Partition::balanced_starts(graph, k);
         let needs = needs_of(alg);
-        let locals = plan::split(graph, &starts, needs);
-        let send_words: Vec<u64> = locals.iter().map(|l| l.boundary * (1 + MAX_WIDTH)).collect();
+        let locals = plan::split(graph, &starts, first..first + mine, needs);
+        let mut boundaries: Vec<u64> = locals.iter().map(|l| l.boundary).collect();
+        if let Some(p) = &processes {
+            boundaries = p.gather_parts(k, first, &boundaries);
+        }
+        let send_words: Vec<u64> = boundaries.iter().map(|b| b * (1 + MAX_WIDTH)).collect();
         let split_seconds = start.elapsed().as_secs_f64();
         let start = Instant::now();
         // Each GPU is fed by its own thread (its own staging buffers and copy engine).
@@ -485,11 +533,11 @@ impl MultiGpu {
                 .into_iter()
                 .zip(&locals)
                 .enumerate()
-                .map(|(p, (gpu, local))| s.spawn(move || upload_part(gpu, local, p, send_words, alg, graph)))
+                .map(|(p, (gpu, local))| s.spawn(move || upload_part(gpu, local, first + p, send_words, alg, graph)))
                 .collect();
             threads.into_iter().map(|t| t.join().unwrap_or_else(|_| Err(GpuError::Thread("an upload thread panicked".into())))).collect()
         });
-        let mut parts = Vec::with_capacity(k);
+        let mut parts = Vec::with_capacity(mine);
         let mut upload_bytes = 0;
         for m in made {
             let (part, bytes) = m?;
@@ -508,6 +556,10 @@ impl MultiGpu {
         let crew = Crew::new(o.control, ctxs, o.watchdog)?;
         let mut mg = MultiGpu {
             parts,
+            first,
+            ranges: starts.windows(2).map(|w| (w[0], w[1])).collect(),
+            boundaries,
+            processes,
             crew,
             nccl,
             available,
@@ -542,7 +594,7 @@ impl MultiGpu {
     /// the engine opened with `Comm::Auto` or NCCL.
     pub fn configure(&mut self, control: Control, comm: Comm) -> Result<()> {
         if let Comm::Forced(t) = comm {
-            if self.parts.len() > 1 && !self.available.contains(&t) {
+            if self.k() > 1 && !self.available.contains(&t) {
                 return Err(GpuError::Unsupported(format!("--comm {} is not available here (available: {:?})", t.name(), self.available)));
             }
         }
@@ -639,6 +691,20 @@ impl MultiGpu {
         })
     }
 
+    /// Parts in the job.
+    fn k(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// The job's per-part vector of which this process holds `mine` (one entry per
+    /// part of `parts`): collective when the parts span processes.
+    fn across(&self, mine: Vec<u64>) -> Vec<u64> {
+        match &self.processes {
+            None => mine,
+            Some(p) => p.gather_parts(self.k(), self.first, &mine),
+        }
+    }
+
     /// Waits for every GPU's stream (outside timed regions).
     fn sync_all(&self) -> Result<()> {
         self.parts.iter().try_for_each(|p| p.gpu.stream.synchronize().check("waiting for a GPU"))
@@ -656,7 +722,7 @@ impl MultiGpu {
     /// Counts a finished step whose state read-back was `state_bytes` per part, and
     /// returns the values updated on all parts (status word `word`).
     fn tally(&self, stats: &mut CommStats, state_bytes: u64, word: usize) -> u64 {
-        let updated = self.parts.iter().map(|p| p.status.word(word) as u64).sum();
+        let updated = self.across(self.parts.iter().map(|p| p.status.word(word) as u64).collect()).iter().sum();
         stats.steps += 1;
         stats.state_bytes += state_bytes * self.parts.len() as u64;
         stats.updated += updated;
@@ -667,7 +733,7 @@ impl MultiGpu {
     /// words each), into the receive buffer this exchange's parity selects; `None`
     /// when no part packed any.
     fn send_records(&self, width: u32, stats: &mut CommStats) -> Result<Option<Sent>> {
-        let counts: Vec<u64> = self.parts.iter().map(|p| p.status.word(STATUS_COUNT) as u64).collect();
+        let counts = self.across(self.parts.iter().map(|p| p.status.word(STATUS_COUNT) as u64).collect());
         if counts.iter().all(|&c| c == 0) {
             return Ok(None);
         }
@@ -709,7 +775,8 @@ impl MultiGpu {
 
     /// Every part's own slice of its array, side by side in one host array (the
     /// result in renumbered ids): each GPU copies its slice straight into place, all
-    /// at once, each from its own thread.
+    /// at once, each from its own thread; across processes, each process's slices then
+    /// travel to every other (collective).
     fn gather<T: cudarc::driver::DeviceRepr + bytemuck::Pod + Send>(
         &self,
         arrays: &[CudaSlice<T>],
@@ -718,7 +785,8 @@ impl MultiGpu {
         let start = Instant::now();
         let mut all: Vec<T> = crate::transfer::host_array(self.n);
         let mut slices = Vec::with_capacity(self.parts.len());
-        let mut rest = &mut all[..];
+        let mine = self.ranges[self.first].0 as usize..self.parts.last().map_or(0, |p| p.hi as usize);
+        let mut rest = &mut all[mine.clone()];
         for p in &self.parts {
             let (own, tail) = rest.split_at_mut((p.hi - p.lo) as usize);
             slices.push(own);
@@ -734,6 +802,10 @@ impl MultiGpu {
                 .collect();
             copies.into_iter().try_for_each(|c| c.join().map_err(|_| GpuError::Thread("a download thread panicked".into()))?)
         })?;
+        if let Some(p) = &self.processes {
+            let own: Vec<u8> = bytemuck::cast_slice(&all[mine]).to_vec();
+            p.0.all_gather_into(&own, bytemuck::cast_slice_mut(&mut all)).map_err(|e| GpuError::Processes(e.to_string()))?;
+        }
         stats.gather_seconds += start.elapsed().as_secs_f64();
         Ok(all)
     }

@@ -141,11 +141,12 @@ fn both_ways(out: &Adjacency, inc: &Adjacency, lo: u32, hi: u32) -> LocalCsr<'st
 
 /// Splits `g` at `starts` (part p holds `starts[p]..starts[p + 1]`). A vertex is sent
 /// when another part reads it: it has an out-edge into another part, or, for `both`
-/// (WCC, which reads neighbours both ways), any edge to one.
-pub(crate) fn split<'g>(g: &'g Graph, starts: &[u32], needs: Needs) -> Vec<LocalGraph<'g>> {
+/// (WCC, which reads neighbours both ways), any edge to one. Only the parts `which`
+/// are built (a process builds its own).
+pub(crate) fn split<'g>(g: &'g Graph, starts: &[u32], which: std::ops::Range<usize>, needs: Needs) -> Vec<LocalGraph<'g>> {
     let out = g.out_edges();
     let inc = g.transpose_if_built().unwrap_or(out);
-    (0..starts.len() - 1)
+    which
         .map(|p| {
             let (lo, hi) = (starts[p], starts[p + 1]);
             let outside = |w: &u32| !(lo..hi).contains(w);
@@ -183,7 +184,7 @@ mod tests {
         let g = generate::rmat(10, 8, GenOptions { seed: 4, max_weight: Some(9), undirected: false }, &NoProgress).unwrap().with_in_edges();
         let n = g.num_vertices();
         let starts = vec![0, 300, 301, 700, n as u32];
-        let parts = split(&g, &starts, Needs { push: true, pull: true, both: true });
+        let parts = split(&g, &starts, 0..starts.len() - 1, Needs { push: true, pull: true, both: true });
         let inc = g.transpose_if_built().unwrap();
         for (p, part) in parts.iter().enumerate() {
             let (lo, hi) = (starts[p], starts[p + 1]);
@@ -224,7 +225,7 @@ mod tests {
     #[test]
     fn an_undirected_graph_reads_its_own_rows_both_ways() {
         let g = from_edges(4, &[(0, 1), (1, 2), (2, 3)], false);
-        let parts = split(&g, &[0, 2, 4], Needs { both: true, ..Needs::default() });
+        let parts = split(&g, &[0, 2, 4], 0..2, Needs { both: true, ..Needs::default() });
         assert_eq!(row(parts[0].both.as_ref().unwrap(), 1), &[0, 2]);
         assert_eq!(parts[0].send_flag, vec![0, 1]);
         assert_eq!(parts[1].send_flag, vec![1, 0]);

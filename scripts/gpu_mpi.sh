@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The GPU engine across processes (`mpirun -np P chatty run ... --engine gpu`), on the
+# GPU machine in one call, with a short table last:
+# - correctness: every kernel on every dataset and on generated graphs, on 2 and 3
+#   processes (sharing the GPUs there are; 2 processes with two parts each), --verify
+#   against the CPU references, and the exact kernels' answers (bfs, sssp, wcc)
+#   byte-equal to one GPU's;
+# - bench: kernel time of one GPU, of two parts in one process (--devices 0,0 or 0,1)
+#   and of two processes with one part each, side by side.
+#
+# usage: scripts/gpu_mpi.sh [correctness|bench|all]   (default all)
+# Environment: CHATTY (a build with `--features mpi`, default target/release/chatty),
+# DATASETS (default .device-data/datasets), OUT (logs), TRIALS (default 5),
+# BENCH_GRAPHS (device_graphs.sh names, default rmat22 road-NE).
+set -uo pipefail
+export NCCL_NVLS_ENABLE=0
+MODE=${1:-all}
+CHATTY=${CHATTY:-target/release/chatty}
+DATASETS=${DATASETS:-.device-data/datasets}
+OUT=${OUT:-/tmp/gpu-mpi}
+TRIALS=${TRIALS:-5}
+WORK=${WORK:-/tmp/gpu-graphs}
+mkdir -p "$OUT" "$WORK/mpi"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mpi() { mpirun --oversubscribe --bind-to none --timeout 300 -x NCCL_NVLS_ENABLE -np "$@"; }
+GPUS=$(nvidia-smi -L | wc -l)
+# Two parts: on two GPUs where there are two, else both on GPU 0.
+PAIR=$([ "$GPUS" -ge 2 ] && echo 0,1 || echo 0,0)
+# shellcheck source=scripts/device_graphs.sh
+source "$(dirname "$0")/device_graphs.sh"
+fails=0
+
+correctness() {
+    echo "== correctness: every kernel across processes, --verify, exact answers equal to one GPU's"
+    local graphs=()
+    for f in $(cd "$DATASETS" && find . -name '*.gz' ! -name '*.co.gz' | sort); do graphs+=("$DATASETS/$f"); done
+    "$CHATTY" generate rmat -s 16 -e 16 --weights 255 -o "$WORK/c-rmat16.cgr" -q 2>/dev/null
+    "$CHATTY" generate rmat -s 16 -e 8 --undirected --weights 100 -o "$WORK/c-rmat16u.cgr" -q 2>/dev/null
+    "$CHATTY" generate urand -s 15 -e 8 -o "$WORK/c-urand15.cgr" -q 2>/dev/null
+    "$CHATTY" generate grid --width 300 --height 200 -o "$WORK/c-grid.cgr" -q 2>/dev/null
+    graphs+=("$WORK/c-rmat16.cgr" "$WORK/c-rmat16u.cgr" "$WORK/c-urand15.cgr" "$WORK/c-grid.cgr")
+    local pass=0 common=(--source 0 --zero-based --sources 3 --verify -n 2)
+    for g in "${graphs[@]}"; do
+        local name
+        name=$(basename "$g" | sed 's/\..*//')
+        local kernels=bfs,sssp,pr,wcc,bc,spmv
+        if ! "$CHATTY" run "$kernels" "$g" --engine gpu --gpus 1 -o "$WORK/mpi/$name.one.txt" "${common[@]}" > "$OUT/one.log" 2>&1; then
+            # SSSP refuses negative weights on every engine.
+            grep -q "non-negative weights" "$OUT/one.log" && kernels=bfs,pr,wcc,bc,spmv
+            "$CHATTY" run "$kernels" "$g" --engine gpu --gpus 1 -o "$WORK/mpi/$name.one.txt" "${common[@]}" > "$OUT/one.log" 2>&1 \
+                || { echo "one GPU failed on $name: $(tail -3 "$OUT/one.log")"; fails=$((fails + 1)); continue; }
+        fi
+        for setup in "2" "3" "2 --devices $PAIR" "2 --partition bfs"; do
+            set -- $setup
+            local label="np$1${2:+ $2 $3}"
+            local tag
+            tag=$(echo "$label" | tr ' ,' '__')
+            if mpi "$@" "$CHATTY" run "$kernels" "$g" --engine gpu -o "$WORK/mpi/$name.$tag.txt" "${common[@]}" > "$OUT/job.log" 2>&1 \
+                && [ "$(grep -c 'Verification:        PASS' "$OUT/job.log")" = "$(echo "$kernels" | tr , '\n' | wc -l)" ]; then
+                local same=1
+                for a in bfs sssp wcc; do
+                    [ -f "$WORK/mpi/$name.one.$a.txt" ] || continue
+                    cmp -s "$WORK/mpi/$name.one.$a.txt" "$WORK/mpi/$name.$tag.$a.txt" || { same=0; echo "DIFF $a $name $label"; }
+                done
+                if [ $same = 1 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); fi
+            else
+                fails=$((fails + 1))
+                echo "FAIL $name $label: $(grep -E 'error|FAIL|panicked' "$OUT/job.log" | head -3)" | tee -a "$OUT/failures.txt"
+                cp "$OUT/job.log" "$OUT/fail-$name-$tag.log"
+            fi
+        done
+    done
+    echo "correctness: $pass of $((pass + fails)) runs passed"
+}
+
+bench() {
+    echo "== bench: one GPU, two parts in one process ($PAIR), two processes; median kernel ms of $TRIALS"
+    echo "graph,algo,setup,kernel_ms,end_to_end_ms,steps" > "$OUT/mpi-bench.csv"
+    for name in ${BENCH_GRAPHS:-rmat22 road-NE}; do
+        local g
+        g=$(bench_graph "$name")
+        for a in bfs sssp pr wcc spmv; do
+            local extra=()
+            case $a in
+                pr) extra=(--max-iters 20 --tolerance 0) ;;
+            esac
+            for setup in one pair np2; do
+                local cmd=("$CHATTY" run "$a" "$g" --engine gpu -n "$TRIALS" --source 0 --zero-based --json "${extra[@]}")
+                case $setup in
+                    one) cmd+=(--gpus 1) ;;
+                    pair) cmd+=(--devices "$PAIR") ;;
+                    np2) cmd=(mpi 2 "${cmd[@]}") ;;
+                esac
+                "${cmd[@]}" > "$WORK/mpi/b.json" 2> "$OUT/b.err" || { echo "bench $name $a $setup failed: $(tail -2 "$OUT/b.err")"; continue; }
+                python3 - "$name" "$a" "$setup" "$WORK/mpi/b.json" >> "$OUT/mpi-bench.csv" <<'PY'
+import json, sys, statistics
+name, alg, setup, path = sys.argv[1:]
+j = json.load(open(path))
+print(f'{name},{alg},{setup},{statistics.median(j["trial_seconds"])*1e3:.3f},{statistics.median(j["end_to_end_seconds"])*1e3:.3f},{j["iterations"]}')
+PY
+            done
+        done
+    done
+    column -s, -t "$OUT/mpi-bench.csv"
+}
+
+case $MODE in
+    correctness) correctness ;;
+    bench) bench ;;
+    *) correctness; bench ;;
+esac
+echo "gpu_mpi: $fails failures"
+exit $((fails > 0))
