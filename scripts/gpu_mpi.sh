@@ -52,11 +52,13 @@ correctness() {
         fi
         for setup in "2" "3" "2 --devices $PAIR" "2 --partition bfs"; do
             set -- $setup
-            local label="np$1${2:+ $2 $3}"
+            local np=$1
+            shift
+            local label="np$np${1:+ $*}"
             local tag
             tag=$(echo "$label" | tr ' ,' '__')
-            if mpi "$@" "$CHATTY" run "$kernels" "$g" --engine gpu -o "$WORK/mpi/$name.$tag.txt" "${common[@]}" > "$OUT/job.log" 2>&1 \
-                && [ "$(grep -c 'Verification:        PASS' "$OUT/job.log")" = "$(echo "$kernels" | tr , '\n' | wc -l)" ]; then
+            if mpi "$np" "$CHATTY" run "$kernels" "$g" --engine gpu -o "$WORK/mpi/$name.$tag.txt" "${common[@]}" "$@" > "$OUT/job.log" 2>&1 \
+                && [ "$(grep -c 'Verification:        PASS' "$OUT/job.log")" = $((2 * $(echo "$kernels" | tr , '\n' | wc -l))) ]; then
                 local same=1
                 for a in bfs sssp wcc; do
                     [ -f "$WORK/mpi/$name.one.$a.txt" ] || continue
@@ -66,7 +68,7 @@ correctness() {
             else
                 fails=$((fails + 1))
                 echo "FAIL $name $label: $(grep -E 'error|FAIL|panicked' "$OUT/job.log" | head -3)" | tee -a "$OUT/failures.txt"
-                cp "$OUT/job.log" "$OUT/fail-$name-$tag.log"
+                cp "$OUT/job.log" "$WORK/mpi/fail-$name-$tag.log"
             fi
         done
     done
@@ -75,7 +77,7 @@ correctness() {
 
 bench() {
     echo "== bench: one GPU, two parts in one process ($PAIR), two processes; median kernel ms of $TRIALS"
-    echo "graph,algo,setup,kernel_ms,end_to_end_ms,steps" > "$OUT/mpi-bench.csv"
+    echo "graph,algo,setup,kernel_ms,end_to_end_ms,iterations" > "$OUT/mpi-bench.csv"
     for name in ${BENCH_GRAPHS:-rmat22 road-NE}; do
         local g
         g=$(bench_graph "$name")
@@ -101,7 +103,13 @@ PY
             done
         done
     done
-    column -s, -t "$OUT/mpi-bench.csv"
+    python3 - "$OUT/mpi-bench.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(f'{"graph":8} {"algo":5} {"setup":5} {"kernel ms":>10} {"e2e ms":>9} {"steps":>6}')
+for r in rows:
+    print(f'{r["graph"]:8} {r["algo"]:5} {r["setup"]:5} {float(r["kernel_ms"]):10.3f} {float(r["end_to_end_ms"]):9.3f} {r["iterations"]:>6}')
+PY
 }
 
 case $MODE in
@@ -109,5 +117,7 @@ case $MODE in
     bench) bench ;;
     *) correctness; bench ;;
 esac
+# Few files come back from the device: the failures' logs travel as one archive.
+ls "$WORK"/mpi/fail-*.log > /dev/null 2>&1 && tar czf "$OUT/mpi-failures.tgz" -C "$WORK/mpi" $(cd "$WORK/mpi" && ls fail-*.log)
 echo "gpu_mpi: $fails failures"
 exit $((fails > 0))

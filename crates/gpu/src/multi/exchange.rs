@@ -48,8 +48,9 @@ pub(super) struct Sent {
     transport: Transport,
     /// Per part of the job.
     bytes: Vec<u64>,
-    /// `Transport::Mpi`: every part's bytes, in part order.
-    gathered: Vec<u8>,
+    /// `Transport::Mpi`: where every part's bytes lie, in part order (the address of
+    /// `MultiGpu::gathered`, valid until the next exchange).
+    gathered: u64,
     /// Where each part's values land in every other part.
     dst: Dst,
     /// Record layout (`Dst::Records`): value words per record.
@@ -135,20 +136,26 @@ impl MultiGpu {
         };
         let wait = |g: usize| self.crew.wait_stream(g, &self.parts[g].gpu.stream);
         self.crew.each(t == Transport::Nccl, &issue, &wait)?;
-        let gathered = match &self.processes {
-            Some(group) => {
-                let mut mine = Vec::new();
-                for (g, p) in self.parts.iter().enumerate() {
-                    // SAFETY: the stream that filled the staging buffer was waited for.
-                    mine.extend_from_slice(unsafe {
-                        std::slice::from_raw_parts(p.staging.host as *const u8, bytes[self.first + g] as usize)
-                    });
-                }
-                let mut all = vec![0u8; bytes.iter().sum::<u64>() as usize];
-                group.0.all_gather_into(&mine, &mut all).map_err(|e| GpuError::Processes(e.to_string()))?;
-                all
+        let gathered = match (&self.processes, &self.gathered) {
+            (Some(group), Some(into)) => {
+                // SAFETY: the streams that filled the staging buffers were waited for;
+                // each holds its part's message.
+                let staged = |g: usize| unsafe {
+                    std::slice::from_raw_parts(self.parts[g].staging.host as *const u8, bytes[self.first + g] as usize)
+                };
+                let mine = match self.parts.len() {
+                    1 => std::borrow::Cow::Borrowed(staged(0)),
+                    _ => std::borrow::Cow::Owned((0..self.parts.len()).flat_map(staged).copied().collect()),
+                };
+                let total = bytes.iter().sum::<u64>() as usize;
+                assert!(total <= into.bytes, "an exchange larger than every part's staging");
+                // SAFETY: `into` holds every part's largest message; the copies out of it
+                // of the last exchange finished with the step that preceded this one.
+                let all = unsafe { std::slice::from_raw_parts_mut(into.host as *mut u8, total) };
+                group.0.all_gather_into(&mine, all).map_err(|e| GpuError::Processes(e.to_string()))?;
+                into.host as u64
             }
-            None => Vec::new(),
+            _ => 0,
         };
         let use_ = stats.by_transport.entry(t.name()).or_default();
         use_.0 += 1;
@@ -184,12 +191,13 @@ impl MultiGpu {
                     unsafe { sys::cuMemcpyHtoDAsync_v2(dst, self.parts[r].staging.host, b as usize, gpu.stream.cu_stream()) }
                         .check("a copy from the host")?
                 }
-                // SAFETY: `gathered` holds r's `b` bytes from `from`; a copy from pageable
-                // memory returns once the driver has taken the bytes.
-                Transport::Mpi => {
-                    unsafe { sys::cuMemcpyHtoDAsync_v2(dst, sent.gathered[from..].as_ptr().cast(), b as usize, gpu.stream.cu_stream()) }
-                        .check("a copy from the host")?
+                // SAFETY: `gathered` holds r's `b` bytes from `from`, pinned, untouched
+                // until the next exchange, which follows this step.
+                Transport::Mpi => unsafe {
+                    let src = (sent.gathered + from as u64) as *const std::ffi::c_void;
+                    sys::cuMemcpyHtoDAsync_v2(dst, src, b as usize, gpu.stream.cu_stream())
                 }
+                .check("a copy from the host")?,
                 _ => {}
             }
             if let Dst::Records { .. } = sent.dst {

@@ -302,8 +302,7 @@ fn upload_part(gpu: Gpu, local: &plan::LocalGraph, p: usize, send_words: &[u64],
         slot[r] = at;
         at += send_words[r];
     }
-    // WCC's merges send whole label arrays.
-    let staging_words = if alg == Algorithm::Wcc { n as u64 } else { send_words[p].max(own) };
+    let staging_words = staging_words(alg, n, send_words[p], own);
     let part = Part {
         lo: local.lo,
         hi: local.hi,
@@ -324,6 +323,16 @@ fn upload_part(gpu: Gpu, local: &plan::LocalGraph, p: usize, send_words: &[u64],
     };
     part.gpu.stream.synchronize().check("uploading a part")?;
     Ok((part, csr_bytes + out_off_bytes + own))
+}
+
+/// Words of host staging a part needs: its largest message (WCC's merges send whole
+/// label arrays; PageRank may send its range dense).
+fn staging_words(alg: Algorithm, n: usize, send_words: u64, own: u64) -> u64 {
+    if alg == Algorithm::Wcc {
+        n as u64
+    } else {
+        send_words.max(own)
+    }
 }
 
 fn needs_of(alg: Algorithm) -> Needs {
@@ -384,8 +393,10 @@ pub struct MultiGpu {
     /// Every part of the job: its vertices and boundary vertices.
     ranges: Vec<(u32, u32)>,
     boundaries: Vec<u64>,
-    /// The other processes, when the parts span several.
+    /// The other processes, when the parts span several, and the pinned host memory
+    /// every part's message of an exchange lands in, in part order.
     processes: Option<Processes>,
+    gathered: Option<Pinned>,
     crew: Crew,
     nccl: Option<Nccl>,
     available: Vec<Transport>,
@@ -554,12 +565,20 @@ impl MultiGpu {
             .collect();
         let compile_seconds = parts.iter().map(|p| p.gpu.compile_seconds).sum();
         let crew = Crew::new(o.control, ctxs, o.watchdog)?;
+        let gathered = match processes {
+            Some(_) => {
+                let words: u64 = (0..k).map(|p| staging_words(alg, n, send_words[p], (starts[p + 1] - starts[p]) as u64)).sum();
+                Some(Pinned::new(&parts[0].gpu.ctx, 4 * words as usize, "host memory for other processes' values")?)
+            }
+            None => None,
+        };
         let mut mg = MultiGpu {
             parts,
             first,
             ranges: starts.windows(2).map(|w| (w[0], w[1])).collect(),
             boundaries,
             processes,
+            gathered,
             crew,
             nccl,
             available,
