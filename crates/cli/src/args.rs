@@ -503,7 +503,8 @@ pub struct GpuArgs {
     pub control: Control,
     /// Multi-GPU transport for vertex values (--mode bsp): auto (the calibration's
     /// fastest per exchange), p2p (peer copies), peer (peer stores), uva (host-mapped
-    /// zero-copy), staged (through host memory), nccl. Default: auto.
+    /// zero-copy), staged (through host memory), nccl; mpi between processes
+    /// (`mpirun ... --engine gpu`, where it is the only one). Default: auto.
     #[arg(long, value_parser = comm())]
     pub comm: Option<Comm>,
     /// Who sequences a multi-GPU run: bsp (the host runs each step and exchange),

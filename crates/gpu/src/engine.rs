@@ -28,7 +28,7 @@ enum Devices {
         notes: Vec<String>,
         /// BC across processes: the whole graph on this process's first GPU, which
         /// runs its share of the sources.
-        bc: Option<(Gpu, DeviceGraph)>,
+        bc: Option<Box<(Gpu, DeviceGraph)>>,
     },
 }
 
@@ -152,7 +152,7 @@ impl Engine for GpuEngine {
                 if bc.is_none() {
                     let gpu = Gpu::open(options.devices[0]).map_err(Error::engine)?;
                     let device = DeviceGraph::upload(&gpu, &self.graph).map_err(Error::engine)?;
-                    *bc = Some((gpu, device));
+                    *bc = Some(Box::new((gpu, device)));
                 }
             }
             Devices::Several { options, engine, prepared, notes, .. } => {
@@ -200,7 +200,8 @@ impl Engine for GpuEngine {
                 let b = Breakdown { setup_seconds: r.setup_seconds, exchange_seconds: 0.0, download_seconds: r.download_seconds };
                 Ok(trial(r.output, r.iterations, r.kernel_seconds, b, r.residual, Vec::new(), detail(d)?))
             }
-            Devices::Several { options, bc: Some((gpu, device)), .. } if alg == Algorithm::Bc => {
+            Devices::Several { options, bc: Some(bc), .. } if alg == Algorithm::Bc => {
+                let (gpu, device) = &**bc;
                 let processes = options.processes.as_ref().ok_or_else(unprepared)?;
                 let (rank, size) = (processes.0.rank(), processes.0.size());
                 let mine: Vec<u32> = sources.iter().skip(rank).step_by(size).copied().collect();
