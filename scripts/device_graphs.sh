@@ -1,5 +1,6 @@
-# The benchmark graphs of the GPU scripts, built on the GPU machine on first use
-# (sourced by gpu_suite.sh and bench_multi_gpu.sh; needs CHATTY, DATASETS, WORK, OUT).
+# The graphs of the GPU scripts: the benchmark graphs, built on the GPU machine on
+# first use, and the correctness graphs
+# (sourced by gpu_suite.sh, gpu_mpi.sh and bench_multi_gpu.sh; needs CHATTY, DATASETS, WORK, OUT).
 
 bench_graph() { # name -> path of a .cgr on the device
     local name=$1 path="$WORK/$1.cgr"
@@ -25,3 +26,12 @@ bench_graph() { # name -> path of a .cgr on the device
     echo "$path"
 }
 
+
+correctness_graphs() { # -> every dataset and four generated graphs, one path a line
+    (cd "$DATASETS" && find . -name '*.gz' ! -name '*.co.gz' | sort) | sed "s|^\./|$DATASETS/|"
+    "$CHATTY" generate rmat -s 16 -e 16 --weights 255 -o "$WORK/c-rmat16.cgr" -q 2>/dev/null
+    "$CHATTY" generate rmat -s 16 -e 8 --undirected --weights 100 -o "$WORK/c-rmat16u.cgr" -q 2>/dev/null
+    "$CHATTY" generate urand -s 15 -e 8 -o "$WORK/c-urand15.cgr" -q 2>/dev/null
+    "$CHATTY" generate grid --width 300 --height 200 -o "$WORK/c-grid.cgr" -q 2>/dev/null
+    printf '%s\n' "$WORK/c-rmat16.cgr" "$WORK/c-rmat16u.cgr" "$WORK/c-urand15.cgr" "$WORK/c-grid.cgr"
+}

@@ -32,13 +32,8 @@ fails=0
 
 correctness() {
     echo "== correctness: every kernel across processes, --verify, exact answers equal to one GPU's"
-    local graphs=()
-    for f in $(cd "$DATASETS" && find . -name '*.gz' ! -name '*.co.gz' | sort); do graphs+=("$DATASETS/$f"); done
-    "$CHATTY" generate rmat -s 16 -e 16 --weights 255 -o "$WORK/c-rmat16.cgr" -q 2>/dev/null
-    "$CHATTY" generate rmat -s 16 -e 8 --undirected --weights 100 -o "$WORK/c-rmat16u.cgr" -q 2>/dev/null
-    "$CHATTY" generate urand -s 15 -e 8 -o "$WORK/c-urand15.cgr" -q 2>/dev/null
-    "$CHATTY" generate grid --width 300 --height 200 -o "$WORK/c-grid.cgr" -q 2>/dev/null
-    graphs+=("$WORK/c-rmat16.cgr" "$WORK/c-rmat16u.cgr" "$WORK/c-urand15.cgr" "$WORK/c-grid.cgr")
+    local graphs
+    mapfile -t graphs < <(correctness_graphs)
     local pass=0 common=(--source 0 --zero-based --sources 3 --verify -n 2)
     for g in "${graphs[@]}"; do
         local name

@@ -40,13 +40,8 @@ correctness() {
     fi
     [ -n "${QUICK:-}" ] && return
     echo "== correctness (CLI): --engine gpu --verify against the CPU references"
-    local graphs=()
-    for f in $(cd "$DATASETS" && find . -name '*.gz' ! -name '*.co.gz' | sort); do graphs+=("$DATASETS/$f"); done
-    "$CHATTY" generate rmat -s 16 -e 16 --weights 255 -o "$WORK/c-rmat16.cgr" -q 2>/dev/null
-    "$CHATTY" generate rmat -s 16 -e 8 --undirected --weights 100 -o "$WORK/c-rmat16u.cgr" -q 2>/dev/null
-    "$CHATTY" generate urand -s 15 -e 8 -o "$WORK/c-urand15.cgr" -q 2>/dev/null
-    "$CHATTY" generate grid --width 300 --height 200 -o "$WORK/c-grid.cgr" -q 2>/dev/null
-    graphs+=("$WORK/c-rmat16.cgr" "$WORK/c-rmat16u.cgr" "$WORK/c-urand15.cgr" "$WORK/c-grid.cgr")
+    local graphs
+    mapfile -t graphs < <(correctness_graphs)
     local pass=0
     for g in "${graphs[@]}"; do
         for a in $ALGS; do
