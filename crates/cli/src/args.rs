@@ -493,9 +493,11 @@ pub struct RunArgs {
 pub struct GpuArgs {
     /// GPUs to split the graph over: a count, `all`, or `auto` (one GPU unless the
     /// graph does not fit on one or the run is faster split; says which). bc runs on one.
+    /// Under mpirun (--engine gpu): GPUs per rank, after the lower local ranks' (auto: one).
     #[arg(long, default_value = "auto")]
     pub gpus: String,
-    /// Explicit CUDA ordinals, one part each, e.g. 0,1 (0,0 splits over one GPU, for testing).
+    /// Explicit CUDA ordinals, one part each, e.g. 0,1 (0,0 splits over one GPU, for
+    /// testing); under mpirun, this rank's.
     #[arg(long, value_delimiter = ',', hide = true)]
     pub devices: Option<Vec<usize>>,
     /// Multi-GPU control: `threads` (one host thread per GPU) or `single` (one for all).

@@ -148,17 +148,19 @@ impl Engine for GpuEngine {
                     *device = Some(DeviceGraph::upload(gpu, &self.graph).map_err(Error::engine)?);
                 }
             }
-            Devices::Several { options, bc, .. } if alg == Algorithm::Bc && options.processes.is_some() => {
+            Devices::Several { options, bc, engine, prepared, .. } if alg == Algorithm::Bc && options.processes.is_some() => {
+                // One kernel's device memory at a time.
+                (*engine, *prepared) = (None, None);
                 if bc.is_none() {
                     let gpu = Gpu::open(options.devices[0]).map_err(Error::engine)?;
                     let device = DeviceGraph::upload(&gpu, &self.graph).map_err(Error::engine)?;
                     *bc = Some(Box::new((gpu, device)));
                 }
             }
-            Devices::Several { options, engine, prepared, notes, .. } => {
+            Devices::Several { options, engine, prepared, notes, bc } => {
                 if *prepared != Some(alg) {
                     // One kernel's parts at a time.
-                    (*engine, *prepared) = (None, None);
+                    (*engine, *prepared, *bc) = (None, None, None);
                     let mg = MultiGpu::open(&self.graph, alg, options).map_err(Error::engine)?;
                     notes.extend(mg.notes.iter().cloned());
                     (*engine, *prepared) = (Some(mg), Some(alg));

@@ -329,7 +329,14 @@ fn open_gpu_job(a: &RunArgs, quiet: bool) -> Result<(Box<dyn Engine>, bool)> {
                 .iter()
                 .find_map(|k| std::env::var(k).ok()?.parse::<usize>().ok())
                 .unwrap_or(rank);
-            vec![local % count]
+            // `--gpus K`: K GPUs a rank, the next K after the lower local ranks' (modulo
+            // the GPUs there are); `all`: every GPU of the host; else one.
+            let per_rank = match gpus_flag(&a.gpu.gpus)? {
+                None if a.gpu.gpus == "all" => count,
+                None => 1,
+                Some(k) => k,
+            };
+            (0..per_rank).map(|i| (local * per_rank + i) % count).collect()
         }
     };
     let bar = Bar::new(quiet || !speaks);
@@ -535,17 +542,14 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
         Some(d) => d.clone(),
         None => {
             let count = Gpu::count();
-            let wanted = match a.gpus.as_str() {
-                "all" => count,
-                "auto" => {
+            let wanted = match gpus_flag(&a.gpus)? {
+                None if a.gpus == "all" => count,
+                None => {
                     // A multi-GPU flag asks for the split: it stays on every GPU.
                     auto = a.comm.is_none() && a.mode == Mode::Bsp && a.control == Control::Threads && !a.reorder.bfs();
                     count
                 }
-                k => match k.parse::<usize>() {
-                    Ok(k) if k > 0 => k,
-                    _ => bail!("--gpus takes a positive count, `auto` or `all`, not `{k}`"),
-                },
+                Some(k) => k,
             };
             if count > 0 && wanted > count {
                 bail!("--gpus {wanted}: this machine has {count} GPU{}", if count == 1 { "" } else { "s" });
@@ -566,6 +570,17 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
     let watchdog = std::time::Duration::from_secs_f64(a.watchdog);
     let comm = a.comm.unwrap_or(Comm::Auto);
     Ok((Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.bfs(), watchdog, mode: a.mode, processes: None }), auto))
+}
+
+/// `--gpus`: a count, or `None` for `auto` and `all`.
+fn gpus_flag(gpus: &str) -> Result<Option<usize>> {
+    match gpus {
+        "auto" | "all" => Ok(None),
+        k => match k.parse::<usize>() {
+            Ok(k) if k > 0 => Ok(Some(k)),
+            _ => bail!("--gpus takes a positive count, `auto` or `all`, not `{k}`"),
+        },
+    }
 }
 
 /// The multi-GPU flags that make sense on their own and with the kernels asked for.
