@@ -2,7 +2,8 @@
 # The GPU engine across processes (`mpirun -np P chatty run ... --engine gpu`), on the
 # GPU machine in one call, with a short table last:
 # - correctness: every kernel on every dataset and on generated graphs, on 2 and 3
-#   processes (sharing the GPUs there are; 2 processes with two parts each), --verify
+#   processes (sharing the GPUs there are; 2 processes with two parts each; with two
+#   GPUs or more, 2 processes exchanging through NCCL), --verify
 #   against the CPU references, and the exact kernels' answers (bfs, sssp, wcc)
 #   byte-equal to one GPU's;
 # - bench: kernel time of one GPU, of two parts in one process (--devices 0,0 or 0,1)
@@ -45,7 +46,10 @@ correctness() {
             "$CHATTY" run "$kernels" "$g" --engine gpu --gpus 1 -o "$WORK/mpi/$name.one.txt" "${common[@]}" > "$OUT/one.log" 2>&1 \
                 || { echo "one GPU failed on $name: $(tail -3 "$OUT/one.log")"; fails=$((fails + 1)); continue; }
         fi
-        for setup in "2" "3" "2 --devices $PAIR" "2 --partition bfs"; do
+        local setups=("2" "3" "2 --devices $PAIR" "2 --partition bfs")
+        # NCCL across processes needs a GPU per rank (it refuses two ranks on one).
+        [ "$GPUS" -ge 2 ] && setups+=("2 --comm nccl")
+        for setup in "${setups[@]}"; do
             set -- $setup
             local np=$1
             shift

@@ -505,8 +505,9 @@ pub struct GpuArgs {
     pub control: Control,
     /// Multi-GPU transport for vertex values (--mode bsp): auto (the calibration's
     /// fastest per exchange), p2p (peer copies), peer (peer stores), uva (host-mapped
-    /// zero-copy), staged (through host memory), nccl; mpi between processes
-    /// (`mpirun ... --engine gpu`, where it is the only one). Default: auto.
+    /// zero-copy), staged (through host memory), nccl. Between processes (`mpirun ...
+    /// --engine gpu`): mpi (through host memory; auto's choice) or nccl (one GPU per
+    /// rank). Default: auto.
     #[arg(long, value_parser = comm())]
     pub comm: Option<Comm>,
     /// Who sequences a multi-GPU run: bsp (the host runs each step and exchange),

@@ -1,7 +1,9 @@
 //! The processes of a job (the ranks of an MPI job) as the multi-GPU engine uses them
-//! when its parts live in several processes: two collectives, called by every process
-//! in the same order, from one thread at a time. `chatty-dist` implements it over MPI;
-//! this crate, like the GPU crate, needs no MPI to build.
+//! when its parts live in several processes: a few collectives, called by every
+//! process in the same order, from one thread at a time. `chatty-dist` implements it
+//! over MPI; this crate, like the GPU crate, needs no MPI to build. [`Threads`] stands
+//! threads of one process in for processes (the GPU tests run the multi-process
+//! paths that way).
 
 use std::sync::Arc;
 
@@ -55,5 +57,158 @@ impl Processes {
         let mut all = vec![0; k];
         all[first..first + mine.len()].copy_from_slice(mine);
         self.0.sum_u64(&all)
+    }
+}
+
+/// Threads of one process standing in for the processes of a job (tests, and runs
+/// of the multi-process paths on one machine without MPI): member `rank` of `size`,
+/// each used by one thread; every collective waits for all of them.
+pub struct Threads {
+    rank: usize,
+    size: usize,
+    shared: Arc<Meeting>,
+}
+
+/// What the members of [`Threads`] share: each member's offering of the current
+/// collective, and a barrier (arrivals and a generation) met before and after it is
+/// read.
+struct Meeting {
+    state: std::sync::Mutex<Round>,
+    met: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct Round {
+    arrived: usize,
+    generation: u64,
+    offered: Vec<Vec<u8>>,
+}
+
+/// How long a member waits for the others at a collective before it panics: a member
+/// that failed would otherwise leave the rest waiting forever.
+const MEETING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+impl Threads {
+    /// The `size` members of one job.
+    pub fn job(size: usize) -> Vec<Threads> {
+        let round = Round { offered: vec![Vec::new(); size], ..Round::default() };
+        let shared = Arc::new(Meeting { state: std::sync::Mutex::new(round), met: std::sync::Condvar::new() });
+        (0..size).map(|rank| Threads { rank, size, shared: shared.clone() }).collect()
+    }
+
+    /// Waits until every member has called it as often as this one.
+    fn meet<'a>(&'a self, mut round: std::sync::MutexGuard<'a, Round>) -> std::sync::MutexGuard<'a, Round> {
+        let generation = round.generation;
+        round.arrived += 1;
+        if round.arrived == self.size {
+            round.arrived = 0;
+            round.generation += 1;
+            self.shared.met.notify_all();
+            return round;
+        }
+        let (round, waited) =
+            self.shared.met.wait_timeout_while(round, MEETING_TIMEOUT, |r| r.generation == generation).expect("the meeting");
+        assert!(!waited.timed_out(), "member {} of {}: another member never came to the collective", self.rank, self.size);
+        round
+    }
+
+    /// Every member's `mine`, in rank order.
+    fn exchange(&self, mine: &[u8]) -> Vec<Vec<u8>> {
+        let mut round = self.shared.state.lock().expect("the meeting");
+        round.offered[self.rank] = mine.to_vec();
+        let round = self.meet(round);
+        let all = round.offered.clone();
+        // Nobody offers the next collective's bytes before everyone has read these.
+        drop(self.meet(round));
+        all
+    }
+}
+
+impl Group for Threads {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.size
+    }
+
+    fn sum_u64(&self, mine: &[u64]) -> Vec<u64> {
+        let all = self.exchange(&le_bytes(mine.iter().copied()));
+        let mut sum = vec![0u64; mine.len()];
+        for bytes in &all {
+            for (s, w) in sum.iter_mut().zip(bytes.chunks_exact(8)) {
+                *s = s.wrapping_add(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+            }
+        }
+        sum
+    }
+
+    fn sum_f64(&self, mine: &[f64]) -> Vec<f64> {
+        let all = self.exchange(&le_bytes(mine.iter().map(|x| x.to_bits())));
+        let mut sum = vec![0f64; mine.len()];
+        for bytes in &all {
+            for (s, w) in sum.iter_mut().zip(bytes.chunks_exact(8)) {
+                *s += f64::from_bits(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+            }
+        }
+        sum
+    }
+
+    fn all_gather_into(&self, mine: &[u8], all: &mut [u8]) -> Result<(), GroupError> {
+        let offered = self.exchange(mine);
+        let total: usize = offered.iter().map(Vec::len).sum();
+        if total != all.len() {
+            return Err(GroupError(format!("the processes offered {total} bytes for {} places", all.len())));
+        }
+        let mut at = 0;
+        for bytes in offered {
+            all[at..at + bytes.len()].copy_from_slice(&bytes);
+            at += bytes.len();
+        }
+        Ok(())
+    }
+}
+
+/// Little-endian bytes of `words`.
+fn le_bytes(words: impl Iterator<Item = u64>) -> Vec<u8> {
+    words.flat_map(u64::to_le_bytes).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_sum_and_gather_like_processes() {
+        /// Each member's sums, float sums, gathered bytes, and whether a wrong total failed.
+        type Seen = (Vec<u64>, Vec<f64>, Vec<u8>, bool);
+        let results: Vec<Seen> = std::thread::scope(|s| {
+            let members: Vec<_> = Threads::job(3)
+                .into_iter()
+                .map(|t| {
+                    s.spawn(move || {
+                        let r = t.rank();
+                        let sums = t.sum_u64(&[r as u64 + 1, u64::MAX]);
+                        let floats = t.sum_f64(&[0.5 * r as f64]);
+                        let mine = vec![r as u8; r + 1];
+                        let mut all = vec![0u8; 6];
+                        t.all_gather_into(&mine, &mut all).unwrap();
+                        let wrong = t.all_gather_into(&mine, &mut [0u8; 5]).is_err();
+                        (sums, floats, all, wrong)
+                    })
+                })
+                .collect();
+            members.into_iter().map(|m| m.join().unwrap()).collect()
+        });
+        for (sums, floats, all, wrong) in results {
+            assert_eq!(sums, vec![6, u64::MAX - 2]);
+            assert_eq!(floats, vec![1.5]);
+            assert_eq!(all, vec![0, 1, 1, 2, 2, 2]);
+            assert!(wrong, "a wrong total is an error on every member");
+        }
+        let job = Threads::job(2);
+        let p = Processes(Arc::new(Threads::job(1).pop().unwrap()));
+        assert_eq!((p.counts(4), job[1].rank()), (vec![4], 1));
     }
 }

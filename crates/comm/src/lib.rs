@@ -34,6 +34,6 @@ pub mod nccl;
 pub mod topology;
 pub mod transport;
 
-pub use group::{Group, GroupError, Processes};
+pub use group::{Group, GroupError, Processes, Threads};
 pub use topology::{probe, Gpu, Link, Pair, Topology};
 pub use transport::{choose, Comm, Method, Transport};

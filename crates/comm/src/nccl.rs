@@ -1,5 +1,6 @@
-//! NCCL communicators over the GPUs of one process, made and released in one place
-//! for the calibration and the multi-GPU engine.
+//! NCCL communicators over the GPUs of one process, or over the GPUs of several
+//! processes (each making its own ranks from a shared unique id), made and released in
+//! one place for the calibration and the multi-GPU engine.
 //!
 //! NVLink multicast (NVLS) is forbidden on the shared GPU machines: the `chatty`
 //! binary sets `NCCL_NVLS_ENABLE=0` at start-up (unless the environment says
@@ -36,6 +37,19 @@ fn ok(code: nccl::ncclResult_t, what: &str) -> Result<(), NcclError> {
     }
 }
 
+/// The id that names a communicator across processes (`ncclGetUniqueId`, on one
+/// process; the others receive it).
+pub fn unique_id() -> Result<[u8; 128], NcclError> {
+    // SAFETY: only probes whether the shared library can be opened.
+    if !unsafe { nccl::is_culib_present() } {
+        return Err(NcclError::Missing);
+    }
+    let mut id = nccl::ncclUniqueId { internal: [0; 128] };
+    // SAFETY: writes the 128-byte id.
+    ok(unsafe { nccl::ncclGetUniqueId(&mut id) }, "ncclGetUniqueId")?;
+    Ok(id.internal.map(|c| c as u8))
+}
+
 /// One communicator per GPU (`ncclCommInitAll`), destroyed on drop, or aborted after
 /// [`Communicators::mark_failed`] so that no call waits for a GPU that will never answer.
 pub struct Communicators {
@@ -62,7 +76,37 @@ impl Communicators {
         Ok(Communicators { comms, failed: AtomicBool::new(false) })
     }
 
-    /// Number of ranks.
+    /// This process's ranks `first..first + ordinals.len()` of a communicator of
+    /// `ranks` over several processes named by `id` ([`unique_id`] of one of them);
+    /// `bind(i)` makes device `ordinals[i]` current on this thread (NCCL creates each
+    /// rank on the current device). Every process calls it at once.
+    pub fn across(
+        ordinals: &[usize],
+        first: usize,
+        ranks: usize,
+        id: [u8; 128],
+        bind: &dyn Fn(usize) -> Result<(), String>,
+    ) -> Result<Communicators, NcclError> {
+        // SAFETY: only probes whether the shared library can be opened.
+        if !unsafe { nccl::is_culib_present() } {
+            return Err(NcclError::Missing);
+        }
+        let id = nccl::ncclUniqueId { internal: id.map(|b| b as std::ffi::c_char) };
+        // Aborted on drop (those made so far) unless every rank is made.
+        let mut made = Communicators { comms: vec![std::ptr::null_mut(); ordinals.len()], failed: AtomicBool::new(true) };
+        Communicators::group(|| {
+            for (i, comm) in made.comms.iter_mut().enumerate() {
+                bind(i).map_err(|what| NcclError::Call { what, code: nccl::ncclResult_t::ncclInvalidUsage })?;
+                // SAFETY: one rank per device of this process; checked; released on drop.
+                ok(unsafe { nccl::ncclCommInitRank(comm, ranks as i32, id, (first + i) as i32) }, "ncclCommInitRank")?;
+            }
+            Ok::<_, NcclError>(())
+        })?;
+        made.failed.store(false, Ordering::SeqCst);
+        Ok(made)
+    }
+
+    /// Number of ranks in this process.
     pub fn len(&self) -> usize {
         self.comms.len()
     }
@@ -83,8 +127,9 @@ impl Communicators {
         r.and_then(|r| end.map(|_| r).map_err(E::from))
     }
 
-    /// Rank `rank`'s part of a broadcast of `bytes` from `root`: `send` on the root,
-    /// `recv` elsewhere (the same pointer for in place).
+    /// This process's `rank`-th rank's part of a broadcast of `bytes` from `root` (a
+    /// rank of the whole communicator): `send` on the root, `recv` elsewhere (the same
+    /// pointer for in place).
     ///
     /// # Safety
     /// `send` and `recv` are device pointers of rank `rank`'s GPU holding `bytes`, and
@@ -131,8 +176,8 @@ impl Communicators {
 impl Drop for Communicators {
     fn drop(&mut self) {
         let failed = self.failed.load(Ordering::SeqCst);
-        for &c in &self.comms {
-            // SAFETY: created by ncclCommInitAll; released once.
+        for &c in self.comms.iter().filter(|c| !c.is_null()) {
+            // SAFETY: created by ncclCommInitAll or ncclCommInitRank; released once.
             unsafe {
                 let _ = if failed { nccl::ncclCommAbort(c) } else { nccl::ncclCommDestroy(c) };
             }

@@ -284,6 +284,78 @@ fn multi_gpu_matches_the_cpu_references() {
     }
 }
 
+/// The multi-GPU engine with its parts in two processes, threads standing in for them
+/// (`chatty_comm::Threads`, as `mpirun ... --engine gpu` has ranks): every kernel
+/// verified against the CPU references on each member, bc by split sources, through
+/// the MPI-style exchange and, where there are two GPUs, NCCL communicators spanning
+/// the members.
+#[test]
+fn parts_in_several_processes_match_the_cpu_references() {
+    if Gpu::count() == 0 {
+        return;
+    }
+    nccl_environment_is_safe();
+    report_crashes();
+    let gpus = Gpu::count();
+    let mut comms = vec![Comm::Auto];
+    if gpus >= 2 {
+        comms.push(Comm::Forced(Transport::Nccl));
+    }
+    let make = |which: usize| {
+        let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
+        match which {
+            0 => generate::rmat(12, 8, o(4, Some(255), false), &NoProgress).unwrap(),
+            1 => generate::rmat(11, 8, o(5, Some(99), true), &NoProgress).unwrap(),
+            _ => generate::grid(90, 60, o(6, None, true), &NoProgress).unwrap(),
+        }
+    };
+    let runs = [
+        (Algorithm::Bfs, false),
+        (Algorithm::Sssp, false),
+        (Algorithm::Pr, false),
+        (Algorithm::Wcc, false),
+        (Algorithm::Spmv, false),
+        (Algorithm::Bc, false),
+        (Algorithm::Bfs, true),
+        (Algorithm::Wcc, true),
+    ];
+    for which in 0..3 {
+        for &comm in &comms {
+            for (alg, reorder) in runs {
+                std::thread::scope(|s| {
+                    for member in chatty_comm::Threads::job(2) {
+                        s.spawn(move || {
+                            let rank = chatty_comm::Group::rank(&member);
+                            let o = MultiOptions {
+                                devices: vec![if gpus >= 2 { rank } else { 0 }],
+                                control: Control::Threads,
+                                comm,
+                                reorder,
+                                watchdog: Duration::from_secs(60),
+                                mode: Mode::Bsp,
+                                processes: Some(chatty_comm::Processes(std::sync::Arc::new(member))),
+                            };
+                            let mut engine = GpuEngine::several(make(which), o);
+                            let params = Params {
+                                pr: chatty_algo::PrParams { tolerance: 1e-9, ..Default::default() },
+                                bc_sources: BcSources::Random(5),
+                                ..Params::default()
+                            };
+                            let what = format!("graph {which} {} comm {comm:?} reorder {reorder} member {rank}", alg.name());
+                            let report = verified(&mut engine, alg, &params, 2).unwrap_or_else(|e| panic!("{what}: {e}"));
+                            let used: Vec<&str> = report.last.transfers.iter().map(|x| x.transport.as_str()).collect();
+                            let wanted = if comm == Comm::Auto { "mpi" } else { "nccl" };
+                            if report.detail["exchanges"].as_u64() > Some(0) {
+                                assert!(used.contains(&wanted), "{what}: {used:?}");
+                            }
+                        });
+                    }
+                });
+            }
+        }
+    }
+}
+
 /// More parts than two (issue 9 while 4- and 8-GPU machines are not lent): four parts
 /// over the GPUs there are (each GPU holding two when there are two), so exchanges,
 /// mailboxes and messages go to three peers, every mode and control.

@@ -28,12 +28,43 @@ impl Nccl {
         })
     }
 
-    /// Broadcasts `bytes[r]` from `src[r]` on each root r into `dst(r, g)` on every
-    /// other GPU g; called by GPU g's driver, in an NCCL group.
-    fn broadcast(&self, g: usize, stream: sys::CUstream, src: &[u64], bytes: &[u64], dst: &dyn Fn(usize, usize) -> u64) -> Result<()> {
+    /// This process's ranks of communicators over the parts of every process (rank
+    /// `first + i` on `devices[i]`), from an id the job's first process makes
+    /// (collective).
+    pub fn across(
+        ctxs: &[std::sync::Arc<cudarc::driver::CudaContext>],
+        devices: &[usize],
+        first: usize,
+        k: usize,
+        processes: &chatty_comm::Processes,
+    ) -> Result<Nccl> {
+        let nccl_error = |e: NcclError| GpuError::Nccl(format!("{e}; use --comm mpi"));
+        let mine = match processes.0.rank() {
+            0 => chatty_comm::nccl::unique_id().map_err(nccl_error)?,
+            _ => [0; 128],
+        };
+        let mut all = vec![0u8; 128 * processes.0.size()];
+        processes.0.all_gather_into(&mine, &mut all).map_err(|e| GpuError::Processes(e.to_string()))?;
+        let id: [u8; 128] = all[..128].try_into().expect("128 bytes");
+        let bind = |i: usize| ctxs[i].bind_to_thread().map_err(|e| format!("binding GPU {}: {e:?}", devices[i]));
+        Communicators::across(devices, first, k, id, &bind).map(Nccl).map_err(nccl_error)
+    }
+
+    /// Broadcasts `bytes[r]` from `src` of each part r (this process's part g is part
+    /// `me` of the job) into `dst(r, g)` on every other part; called by part g's
+    /// driver, in an NCCL group.
+    fn broadcast(
+        &self,
+        g: usize,
+        me: usize,
+        stream: sys::CUstream,
+        src: &[u64],
+        bytes: &[u64],
+        dst: &dyn Fn(usize, usize) -> u64,
+    ) -> Result<()> {
         Communicators::group(|| {
             for root in (0..bytes.len()).filter(|&root| bytes[root] > 0) {
-                let (send, recv) = if root == g { (src[g], src[g]) } else { (src[g], dst(root, g)) };
+                let (send, recv) = if root == me { (src[g], src[g]) } else { (src[g], dst(root, g)) };
                 // SAFETY: every rank issues the same broadcasts with the same counts,
                 // known to all after the step's barrier; buffers hold `bytes[root]`.
                 unsafe { self.0.broadcast(g, send, recv, bytes[root] as usize, root, stream as chatty_comm::nccl::Stream)? };
@@ -71,8 +102,8 @@ impl MultiGpu {
     /// The transport for an exchange of `bytes` per sender.
     pub(super) fn transport(&self, bytes: &[u64]) -> Transport {
         match self.comm {
-            _ if self.processes.is_some() => Transport::Mpi,
             Comm::Forced(t) => t,
+            Comm::Auto if self.processes.is_some() => Transport::Mpi,
             Comm::Auto => choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available),
         }
     }
@@ -104,7 +135,7 @@ impl MultiGpu {
             match t {
                 Transport::Nccl => {
                     let nccl = self.nccl.as_ref().expect("nccl is available");
-                    return nccl.broadcast(g, stream, &src, &bytes, &|r, j| self.dst(&dst, r, j));
+                    return nccl.broadcast(g, self.first + g, stream, &src, &bytes, &|r, j| self.dst(&dst, r, j));
                 }
                 _ if b == 0 => {}
                 Transport::P2p => {
@@ -137,7 +168,7 @@ impl MultiGpu {
         let wait = |g: usize| self.crew.wait_stream(g, &self.parts[g].gpu.stream);
         self.crew.each(t == Transport::Nccl, &issue, &wait)?;
         let gathered = match (&self.processes, &self.gathered) {
-            (Some(group), Some(into)) => {
+            (Some(group), Some(into)) if t == Transport::Mpi => {
                 // SAFETY: the streams that filled the staging buffers were waited for;
                 // each holds its part's message.
                 let staged = |g: usize| unsafe {

@@ -449,9 +449,9 @@ impl MultiGpu {
                     o.mode.name()
                 )));
             }
-            if !matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Mpi)) {
+            if !matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Mpi | Transport::Nccl)) {
                 return Err(GpuError::Unsupported(format!(
-                    "--comm {}: across processes the GPUs exchange through MPI (--comm mpi or auto)",
+                    "--comm {}: across processes the GPUs exchange through MPI or NCCL (--comm mpi, nccl or auto)",
                     o.comm.name()
                 )));
             }
@@ -489,6 +489,8 @@ impl MultiGpu {
                 }
                 Err(e) => return Err(e),
             }
+        } else if let (Some(p), Comm::Forced(Transport::Nccl)) = (&processes, o.comm) {
+            Some(Nccl::across(&ctxs, &o.devices, first, k, p)?)
         } else {
             None
         };
@@ -501,7 +503,11 @@ impl MultiGpu {
                 Transport::Mpi => false,
             })
             .collect();
-        let available = if processes.is_some() { vec![Transport::Mpi] } else { available };
+        let available = match (&processes, &nccl) {
+            (Some(_), Some(_)) => vec![Transport::Mpi, Transport::Nccl],
+            (Some(_), None) => vec![Transport::Mpi],
+            (None, _) => available,
+        };
         if let Comm::Forced(t) = o.comm {
             if local && !available.contains(&t) {
                 return Err(GpuError::Unsupported(format!(
