@@ -9,7 +9,10 @@
 # - bench: kernel time of one GPU, of two parts in one process (--devices 0,0 or 0,1)
 #   and of two processes with one part each, side by side.
 #
-# usage: scripts/gpu_mpi.sh [correctness|bench|all]   (default all)
+# - faults: a watchdog firing under mpirun, and rank 1 killed mid-run (every rank must
+#   end with an error, promptly, with no output file).
+#
+# usage: scripts/gpu_mpi.sh [correctness|bench|faults|all]   (default all)
 # Environment: CHATTY (a build with `--features mpi`, default target/release/chatty),
 # DATASETS (default .device-data/datasets), OUT (logs), TRIALS (default 5),
 # BENCH_GRAPHS (device_graphs.sh names, default rmat22 road-NE).
@@ -111,10 +114,39 @@ for r in rows:
 PY
 }
 
+faults() {
+    echo "== faults: a watchdog firing on the ranks, a rank killed mid-run"
+    local g
+    g=$(bench_graph road-NE)
+    local t0 rc
+    t0=$(date +%s%N)
+    mpi 2 "$CHATTY" run bfs "$g" --engine gpu --watchdog 0.000001 -n 3 > "$OUT/watchdog.log" 2>&1
+    rc=$?
+    echo "watchdog: exit $rc after $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(grep -m1 'error' "$OUT/watchdog.log")"
+    [ $rc -ne 0 ] && grep -q "watchdog" "$OUT/watchdog.log" || fails=$((fails + 1))
+    rm -f "$WORK/mpi/killed.txt"
+    mpi 2 "$CHATTY" run bfs "$g" --engine gpu -n 300 -o "$WORK/mpi/killed.txt" > "$OUT/kill.log" 2>&1 &
+    local job=$!
+    sleep 10
+    local p
+    for p in $(pgrep -f "run bfs $g --engine gpu -n 300"); do
+        tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' && kill -9 "$p"
+    done
+    t0=$(date +%s%N)
+    for _ in $(seq 300); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+    wait $job
+    rc=$?
+    local left
+    left=$(pgrep -fc "run bfs $g --engine gpu -n 300")
+    echo "killed rank 1: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms after the kill; processes left ${left:-0}; output file $([ -e "$WORK/mpi/killed.txt" ] && echo written || echo none)"
+    [ $rc -ne 0 ] && [ "${left:-0}" = 0 ] && [ ! -e "$WORK/mpi/killed.txt" ] || fails=$((fails + 1))
+}
+
 case $MODE in
     correctness) correctness ;;
     bench) bench ;;
-    *) correctness; bench ;;
+    faults) faults ;;
+    *) correctness; bench; faults ;;
 esac
 # Few files come back from the device: the failures' logs travel as one archive.
 ls "$WORK"/mpi/fail-*.log > /dev/null 2>&1 && tar czf "$OUT/mpi-failures.tgz" -C "$WORK/mpi" $(cd "$WORK/mpi" && ls fail-*.log)
