@@ -112,6 +112,18 @@ impl Threads {
         round
     }
 
+    /// Element-wise sums (`add`, from `zero`, in rank order) of every member's words.
+    fn sum_words<T: Copy>(&self, mine: impl ExactSizeIterator<Item = u64>, zero: T, add: impl Fn(T, u64) -> T) -> Vec<T> {
+        let mut sum = vec![zero; mine.len()];
+        let bytes: Vec<u8> = mine.flat_map(u64::to_le_bytes).collect();
+        for theirs in self.exchange(&bytes) {
+            for (s, w) in sum.iter_mut().zip(theirs.chunks_exact(8)) {
+                *s = add(*s, u64::from_le_bytes(w.try_into().expect("8 bytes")));
+            }
+        }
+        sum
+    }
+
     /// Every member's `mine`, in rank order.
     fn exchange(&self, mine: &[u8]) -> Vec<Vec<u8>> {
         let mut round = self.shared.state.lock().expect("the meeting");
@@ -134,25 +146,11 @@ impl Group for Threads {
     }
 
     fn sum_u64(&self, mine: &[u64]) -> Vec<u64> {
-        let all = self.exchange(&le_bytes(mine.iter().copied()));
-        let mut sum = vec![0u64; mine.len()];
-        for bytes in &all {
-            for (s, w) in sum.iter_mut().zip(bytes.chunks_exact(8)) {
-                *s = s.wrapping_add(u64::from_le_bytes(w.try_into().expect("8 bytes")));
-            }
-        }
-        sum
+        self.sum_words(mine.iter().copied(), 0u64, |s, w| s.wrapping_add(w))
     }
 
     fn sum_f64(&self, mine: &[f64]) -> Vec<f64> {
-        let all = self.exchange(&le_bytes(mine.iter().map(|x| x.to_bits())));
-        let mut sum = vec![0f64; mine.len()];
-        for bytes in &all {
-            for (s, w) in sum.iter_mut().zip(bytes.chunks_exact(8)) {
-                *s += f64::from_bits(u64::from_le_bytes(w.try_into().expect("8 bytes")));
-            }
-        }
-        sum
+        self.sum_words(mine.iter().map(|x| x.to_bits()), 0f64, |s, w| s + f64::from_bits(w))
     }
 
     fn all_gather_into(&self, mine: &[u8], all: &mut [u8]) -> Result<(), GroupError> {
@@ -168,11 +166,6 @@ impl Group for Threads {
         }
         Ok(())
     }
-}
-
-/// Little-endian bytes of `words`.
-fn le_bytes(words: impl Iterator<Item = u64>) -> Vec<u8> {
-    words.flat_map(u64::to_le_bytes).collect()
 }
 
 #[cfg(test)]

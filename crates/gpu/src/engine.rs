@@ -207,19 +207,19 @@ impl Engine for GpuEngine {
                 let processes = options.processes.as_ref().ok_or_else(unprepared)?;
                 let (rank, size) = (processes.0.rank(), processes.0.size());
                 let mine: Vec<u32> = sources.iter().skip(rank).step_by(size).copied().collect();
-                let r = match mine.is_empty() {
-                    true => None,
-                    false => Some(run(gpu, device, alg, p, &mine, progress).map_err(Error::engine)?),
+                // A process with no sources adds zeros.
+                let (mine, seconds, mut b, d) = match mine.is_empty() {
+                    true => (vec![0.0; self.graph.num_vertices()], 0.0, Breakdown::default(), DeviceTrial { peak_device_memory_bytes: 0 }),
+                    false => {
+                        let r = run(gpu, device, alg, p, &mine, progress).map_err(Error::engine)?;
+                        let chatty_algo::Output::Values(v) = r.output else { unreachable!("bc answers values") };
+                        let b = Breakdown { setup_seconds: r.setup_seconds, exchange_seconds: 0.0, download_seconds: r.download_seconds };
+                        (v, r.kernel_seconds, b, DeviceTrial { peak_device_memory_bytes: r.peak_device_bytes })
+                    }
                 };
                 let summed = std::time::Instant::now();
-                let scores = match r.as_ref().map(|r| &r.output) {
-                    Some(chatty_algo::Output::Values(v)) => processes.0.sum_f64(v),
-                    _ => processes.0.sum_f64(&vec![0.0; self.graph.num_vertices()]),
-                };
-                let download_seconds = r.as_ref().map_or(0.0, |r| r.download_seconds) + summed.elapsed().as_secs_f64();
-                let b = Breakdown { setup_seconds: r.as_ref().map_or(0.0, |r| r.setup_seconds), exchange_seconds: 0.0, download_seconds };
-                let d = DeviceTrial { peak_device_memory_bytes: r.as_ref().map_or(0, |r| r.peak_device_bytes) };
-                let seconds = r.as_ref().map_or(0.0, |r| r.kernel_seconds);
+                let scores = processes.0.sum_f64(&mine);
+                b.download_seconds += summed.elapsed().as_secs_f64();
                 Ok(trial(chatty_algo::Output::Values(scores), sources.len() as u64, seconds, b, None, Vec::new(), detail(d)?))
             }
             Devices::Several { engine, .. } => {

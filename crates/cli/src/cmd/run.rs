@@ -321,7 +321,6 @@ fn open_gpu_job(a: &RunArgs, quiet: bool) -> Result<(Box<dyn Engine>, bool)> {
     check_multi_flags(&a.gpu, &a.algorithm)?;
     let count = Gpu::count();
     let devices = match &a.gpu.devices {
-        Some(d) if d.is_empty() => bail!("--devices needs at least one ordinal"),
         Some(d) => d.clone(),
         None if count == 0 => bail!("rank {rank}: --engine gpu found no GPU on this host"),
         None => {
@@ -538,7 +537,6 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
     check_multi_flags(a, algs)?;
     let mut auto = false;
     let devices = match &a.devices {
-        Some(d) if d.is_empty() => bail!("--devices needs at least one ordinal"),
         Some(d) => d.clone(),
         None => {
             let count = Gpu::count();
@@ -587,6 +585,9 @@ fn gpus_flag(gpus: &str) -> Result<Option<usize>> {
 fn check_multi_flags(a: &GpuArgs, algs: &[Algorithm]) -> Result<()> {
     if !(a.watchdog > 0.0 && a.watchdog.is_finite()) {
         bail!("--watchdog takes a positive number of seconds");
+    }
+    if a.devices.as_ref().is_some_and(Vec::is_empty) {
+        bail!("--devices needs at least one ordinal");
     }
     if let Some(alg) = algs.iter().find(|&&alg| !a.mode.supports(alg)) {
         bail!("--mode {} has bfs and sssp, not {}", a.mode.name(), alg.name());

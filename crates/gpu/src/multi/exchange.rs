@@ -79,9 +79,6 @@ pub(super) struct Sent {
     transport: Transport,
     /// Per part of the job.
     bytes: Vec<u64>,
-    /// `Transport::Mpi`: where every part's bytes lie, in part order (the address of
-    /// `MultiGpu::gathered`, valid until the next exchange).
-    gathered: u64,
     /// Where each part's values land in every other part.
     dst: Dst,
     /// Record layout (`Dst::Records`): value words per record.
@@ -167,34 +164,31 @@ impl MultiGpu {
         };
         let wait = |g: usize| self.crew.wait_stream(g, &self.parts[g].gpu.stream);
         self.crew.each(t == Transport::Nccl, &issue, &wait)?;
-        let gathered = match (&self.processes, &self.gathered) {
-            (Some(group), Some(into)) if t == Transport::Mpi => {
-                // SAFETY: the streams that filled the staging buffers were waited for;
-                // each holds its part's message.
-                let staged = |g: usize| unsafe {
-                    std::slice::from_raw_parts(self.parts[g].staging.host as *const u8, bytes[self.first + g] as usize)
-                };
-                let mine = match self.parts.len() {
-                    1 => std::borrow::Cow::Borrowed(staged(0)),
-                    _ => std::borrow::Cow::Owned((0..self.parts.len()).flat_map(staged).copied().collect()),
-                };
-                let total = bytes.iter().sum::<u64>() as usize;
-                assert!(total <= into.bytes, "an exchange larger than every part's staging");
-                // SAFETY: `into` holds every part's largest message; the copies out of it
-                // of the last exchange finished with the step that preceded this one.
-                let all = unsafe { std::slice::from_raw_parts_mut(into.host as *mut u8, total) };
-                group.0.all_gather_into(&mine, all).map_err(|e| GpuError::Processes(e.to_string()))?;
-                into.host as u64
-            }
-            _ => 0,
-        };
+        // Across processes every part's message lands in `gathered`, in part order,
+        // untouched until the next exchange.
+        if let (Some(group), Some(into), Transport::Mpi) = (&self.processes, &self.gathered, t) {
+            // SAFETY: the streams that filled the staging buffers were waited for;
+            // each holds its part's message.
+            let staged =
+                |g: usize| unsafe { std::slice::from_raw_parts(self.parts[g].staging.host as *const u8, bytes[self.first + g] as usize) };
+            let mine = match self.parts.len() {
+                1 => std::borrow::Cow::Borrowed(staged(0)),
+                _ => std::borrow::Cow::Owned((0..self.parts.len()).flat_map(staged).copied().collect()),
+            };
+            let total = bytes.iter().sum::<u64>() as usize;
+            assert!(total <= into.bytes, "an exchange larger than every part's staging");
+            // SAFETY: `into` holds every part's largest message; the copies out of it
+            // of the last exchange finished with the step that preceded this one.
+            let all = unsafe { std::slice::from_raw_parts_mut(into.host as *mut u8, total) };
+            group.0.all_gather_into(&mine, all).map_err(|e| GpuError::Processes(e.to_string()))?;
+        }
         let use_ = stats.by_transport.entry(t.name()).or_default();
         use_.0 += 1;
         use_.1 += bytes.iter().sum::<u64>() * (k as u64 - 1);
         stats.exchanges += 1;
         stats.communicated += bytes.iter().map(|b| b / 4 / (1 + width as u64)).sum::<u64>();
         stats.exchange_seconds += started.elapsed().as_secs_f64();
-        Ok(Sent { transport: t, bytes, gathered, dst, width })
+        Ok(Sent { transport: t, bytes, dst, width })
     }
 
     /// The receivers' half on this process's part g: brings the values in (uva,
@@ -225,7 +219,8 @@ impl MultiGpu {
                 // SAFETY: `gathered` holds r's `b` bytes from `from`, pinned, untouched
                 // until the next exchange, which follows this step.
                 Transport::Mpi => unsafe {
-                    let src = (sent.gathered + from as u64) as *const std::ffi::c_void;
+                    let gathered = self.gathered.as_ref().expect("processes have a gathered buffer");
+                    let src = (gathered.host as *const u8).add(from).cast();
                     sys::cuMemcpyHtoDAsync_v2(dst, src, b as usize, gpu.stream.cu_stream())
                 }
                 .check("a copy from the host")?,
