@@ -1,72 +1,116 @@
 #!/usr/bin/env bash
-# CPU benchmark: every kernel on rmat 20 and 22, urand 22, a road grid, and the road,
-# social and web datasets, side by side with GAPBS built from its public source on
-# the same machine, in the same run. Prints a markdown table (times in seconds,
-# average over trials, kernel time only, graph already loaded) and writes logs.
+# CPU benchmark: every kernel side by side with GAPBS built from its public source on
+# the same machine, in the same run, at several thread counts: for each graph, kernel
+# and thread count, ours then GAPBS's (interleaved, so drift hits both). Prints a
+# markdown table (seconds, average over trials, kernel time only, graph already
+# loaded) and the geometric mean of GAPBS / chatty per thread count; writes logs.
 #
 # usage: scripts/bench_cpu.sh GAPBS_DIR [WORK_DIR]
-#   GAPBS_DIR: a built checkout of github.com/sbeamer/gapbs (make bfs sssp pr cc bc converter)
+#   GAPBS_DIR: a checkout of github.com/sbeamer/gapbs (built here when its binaries
+#              are missing)
 #   WORK_DIR:  where generated graphs and logs go (default: data/bench-cpu, git-ignored)
-# Environment: TRIALS (default 8), GRAPHS (default: all, space-separated names below).
+# Environment: CHATTY (binary; default: build target/release/chatty), TRIALS (default
+# 5), GRAPHS (names in scripts/gapbs_graphs.sh; default: the issue-19 set below),
+# THREADS (default "1 <cores>"), KERNELS (default "bfs sssp pr pr-gs wcc bc spmv").
+#
+# pr runs to the same stopping rule on both sides (GAPBS stops when the L1 change is
+# below ε = 1e-4; ours when it is below N·tolerance, so tolerance = ε/N): pr is ours
+# (Jacobi, the networkx iteration) against GAPBS's pr_spmv (Jacobi); pr-gs is ours
+# with --pr-method gauss-seidel against GAPBS's pr (Gauss–Seidel).
 set -euo pipefail
 GAPBS=$(cd "$1" && pwd)
 WORK=${2:-data/bench-cpu}
-TRIALS=${TRIALS:-8}
+TRIALS=${TRIALS:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CHATTY=$ROOT/target/release/chatty
+THREADS=${THREADS:-"1 $(nproc)"}
+KERNELS=${KERNELS:-"bfs sssp pr pr-gs wcc bc spmv"}
 DATASETS=${CHATTY_DATASETS:-$ROOT/../shared/datasets}
+if [ -z "${CHATTY:-}" ]; then
+    (cd "$ROOT" && cargo build --release --locked --bin chatty -q)
+    CHATTY=$ROOT/target/release/chatty
+fi
+CHATTY=$(realpath "$CHATTY")
+[ -x "$GAPBS/pr_spmv" ] || make -C "$GAPBS" -j "$(nproc)" bfs sssp pr pr_spmv cc bc converter > /dev/null
 mkdir -p "$WORK"
 cd "$WORK"
-(cd "$ROOT" && cargo build --release --locked --bin chatty -q)
 
 # shellcheck source=scripts/gapbs_graphs.sh
 source "$ROOT/scripts/gapbs_graphs.sh"
 
 delta_for() {
     case $1 in
-        road|grid) echo 2000 ;;
+        road | moscow | roadNE | grid) echo 2000 ;;
         *) echo 2 ;;
     esac
 }
 
-ours() { # algo graph extra-args...
-    local a=$1 g=$2
-    shift 2
-    "$CHATTY" run "$a" "$g.cgr" -n "$TRIALS" --json --engine cpu "$@" > "ours-$a-$g.json"
-    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["average_seconds"])' "ours-$a-$g.json"
+ours() { # threads algo graph extra-args... -> average seconds
+    local t=$1 a=$2 g=$3
+    shift 3
+    "$CHATTY" run "$a" "$g.cgr" -n "$TRIALS" --json --engine cpu --threads "$t" "$@" > "ours-$a-$g-$t.json"
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["average_seconds"])' "ours-$a-$g-$t.json"
 }
 
-theirs() { # binary graph-file extra-args...
-    local b=$1 f=$2
-    shift 2
-    "$GAPBS/$b" -f "$f" -n "$TRIALS" "$@" > "gapbs-$b-$f.log"
-    awk '/Average Time:/ {print $3}' "gapbs-$b-$f.log"
+theirs() { # threads binary graph-file extra-args... -> average seconds
+    local t=$1 b=$2 f=$3
+    shift 3
+    OMP_NUM_THREADS=$t "$GAPBS/$b" -f "$f" -n "$TRIALS" "$@" > "gapbs-$b-$f-$t.log"
+    awk '/Average Time:/ {print $3}' "gapbs-$b-$f-$t.log"
 }
 
-row() { # kernel graph ours gapbs ("n/a" where GAPBS has no such kernel)
+row() { # kernel graph threads ours gapbs ("n/a" where GAPBS has no such kernel)
     python3 -c '
 import sys
-k, g, o, t = sys.argv[1:]
+k, g, t, o, p = sys.argv[1:]
 o = float(o)
-if t == "n/a":
-    print(f"| {k} | {g} | {o:.4f} | n/a | n/a |")
+if p == "n/a":
+    print(f"| {k} | {g} | {t} | {o:.4f} | n/a | n/a |")
 else:
-    t = float(t)
-    print(f"| {k} | {g} | {o:.4f} | {t:.4f} | {t / o:.2f} |")' "$@"
+    p = float(p)
+    print(f"| {k} | {g} | {t} | {o:.4f} | {p:.4f} | {p / o:.2f} |")' "$@" | tee -a rows.md
 }
 
-GRAPHS=${GRAPHS:-"rmat20 rmat22 urand22 grid road roadNE social web"}
-echo "| kernel | graph | chatty (s) | GAPBS (s) | GAPBS / chatty |"
-echo "|---|---|---|---|---|"
+pr_tolerance() { # graph -> ε / N
+    "$CHATTY" info "$1.cgr" --json | python3 -c 'import json,sys; print(1e-4 / json.load(sys.stdin)["vertices"])'
+}
+
+GRAPHS=${GRAPHS:-"kron22 urand22 grid roadNE moscow twitter web"}
+: > rows.md
+echo "| kernel | graph | threads | chatty (s) | GAPBS (s) | GAPBS / chatty |"
+echo "|---|---|---|---|---|---|"
 for g in $GRAPHS; do
-    make_graph "$g"
-    row bfs "$g" "$(ours bfs "$g")" "$(theirs bfs "$g.sg")"
-    if [ -f "$g.wsg" ]; then
-        d=$(delta_for "$g")
-        row sssp "$g" "$(ours sssp "$g" --delta "$d")" "$(theirs sssp "$g.wsg" -d "$d")"
-    fi
-    row pr "$g" "$(ours pr "$g" --tolerance 1e-4 --max-iters 1000)" "$(theirs pr "$g.sg" -t 1e-4 -i 1000)"
-    row wcc "$g" "$(ours wcc "$g")" "$(theirs cc "$g.sg")"
-    row bc "$g" "$(ours bc "$g" --sources 4)" "$(theirs bc "$g.sg" -i 4)"
-    row spmv "$g" "$(ours spmv "$g")" "n/a"
+    make_graph "$g" 2>> generate.log
+    tol=$(pr_tolerance "$g")
+    for k in $KERNELS; do
+        for t in $THREADS; do
+            case $k in
+                bfs) row bfs "$g" "$t" "$(ours "$t" bfs "$g")" "$(theirs "$t" bfs "$g.sg")" ;;
+                sssp)
+                    [ -f "$g.wsg" ] || continue
+                    d=$(delta_for "$g")
+                    row sssp "$g" "$t" "$(ours "$t" sssp "$g" --delta "$d")" "$(theirs "$t" sssp "$g.wsg" -d "$d")"
+                    ;;
+                pr) row pr "$g" "$t" "$(ours "$t" pr "$g" --tolerance "$tol" --max-iters 1000)" "$(theirs "$t" pr_spmv "$g.sg" -t 1e-4 -i 1000)" ;;
+                pr-gs)
+                    "$CHATTY" run --help | grep -q -- --pr-method || continue
+                    row pr-gs "$g" "$t" "$(ours "$t" pr "$g" --tolerance "$tol" --max-iters 1000 --pr-method gauss-seidel)" \
+                        "$(theirs "$t" pr "$g.sg" -t 1e-4 -i 1000)"
+                    ;;
+                wcc) row wcc "$g" "$t" "$(ours "$t" wcc "$g")" "$(theirs "$t" cc "$g.sg")" ;;
+                bc) row bc "$g" "$t" "$(ours "$t" bc "$g" --sources 4)" "$(theirs "$t" bc "$g.sg" -i 4)" ;;
+                spmv) row spmv "$g" "$t" "$(ours "$t" spmv "$g")" "n/a" ;;
+            esac
+        done
+    done
 done 2>&1
+echo
+echo "| threads | rows | geometric mean of GAPBS / chatty |"
+echo "|---|---|---|"
+python3 - "$THREADS" rows.md <<'EOF'
+import math, sys
+rows = [l.strip("|\n").split("|") for l in open(sys.argv[2]) if l.startswith("|")]
+for t in sys.argv[1].split():
+    r = [float(c[5]) for c in rows if c[2].strip() == t and c[5].strip() != "n/a"]
+    if r:
+        print(f"| {t} | {len(r)} | {math.exp(sum(map(math.log, r)) / len(r)):.2f} |")
+EOF

@@ -9,13 +9,13 @@ make_graph() {
     [ -f "$name.cgr" ] && return
     case $name in
         rmat20) "$CHATTY" generate rmat -s 20 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
-        rmat22) "$CHATTY" generate rmat -s 22 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
+        rmat22 | kron22) "$CHATTY" generate rmat -s 22 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
         urand22) "$CHATTY" generate urand -s 22 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
         grid) "$CHATTY" generate grid --width 2048 --height 2048 -o raw.cgr -q ;;
         path5k) "$CHATTY" generate grid --width 5000 --height 1 -o raw.cgr -q ;;
-        road) "$CHATTY" convert "$DATASETS/road/moscow-osm.gr.gz" -o raw.cgr -q ;;
+        road | moscow) "$CHATTY" convert "$DATASETS/road/moscow-osm.gr.gz" -o raw.cgr -q ;;
         roadNE) "$CHATTY" convert "$DATASETS/road/USA-road-NE.pace.gr.gz" -o raw.cgr -q ;;
-        social) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o raw.cgr -q ;;
+        social | twitter) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o raw.cgr -q ;;
         web) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o raw.cgr -q ;;
     esac
     # Both systems get the same simple graph: GAPBS's builder drops self-loops and
