@@ -24,7 +24,7 @@ TRIALS=${TRIALS:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 THREADS=${THREADS:-"1 $(nproc)"}
 KERNELS=${KERNELS:-"bfs sssp pr pr-gs wcc bc spmv"}
-DATASETS=${CHATTY_DATASETS:-$ROOT/../shared/datasets}
+DATASETS=$(realpath "${CHATTY_DATASETS:-$ROOT/../shared/datasets}")
 if [ -z "${CHATTY:-}" ]; then
     (cd "$ROOT" && cargo build --release --locked --bin chatty -q)
     CHATTY=$ROOT/target/release/chatty
