@@ -414,7 +414,7 @@ fn run<'py>(
         source,
         seed: seed.unwrap_or(defaults.seed),
         delta,
-        pr: PrParams { damping, tolerance: tol, max_iters: max_iter },
+        pr: PrParams { damping, tolerance: tol, max_iters: max_iter, ..PrParams::default() },
         bc_sources,
         x: x.map(|x| x.as_slice().map(<[f64]>::to_vec)).transpose()?,
         personalization: personalization.map(|p| p.as_slice().map(<[f64]>::to_vec)).transpose()?,

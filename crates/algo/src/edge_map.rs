@@ -125,9 +125,18 @@ pub trait EdgeMapGraph: Sync {
     /// vertices it changed. `opts` are hints an engine may ignore (the SSD engine
     /// always streams in push form).
     fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Result<Frontier, Error>;
-    /// For every vertex `v`, `Σ value(u, weight)` over its in-edges `u → v` (raw
-    /// weight words, 0 when unweighted), written to `out[v]`.
-    fn sum_in<F: Fn(u32, u32) -> f64 + Sync>(&self, out: &mut [f64], value: F) -> Result<(), Error>;
+    /// For every vertex `v`: `s = Σ value(u, weight)` over its in-edges `u → v` (raw
+    /// weight words, 0 when unweighted), then `finish(v, s, &mut out[v])`, once per
+    /// vertex; returns the sum of what `finish` returned. The in-memory CSR finishes
+    /// each vertex as soon as its sum is known, so a `value` that reads what `finish`
+    /// writes sees part of this pass's results (Gauss–Seidel); engines that gather
+    /// every sum first finish afterwards (Jacobi).
+    fn sum_in<T, R, F, A>(&self, out: &mut [T], value: F, finish: A) -> Result<R, Error>
+    where
+        T: Send,
+        R: Send + std::iter::Sum<R>,
+        F: Fn(u32, u32) -> f64 + Sync,
+        A: Fn(u32, f64, &mut T) -> R + Sync;
 }
 
 impl EdgeMapGraph for Graph {
@@ -152,17 +161,34 @@ impl EdgeMapGraph for Graph {
     fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Result<Frontier, Error> {
         Ok(edge_map_on(self, edges, frontier, op, opts))
     }
-    fn sum_in<F: Fn(u32, u32) -> f64 + Sync>(&self, out: &mut [f64], value: F) -> Result<(), Error> {
+    fn sum_in<T, R, F, A>(&self, out: &mut [T], value: F, finish: A) -> Result<R, Error>
+    where
+        T: Send,
+        R: Send + std::iter::Sum<R>,
+        F: Fn(u32, u32) -> f64 + Sync,
+        A: Fn(u32, f64, &mut T) -> R + Sync,
+    {
         let inc = self.in_edges();
-        let (offsets, targets, weights) = (inc.offsets(), inc.targets(), inc.raw_weights());
-        out.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, slot)| {
-            let edges = offsets[v] as usize..offsets[v + 1] as usize;
-            *slot = match weights {
-                None => targets[edges].iter().map(|&u| value(u, 0)).sum(),
-                Some(w) => targets[edges.clone()].iter().zip(&w[edges]).map(|(&u, &w)| value(u, w)).sum(),
-            };
-        });
-        Ok(())
+        let (offsets, targets) = (inc.offsets(), inc.targets());
+        // Chunks of vertices with a plain loop inside: 1.4-1.8x faster than one rayon
+        // item per vertex (measured on moscow-osm, 1 and 2 threads), and the chunk's
+        // offsets are read as windows, without a bounds check per vertex.
+        const CHUNK: usize = 2048;
+        Ok(out
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .map(|(c, slots)| {
+                let first = c * CHUNK;
+                let ranges = offsets[first..=first + slots.len()].windows(2).map(|o| o[0] as usize..o[1] as usize);
+                let vertices = (first as u32..).zip(slots.iter_mut()).zip(ranges);
+                match inc.raw_weights() {
+                    None => vertices.map(|((v, slot), e)| finish(v, targets[e].iter().map(|&u| value(u, 0)).sum(), slot)).sum::<R>(),
+                    Some(w) => vertices
+                        .map(|((v, slot), e)| finish(v, targets[e.clone()].iter().zip(&w[e]).map(|(&u, &w)| value(u, w)).sum(), slot))
+                        .sum::<R>(),
+                }
+            })
+            .sum())
     }
 }
 

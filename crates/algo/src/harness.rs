@@ -248,6 +248,7 @@ impl Report {
                 "tolerance": p.pr.tolerance,
                 "max_iters": p.pr.max_iters,
                 "damping": p.pr.damping,
+                "pr_method": p.pr.method.name(),
                 "seed": p.seed,
                 "direction": p.direction.name(),
             },

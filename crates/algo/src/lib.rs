@@ -51,7 +51,7 @@ pub use cpu::CpuEngine;
 pub use edge_map::{Direction, EdgeMapGraph};
 pub use engine::{Breakdown, Engine, EngineInfo, GraphInfo, HostGraph, Transfer, Trial};
 pub use error::{Error, Result};
-pub use pr::PrParams;
+pub use pr::{PrMethod, PrParams};
 pub use sssp::Distances;
 pub use summary::Summary;
 

@@ -8,13 +8,19 @@ use chatty_graph::{Graph, WeightType};
 use crate::edge_map::EdgeMapGraph;
 use crate::Result;
 
+/// Writes a vertex's sum to `y` (and returns it: the pass's total, unused).
+fn store(_: u32, sum: f64, y: &mut f64) -> f64 {
+    *y = sum;
+    sum
+}
+
 /// y = A·x; `x` has one entry per vertex.
 pub fn spmv<G: EdgeMapGraph + ?Sized>(g: &G, x: &[f64]) -> Result<Vec<f64>> {
     let mut y = vec![0.0; g.num_vertices()];
     match g.weight_type() {
-        WeightType::None => g.sum_in(&mut y, |u, _| x[u as usize])?,
-        WeightType::Int => g.sum_in(&mut y, |u, w| w as f64 * x[u as usize])?,
-        WeightType::Float => g.sum_in(&mut y, |u, w| f32::from_bits(w) as f64 * x[u as usize])?,
+        WeightType::None => _ = g.sum_in(&mut y, |u, _| x[u as usize], store)?,
+        WeightType::Int => _ = g.sum_in(&mut y, |u, w| w as f64 * x[u as usize], store)?,
+        WeightType::Float => _ = g.sum_in(&mut y, |u, w| f32::from_bits(w) as f64 * x[u as usize], store)?,
     }
     Ok(y)
 }

@@ -3,7 +3,9 @@
 
 use chatty_algo::edge_map::{EdgeMapOptions, EdgeOp, Edges};
 use chatty_algo::frontier::Frontier;
-use chatty_algo::{pick_sources, run_kernel, verify, Algorithm, BcSources, Direction, EdgeMapGraph, Error, Output, Params};
+use chatty_algo::{
+    pick_sources, run_kernel, verify, Algorithm, BcSources, Direction, EdgeMapGraph, Error, Output, Params, PrMethod, PrParams,
+};
 use chatty_graph::{
     datasets, from_edges, from_weighted_edges, generate, read_graph, GenOptions, Graph, NoProgress, ReadOptions, WeightType,
 };
@@ -34,8 +36,14 @@ impl EdgeMapGraph for Streaming<'_> {
     fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Result<Frontier, Error> {
         self.0.edge_map(edges, frontier, op, opts)
     }
-    fn sum_in<F: Fn(u32, u32) -> f64 + Sync>(&self, out: &mut [f64], value: F) -> Result<(), Error> {
-        self.0.sum_in(out, value)
+    fn sum_in<T, R, F, A>(&self, out: &mut [T], value: F, finish: A) -> Result<R, Error>
+    where
+        T: Send,
+        R: Send + std::iter::Sum<R>,
+        F: Fn(u32, u32) -> f64 + Sync,
+        A: Fn(u32, f64, &mut T) -> R + Sync,
+    {
+        self.0.sum_in(out, value, finish)
     }
 }
 
@@ -368,6 +376,38 @@ fn personalized_pagerank() {
         v
     }] {
         assert!(chatty_algo::check_params(Algorithm::Pr, n, &Params { personalization: Some(bad), ..Params::default() }).is_err());
+    }
+}
+
+/// Gauss–Seidel PageRank reaches the reference's fixed point (within the bound its
+/// stopping rule allows) and sums to 1 on the datasets and generated graphs, in fewer
+/// iterations than Jacobi on those without dangling vertices.
+#[test]
+fn gauss_seidel_pagerank_converges_to_the_same_scores_sooner() {
+    let mut graphs: Vec<(String, Graph)> = vec![
+        ("rmat12".into(), generate::rmat(12, 8, GenOptions { seed: 3, max_weight: None, undirected: false }, &NoProgress).unwrap()),
+        ("grid".into(), generate::grid(60, 40, GenOptions { seed: 4, max_weight: None, undirected: true }, &NoProgress).unwrap()),
+    ];
+    if let Some(dir) = datasets::for_test() {
+        for f in ["road/USA-road-NY.pace.gr.gz", "social/wiki-Vote.txt.gz", "web/cnr-2000.el.gz"] {
+            graphs.push((f.into(), read_graph(&dir.join(f), ReadOptions::default(), &NoProgress).unwrap()));
+        }
+    }
+    for (label, g) in graphs {
+        let g = g.with_in_edges();
+        let n = g.num_vertices();
+        let jacobi = Params { pr: PrParams { tolerance: 1e-4 / n as f64, max_iters: 1000, ..PrParams::default() }, ..Params::default() };
+        let gs = Params { pr: PrParams { method: PrMethod::GaussSeidel, ..jacobi.pr }, ..Params::default() };
+        let (Output::Values(scores), _) = run(Algorithm::Pr, &g, &gs, 0).unwrap() else { panic!() };
+        assert!((scores.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{label}");
+        verify(Algorithm::Pr, &g, &gs, &[], &Output::Values(scores)).unwrap_or_else(|e| panic!("{label}: {e}"));
+        let (_, gs_iters, _) = run_kernel(&g, Algorithm::Pr, &gs, &[], &NoProgress).unwrap();
+        let (_, jacobi_iters, _) = run_kernel(&g, Algorithm::Pr, &jacobi, &[], &NoProgress).unwrap();
+        // In-place updates pay off where no mass leaks to dangling vertices (measured:
+        // NY 19 iterations against 35, cnr-2000 24 against 35, rmat-12 17 against 9).
+        if (0..n as u32).all(|v| g.out_edges().degree(v) > 0) {
+            assert!(gs_iters < jacobi_iters, "{label}: Gauss–Seidel {gs_iters} iterations, Jacobi {jacobi_iters}");
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use chatty_algo::{Algorithm, Direction};
+use chatty_algo::{Algorithm, Direction, PrMethod};
 use chatty_gpu::{Comm, Control, Mode};
 use chatty_graph::Format;
 use chatty_net::Recovery;
@@ -39,6 +39,10 @@ fn algorithm() -> impl TypedValueParser<Value = Algorithm> {
 
 fn direction() -> impl TypedValueParser<Value = Direction> {
     one_of(&Direction::ALL, Direction::name, no_aliases)
+}
+
+fn pr_method() -> impl TypedValueParser<Value = PrMethod> {
+    one_of(&PrMethod::ALL, PrMethod::name, no_aliases)
 }
 
 fn comm() -> impl TypedValueParser<Value = Comm> {
@@ -460,6 +464,11 @@ pub struct RunArgs {
     /// PageRank: the damping factor (networkx's alpha).
     #[arg(long, alias = "alpha", default_value_t = 0.85)]
     pub damping: f64,
+    /// PageRank: jacobi (networkx's iteration: each reads the last one's scores) or
+    /// gauss-seidel (scores updated in place: fewer iterations to the same tolerance,
+    /// as GAPBS's pr; CPU engine; the SSD engine iterates it as jacobi).
+    #[arg(long, default_value = "jacobi", value_parser = pr_method())]
+    pub pr_method: PrMethod,
     /// BC sources: a count of random sources, or `all` (default: one, as --source).
     #[arg(long)]
     pub sources: Option<String>,

@@ -2,7 +2,7 @@
 //! several (or several parts on one). It keeps the host graph (sources are picked on
 //! it, `--verify` reads it) and readies the devices once per kernel.
 
-use chatty_algo::{sssp, Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Params, Transfer, Trial};
+use chatty_algo::{sssp, Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Params, PrMethod, Transfer, Trial};
 use chatty_graph::Graph;
 use serde::Serialize;
 
@@ -184,6 +184,9 @@ impl Engine for GpuEngine {
             return Err(Error::Unsupported(
                 "--personalization runs on the CPU and SSD engines (the GPU kernels teleport uniformly)".into(),
             ));
+        }
+        if alg == Algorithm::Pr && p.pr.method != PrMethod::Jacobi {
+            return Err(Error::Unsupported(format!("--pr-method {} runs on the CPU engine (the GPU kernels iterate as jacobi)", p.pr.method.name())));
         }
         let trial = |output, iterations, seconds, breakdown, residual, transfers, detail| Trial {
             output,

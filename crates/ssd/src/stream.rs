@@ -436,17 +436,20 @@ impl EdgeMapGraph for SsdGraph {
         let count = next.count();
         Ok(Frontier::Dense { bits: next, count })
     }
-    fn sum_in<F: Fn(u32, u32) -> f64 + Sync>(&self, out: &mut [f64], value: F) -> Result<(), chatty_algo::Error> {
+    fn sum_in<T, R, F, A>(&self, out: &mut [T], value: F, finish: A) -> Result<R, chatty_algo::Error>
+    where
+        T: Send,
+        R: Send + std::iter::Sum<R>,
+        F: Fn(u32, u32) -> f64 + Sync,
+        A: Fn(u32, f64, &mut T) -> R + Sync,
+    {
         let n = self.layout.num_vertices();
         let sums: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0f64.to_bits())).collect();
         let everyone = Bitmap::new(n);
         everyone.fill();
         self.edge_map_pages(Edges::Out, &everyone, &Accumulate { sums: &sums, value }, &Bitmap::new(n))
             .map_err(chatty_algo::Error::engine)?;
-        for (o, s) in out.iter_mut().zip(sums) {
-            *o = f64::from_bits(s.into_inner());
-        }
-        Ok(())
+        Ok(out.iter_mut().zip(&sums).enumerate().map(|(v, (o, s))| finish(v as u32, f64::from_bits(s.load(Ordering::Relaxed)), o)).sum())
     }
 }
 

@@ -44,7 +44,7 @@ fn params(a: &RunArgs) -> Result<Params> {
         source: a.source,
         seed: a.seed,
         delta: a.delta,
-        pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping },
+        pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping, method: a.pr_method },
         bc_sources,
         x: None,
         personalization: None,
