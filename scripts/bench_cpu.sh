@@ -47,8 +47,12 @@ delta_for() {
 ours() { # threads algo graph extra-args... -> average seconds
     local t=$1 a=$2 g=$3
     shift 3
-    "$CHATTY" run "$a" "$g.cgr" -n "$TRIALS" --json --engine cpu --threads "$t" "$@" > "ours-$a-$g-$t.json"
-    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["average_seconds"])' "ours-$a-$g-$t.json"
+    # A refusal (e.g. BC path counts beyond a double on the grid) is a row, not the end.
+    if "$CHATTY" run "$a" "$g.cgr" -n "$TRIALS" --json --engine cpu --threads "$t" "$@" > "ours-$a-$g-$t.json" 2> "ours-$a-$g-$t.err"; then
+        python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["average_seconds"])' "ours-$a-$g-$t.json"
+    else
+        echo refused
+    fi
 }
 
 theirs() { # threads binary graph-file extra-args... -> average seconds
@@ -62,6 +66,9 @@ row() { # kernel graph threads ours gapbs ("n/a" where GAPBS has no such kernel)
     python3 -c '
 import sys
 k, g, t, o, p = sys.argv[1:]
+if o == "refused":
+    print(f"| {k} | {g} | {t} | refused | {p} | n/a |")
+    sys.exit()
 o = float(o)
 if p == "n/a":
     print(f"| {k} | {g} | {t} | {o:.4f} | n/a | n/a |")

@@ -195,7 +195,7 @@ impl EdgeMapGraph for Graph {
 /// Frontiers at most this large are processed on the calling thread: on high-diameter
 /// graphs (roads: thousands of levels of a few hundred vertices) forking costs more
 /// than the level's work.
-const SEQUENTIAL_FRONTIER: usize = 4096;
+pub(crate) const SEQUENTIAL_FRONTIER: usize = 4096;
 
 /// Out-edges (along `adj`) leaving the frontier plus its size (Ligra's measure for the switch).
 fn frontier_work(adj: &Adjacency, frontier: &Frontier) -> u64 {

@@ -196,6 +196,19 @@ fn bc_over_several_and_all_sources() {
     assert_eq!(chosen.len(), with_edges, "more sources than vertices with out-edges takes them all");
 }
 
+/// A few sources on a deep graph (a long grid: thousands of small levels) run one per
+/// thread in a pool of two or more, and get the reference's scores.
+#[test]
+fn bc_from_a_few_sources_on_a_deep_graph() {
+    let g = generate::grid(3000, 3, GenOptions { seed: 6, max_weight: None, undirected: true }, &NoProgress).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    for sources in [vec![0], vec![0, 4500], vec![8999, 1, 3000, 6001]] {
+        let p = Params { bc_sources: BcSources::List(sources.clone()), ..Params::default() };
+        let (output, chosen) = pool.install(|| run(Algorithm::Bc, &g, &p, 0)).unwrap();
+        verify(Algorithm::Bc, &g, &p, &chosen, &output).unwrap_or_else(|e| panic!("{sources:?}: {e}"));
+    }
+}
+
 #[test]
 fn every_kernel_on_every_dataset() {
     let Some(dir) = datasets::for_test() else { return };
