@@ -28,7 +28,7 @@ use rayon::prelude::*;
 
 use chatty_graph::{Graph, Progress};
 
-use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, SEQUENTIAL_FRONTIER};
+use crate::edge_map::{sequential, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, SEQUENTIAL_FRONTIER};
 use crate::frontier::{Bitmap, Frontier};
 use crate::Result;
 
@@ -225,9 +225,8 @@ pub fn brandes_marked(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
                 }
                 found
             };
-            // Small levels on the calling thread, as the edge map does.
             let level = &levels[d as usize - 1];
-            let next = if level.len() <= SEQUENTIAL_FRONTIER { visit(level) } else { level.par_chunks(64).flat_map_iter(visit).collect() };
+            let next = if sequential(out, level) { visit(level) } else { level.par_chunks(64).flat_map_iter(visit).collect() };
             if next.is_empty() {
                 break;
             }
@@ -247,7 +246,7 @@ pub fn brandes_marked(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
                     score[u as usize].store((f64::from_bits(score[u as usize].load(Relaxed)) + du).to_bits(), Relaxed);
                 }
             };
-            if level.len() <= SEQUENTIAL_FRONTIER {
+            if sequential(out, level) {
                 level.iter().for_each(accumulate);
             } else {
                 level.par_iter().for_each(accumulate);

@@ -194,8 +194,16 @@ impl EdgeMapGraph for Graph {
 
 /// Frontiers at most this large are processed on the calling thread: on high-diameter
 /// graphs (roads: thousands of levels of a few hundred vertices) forking costs more
-/// than the level's work.
+/// than the level's work (measured on the 16-core host: 512 made road-NE BFS 1.7x
+/// and BC 1.8-2x slower).
 pub(crate) const SEQUENTIAL_FRONTIER: usize = 4096;
+
+/// Whether a frontier's vertices are pushed on the calling thread: few vertices with
+/// few edges (a handful of hubs make a short frontier long: on kron-22, deciding by
+/// vertices alone made 4-source BC 3x slower on 16 threads).
+pub(crate) fn sequential(adj: &Adjacency, ids: &[u32]) -> bool {
+    ids.len() <= SEQUENTIAL_FRONTIER && ids.iter().map(|&u| adj.degree(u)).sum::<usize>() <= 4 * SEQUENTIAL_FRONTIER
+}
 
 /// Out-edges (along `adj`) leaving the frontier plus its size (Ligra's measure for the switch).
 fn frontier_work(adj: &Adjacency, frontier: &Frontier) -> u64 {
@@ -257,7 +265,7 @@ fn push_step<O: EdgeOp>(adj: &Adjacency, frontier: Frontier, op: &O, dedup: bool
         }
         local
     };
-    let next: Vec<u32> = if ids.len() <= SEQUENTIAL_FRONTIER { visit(&ids) } else { ids.par_chunks(64).flat_map_iter(visit).collect() };
+    let next: Vec<u32> = if sequential(adj, &ids) { visit(&ids) } else { ids.par_chunks(64).flat_map_iter(visit).collect() };
     Frontier::Sparse { n, ids: next }
 }
 
