@@ -88,10 +88,7 @@ impl Engine for CpuEngine {
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<Trial> {
         let start = Instant::now();
-        // The kernel runs on a pool thread: its parallel steps (thousands of levels on
-        // road graphs) then start there, not by waking the pool from outside each time.
-        let (outcome, ()) = rayon::join(|| run_kernel(&self.graph, alg, p, sources, progress), || ());
-        let (output, iterations, residual) = outcome?;
+        let (output, iterations, residual) = run_kernel(&self.graph, alg, p, sources, progress)?;
         let seconds = start.elapsed().as_secs_f64();
         Ok(Trial {
             output,
