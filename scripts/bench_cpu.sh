@@ -44,12 +44,13 @@ delta_for() {
     esac
 }
 
-ours() { # threads algo graph extra-args... -> average seconds
-    local t=$1 a=$2 g=$3
-    shift 3
+ours() { # threads row-name graph algo extra-args... -> average seconds
+    local t=$1 name=$2 g=$3 a=$4
+    shift 4
+    local log="ours-$name-$g-$t"
     # A refusal (e.g. BC path counts beyond a double on the grid) is a row, not the end.
-    if "$CHATTY" run "$a" "$g.cgr" -n "$TRIALS" --json --engine cpu --threads "$t" "$@" > "ours-$a-$g-$t.json" 2> "ours-$a-$g-$t.err"; then
-        python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["average_seconds"])' "ours-$a-$g-$t.json"
+    if "$CHATTY" run "$a" "$g.cgr" -n "$TRIALS" --json --engine cpu --threads "$t" "$@" > "$log.json" 2> "$log.err"; then
+        python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["average_seconds"])' "$log.json"
     else
         echo refused
     fi
@@ -91,21 +92,21 @@ for g in $GRAPHS; do
     for k in $KERNELS; do
         for t in $THREADS; do
             case $k in
-                bfs) row bfs "$g" "$t" "$(ours "$t" bfs "$g")" "$(theirs "$t" bfs "$g.sg")" ;;
+                bfs) row bfs "$g" "$t" "$(ours "$t" bfs "$g" bfs)" "$(theirs "$t" bfs "$g.sg")" ;;
                 sssp)
                     [ -f "$g.wsg" ] || continue
                     d=$(delta_for "$g")
-                    row sssp "$g" "$t" "$(ours "$t" sssp "$g" --delta "$d")" "$(theirs "$t" sssp "$g.wsg" -d "$d")"
+                    row sssp "$g" "$t" "$(ours "$t" sssp "$g" sssp --delta "$d")" "$(theirs "$t" sssp "$g.wsg" -d "$d")"
                     ;;
-                pr) row pr "$g" "$t" "$(ours "$t" pr "$g" --tolerance "$tol" --max-iters 1000)" "$(theirs "$t" pr_spmv "$g.sg" -t 1e-4 -i 1000)" ;;
+                pr) row pr "$g" "$t" "$(ours "$t" pr "$g" pr --tolerance "$tol" --max-iters 1000)" "$(theirs "$t" pr_spmv "$g.sg" -t 1e-4 -i 1000)" ;;
                 pr-gs)
-                    "$CHATTY" run --help | grep -q -- --pr-method || continue
-                    row pr-gs "$g" "$t" "$(ours "$t" pr "$g" --tolerance "$tol" --max-iters 1000 --pr-method gauss-seidel)" \
+                    [[ $("$CHATTY" run --help) == *--pr-method* ]] || continue # older builds
+                    row pr-gs "$g" "$t" "$(ours "$t" pr-gs "$g" pr --tolerance "$tol" --max-iters 1000 --pr-method gauss-seidel)" \
                         "$(theirs "$t" pr "$g.sg" -t 1e-4 -i 1000)"
                     ;;
-                wcc) row wcc "$g" "$t" "$(ours "$t" wcc "$g")" "$(theirs "$t" cc "$g.sg")" ;;
-                bc) row bc "$g" "$t" "$(ours "$t" bc "$g" --sources 4)" "$(theirs "$t" bc "$g.sg" -i 4)" ;;
-                spmv) row spmv "$g" "$t" "$(ours "$t" spmv "$g")" "n/a" ;;
+                wcc) row wcc "$g" "$t" "$(ours "$t" wcc "$g" wcc)" "$(theirs "$t" cc "$g.sg")" ;;
+                bc) row bc "$g" "$t" "$(ours "$t" bc "$g" bc --sources 4)" "$(theirs "$t" bc "$g.sg" -i 4)" ;;
+                spmv) row spmv "$g" "$t" "$(ours "$t" spmv "$g" spmv)" "n/a" ;;
             esac
         done
     done
