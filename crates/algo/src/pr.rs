@@ -125,8 +125,8 @@ impl std::iter::Sum for Totals {
 /// of its out-degree) in `c`; returns its dangling mass (`score` when it has no
 /// out-edges).
 #[inline]
-fn share(inverse_degree: f32, score: f64, c: &AtomicU32) -> f64 {
-    c.store(((score * inverse_degree as f64) as f32).to_bits(), Relaxed);
+fn share(inverse_degree: f64, score: f64, c: &AtomicU32) -> f64 {
+    c.store(((score * inverse_degree) as f32).to_bits(), Relaxed);
     if inverse_degree == 0.0 {
         score
     } else {
@@ -150,12 +150,13 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     // threads that use them (NUMA) and are not faulted in by one thread.
     let mut score: Vec<f64> = (0..n).into_par_iter().map(|_| 1.0 / n as f64).collect();
     // A multiplication per vertex and iteration, not a division and a degree lookup;
-    // f32, as precise as the f32 contribution it makes.
-    let inverse_degree: Vec<f32> = (0..n as u32)
+    // f64 (in f32, its rounding biased every contribution of a vertex the same way:
+    // 8.6e-8 L1 from networkx on karate at tol 1e-10, against 6.8e-8 allowed).
+    let inverse_degree: Vec<f64> = (0..n as u32)
         .into_par_iter()
         .map(|u| match g.out_degree(u) {
             0 => 0.0,
-            d => 1.0 / d as f32,
+            d => 1.0 / d as f64,
         })
         .collect();
     // Contributions are gathered once per edge from random vertices: f32 halves the
