@@ -92,13 +92,18 @@ pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progr
 /// that the levels run on one thread anyway (roads, grids: moscow-osm BC from 4
 /// sources took 0.19 s on 16 threads against 0.14 s on one). Costs one BFS.
 fn deep_enough_for_sources(g: &Graph, sources: &[u32]) -> Result<bool> {
-    let threads = rayon::current_num_threads();
-    if sources.len() < 2 || threads < 2 || chatty_graph::check_memory("", threads.min(sources.len()) as u64 * g.num_vertices() as u64 * BY_SOURCE_BYTES).is_err() {
+    if sources.len() < 2 || rayon::current_num_threads() < 2 || !by_source_fits(g.num_vertices(), sources.len()) {
         return Ok(false);
     }
     let (depth, levels) = crate::bfs::bfs(g, sources[0], crate::Direction::Auto, &chatty_graph::NoProgress)?;
     let reached = depth.par_iter().filter(|&&d| d != crate::bfs::UNREACHED).count();
-    Ok(reached <= levels.max(1) as usize * SEQUENTIAL_FRONTIER)
+    Ok(levels_run_on_one_thread(reached, levels))
+}
+
+/// Whether `levels` levels reaching `reached` vertices hold, on average, few enough
+/// vertices that a level-synchronous sweep runs them on the calling thread.
+fn levels_run_on_one_thread(reached: usize, levels: u32) -> bool {
+    reached <= levels.max(1) as usize * SEQUENTIAL_FRONTIER
 }
 
 /// Sources per thread from which [`brandes_by_source`] is chosen: enough that the
@@ -110,8 +115,14 @@ const BY_SOURCE_BYTES: u64 = 36;
 
 /// Whether BC from `sources` sources on `n` vertices runs one source per thread.
 pub fn by_source_pays(n: usize, sources: usize) -> bool {
-    let threads = rayon::current_num_threads();
-    sources >= SOURCES_PER_THREAD * threads && chatty_graph::check_memory("", threads as u64 * n as u64 * BY_SOURCE_BYTES).is_ok()
+    sources >= SOURCES_PER_THREAD * rayon::current_num_threads() && by_source_fits(n, sources)
+}
+
+/// Whether the arrays of [`brandes_by_source`]'s threads (one per source, at most
+/// one per pool thread) fit in memory.
+fn by_source_fits(n: usize, sources: usize) -> bool {
+    let threads = rayon::current_num_threads().min(sources);
+    chatty_graph::check_memory("", threads as u64 * n as u64 * BY_SOURCE_BYTES).is_ok()
 }
 
 /// Predicted seconds of [`bc`] on this machine's threads from `sources` sources on a
@@ -122,7 +133,7 @@ pub fn by_source_pays(n: usize, sources: usize) -> bool {
 /// about 5 µs of barrier per level and 2.5 ns per edge.
 pub fn predicted_seconds(n: usize, m: u64, sources: usize, levels: u32) -> f64 {
     let threads = rayon::current_num_threads();
-    let deep = sources >= 2 && n <= levels.max(1) as usize * SEQUENTIAL_FRONTIER;
+    let deep = sources >= 2 && levels_run_on_one_thread(n, levels);
     if by_source_pays(n, sources) || deep {
         sources.div_ceil(threads) as f64 * (n as f64 + m as f64) * 12e-9
     } else {
