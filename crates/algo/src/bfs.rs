@@ -5,7 +5,8 @@
 //! let each unvisited vertex look for any parent in a dense frontier bitmap and stop
 //! at the first; the switch is the edge map's, with Beamer's α = 15 and β = 18.
 //! Bottom-up needs in-edges, which the CPU engine builds for directed graphs; the SSD
-//! engine streams every level top-down.
+//! engine streams every level top-down. On the in-memory CSR, runs of top-down levels
+//! share one parallel region (`top_down_levels`).
 //!
 //! [1] Scott Beamer, Krste Asanović, David Patterson. "Direction-Optimizing
 //!     Breadth-First Search." SC 2012.
@@ -13,14 +14,15 @@
 //!     for Shared Memory." PPoPP 2013.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
 use chatty_graph::{Graph, Progress};
 
-use crate::edge_map::{Direction, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
+use crate::edge_map::{pull_threshold, pulls, Direction, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
 use crate::frontier::Frontier;
+use crate::region;
 use crate::Result;
 
 /// Depth of a vertex the source cannot reach.
@@ -57,15 +59,129 @@ pub fn bfs<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, direction: Direction, p
     let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNREACHED)).collect();
     depth[source as usize].store(0, Relaxed);
     let mut frontier = Frontier::single(n, source);
+    // The depth of `frontier`.
     let mut level = 0;
     let opts = EdgeMapOptions { direction, pull_divisor: 15, push_divisor: 18, dedup: false };
+    let mut queue = Vec::new();
     progress.start("bfs: vertices reached", n as u64);
     while !frontier.is_empty() {
-        progress.advance(frontier.len() as u64);
-        level += 1;
-        frontier = g.edge_map(Edges::Out, frontier, &Visit { depth: &depth, level }, opts)?;
+        match g.csr() {
+            Some(csr) if !pulls(csr, Edges::Out, &frontier, opts) => {
+                if queue.is_empty() {
+                    queue = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+                }
+                (frontier, level) = top_down_levels(csr, &depth, &queue, frontier, level, opts, progress);
+            }
+            _ => {
+                progress.advance(frontier.len() as u64);
+                level += 1;
+                frontier = g.edge_map(Edges::Out, frontier, &Visit { depth: &depth, level }, opts)?;
+            }
+        }
     }
     Ok((depth.into_iter().map(AtomicU32::into_inner).collect(), level - 1))
+}
+
+/// Vertices a thread claims from the frontier at a time.
+const CLAIM: usize = 64;
+/// Vertices a thread gathers before appending them to the queue.
+const FLUSH: usize = 1024;
+
+/// One level's shared counters in [`top_down_levels`].
+#[derive(Default)]
+struct LevelSlot {
+    /// Next unclaimed offset into the level's window.
+    cursor: AtomicUsize,
+    /// Vertices the level reached.
+    reached: AtomicUsize,
+    /// Out-edges plus vertices of the vertices it reached.
+    work: AtomicU64,
+}
+
+impl LevelSlot {
+    fn clear(&self) {
+        self.cursor.store(0, Relaxed);
+        self.reached.store(0, Relaxed);
+        self.work.store(0, Relaxed);
+    }
+}
+
+/// Top-down levels on the in-memory CSR in one parallel region (GAPBS's top-down step
+/// over its sliding queue, with the threads kept between levels): the frontier is a
+/// window of `queue`, which takes each vertex at most once because the depth CAS
+/// admits each vertex once; threads claim chunks of the window, append what they
+/// reach at the queue's tail through a local buffer, and meet at one barrier per
+/// level. A level of a few hundred vertices then costs a barrier, not a fork-join, so
+/// roads and grids get all threads. Returns the first frontier that should pull (or
+/// the empty one) and its depth.
+fn top_down_levels(
+    g: &Graph,
+    depth: &[AtomicU32],
+    queue: &[AtomicU32],
+    frontier: Frontier,
+    level: u32,
+    opts: EdgeMapOptions,
+    progress: &dyn Progress,
+) -> (Frontier, u32) {
+    let Frontier::Sparse { n, ids } = frontier.into_sparse() else { unreachable!("into_sparse") };
+    queue[..ids.len()].par_iter().zip(&ids).for_each(|(slot, &v)| slot.store(v, Relaxed));
+    let adj = g.out_edges();
+    let pull_above = (opts.direction == Direction::Auto && g.has_in_edges()).then(|| pull_threshold(g, opts));
+    let tail = AtomicUsize::new(ids.len());
+    // Round r claims from slots[r % 3].cursor and counts the next level into
+    // slots[(r + 1) % 3]; thread 0 clears the slot two rounds ahead, which every
+    // thread finished with before the last barrier. The next window's end is counted,
+    // not read from `tail`: a fast thread may append the level after it already.
+    let slots: [LevelSlot; 3] = Default::default();
+    let ends = region::run(|member| {
+        let mut reached = Vec::with_capacity(FLUSH);
+        let flush = |reached: &mut Vec<u32>, slot: &LevelSlot| {
+            let at = tail.fetch_add(reached.len(), Relaxed);
+            for (q, &v) in queue[at..at + reached.len()].iter().zip(reached.iter()) {
+                q.store(v, Relaxed);
+            }
+            slot.reached.fetch_add(reached.len(), Relaxed);
+            reached.clear();
+        };
+        let (mut begin, mut end) = (0, ids.len());
+        for round in 0.. {
+            let next_depth = level + 1 + round as u32;
+            let (current, next) = (&slots[round % 3], &slots[(round + 1) % 3]);
+            if member.index() == 0 {
+                slots[(round + 2) % 3].clear();
+                progress.advance((end - begin) as u64);
+            }
+            let mut next_work = 0;
+            loop {
+                let first = begin + current.cursor.fetch_add(CLAIM, Relaxed);
+                if first >= end {
+                    break;
+                }
+                for u in &queue[first..(first + CLAIM).min(end)] {
+                    for &v in adj.neighbors(u.load(Relaxed)) {
+                        let d = &depth[v as usize];
+                        if d.load(Relaxed) == UNREACHED && d.compare_exchange(UNREACHED, next_depth, Relaxed, Relaxed).is_ok() {
+                            reached.push(v);
+                            next_work += adj.degree(v) as u64 + 1;
+                            if reached.len() == FLUSH {
+                                flush(&mut reached, next);
+                            }
+                        }
+                    }
+                }
+            }
+            flush(&mut reached, next);
+            next.work.fetch_add(next_work, Relaxed);
+            member.wait();
+            (begin, end) = (end, end + next.reached.load(Relaxed));
+            if begin == end || pull_above.is_some_and(|limit| next.work.load(Relaxed) > limit) {
+                return (begin, end, next_depth);
+            }
+        }
+        unreachable!("the loop returns")
+    });
+    let (begin, end, level) = ends[0];
+    (Frontier::Sparse { n, ids: queue[begin..end].iter().map(|v| v.load(Relaxed)).collect() }, level)
 }
 
 /// The reference: a sequential queue-based BFS.

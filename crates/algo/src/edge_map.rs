@@ -224,22 +224,37 @@ pub fn edge_map<O: EdgeOp>(g: &Graph, frontier: Frontier, op: &O, opts: EdgeMapO
 /// [`edge_map`] along either side: pushing walks the chosen side from the frontier,
 /// pulling walks the other side into every vertex.
 fn edge_map_on<O: EdgeOp>(g: &Graph, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Frontier {
-    let (push_adj, pull_adj) = match edges {
-        Edges::Out => (g.out_edges(), g.has_in_edges().then(|| g.in_edges())),
-        Edges::In => (g.in_edges(), Some(g.out_edges())),
-    };
-    let pull = match (opts.direction, pull_adj) {
-        (_, None) | (Direction::Push, _) => false,
-        (Direction::Pull, _) => true,
-        (Direction::Auto, Some(_)) => match &frontier {
-            Frontier::Dense { count, .. } => *count as u64 > frontier.universe() as u64 / opts.push_divisor.max(1),
-            Frontier::Sparse { .. } => frontier_work(push_adj, &frontier) > g.num_edges() / opts.pull_divisor.max(1),
-        },
-    };
+    let (push_adj, pull_adj) = sides(g, edges);
     match pull_adj {
-        Some(pull_adj) if pull => pull_step(pull_adj, &frontier.into_dense(), op),
+        Some(pull_adj) if pulls(g, edges, &frontier, opts) => pull_step(pull_adj, &frontier.into_dense(), op),
         _ => push_step(push_adj, frontier.into_sparse(), op, opts.dedup),
     }
+}
+
+/// The adjacency a push walks and the one a pull walks (none when the graph lacks it).
+fn sides(g: &Graph, edges: Edges) -> (&Adjacency, Option<&Adjacency>) {
+    match edges {
+        Edges::Out => (g.out_edges(), g.has_in_edges().then(|| g.in_edges())),
+        Edges::In => (g.in_edges(), Some(g.out_edges())),
+    }
+}
+
+/// Whether [`edge_map`] pulls for this frontier (the direction switch).
+pub(crate) fn pulls(g: &Graph, edges: Edges, frontier: &Frontier, opts: EdgeMapOptions) -> bool {
+    let (push_adj, pull_adj) = sides(g, edges);
+    match (opts.direction, pull_adj) {
+        (_, None) | (Direction::Push, _) => false,
+        (Direction::Pull, _) => true,
+        (Direction::Auto, Some(_)) => match frontier {
+            Frontier::Dense { count, .. } => *count as u64 > frontier.universe() as u64 / opts.push_divisor.max(1),
+            Frontier::Sparse { .. } => frontier_work(push_adj, frontier) > pull_threshold(g, opts),
+        },
+    }
+}
+
+/// The frontier work (out-edges plus vertices) above which a sparse frontier pulls.
+pub(crate) fn pull_threshold(g: &Graph, opts: EdgeMapOptions) -> u64 {
+    g.num_edges() / opts.pull_divisor.max(1)
 }
 
 fn push_step<O: EdgeOp>(adj: &Adjacency, frontier: Frontier, op: &O, dedup: bool) -> Frontier {

@@ -37,6 +37,7 @@ mod error;
 pub mod frontier;
 pub mod harness;
 pub mod pr;
+mod region;
 pub mod spmv;
 pub mod sssp;
 mod summary;

@@ -20,7 +20,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::RwLock;
 
 use rayon::prelude::*;
@@ -29,6 +29,7 @@ use chatty_graph::{Graph, WeightType};
 
 use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
 use crate::frontier::Frontier;
+use crate::region;
 use crate::{Error, Result};
 
 /// How SSSP orders its relaxations.
@@ -260,11 +261,10 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
     let weights = out.raw_weights();
     let mut dist: Vec<D::Cell> = (0..n).into_par_iter().map(|_| D::INF.cell()).collect();
     dist[source as usize] = D::ZERO.cell();
-    let threads = rayon::current_num_threads();
     // Each thread's share of the current bucket: written by its owner between a
     // round's two barriers, read by every thread in the next round.
-    let published: Vec<RwLock<Vec<u32>>> = (0..threads).map(|t| RwLock::new(if t == 0 { vec![source] } else { Vec::new() })).collect();
-    let barrier = SpinBarrier::new(threads);
+    // One share per pool thread; a region run on the calling thread alone uses the first.
+    let published: Vec<RwLock<Vec<u32>>> = (0..rayon::current_num_threads()).map(|t| RwLock::new(if t == 0 { vec![source] } else { Vec::new() })).collect();
     let cursors = [AtomicUsize::new(0), AtomicUsize::new(0)];
     let proposals = [AtomicUsize::new(usize::MAX), AtomicUsize::new(usize::MAX)];
     let rounds = AtomicU64::new(0);
@@ -290,8 +290,8 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
         }
     };
 
-    rayon::broadcast(|ctx| {
-        let me = ctx.index();
+    region::run(|member| {
+        let me = member.index();
         let mut bins = LocalBins::default();
         let mut current = 0usize;
         for round in 0.. {
@@ -328,7 +328,7 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
             if let Some(b) = bins.first_nonempty(current) {
                 proposal.fetch_min(b, Relaxed);
             }
-            barrier.wait();
+            member.wait();
             let next = proposal.load(Relaxed);
             if next == usize::MAX {
                 break;
@@ -348,43 +348,10 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
             }
             bins.advance(next);
             current = next;
-            barrier.wait();
+            member.wait();
         }
     });
     (dist.into_iter().map(D::into_inner).collect(), rounds.into_inner() + 1)
-}
-
-/// A barrier for the threads of one parallel region that spins (then yields) rather
-/// than sleeping: a round of delta-stepping on a road graph is a few microseconds, and
-/// waking a thread from a condition variable costs as much.
-struct SpinBarrier {
-    threads: usize,
-    arrived: AtomicUsize,
-    generation: AtomicUsize,
-}
-
-impl SpinBarrier {
-    fn new(threads: usize) -> SpinBarrier {
-        SpinBarrier { threads, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) }
-    }
-
-    fn wait(&self) {
-        let generation = self.generation.load(Acquire);
-        if self.arrived.fetch_add(1, AcqRel) + 1 == self.threads {
-            self.arrived.store(0, Relaxed);
-            self.generation.fetch_add(1, Release);
-            return;
-        }
-        let mut spins = 0u32;
-        while self.generation.load(Acquire) == generation {
-            if spins < 1 << 12 {
-                std::hint::spin_loop();
-                spins += 1;
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
 }
 
 /// Relaxation of `dist[dst]` through `src` for [`bellman_ford`], in integers or

@@ -1,0 +1,121 @@
+//! What the kernels that run a whole traversal in one parallel region share (GAPBS's
+//! `#pragma omp parallel` around the level loop): every pool thread enters once
+//! (`rayon::broadcast`) and the threads meet at a spinning barrier between levels
+//! or rounds, so nothing is forked per level. High-diameter graphs (roads: thousands
+//! of levels of a few hundred vertices) make the per-level cost the whole cost.
+//!
+//! A region needs every thread of the pool at each barrier, so two regions sharing
+//! threads would wait on each other for ever (two test threads, or a kernel called
+//! from inside a parallel job): one region runs at a time in the process, and a
+//! kernel that finds one running runs its region on the calling thread alone.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
+
+/// Set while a region holds the pool's threads.
+static RUNNING: AtomicBool = AtomicBool::new(false);
+
+/// One thread's view of a region.
+pub(crate) struct Member<'a> {
+    index: usize,
+    barrier: &'a SpinBarrier,
+}
+
+impl Member<'_> {
+    /// This thread's index, 0 for one of them.
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Returns once every thread of the region has called it.
+    pub(crate) fn wait(&self) {
+        self.barrier.wait();
+    }
+}
+
+/// Runs `op` on every thread of the current pool at once, or on the calling thread
+/// alone while another region runs; returns what each thread returned, thread 0's first.
+pub(crate) fn run<R: Send>(op: impl Fn(&Member) -> R + Sync) -> Vec<R> {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            RUNNING.store(false, Release);
+        }
+    }
+    if RUNNING.compare_exchange(false, true, Acquire, Relaxed).is_err() {
+        return vec![op(&Member { index: 0, barrier: &SpinBarrier::new(1) })];
+    }
+    let _leave = Leave;
+    let barrier = SpinBarrier::new(rayon::current_num_threads());
+    rayon::broadcast(|ctx| op(&Member { index: ctx.index(), barrier: &barrier }))
+}
+
+/// A barrier for the threads of one parallel region that spins (then yields) rather
+/// than sleeping: a round of delta-stepping on a road graph is a few microseconds, and
+/// waking a thread from a condition variable costs as much.
+struct SpinBarrier {
+    threads: usize,
+    arrived: Line<AtomicUsize>,
+    generation: Line<AtomicUsize>,
+}
+
+/// A value alone on its cache line (and the adjacent-line prefetcher's pair): the
+/// waiters spin on `generation` without the arrivals' writes invalidating it.
+#[repr(align(128))]
+struct Line<T>(T);
+
+impl<T> std::ops::Deref for Line<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl SpinBarrier {
+    fn new(threads: usize) -> SpinBarrier {
+        SpinBarrier { threads, arrived: Line(AtomicUsize::new(0)), generation: Line(AtomicUsize::new(0)) }
+    }
+
+    fn wait(&self) {
+        let generation = self.generation.load(Acquire);
+        if self.arrived.fetch_add(1, AcqRel) + 1 == self.threads {
+            self.arrived.store(0, Relaxed);
+            self.generation.fetch_add(1, Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Acquire) == generation {
+            if spins < 1 << 12 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use rayon::prelude::*;
+
+    #[test]
+    fn regions_started_together_on_one_pool_all_finish() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        let members: Vec<usize> = pool.install(|| {
+            (0..16)
+                .into_par_iter()
+                .map(|_| {
+                    let indices = super::run(|member| {
+                        (0..100).for_each(|_| member.wait());
+                        member.index()
+                    });
+                    assert_eq!(indices[0], 0);
+                    indices.len()
+                })
+                .collect()
+        });
+        // Each region had every thread or the caller alone.
+        assert!(members.iter().all(|&m| m == 4 || m == 1), "{members:?}");
+    }
+}
