@@ -126,12 +126,13 @@ pub trait EdgeMapGraph: Sync {
     /// always streams in push form).
     fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Result<Frontier, Error>;
     /// For every vertex `v`: `s = Σ value(u, weight)` over its in-edges `u → v` (raw
-    /// weight words, 0 when unweighted), then `finish(v, s, &mut out[v])`, once per
+    /// weight words, 0 when unweighted; `weighted: false` says `value` ignores them, and
+    /// an engine may then pass 0 and spare the gather the weight array), then `finish(v, s, &mut out[v])`, once per
     /// vertex; returns the sum of what `finish` returned. The in-memory CSR finishes
     /// each vertex as soon as its sum is known, so a `value` that reads what `finish`
     /// writes sees part of this pass's results (Gauss–Seidel); engines that gather
     /// every sum first finish afterwards (Jacobi).
-    fn sum_in<T, R, F, A>(&self, out: &mut [T], value: F, finish: A) -> Result<R, Error>
+    fn sum_in<T, R, F, A>(&self, out: &mut [T], weighted: bool, value: F, finish: A) -> Result<R, Error>
     where
         T: Send,
         R: Send + std::iter::Sum<R>,
@@ -161,7 +162,7 @@ impl EdgeMapGraph for Graph {
     fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Result<Frontier, Error> {
         Ok(edge_map_on(self, edges, frontier, op, opts))
     }
-    fn sum_in<T, R, F, A>(&self, out: &mut [T], value: F, finish: A) -> Result<R, Error>
+    fn sum_in<T, R, F, A>(&self, out: &mut [T], weighted: bool, value: F, finish: A) -> Result<R, Error>
     where
         T: Send,
         R: Send + std::iter::Sum<R>,
@@ -181,15 +182,28 @@ impl EdgeMapGraph for Graph {
                 let first = c * CHUNK;
                 let ranges = offsets[first..=first + slots.len()].windows(2).map(|o| o[0] as usize..o[1] as usize);
                 let vertices = (first as u32..).zip(slots.iter_mut()).zip(ranges);
-                match inc.raw_weights() {
-                    None => vertices.map(|((v, slot), e)| finish(v, targets[e].iter().map(|&u| value(u, 0)).sum(), slot)).sum::<R>(),
+                match inc.raw_weights().filter(|_| weighted) {
+                    None => vertices.map(|((v, slot), e)| finish(v, sum4(targets[e].iter().map(|&u| value(u, 0))), slot)).sum::<R>(),
                     Some(w) => vertices
-                        .map(|((v, slot), e)| finish(v, targets[e.clone()].iter().zip(&w[e]).map(|(&u, &w)| value(u, w)).sum(), slot))
+                        .map(|((v, slot), e)| finish(v, sum4(targets[e.clone()].iter().zip(&w[e]).map(|(&u, &w)| value(u, w))), slot))
                         .sum::<R>(),
                 }
             })
             .sum())
     }
+}
+
+/// The sum of `values` in four running sums: one chain of dependent additions would
+/// hold the gather to an addition's latency per edge, where the loads could overlap.
+#[inline]
+fn sum4(mut values: impl ExactSizeIterator<Item = f64>) -> f64 {
+    let mut sums = [0.0; 4];
+    for _ in 0..values.len() / 4 {
+        for sum in &mut sums {
+            *sum += values.next().unwrap_or(0.0);
+        }
+    }
+    (sums[0] + sums[1]) + (sums[2] + sums[3]) + values.sum::<f64>()
 }
 
 /// Frontiers at most this large are processed on the calling thread: on high-diameter

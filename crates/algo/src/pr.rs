@@ -188,6 +188,7 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
         };
         let totals = g.sum_in(
             &mut score,
+            false,
             |u, _| f32::from_bits(read[u as usize].load(Relaxed)) as f64,
             |v, sum, old: &mut f64| {
                 let v = v as usize;

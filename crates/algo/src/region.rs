@@ -9,7 +9,52 @@
 //! from inside a parallel job): one region runs at a time in the process, and a
 //! kernel that finds one running runs its region on the calling thread alone.
 
+use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
+
+/// Vertex lists, one per thread of a region, that every thread reads: a kernel's
+/// rounds alternate between a phase in which each thread rewrites its own list and
+/// none reads, and a phase in which all read and none writes, with a barrier between
+/// (delta-stepping's published buckets). Locks would add a contended atomic per list,
+/// thread and round to rounds of a few microseconds.
+pub(crate) struct Shares(Vec<Line<UnsafeCell<Vec<u32>>>>);
+
+// SAFETY: the lists are only reached through `mine` and `list`, whose callers keep
+// the phases apart with barriers (see their contracts).
+unsafe impl Sync for Shares {}
+
+impl Shares {
+    /// One list per pool thread, the first holding `first`.
+    pub(crate) fn new(first: Vec<u32>) -> Shares {
+        let mut lists: Vec<_> = (0..rayon::current_num_threads().max(1)).map(|_| Line(UnsafeCell::new(Vec::new()))).collect();
+        lists[0] = Line(UnsafeCell::new(first));
+        Shares(lists)
+    }
+
+    /// Number of lists.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The calling member's list, to rewrite.
+    ///
+    /// # Safety
+    /// No thread reads any list until the next barrier, and only `member` asks for its own.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn mine(&self, member: &Member) -> &mut Vec<u32> {
+        // SAFETY: the caller's contract makes this the only reference to the list.
+        unsafe { &mut *self.0[member.index()].0.get() }
+    }
+
+    /// List `t`, to read.
+    ///
+    /// # Safety
+    /// No thread writes a list until the next barrier, and the reference is dropped before it.
+    pub(crate) unsafe fn list(&self, t: usize) -> &[u32] {
+        // SAFETY: the caller's contract rules out a concurrent `mine`.
+        unsafe { &*self.0[t].0.get() }
+    }
+}
 
 /// Set while a region holds the pool's threads.
 static RUNNING: AtomicBool = AtomicBool::new(false);

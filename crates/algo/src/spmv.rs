@@ -18,9 +18,9 @@ fn store(_: u32, sum: f64, y: &mut f64) -> f64 {
 pub fn spmv<G: EdgeMapGraph + ?Sized>(g: &G, x: &[f64]) -> Result<Vec<f64>> {
     let mut y = vec![0.0; g.num_vertices()];
     match g.weight_type() {
-        WeightType::None => _ = g.sum_in(&mut y, |u, _| x[u as usize], store)?,
-        WeightType::Int => _ = g.sum_in(&mut y, |u, w| w as f64 * x[u as usize], store)?,
-        WeightType::Float => _ = g.sum_in(&mut y, |u, w| f32::from_bits(w) as f64 * x[u as usize], store)?,
+        WeightType::None => _ = g.sum_in(&mut y, false, |u, _| x[u as usize], store)?,
+        WeightType::Int => _ = g.sum_in(&mut y, true, |u, w| w as f64 * x[u as usize], store)?,
+        WeightType::Float => _ = g.sum_in(&mut y, true, |u, w| f32::from_bits(w) as f64 * x[u as usize], store)?,
     }
     Ok(y)
 }

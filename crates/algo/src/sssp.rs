@@ -21,7 +21,6 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::RwLock;
 
 use rayon::prelude::*;
 
@@ -29,7 +28,7 @@ use chatty_graph::{Graph, WeightType};
 
 use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
 use crate::frontier::Frontier;
-use crate::region;
+use crate::region::{self, Shares};
 use crate::{Error, Result};
 
 /// How SSSP orders its relaxations.
@@ -263,8 +262,7 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
     dist[source as usize] = D::ZERO.cell();
     // Each thread's share of the current bucket: written by its owner between a
     // round's two barriers, read by every thread in the next round.
-    // One share per pool thread; a region run on the calling thread alone uses the first.
-    let published: Vec<RwLock<Vec<u32>>> = (0..rayon::current_num_threads()).map(|t| RwLock::new(if t == 0 { vec![source] } else { Vec::new() })).collect();
+    let published = Shares::new(vec![source]);
     let cursors = [AtomicUsize::new(0), AtomicUsize::new(0)];
     let proposals = [AtomicUsize::new(usize::MAX), AtomicUsize::new(usize::MAX)];
     let rounds = AtomicU64::new(0);
@@ -293,27 +291,29 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
     region::run(|member| {
         let me = member.index();
         let mut bins = LocalBins::default();
+        // Each list's end in the round's frontier, in chunks (a chunk never spans two lists).
+        let mut ends = Vec::with_capacity(published.len());
         let mut current = 0usize;
         for round in 0.. {
             let (cursor, proposal) = (&cursors[round & 1], &proposals[round & 1]);
             {
-                let frontier: Vec<_> = published.iter().map(|p| p.read().expect("frontier lock")).collect();
-                let ends: Vec<usize> = frontier
-                    .iter()
-                    .scan(0, |end, f| {
-                        *end += f.len();
-                        Some(*end)
-                    })
-                    .collect();
-                let total = ends.last().copied().unwrap_or(0);
+                // SAFETY: lists are rewritten only between this round's two barriers,
+                // after `list`'s references are gone.
+                ends.clear();
+                ends.extend((0..published.len()).scan(0, |end, t| {
+                    *end += unsafe { published.list(t) }.len().div_ceil(FRONTIER_CHUNK);
+                    Some(*end)
+                }));
+                let chunks = ends.last().copied().unwrap_or(0);
                 loop {
-                    let first = cursor.fetch_add(FRONTIER_CHUNK, Relaxed);
-                    if first >= total {
+                    let c = cursor.fetch_add(1, Relaxed);
+                    if c >= chunks {
                         break;
                     }
-                    for i in first..(first + FRONTIER_CHUNK).min(total) {
-                        let t = ends.partition_point(|&end| end <= i);
-                        let u = frontier[t][i - (ends[t] - frontier[t].len())];
+                    let t = ends.partition_point(|&end| end <= c);
+                    let list = unsafe { published.list(t) };
+                    let first = (c + list.len().div_ceil(FRONTIER_CHUNK) - ends[t]) * FRONTIER_CHUNK;
+                    for &u in &list[first..(first + FRONTIER_CHUNK).min(list.len())] {
                         relax(u, &mut bins, current);
                     }
                 }
@@ -340,10 +340,12 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
                 rounds.fetch_add(1, Relaxed);
             }
             {
-                let mut mine = published[me].write().expect("frontier lock");
+                // SAFETY: no thread reads a list between this round's two barriers,
+                // and each rewrites its own.
+                let mine = unsafe { published.mine(member) };
                 mine.clear();
                 if let Some(b) = bins.get_mut(next) {
-                    std::mem::swap(&mut *mine, b);
+                    std::mem::swap(mine, b);
                 }
             }
             bins.advance(next);

@@ -436,7 +436,7 @@ impl EdgeMapGraph for SsdGraph {
         let count = next.count();
         Ok(Frontier::Dense { bits: next, count })
     }
-    fn sum_in<T, R, F, A>(&self, out: &mut [T], value: F, finish: A) -> Result<R, chatty_algo::Error>
+    fn sum_in<T, R, F, A>(&self, out: &mut [T], _weighted: bool, value: F, finish: A) -> Result<R, chatty_algo::Error>
     where
         T: Send,
         R: Send + std::iter::Sum<R>,
