@@ -9,5 +9,9 @@ fn main() {
         .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=CHATTY_COMMIT={commit}");
     println!("cargo:rerun-if-changed=../../.git/HEAD");
-    println!("cargo:rerun-if-changed=../../.git/refs");
+    // A commit rewrites the branch's file, not the refs directory: watch that file.
+    if let Some(branch) = std::fs::read_to_string("../../.git/HEAD").ok().and_then(|h| h.strip_prefix("ref: ").map(|r| r.trim().to_string())) {
+        println!("cargo:rerun-if-changed=../../.git/{branch}");
+    }
+    println!("cargo:rerun-if-changed=../../.git/packed-refs");
 }
