@@ -87,8 +87,9 @@ const CLAIM: usize = 64;
 /// Vertices a thread gathers before appending them to the queue.
 const FLUSH: usize = 1024;
 
-/// One level's shared counters in [`top_down_levels`].
+/// One level's shared counters in [`top_down_levels`], on a cache line of their own.
 #[derive(Default)]
+#[repr(align(128))]
 struct LevelSlot {
     /// Next unclaimed offset into the level's window.
     cursor: AtomicUsize,

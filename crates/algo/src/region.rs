@@ -95,7 +95,8 @@ pub(crate) fn run<R: Send>(op: impl Fn(&Member) -> R + Sync) -> Vec<R> {
 }
 
 /// A barrier for the threads of one parallel region that spins (then yields) rather
-/// than sleeping: a round of delta-stepping on a road graph is a few microseconds, and
+/// than sleeping (yielding after 2^12 spins made a 16-thread barrier 3-4 µs on the
+/// 16-core host, 2^20 1.2 µs): a round of delta-stepping on a road graph is a few microseconds, and
 /// waking a thread from a condition variable costs as much.
 struct SpinBarrier {
     threads: usize,
@@ -129,7 +130,7 @@ impl SpinBarrier {
         }
         let mut spins = 0u32;
         while self.generation.load(Acquire) == generation {
-            if spins < 1 << 12 {
+            if spins < 1 << 20 {
                 std::hint::spin_loop();
                 spins += 1;
             } else {
