@@ -26,7 +26,7 @@ use rayon::prelude::*;
 
 use chatty_graph::{Graph, Progress};
 
-use crate::edge_map::EdgeMapGraph;
+use crate::edge_map::{EdgeMapGraph, SumOptions};
 use crate::Result;
 
 /// How an iteration uses the scores computed before it.
@@ -84,30 +84,36 @@ impl Default for PrParams {
 }
 
 /// Where the random surfer teleports (and dangling mass goes): `personalization`
-/// normalised to sum 1 (networkx's `personalization`), or uniform.
-struct Teleport<'a>(Option<(&'a [f64], f64)>, usize);
+/// normalised to sum 1 (networkx's `personalization`), or uniform. The constants are
+/// computed once: a division per vertex and iteration was 10% of a road graph's
+/// iteration (perf, moscow, one thread).
+enum Teleport<'a> {
+    Uniform(f64),
+    Weighted { weights: &'a [f64], scale: f64 },
+}
 
 impl<'a> Teleport<'a> {
     fn new(personalization: Option<&'a [f64]>, n: usize) -> Teleport<'a> {
-        Teleport(personalization.map(|t| (t, t.iter().sum::<f64>())), n)
+        match personalization {
+            Some(weights) => Teleport::Weighted { weights, scale: 1.0 / weights.iter().sum::<f64>() },
+            None => Teleport::Uniform(1.0 / n as f64),
+        }
     }
 
     #[inline]
     fn at(&self, v: usize) -> f64 {
-        match self.0 {
-            Some((t, sum)) => t[v] / sum,
-            None => 1.0 / self.1 as f64,
+        match *self {
+            Teleport::Uniform(share) => share,
+            Teleport::Weighted { weights, scale } => weights[v] * scale,
         }
     }
 }
 
-/// What an iteration sums over the vertices: the L1 change of the scores, the mass
-/// of the dangling vertices (no out-edges), which the next Jacobi iteration spreads
-/// like the teleport, and the scores' total.
+/// What an iteration sums over the vertices: the L1 change of the scores and the
+/// scores' total.
 #[derive(Copy, Clone, Default)]
 struct Totals {
     change: f64,
-    dangling: f64,
     total: f64,
 }
 
@@ -115,7 +121,6 @@ impl std::iter::Sum for Totals {
     fn sum<I: Iterator<Item = Totals>>(iter: I) -> Totals {
         iter.fold(Totals::default(), |a, b| Totals {
             change: a.change + b.change,
-            dangling: a.dangling + b.dangling,
             total: a.total + b.total,
         })
     }
@@ -161,20 +166,25 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
         .collect();
     // Contributions are gathered once per edge from random vertices: f32 halves the
     // bytes (and TLB reach) of the gather (measured 1.7x faster per iteration on
-    // rmat-20); scores and sums stay f64. Jacobi reads one array and writes the
-    // other, swapping them each iteration; Gauss–Seidel reads and writes the first.
-    let contributions = |len| (0..len).into_par_iter().map(|_| AtomicU32::new(0)).collect::<Vec<_>>();
-    let buffers = [contributions(n), contributions(if p.method == PrMethod::Jacobi { n } else { 0 })];
-    let mut dangling = buffers[0].par_iter().zip(&score).zip(&inverse_degree).map(|((c, &s), &i)| share(i, s, c)).sum::<f64>();
+    // rmat-20); scores and sums stay f64. Jacobi fills the array from the scores in a
+    // streaming pass before each gather (as GAPBS's `pr_spmv`), so the gather loop
+    // only sums and finishes; Gauss–Seidel updates a vertex's contribution as soon as
+    // its score is known.
+    let contribution: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+    let contribute = |score: &[f64]| -> f64 {
+        const CHUNK: usize = 4096;
+        (contribution.par_chunks(CHUNK).zip(score.par_chunks(CHUNK)).zip(inverse_degree.par_chunks(CHUNK)))
+            .map(|((c, s), i)| c.iter().zip(s).zip(i).map(|((c, &s), &i)| share(i, s, c)).sum::<f64>())
+            .sum()
+    };
+    let mut dangling = contribute(&score);
+    // The gather's slice by value, so its address and length stay in registers.
+    let gathered: &[AtomicU32] = &contribution;
     let teleport = Teleport::new(personalization, n);
     let mut iters = 0;
     let mut residual = 0.0;
     progress.start("pr: iterations (at most)", p.max_iters as u64);
     while iters < p.max_iters {
-        let (read, write) = match p.method {
-            PrMethod::Jacobi => (&buffers[iters as usize % 2], &buffers[(iters as usize + 1) % 2]),
-            PrMethod::GaussSeidel => (&buffers[0], &buffers[0]),
-        };
         iters += 1;
         progress.advance(1);
         // Teleport and dangling mass, both spread like the teleport. Gauss–Seidel,
@@ -188,18 +198,23 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
         };
         let totals = g.sum_in(
             &mut score,
-            false,
-            |u, _| f32::from_bits(read[u as usize].load(Relaxed)) as f64,
+            SumOptions { weighted: false, fresh: p.method == PrMethod::GaussSeidel },
+            |u, _| f32::from_bits(gathered[u as usize].load(Relaxed)) as f64,
             |v, sum, old: &mut f64| {
                 let v = v as usize;
                 let x = spread * teleport.at(v) + p.damping * sum;
-                let change = (x - std::mem::replace(old, x)).abs();
-                Totals { change, dangling: share(inverse_degree[v], x, &write[v]), total: x }
+                if p.method == PrMethod::GaussSeidel {
+                    share(inverse_degree[v], x, &contribution[v]);
+                }
+                Totals { change: (x - std::mem::replace(old, x)).abs(), total: x }
             },
         )?;
-        (residual, dangling) = (totals.change / totals.total, totals.dangling);
+        residual = totals.change / totals.total;
         if p.converged(residual, n) {
             break;
+        }
+        if p.method == PrMethod::Jacobi {
+            dangling = contribute(&score);
         }
     }
     if p.method == PrMethod::GaussSeidel {

@@ -5,7 +5,7 @@
 
 use chatty_graph::{Graph, WeightType};
 
-use crate::edge_map::EdgeMapGraph;
+use crate::edge_map::{EdgeMapGraph, SumOptions};
 use crate::Result;
 
 /// Writes a vertex's sum to `y` (and returns it: the pass's total, unused).
@@ -17,10 +17,11 @@ fn store(_: u32, sum: f64, y: &mut f64) -> f64 {
 /// y = A·x; `x` has one entry per vertex.
 pub fn spmv<G: EdgeMapGraph + ?Sized>(g: &G, x: &[f64]) -> Result<Vec<f64>> {
     let mut y = vec![0.0; g.num_vertices()];
+    let weighted = SumOptions { weighted: true, fresh: false };
     match g.weight_type() {
-        WeightType::None => _ = g.sum_in(&mut y, false, |u, _| x[u as usize], store)?,
-        WeightType::Int => _ = g.sum_in(&mut y, true, |u, w| w as f64 * x[u as usize], store)?,
-        WeightType::Float => _ = g.sum_in(&mut y, true, |u, w| f32::from_bits(w) as f64 * x[u as usize], store)?,
+        WeightType::None => _ = g.sum_in(&mut y, SumOptions::default(), |u, _| x[u as usize], store)?,
+        WeightType::Int => _ = g.sum_in(&mut y, weighted, |u, w| w as f64 * x[u as usize], store)?,
+        WeightType::Float => _ = g.sum_in(&mut y, weighted, |u, w| f32::from_bits(w) as f64 * x[u as usize], store)?,
     }
     Ok(y)
 }

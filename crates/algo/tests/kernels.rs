@@ -1,7 +1,7 @@
 //! Every kernel against its sequential reference: edge cases, generated graphs and
 //! every dataset, through every strategy the engine can pick.
 
-use chatty_algo::edge_map::{EdgeMapOptions, EdgeOp, Edges};
+use chatty_algo::edge_map::{EdgeMapOptions, EdgeOp, Edges, SumOptions};
 use chatty_algo::frontier::Frontier;
 use chatty_algo::{
     pick_sources, run_kernel, verify, Algorithm, BcSources, Direction, EdgeMapGraph, Error, Output, Params, PrMethod, PrParams,
@@ -36,14 +36,14 @@ impl EdgeMapGraph for Streaming<'_> {
     fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Result<Frontier, Error> {
         self.0.edge_map(edges, frontier, op, opts)
     }
-    fn sum_in<T, R, F, A>(&self, out: &mut [T], weighted: bool, value: F, finish: A) -> Result<R, Error>
+    fn sum_in<T, R, F, A>(&self, out: &mut [T], opts: SumOptions, value: F, finish: A) -> Result<R, Error>
     where
         T: Send,
         R: Send + std::iter::Sum<R>,
         F: Fn(u32, u32) -> f64 + Sync,
         A: Fn(u32, f64, &mut T) -> R + Sync,
     {
-        self.0.sum_in(out, weighted, value, finish)
+        self.0.sum_in(out, opts, value, finish)
     }
 }
 

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use chatty_algo::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
+use chatty_algo::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, SumOptions};
 use chatty_algo::frontier::{Bitmap, Frontier};
 use chatty_graph::{Graph, WeightType};
 use serde::Serialize;
@@ -436,7 +436,7 @@ impl EdgeMapGraph for SsdGraph {
         let count = next.count();
         Ok(Frontier::Dense { bits: next, count })
     }
-    fn sum_in<T, R, F, A>(&self, out: &mut [T], _weighted: bool, value: F, finish: A) -> Result<R, chatty_algo::Error>
+    fn sum_in<T, R, F, A>(&self, out: &mut [T], _: SumOptions, value: F, finish: A) -> Result<R, chatty_algo::Error>
     where
         T: Send,
         R: Send + std::iter::Sum<R>,
