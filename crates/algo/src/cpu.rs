@@ -13,7 +13,7 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
     match alg {
         Algorithm::Bfs => 13,  // depths, a sparse frontier and its successor, a bitmap
         Algorithm::Sssp => 20, // distances, bucket entries
-        Algorithm::Pr => 28,   // scores, next scores, inverse degrees, f32 contributions
+        Algorithm::Pr => 12,   // scores, f32 contributions
         Algorithm::Wcc => 4,
         Algorithm::Bc => 36, // depth, σ, δ, scores, level lists
         Algorithm::Spmv => 16,

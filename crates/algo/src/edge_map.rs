@@ -361,7 +361,7 @@ fn push_step<O: EdgeOp>(adj: &Adjacency, frontier: Frontier, op: &O, dedup: bool
 fn pull_step<O: EdgeOp>(adj: &Adjacency, frontier: &Frontier, op: &O) -> Frontier {
     let Frontier::Dense { bits: current, .. } = frontier else { unreachable!("pull takes a dense frontier") };
     let n = current.len();
-    let weights = adj.raw_weights();
+    let (offsets, targets, weights) = (adj.offsets(), adj.targets(), adj.raw_weights());
     let next = Bitmap::new(n);
     // Chunks of whole 64-bit words: each word of `next` has a single writer.
     const CHUNK: usize = 64 * 64;
@@ -375,8 +375,9 @@ fn pull_step<O: EdgeOp>(adj: &Adjacency, frontier: &Frontier, op: &O) -> Frontie
                     if !op.cond(v) {
                         continue;
                     }
-                    for e in adj.range(v) {
-                        let u = adj.targets()[e];
+                    // The list as a slice, read without a bounds check per edge.
+                    let first = offsets[v as usize] as usize;
+                    for (e, &u) in (first..).zip(&targets[first..offsets[v as usize + 1] as usize]) {
                         // Only this thread writes v, so cond(v) can only turn false
                         // after one of its own updates: test it there alone.
                         if current.get(u as usize) && op.update(u, v, weights.map_or(0, |w| w[e])) {
