@@ -363,8 +363,10 @@ fn pull_step<O: EdgeOp>(adj: &Adjacency, frontier: &Frontier, op: &O) -> Frontie
     let n = current.len();
     let (offsets, targets, weights) = (adj.offsets(), adj.targets(), adj.raw_weights());
     let next = Bitmap::new(n);
-    // Chunks of whole 64-bit words: each word of `next` has a single writer.
-    const CHUNK: usize = 64 * 64;
+    // Chunks of whole 64-bit words: each word of `next` has a single writer. Short
+    // (GAPBS's bottom-up takes 1,024 vertices at a time): on a small power-law graph
+    // a few long chunks holding the hubs' lists kept 16 threads waiting.
+    const CHUNK: usize = 64 * 8;
     let count: usize = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {

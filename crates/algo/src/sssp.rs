@@ -23,6 +23,7 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use rayon::prelude::*;
+use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
 use chatty_graph::{Graph, WeightType};
 
@@ -57,9 +58,15 @@ trait Dist: Copy + PartialOrd + Send + Sync + 'static {
     type Cell: Send + Sync;
     const INF: Self;
     const ZERO: Self;
-    fn weight(raw: Option<&[u32]>, e: usize) -> Self;
+    /// An unweighted edge's length.
+    const ONE: Self;
+    /// A stored weight word as a length.
+    fn weight(raw: u32) -> Self;
     fn add(self, w: Self) -> Self;
-    fn bucket(self, delta: f64) -> u64;
+    /// Δ in the form `bucket` divides by.
+    type Width: Copy + Send + Sync;
+    fn width(delta: f64) -> Self::Width;
+    fn bucket(self, width: Self::Width) -> u64;
     fn cell(self) -> Self::Cell;
     fn load(c: &Self::Cell) -> Self;
     /// Stores `new` if the cell still holds `old`; else returns what it holds.
@@ -68,22 +75,29 @@ trait Dist: Copy + PartialOrd + Send + Sync + 'static {
 }
 
 macro_rules! int_dist {
-    ($t:ty, $cell:ty) => {
+    ($t:ty, $cell:ty, $width:ty) => {
         impl Dist for $t {
             type Cell = $cell;
             const INF: $t = <$t>::MAX;
             const ZERO: $t = 0;
+            const ONE: $t = 1;
             #[inline]
-            fn weight(raw: Option<&[u32]>, e: usize) -> $t {
-                raw.map_or(1, |w| w[e] as $t)
+            fn weight(raw: u32) -> $t {
+                raw as $t
             }
             #[inline]
             fn add(self, w: $t) -> $t {
                 self.saturating_add(w)
             }
+            // A division by a constant as multiplications and shifts: a hardware
+            // division per relaxation was a sixth of moscow's instructions.
+            type Width = $width;
+            fn width(delta: f64) -> $width {
+                <$width>::new(delta.clamp(1.0, <$t>::MAX as f64) as $t)
+            }
             #[inline]
-            fn bucket(self, delta: f64) -> u64 {
-                self as u64 / delta as u64
+            fn bucket(self, width: $width) -> u64 {
+                (self / width) as u64
             }
             fn cell(self) -> $cell {
                 <$cell>::new(self)
@@ -102,20 +116,25 @@ macro_rules! int_dist {
         }
     };
 }
-int_dist!(u32, AtomicU32);
-int_dist!(u64, AtomicU64);
+int_dist!(u32, AtomicU32, StrengthReducedU32);
+int_dist!(u64, AtomicU64, StrengthReducedU64);
 
 impl Dist for f64 {
     type Cell = AtomicU64;
     const INF: f64 = f64::INFINITY;
     const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
     #[inline]
-    fn weight(raw: Option<&[u32]>, e: usize) -> f64 {
-        raw.map_or(1.0, |w| f32::from_bits(w[e]) as f64)
+    fn weight(raw: u32) -> f64 {
+        f32::from_bits(raw) as f64
     }
     #[inline]
     fn add(self, w: f64) -> f64 {
         self + w
+    }
+    type Width = f64;
+    fn width(delta: f64) -> f64 {
+        delta
     }
     #[inline]
     fn bucket(self, delta: f64) -> u64 {
@@ -213,15 +232,28 @@ const FUSION_LIMIT: usize = 1000;
 #[derive(Default)]
 struct LocalBins {
     first: usize,
-    bins: std::collections::VecDeque<Vec<u32>>,
+    /// A `Vec`, not a `VecDeque`: a push, once per successful relaxation, is then an
+    /// index and a `Vec` push; dropping the front buckets moves the few live ones.
+    bins: Vec<Vec<u32>>,
+    /// Emptied bins, kept for their capacity: a fresh `Vec` per bucket and per fusion
+    /// step cost an allocation each.
+    spare: Vec<Vec<u32>>,
 }
 
 impl LocalBins {
     #[inline]
     fn push(&mut self, bucket: u64, v: u32) {
         let b = bucket as usize - self.first;
-        if b >= self.bins.len() {
-            self.bins.resize_with(b + 1, Vec::new);
+        match self.bins.get_mut(b) {
+            Some(bin) => bin.push(v),
+            None => self.push_beyond(b, v),
+        }
+    }
+
+    #[cold]
+    fn push_beyond(&mut self, b: usize, v: u32) {
+        while b >= self.bins.len() {
+            self.bins.push(self.spare.pop().unwrap_or_default());
         }
         self.bins[b].push(v);
     }
@@ -237,9 +269,11 @@ impl LocalBins {
 
     /// Drops the (empty) buckets before `bucket`.
     fn advance(&mut self, bucket: usize) {
-        while self.first < bucket && self.bins.pop_front().is_some() {
-            self.first += 1;
-        }
+        let dropped = bucket.saturating_sub(self.first).min(self.bins.len());
+        self.spare.extend(self.bins.drain(..dropped).map(|mut bin| {
+            bin.clear();
+            bin
+        }));
         self.first = self.first.max(bucket);
     }
 }
@@ -261,6 +295,7 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
     let n = g.num_vertices();
     let out = g.out_edges();
     let weights = out.raw_weights();
+    let width = D::width(delta);
     let mut dist: Vec<D::Cell> = (0..n).into_par_iter().map(|_| D::INF.cell()).collect();
     dist[source as usize] = D::ZERO.cell();
     // Each thread's share of the current bucket: written by its owner between a
@@ -272,28 +307,36 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
 
     let relax = |u: u32, bins: &mut LocalBins, current: usize| {
         let du = D::load(&dist[u as usize]);
-        if (du.bucket(delta) as usize) < current {
+        if (du.bucket(width) as usize) < current {
             return; // stale: u was re-queued in an earlier bucket and settled there
         }
-        for e in out.range(u) {
-            let v = out.targets()[e];
-            let nd = du.add(D::weight(weights, e));
+        let edge = |bins: &mut LocalBins, v: u32, w: D| {
+            let nd = du.add(w);
             let mut old = D::load(&dist[v as usize]);
             while nd < old {
                 match D::cas(&dist[v as usize], old, nd) {
                     Ok(_) => {
-                        bins.push(nd.bucket(delta), v);
+                        bins.push(nd.bucket(width), v);
                         break;
                     }
                     Err(seen) => old = seen,
                 }
             }
+        };
+        // The list and its weights as slices: no bounds check per edge.
+        let range = out.range(u);
+        let targets = &out.targets()[range.clone()];
+        match weights {
+            None => targets.iter().for_each(|&v| edge(bins, v, D::ONE)),
+            Some(w) => targets.iter().zip(&w[range]).for_each(|(&v, &w)| edge(bins, v, D::weight(w))),
         }
     };
 
     region::run(|member| {
         let me = member.index();
         let mut bins = LocalBins::default();
+        // The bucket being fused, taken out of `bins` while its vertices are relaxed.
+        let mut fused = Vec::new();
         // Each list's end in the round's frontier, in chunks (a chunk never spans two lists).
         let mut ends = Vec::with_capacity(published.len());
         let mut current = 0usize;
@@ -324,9 +367,11 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
                 }
                 // Bucket fusion: small current-bucket work stays on this thread, no round.
                 while let Some(b) = bins.get_mut(current).filter(|b| !b.is_empty() && b.len() < FUSION_LIMIT) {
-                    for u in std::mem::take(b) {
+                    std::mem::swap(b, &mut fused);
+                    for &u in &fused {
                         relax(u, &mut bins, current);
                     }
+                    fused.clear();
                 }
             }
             // Only this thread adds to its bins, so its proposal is final now.
