@@ -46,8 +46,8 @@ impl PathCounts {
     fn new(n: usize) -> PathCounts {
         PathCounts {
             depth: (0..n).into_par_iter().map(|_| AtomicU32::new(UNSEEN)).collect(),
-            sigma: (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect(),
-            delta: (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect(),
+            sigma: bytemuck::zeroed_vec(n),
+            delta: bytemuck::zeroed_vec(n),
         }
     }
 
@@ -205,7 +205,7 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], progress: &dyn Progress) ->
 pub fn brandes_marked(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Vec<f64> {
     let n = g.num_vertices();
     let out = g.out_edges();
-    let score: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    let score: Vec<AtomicU64> = bytemuck::zeroed_vec(n);
     let counts = PathCounts::new(n);
     let PathCounts { depth, sigma, delta } = &counts;
     // One bit per edge: set when the edge joins a vertex to one a level deeper, so the

@@ -68,7 +68,9 @@ pub fn bfs<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, direction: Direction, p
         match g.csr() {
             Some(csr) if !pulls(csr, Edges::Out, &frontier, opts) => {
                 if queue.is_empty() {
-                    queue = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+                    // Zeroed pages from the kernel, faulted in only where the queue reaches (filling
+                    // all n entries was 3.4 ms of a 60 ms rmat-20 search).
+                    queue = bytemuck::zeroed_vec(n);
                 }
                 (frontier, level) = top_down_levels(csr, &depth, &queue, frontier, level, opts, progress);
             }

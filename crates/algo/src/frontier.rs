@@ -117,7 +117,7 @@ impl Clone for Bitmap {
 impl Bitmap {
     /// `len` clear bits.
     pub fn new(len: usize) -> Bitmap {
-        Bitmap { words: (0..len.div_ceil(64)).into_par_iter().map(|_| AtomicU64::new(0)).collect(), len }
+        Bitmap { words: bytemuck::zeroed_vec(len.div_ceil(64)), len }
     }
 
     /// Number of bits.

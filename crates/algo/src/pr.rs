@@ -161,7 +161,7 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     // streaming pass before each gather (as GAPBS's `pr_spmv`), so the gather loop
     // only sums and finishes; Gauss–Seidel updates a vertex's contribution as soon as
     // its score is known.
-    let contribution: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+    let contribution: Vec<AtomicU32> = bytemuck::zeroed_vec(n);
     let contribute = |score: &[f64]| -> f64 {
         const CHUNK: usize = 4096;
         (contribution.par_chunks(CHUNK).zip(score.par_chunks(CHUNK)).enumerate())
