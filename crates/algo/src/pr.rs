@@ -119,10 +119,7 @@ struct Totals {
 
 impl std::iter::Sum for Totals {
     fn sum<I: Iterator<Item = Totals>>(iter: I) -> Totals {
-        iter.fold(Totals::default(), |a, b| Totals {
-            change: a.change + b.change,
-            total: a.total + b.total,
-        })
+        iter.fold(Totals::default(), |a, b| Totals { change: a.change + b.change, total: a.total + b.total })
     }
 }
 

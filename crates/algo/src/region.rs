@@ -140,7 +140,6 @@ impl SpinBarrier {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use rayon::prelude::*;
