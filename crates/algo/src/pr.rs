@@ -192,7 +192,7 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
                 let v = v as usize;
                 let x = spread * teleport.at(v) + p.damping * sum;
                 if p.method == PrMethod::GaussSeidel {
-                    share(g.out_degree(v as u32), x, &contribution[v]);
+                    share(g.out_degree(v as u32), x, &gathered[v]);
                 }
                 Totals { change: (x - std::mem::replace(old, x)).abs(), total: x }
             },
