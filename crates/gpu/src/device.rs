@@ -378,22 +378,22 @@ const BFS_DONE: u32 = 4;
 /// Mirrors `SsspCtl` in sssp.cu.
 #[repr(C)]
 #[derive(Copy, Clone, Pod, Zeroable, Default, Debug)]
-struct SsspCtl {
-    split: u32,
-    parity: u32,
-    far_parity: u32,
-    done: u32,
-    near_len: [u32; 2],
-    far_len: [u32; 2],
-    blocks_done: u32,
-    step: u32,
-    threshold: u64,
-    far_min: u64,
-    delta: u64,
-    generation: u32,
-    hub_len: u32,
-    hubs_now: u32,
-    pad: u32,
+pub(crate) struct SsspCtl {
+    pub split: u32,
+    pub parity: u32,
+    pub far_parity: u32,
+    pub done: u32,
+    pub near_len: [u32; 2],
+    pub far_len: [u32; 2],
+    pub blocks_done: u32,
+    pub step: u32,
+    pub threshold: u64,
+    pub far_min: u64,
+    pub delta: u64,
+    pub generation: u32,
+    pub hub_len: u32,
+    pub hubs_now: u32,
+    pub pad: u32,
 }
 
 /// A tuning default's override from the environment (scripts/gpu_tune.sh sets them).
@@ -540,7 +540,7 @@ fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> Result<Step>
 const BFS_CHASE_DELTA: u64 = 256;
 
 fn bfs_chase_delta(dg: &DeviceGraph) -> Option<u64> {
-    let delta = tuning_override("CHATTY_BFS_CHASE_DELTA").unwrap_or(if road_like(dg) { BFS_CHASE_DELTA } else { 0 });
+    let delta = tuning_override("CHATTY_BFS_CHASE_DELTA").unwrap_or(if road_like(dg.n, dg.m) { BFS_CHASE_DELTA } else { 0 });
     (delta > 0).then_some(delta)
 }
 
@@ -610,19 +610,22 @@ fn bfs_depths(
 
 /// `SsspArrays` in sssp.cu: the arrays of a run, passed by value.
 #[repr(C)]
-#[derive(Clone, Copy)]
-struct SsspArrays {
-    off: u64,
-    adj: u64,
-    weight: u64,
-    dist: u64,
-    stamp: u64,
-    in_far: u64,
-    near: [u64; 2],
-    far: [u64; 2],
-    hubs: u64,
-    is_float: u32,
-    local_rounds: u32,
+#[derive(Clone, Copy, Default)]
+pub(crate) struct SsspArrays {
+    pub off: u64,
+    pub adj: u64,
+    pub weight: u64,
+    pub dist: u64,
+    pub stamp: u64,
+    pub in_far: u64,
+    pub near: [u64; 2],
+    pub far: [u64; 2],
+    pub hubs: u64,
+    pub shared: u64,
+    pub is_float: u32,
+    pub local_rounds: u32,
+    pub lo: u32,
+    pub pad: u32,
 }
 
 /// Block-local rounds per SSSP step (sssp.cu's `sssp_chase`): on graphs of mean degree
@@ -634,14 +637,16 @@ struct SsspArrays {
 /// 99 ms at 16, 84 at 64. `CHATTY_SSSP_LOCAL_ROUNDS` overrides (0: off).
 const SSSP_LOCAL_ROUNDS: u32 = 16;
 
-fn sssp_local_rounds(dg: &DeviceGraph) -> u32 {
-    tuning_override("CHATTY_SSSP_LOCAL_ROUNDS").unwrap_or(if road_like(dg) { SSSP_LOCAL_ROUNDS } else { 0 })
+/// The chase's rounds on a graph of `n` vertices and `m` stored edges (the multi-GPU
+/// engine's Bellman–Ford rounds use it too).
+pub(crate) fn sssp_local_rounds(n: usize, m: u64) -> u32 {
+    tuning_override("CHATTY_SSSP_LOCAL_ROUNDS").unwrap_or(if road_like(n, m) { SSSP_LOCAL_ROUNDS } else { 0 })
 }
 
 /// Mean degree below 8: road networks and meshes, where traversals are deep and a
 /// step holds little work, so the chase pays (power-law graphs keep it off).
-fn road_like(dg: &DeviceGraph) -> bool {
-    (dg.m as f64) < 8.0 * dg.n as f64
+fn road_like(n: usize, m: u64) -> bool {
+    (m as f64) < 8.0 * n as f64
 }
 
 // SAFETY: plain device addresses and integers, laid out as the kernel's struct.
@@ -710,7 +715,8 @@ fn near_far(
         far: [ptr(&far0, gpu), ptr(&far1, gpu)],
         hubs: ptr(&hubs, gpu),
         is_float: weights.unwrap_or(false) as u32,
-        local_rounds: sssp_local_rounds(dg),
+        local_rounds: sssp_local_rounds(dg.n, dg.m),
+        ..Default::default()
     };
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
@@ -1098,7 +1104,7 @@ mod tests {
             (std::mem::size_of::<SsspCtl>(), std::mem::offset_of!(SsspCtl, threshold), std::mem::offset_of!(SsspCtl, generation)),
             (80, 40, 64)
         );
-        assert_eq!((std::mem::size_of::<SsspArrays>(), std::mem::offset_of!(SsspArrays, local_rounds)), (96, 92));
+        assert_eq!((std::mem::size_of::<SsspArrays>(), std::mem::offset_of!(SsspArrays, local_rounds)), (112, 100));
         assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 104, 88));
     }
 }

@@ -54,8 +54,11 @@ struct SsspArrays {
     u32* near[2];
     u32* far[2];
     u32* hubs;          // near vertices of HUB_DEGREE edges or more, set aside (persistent driver)
+    const unsigned char* shared;  // several GPUs: vertices another part reads, from lo (multi.cu; null on one)
     u32 is_float;
     u32 local_rounds;   // block-local rounds per step (0: every improvement waits for the next step)
+    u32 lo;
+    u32 pad;
 };
 
 #define LOCAL_CAP 512u
@@ -90,13 +93,16 @@ __device__ __forceinline__ void sssp_edge(const SsspArrays& a, const SsspStep& s
 }
 
 // Queues near vertices in the block's local queue where there is one and room, the
-// rest in the next step's near queue; far vertices join the far pile. Warp-wide.
+// rest in the next step's near queue; far vertices join the far pile. A vertex another
+// part reads joins the near queue even when chased here, since the queue is what the
+// multi-GPU engine sends. Warp-wide.
 __device__ __forceinline__ void sssp_push(SsspCtl* ctl, const SsspArrays& a, const SsspStep& s, Local l, u32 v, bool near, bool far) {
     bool global = near;
     if (l.q) {
         const u32 at = warp_reserve(l.len, near);
-        global = near && at >= LOCAL_CAP;
-        if (near && !global) l.q[at] = v;
+        const bool local = near && at < LOCAL_CAP;
+        if (local) l.q[at] = v;
+        global = near && (!local || (a.shared && a.shared[v - a.lo]));
     }
     push_near(ctl, a, s, v, global);
     warp_append(a.far[s.far_parity], &ctl->far_len[s.far_parity], v, far);

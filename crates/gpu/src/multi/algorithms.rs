@@ -10,7 +10,7 @@ use chatty_algo::{Distances, Output, Params};
 use chatty_graph::WeightType;
 
 use super::{launch, ptr, to_status, zero_words, Arg, CommStats, Dst, MultiGpu, Part, Sent};
-use crate::device::{afforest, control, float_distances, pull, BfsCtl, PullArgs, PullGraph};
+use crate::device::{afforest, control, float_distances, pull, BfsCtl, PullArgs, PullGraph, SsspArrays, SsspCtl};
 use crate::{Gpu, Result};
 
 /// A kernel's values (renumbered ids), its steps, seconds, and peak device bytes.
@@ -49,8 +49,12 @@ pub(super) fn distances_output(dist: Vec<u64>, is_float: bool) -> Output {
 impl MultiGpu {
     /// BFS: each part runs the single-GPU level step (bfs.cu) over its edges with
     /// `pause`, so a finished level stops for the exchange of newly visited boundary
-    /// vertices, which the receivers append to their next frontier.
+    /// vertices, which the receivers append to their next frontier. Road-like graphs
+    /// (the chase on) run as hop counts instead, a round settling many levels.
     pub(super) fn bfs(&self, source: u32, stats: &mut CommStats) -> Result<Outcome> {
+        if self.local_rounds > 0 {
+            return self.bfs_by_rounds(source, stats);
+        }
         struct B {
             depth: CudaSlice<u32>,
             queue: [CudaSlice<u32>; 2],
@@ -133,66 +137,107 @@ impl MultiGpu {
 }
 
 impl MultiGpu {
-    /// The next round's frontier is exchanged as records (id, distance): the receivers
-    /// take the owner's distance and relax the vertex's edges into their part.
+    /// SSSP as Bellman–Ford rounds (`rounds`), the distances gathered.
     pub(super) fn sssp(&self, source: u32, stats: &mut CommStats) -> Result<Outcome> {
+        let (dist, rounds, seconds, peak) = self.rounds(source, true, stats)?;
+        let is_float = self.weight_type == WeightType::Float;
+        Ok((distances_output(self.gather(&dist, stats)?, is_float), rounds, seconds, peak))
+    }
+
+    /// BFS on a road-like graph: hop counts by `rounds` with the chase, turned into
+    /// depths on each part's own vertices; the levels are the deepest depth.
+    fn bfs_by_rounds(&self, source: u32, stats: &mut CommStats) -> Result<Outcome> {
+        let (dist, _, seconds, peak) = self.rounds(source, false, stats)?;
+        let mut deepest = Vec::with_capacity(self.parts.len());
+        let mut depths = Vec::with_capacity(self.parts.len());
+        for (p, d) in self.parts.iter().zip(&dist) {
+            let gpu = &p.gpu;
+            let depth = gpu.zeros::<u32>(self.n, "depths")?;
+            let most = gpu.zeros::<u32>(1, "the deepest level")?;
+            let own = p.lo as u64;
+            // SAFETY: distance_to_depth(n, dist, depth, deepest) over the part's own
+            // vertices lo..hi, which both arrays (n entries) hold.
+            unsafe {
+                launch(
+                    gpu,
+                    "distance_to_depth",
+                    &[
+                        Arg::U32(p.hi - p.lo),
+                        Arg::U64(ptr(d, gpu) + 8 * own),
+                        Arg::U64(ptr(&depth, gpu) + 4 * own),
+                        Arg::U64(ptr(&most, gpu)),
+                    ],
+                )?
+            };
+            deepest.push(gpu.download(&most, 1, "the deepest level")?[0] as u64);
+            depths.push(depth);
+        }
+        let levels = self.across(deepest).into_iter().max().unwrap_or(0);
+        Ok((Output::Depths(self.gather(&depths, stats)?), levels, seconds, peak))
+    }
+
+    /// Distances from `source` by Bellman–Ford rounds (multi.cu's `mg_sssp_step`: each
+    /// part relaxes its frontier over the edges into its vertices, chasing within
+    /// blocks on road-like graphs); the improved vertices another part reads travel as
+    /// records (id, distance), which the receivers apply and add to their frontier.
+    /// `weighted`: the graph's weights, else every edge counts 1 (hops). Returns each
+    /// part's distances (exact on its own vertices) and the rounds.
+    fn rounds(&self, source: u32, weighted: bool, stats: &mut CommStats) -> Result<(Vec<CudaSlice<u64>>, u64, f64, u64)> {
         struct B {
             dist: CudaSlice<u64>,
-            stamp: CudaSlice<u32>,
-            queue: [CudaSlice<u32>; 2],
-            lens: CudaSlice<u32>,
+            ctl: CudaSlice<u8>,
+            arrays: SsspArrays,
+            _queues: [CudaSlice<u32>; 3],
         }
         let n = self.n;
-        let is_float = (self.weight_type == WeightType::Float) as u32;
+        let is_float = weighted && self.weight_type == WeightType::Float;
         let bufs = self.per_part(|p| {
             let gpu = &p.gpu;
             let dist = source_distances(gpu, n, source)?;
-            let q0 = first_frontier(gpu, n, source)?;
-            let mut lens = gpu.zeros::<u32>(2, "queue lengths")?;
-            gpu.set(&mut lens, 0, 1, "the first frontier")?;
-            Ok(B { dist, stamp: gpu.zeros(n, "stamps")?, queue: [q0, gpu.zeros(n, "a queue")?], lens })
+            let near0 = first_frontier(gpu, n, source)?;
+            let near1 = gpu.zeros::<u32>(n, "a queue")?;
+            let stamp = gpu.zeros::<u32>(n, "stamps")?;
+            let ctl = control(gpu, &SsspCtl { near_len: [1, 0], step: 1, threshold: u64::MAX, far_min: u64::MAX, ..Default::default() })?;
+            let push = p.push.as_ref().expect("push edges");
+            let arrays = SsspArrays {
+                off: ptr(&push.off, gpu),
+                adj: ptr(&push.adj, gpu),
+                weight: if weighted { push.weights.as_ref().map_or(0, |w| ptr(w, gpu)) } else { 0 },
+                dist: ptr(&dist, gpu),
+                stamp: ptr(&stamp, gpu),
+                near: [ptr(&near0, gpu), ptr(&near1, gpu)],
+                shared: ptr(&p.send_flag, gpu),
+                is_float: is_float as u32,
+                local_rounds: self.local_rounds,
+                lo: p.lo,
+                ..Default::default()
+            };
+            Ok(B { dist, ctl, arrays, _queues: [near0, near1, stamp] })
         })?;
         let peak = self.peak();
+        // SsspCtl's near_len, as bytes from the start of the control block.
+        let near_len = |b: &B, gpu: &Gpu, q: usize| ptr(&b.ctl, gpu) + 16 + 4 * q as u64;
         let start = Instant::now();
-        let (mut round, mut cur) = (1u32, 0usize);
+        let (mut round, mut cur) = (1u64, 0usize);
         let mut sent: Option<Sent> = None;
         loop {
             let issue = |g: usize| -> Result<()> {
                 let (p, b) = (&self.parts[g], &bufs[g]);
                 let gpu = &p.gpu;
-                let len = |q: usize| ptr(&b.lens, gpu) + 4 * q as u64;
                 if let Some(s) = &sent {
-                    self.receive(g, s, ptr(&b.dist, gpu), 0, (ptr(&b.queue[cur], gpu), len(cur)))?;
+                    self.receive(g, s, ptr(&b.dist, gpu), 0, (b.arrays.near[cur], near_len(b, gpu, cur)))?;
                 }
-                zero_words(gpu, len(cur ^ 1), 1)?;
-                let push = p.push.as_ref().expect("push edges");
-                let w = push.weights.as_ref().map_or(0, |w| ptr(w, gpu));
-                // SAFETY: mg_sssp_relax's parameters; queues hold n entries and a vertex
-                // enters `next` once per round (stamps).
-                unsafe {
-                    launch(
-                        gpu,
-                        "mg_sssp_relax",
-                        &[
-                            Arg::U64(ptr(&b.queue[cur], gpu)),
-                            Arg::U64(len(cur)),
-                            Arg::U64(ptr(&push.off, gpu)),
-                            Arg::U64(ptr(&push.adj, gpu)),
-                            Arg::U64(w),
-                            Arg::U32(is_float),
-                            Arg::U64(ptr(&b.dist, gpu)),
-                            Arg::U64(ptr(&b.stamp, gpu)),
-                            Arg::U32(round),
-                            Arg::U64(ptr(&b.queue[cur ^ 1], gpu)),
-                            Arg::U64(len(cur ^ 1)),
-                        ],
-                    )?
-                };
-                self.pack(g, ptr(&b.queue[cur ^ 1], gpu), len(cur ^ 1), ptr(&b.dist, gpu), 2)?;
-                to_status(gpu, &p.status, 0, ptr(&b.lens, gpu), 8)
+                let mut l = gpu.kernel("mg_sssp_step");
+                l.arg(&b.ctl).arg(&b.arrays);
+                // SAFETY: arguments match mg_sssp_step; the queues and stamps hold n
+                // entries, a vertex enters the next queue once per round (stamps), the
+                // far piles are never used (no threshold).
+                unsafe { l.launch(gpu.cfg()) }?;
+                self.pack(g, b.arrays.near[cur ^ 1], near_len(b, gpu, cur ^ 1), ptr(&b.dist, gpu), 2)?;
+                to_status(gpu, &p.status, 0, near_len(b, gpu, 0), 8)
             };
             self.step(&issue)?;
-            if self.tally(stats, 12, cur ^ 1) == 0 {
+            if self.tally(stats, 8, cur ^ 1) == 0 {
                 break;
             }
             sent = self.send_records(2, stats)?;
@@ -200,8 +245,7 @@ impl MultiGpu {
             cur ^= 1;
         }
         let seconds = start.elapsed().as_secs_f64();
-        let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>(), stats)?;
-        Ok((distances_output(dist, is_float != 0), round as u64 - 1, seconds, peak))
+        Ok((bufs.into_iter().map(|b| b.dist).collect(), round - 1, seconds, peak))
     }
 
     fn pull_graph<'a>(&self, p: &'a Part) -> PullGraph<'a> {

@@ -409,6 +409,8 @@ pub struct MultiGpu {
     watchdog: Duration,
     n: usize,
     weight_type: WeightType,
+    /// Block-local chase rounds of SSSP (and BFS) on this graph (0: none).
+    local_rounds: u32,
     alg: Algorithm,
     /// `new_id[v]` of original vertex v, when renumbered.
     new_id: Option<Vec<u32>>,
@@ -596,6 +598,7 @@ impl MultiGpu {
             watchdog: o.watchdog,
             n,
             weight_type: g.weight_type(),
+            local_rounds: crate::device::sssp_local_rounds(n, g.num_edges()),
             alg,
             new_id,
             info,
