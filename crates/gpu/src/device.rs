@@ -964,9 +964,14 @@ fn most_frequent(mut labels: Vec<u32>) -> u32 {
     best.1
 }
 
-/// Blocks per SM of the BC sweeps: their big levels need warps in flight more than
-/// their barriers need few blocks.
+/// Blocks per SM of the BC sweeps on road-like graphs, whose thousands of small levels
+/// pay for every block at each grid barrier (moscow one source 8.76 / 9.78 ms, path5k
+/// from all sources 111 / 124 ms at 4 / 5 blocks), and on the others, whose big levels
+/// need warps in flight (kron22 one source 5.71 / 5.58 / 5.77 ms at 4 / 6 / 8 blocks,
+/// 8 spilling registers). One H200 (docs/benchmarks/gpu.md, "fifth pass"). bc.cu
+/// bounds the kernel's registers so the wide grid fits (`BC_MAX_BLOCKS_PER_SM`).
 const BC_BLOCKS_PER_SM: u32 = 4;
+const BC_WIDE_BLOCKS_PER_SM: u32 = 6;
 /// Bytes a BC batch holds per (source, vertex) pair: its state (value and depth) and
 /// its place in the order of discovery.
 const BC_PAIR_BYTES: u64 = 20;
@@ -1070,7 +1075,8 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
         pad: 0,
     };
     *peak = (*peak).max(gpu.used_bytes());
-    let cfg = gpu.cooperative_cfg_with(gpu.f("bc_batch"), BC_BLOCKS_PER_SM)?;
+    let blocks_per_sm = if road_like(dg.n, dg.m) { BC_BLOCKS_PER_SM } else { BC_WIDE_BLOCKS_PER_SM };
+    let cfg = gpu.cooperative_cfg_with(gpu.f("bc_batch"), blocks_per_sm)?;
     let start = gpu.timer()?;
     progress.start("bc: sources", sources.len() as u64);
     for chunk in sources.chunks(batch) {

@@ -51,6 +51,7 @@ __device__ __forceinline__ BcPair load_pair(const BcPair* p) {
 }
 
 #define BC_ALPHA 15u
+#define BC_MAX_BLOCKS_PER_SM 6
 #define BC_NAN __longlong_as_double(0x7ff8000000000000ll)
 
 // Adds the out-degrees of the lanes' newly reached pairs (j = b * n + v) to the
@@ -203,7 +204,9 @@ __device__ void bc_backward(BcCtl* ctl, const BcArrays& a, u32 d, u32 begin, u32
     }
 }
 
-extern "C" __global__ void bc_batch(BcCtl* ctl, BcArrays a) {
+// Registers bounded so that BC_MAX_BLOCKS_PER_SM blocks fit on an SM (device.rs's
+// BC_WIDE_BLOCKS_PER_SM; it picks fewer for road-like graphs).
+extern "C" __global__ void __launch_bounds__(256, BC_MAX_BLOCKS_PER_SM) bc_batch(BcCtl* ctl, BcArrays a) {
     const u32 lane = threadIdx.x & 31;
     const u32 thread = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
     const u32 warp = thread / 32, warps = threads / 32;
