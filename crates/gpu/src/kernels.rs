@@ -52,6 +52,7 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "mg_pack",
     "mg_apply",
     "mg_copy_words",
+    "mg_sssp_relax",
     "mg_sssp_step",
     "mg_async_traverse",
     "gmpi_pingpong",

@@ -65,12 +65,40 @@ extern "C" __global__ void mg_copy_words(const u32* src, u32* dst, u64 words) {
 }
 
 // SSSP (and BFS on road graphs, every edge 1) as frontier Bellman-Ford, the BSP form
-// that partitions (Gunrock's SSSP without its priority queue): one round is sssp.cu's
-// relaxing step with no threshold (every improved vertex is near), the block-local
-// chase included where `local_rounds` is set, over the part's edges (all into its own
-// vertices). A round costs a host round trip, so fewer rounds beat less work: no near-
-// far buckets here; the chase settles many hops per round on road graphs. The last
-// block only turns the queues; the host ends the loop when no part has work.
+// that partitions (Gunrock's SSSP without its priority queue). A round costs a host
+// round trip, so fewer rounds beat less work: no near-far buckets here.
+//
+// mg_sssp_relax: a warp per frontier vertex over its out-edges into this part; a
+// vertex whose distance dropped enters `next` once per round (`stamp`). Power-law
+// graphs and parts cut in the graph's own order take it (it measured 13% faster than
+// mg_sssp_step with no chase on rmat20 in two parts).
+extern "C" __global__ void mg_sssp_relax(const u32* frontier, const u32* frontier_len, const u64* off, const u32* adj,
+                                         const u32* weight, u32 is_float, u64* dist, u32* stamp, u32 round,
+                                         u32* next, u32* next_len) {
+    const u32 len = __ldcg(frontier_len);
+    const u32 lane = threadIdx.x & 31;
+    const u32 warps = gridDim.x * blockDim.x / 32;
+    for (u32 i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < len; i += warps) {
+        const u32 u = __ldcg(&frontier[i]);
+        const u64 du = __ldcg(&dist[u]);
+        const u64 begin = off[u], end = off[u + 1];
+        for (u64 e = begin; e < end; e += 32) {
+            bool push = false;
+            u32 v = 0;
+            if (e + lane < end) {
+                v = adj[e + lane];
+                const u64 nd = add_weight(du, weight ? weight[e + lane] : 1u, is_float);
+                push = nd < __ldcg(&dist[v]) && nd < atomicMin(&dist[v], nd) && atomicExch(&stamp[v], round) != round;
+            }
+            warp_append(next, next_len, v, push);
+        }
+    }
+}
+
+// mg_sssp_step: sssp.cu's relaxing step with no threshold (every improved vertex is
+// near) and its block-local chase, for road-like graphs cut in BFS order, where a
+// round then settles many hops (moscow on two parts: 1,302 rounds -> 76). The last
+// block turns the queues; the host ends the loop when no part has work.
 extern "C" __global__ void mg_sssp_step(SsspCtl* ctl, SsspArrays a) {
     sssp_work(ctl, a, false);
     if (last_block_done(&ctl->blocks_done)) {

@@ -50,7 +50,8 @@ impl MultiGpu {
     /// BFS: each part runs the single-GPU level step (bfs.cu) over its edges with
     /// `pause`, so a finished level stops for the exchange of newly visited boundary
     /// vertices, which the receivers append to their next frontier. Road-like graphs
-    /// (the chase on) run as hop counts instead, a round settling many levels.
+    /// cut in BFS order (the chase on) run as hop counts instead, a round settling
+    /// many levels.
     pub(super) fn bfs(&self, source: u32, stats: &mut CommStats) -> Result<Outcome> {
         if self.local_rounds > 0 {
             return self.bfs_by_rounds(source, stats);
@@ -176,10 +177,11 @@ impl MultiGpu {
         Ok((Output::Depths(self.gather(&depths, stats)?), levels, seconds, peak))
     }
 
-    /// Distances from `source` by Bellman–Ford rounds (multi.cu's `mg_sssp_step`: each
-    /// part relaxes its frontier over the edges into its vertices, chasing within
-    /// blocks on road-like graphs); the improved vertices another part reads travel as
-    /// records (id, distance), which the receivers apply and add to their frontier.
+    /// Distances from `source` by Bellman–Ford rounds: each part relaxes its frontier
+    /// over the edges into its vertices (multi.cu's `mg_sssp_relax`; `mg_sssp_step`,
+    /// which chases within blocks, on road-like graphs cut in BFS order); the improved
+    /// vertices another part reads travel as records (id, distance), which the
+    /// receivers apply and add to their frontier.
     /// `weighted`: the graph's weights, else every edge counts 1 (hops). Returns each
     /// part's distances (exact on its own vertices) and the rounds.
     fn rounds(&self, source: u32, weighted: bool, stats: &mut CommStats) -> Result<(Vec<CudaSlice<u64>>, u64, f64, u64)> {
@@ -227,12 +229,38 @@ impl MultiGpu {
                 if let Some(s) = &sent {
                     self.receive(g, s, ptr(&b.dist, gpu), 0, (b.arrays.near[cur], near_len(b, gpu, cur)))?;
                 }
-                let mut l = gpu.kernel("mg_sssp_step");
-                l.arg(&b.ctl).arg(&b.arrays);
-                // SAFETY: arguments match mg_sssp_step; the queues and stamps hold n
-                // entries, a vertex enters the next queue once per round (stamps), the
-                // far piles are never used (no threshold).
-                unsafe { l.launch(gpu.cfg()) }?;
+                let a = &b.arrays;
+                if a.local_rounds > 0 {
+                    let mut l = gpu.kernel("mg_sssp_step");
+                    l.arg(&b.ctl).arg(a);
+                    // SAFETY: arguments match mg_sssp_step; the queues and stamps hold n
+                    // entries, a vertex enters the next queue once per round (stamps),
+                    // the far piles are never used (no threshold).
+                    unsafe { l.launch(gpu.cfg()) }?;
+                } else {
+                    zero_words(gpu, near_len(b, gpu, cur ^ 1), 1)?;
+                    // SAFETY: mg_sssp_relax's parameters; the queues hold n entries and a
+                    // vertex enters the next once per round (stamps).
+                    unsafe {
+                        launch(
+                            gpu,
+                            "mg_sssp_relax",
+                            &[
+                                Arg::U64(a.near[cur]),
+                                Arg::U64(near_len(b, gpu, cur)),
+                                Arg::U64(a.off),
+                                Arg::U64(a.adj),
+                                Arg::U64(a.weight),
+                                Arg::U32(a.is_float),
+                                Arg::U64(a.dist),
+                                Arg::U64(a.stamp),
+                                Arg::U32(round as u32),
+                                Arg::U64(a.near[cur ^ 1]),
+                                Arg::U64(near_len(b, gpu, cur ^ 1)),
+                            ],
+                        )?
+                    };
+                }
                 self.pack(g, b.arrays.near[cur ^ 1], near_len(b, gpu, cur ^ 1), ptr(&b.dist, gpu), 2)?;
                 to_status(gpu, &p.status, 0, near_len(b, gpu, 0), 8)
             };

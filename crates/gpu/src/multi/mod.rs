@@ -411,7 +411,10 @@ pub struct MultiGpu {
     watchdog: Duration,
     n: usize,
     weight_type: WeightType,
-    /// Block-local chase rounds of SSSP (and BFS) on this graph (0: none).
+    /// Block-local chase rounds of SSSP (and BFS) on this graph (0: none): on
+    /// road-like graphs cut in BFS order, where it was measured (docs/benchmarks/gpu.md,
+    /// "fifth pass"); in the graph's own order the parts share more boundary and the
+    /// chase's rounds cost more, unmeasured against the plain rounds.
     local_rounds: u32,
     alg: Algorithm,
     /// `new_id[v]` of original vertex v, when renumbered.
@@ -600,7 +603,7 @@ impl MultiGpu {
             watchdog: o.watchdog,
             n,
             weight_type: g.weight_type(),
-            local_rounds: crate::device::sssp_local_rounds(n, g.num_edges()),
+            local_rounds: if new_id.is_some() { crate::device::sssp_local_rounds(n, g.num_edges()) } else { 0 },
             alg,
             new_id,
             info,
