@@ -100,7 +100,7 @@ extern "C" __global__ void mg_sssp_relax(const u32* frontier, const u32* frontie
 // round then settles many hops (moscow on two parts: 1,302 rounds -> 76). The last
 // block turns the queues; the host ends the loop when no part has work.
 extern "C" __global__ void mg_sssp_step(SsspCtl* ctl, SsspArrays a) {
-    sssp_work(ctl, a, false);
+    sssp_work<true>(ctl, a, false);
     if (last_block_done(&ctl->blocks_done)) {
         const u32 parity = ctl->parity;
         ctl->near_len[parity] = 0;

@@ -54,7 +54,7 @@ struct SsspArrays {
     u32* near[2];
     u32* far[2];
     u32* hubs;          // near vertices of HUB_DEGREE edges or more, set aside (persistent driver)
-    const unsigned char* shared;  // several GPUs: vertices another part reads, from lo (multi.cu; null on one)
+    const unsigned char* shared;  // several GPUs: vertices another part reads, from lo (read by sssp_push<true> only)
     u32 is_float;
     u32 local_rounds;   // block-local rounds per step (0: every improvement waits for the next step)
     u32 lo;
@@ -93,16 +93,18 @@ __device__ __forceinline__ void sssp_edge(const SsspArrays& a, const SsspStep& s
 }
 
 // Queues near vertices in the block's local queue where there is one and room, the
-// rest in the next step's near queue; far vertices join the far pile. A vertex another
-// part reads joins the near queue even when chased here, since the queue is what the
-// multi-GPU engine sends. Warp-wide.
+// rest in the next step's near queue; far vertices join the far pile. With `Shared`
+// (the multi-GPU engine's step, multi.cu), a vertex another part reads joins the near
+// queue even when chased here, since the queue is what the engine sends; a template
+// argument so the single-GPU kernels carry no such check. Warp-wide.
+template <bool Shared>
 __device__ __forceinline__ void sssp_push(SsspCtl* ctl, const SsspArrays& a, const SsspStep& s, Local l, u32 v, bool near, bool far) {
     bool global = near;
     if (l.q) {
         const u32 at = warp_reserve(l.len, near);
-        const bool local = near && at < LOCAL_CAP;
-        if (local) l.q[at] = v;
-        global = near && (!local || (a.shared && a.shared[v - a.lo]));
+        global = near && at >= LOCAL_CAP;
+        if (near && !global) l.q[at] = v;
+        if (Shared) global = global || (near && a.shared[v - a.lo]);
     }
     push_near(ctl, a, s, v, global);
     warp_append(a.far[s.far_parity], &ctl->far_len[s.far_parity], v, far);
@@ -110,6 +112,7 @@ __device__ __forceinline__ void sssp_push(SsspCtl* ctl, const SsspArrays& a, con
 
 // Relaxes the out-edges of u from warp_first on, a warp at a time (lanes over 32
 // consecutive edges), `stride` apart; improved vertices go near or far.
+template <bool Shared>
 __device__ __forceinline__ void sssp_relax(SsspCtl* ctl, const SsspArrays& a, const SsspStep& s, Local l, u32 u, u64 warp_first, u64 stride) {
     const u64 du = __ldcg(&a.dist[u]);
     const u64 begin = a.off[u], end = a.off[u + 1];
@@ -121,13 +124,14 @@ __device__ __forceinline__ void sssp_relax(SsspCtl* ctl, const SsspArrays& a, co
             v = a.adj[e];
             sssp_edge(a, s, du, e, v, near, far);
         }
-        sssp_push(ctl, a, s, l, v, near, far);
+        sssp_push<Shared>(ctl, a, s, l, v, near, far);
     }
 }
 
 // Block-local rounds: the block relaxes the vertices its own relaxations queued in
 // shared memory, a thread per vertex, until none are left or the rounds run out; what
 // is left goes to the next step's near queue. Block-wide (every thread calls it).
+template <bool Shared>
 __device__ void sssp_chase(SsspCtl* ctl, const SsspArrays& a, const SsspStep& s, u32 (&q)[2][LOCAL_CAP], u32 (&len)[2]) {
     const u32 lane = threadIdx.x & 31, warp_base = threadIdx.x & ~31u;
     u32 cur = 0;
@@ -160,7 +164,7 @@ __device__ void sssp_chase(SsspCtl* ctl, const SsspArrays& a, const SsspStep& s,
                     v = a.adj[begin + k];
                     sssp_edge(a, s, du, begin + k, v, near, far);
                 }
-                sssp_push(ctl, a, s, next, v, near, far);
+                sssp_push<Shared>(ctl, a, s, next, v, near, far);
             }
         }
         __syncthreads();
@@ -171,6 +175,7 @@ __device__ void sssp_chase(SsspCtl* ctl, const SsspArrays& a, const SsspStep& s,
 
 // One step: relax the near queue (setting hubs aside if `defer_hubs`) and chase what
 // that improved within the block, or split the far pile.
+template <bool Shared>
 __device__ void sssp_work(SsspCtl* ctl, const SsspArrays& a, bool defer_hubs) {
     const SsspStep s = {__ldcg(&ctl->parity), __ldcg(&ctl->far_parity), __ldcg(&ctl->step), __ldcg(&ctl->threshold)};
     if (!__ldcg(&ctl->split)) {
@@ -188,9 +193,9 @@ __device__ void sssp_work(SsspCtl* ctl, const SsspArrays& a, bool defer_hubs) {
                 if ((threadIdx.x & 31) == 0) a.hubs[atomicAdd(&ctl->hub_len, 1)] = u;
                 continue;
             }
-            sssp_relax(ctl, a, s, local, u, 0, 32);
+            sssp_relax<Shared>(ctl, a, s, local, u, 0, 32);
         }
-        if (a.local_rounds) sssp_chase(ctl, a, s, local_q, local_len);
+        if (a.local_rounds) sssp_chase<Shared>(ctl, a, s, local_q, local_len);
     } else {
         // Split: far entries now below the threshold move to the near queue; the rest
         // are compacted into the other far array. Track the smallest distance left.
@@ -244,7 +249,7 @@ __device__ void sssp_decide(SsspCtl* ctl_, u32 is_float) {
 
 extern "C" __global__ void sssp_step(SsspCtl* ctl, SsspArrays a) {
     if (__ldcg(&ctl->done)) return;
-    sssp_work(ctl, a, false);
+    sssp_work<false>(ctl, a, false);
     if (last_block_done(&ctl->blocks_done)) sssp_decide(ctl, a.is_float);
 }
 
@@ -252,7 +257,7 @@ extern "C" __global__ void sssp_step(SsspCtl* ctl, SsspArrays a) {
 // ends (a second barrier, only in steps that have hubs).
 extern "C" __global__ void sssp_persistent(SsspCtl* ctl, SsspArrays a) {
     while (!__ldcg(&ctl->done)) {
-        sssp_work(ctl, a, true);
+        sssp_work<false>(ctl, a, true);
         grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 lane) {
             if (lane != 0) return;
             ctl->hubs_now = __ldcg(&ctl->hub_len);
@@ -264,7 +269,7 @@ extern "C" __global__ void sssp_persistent(SsspCtl* ctl, SsspArrays a) {
             const SsspStep s = {__ldcg(&ctl->parity), __ldcg(&ctl->far_parity), __ldcg(&ctl->step), __ldcg(&ctl->threshold)};
             const HubGroups g = hub_groups(hubs);
             for (u32 h = g.group; g.group < g.groups && h < hubs; h += g.groups) {
-                sssp_relax(ctl, a, s, Local{nullptr, nullptr}, __ldcg(&a.hubs[h]), g.thread & ~31u, g.threads);
+                sssp_relax<false>(ctl, a, s, Local{nullptr, nullptr}, __ldcg(&a.hubs[h]), g.thread & ~31u, g.threads);
             }
             grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 lane) {
                 if (lane == 0) sssp_decide(ctl, a.is_float);
