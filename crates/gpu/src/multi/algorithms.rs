@@ -189,7 +189,8 @@ impl MultiGpu {
             dist: CudaSlice<u64>,
             ctl: CudaSlice<u8>,
             arrays: SsspArrays,
-            _queues: [CudaSlice<u32>; 3],
+            /// The near queues and the stamps, which `arrays` addresses.
+            _held: [CudaSlice<u32>; 3],
         }
         let n = self.n;
         let is_float = weighted && self.weight_type == WeightType::Float;
@@ -214,11 +215,11 @@ impl MultiGpu {
                 lo: p.lo,
                 ..Default::default()
             };
-            Ok(B { dist, ctl, arrays, _queues: [near0, near1, stamp] })
+            Ok(B { dist, ctl, arrays, _held: [near0, near1, stamp] })
         })?;
         let peak = self.peak();
-        // SsspCtl's near_len, as bytes from the start of the control block.
-        let near_len = |b: &B, gpu: &Gpu, q: usize| ptr(&b.ctl, gpu) + 16 + 4 * q as u64;
+        // The address of the control block's near_len[q].
+        let near_len = |b: &B, gpu: &Gpu, q: usize| ptr(&b.ctl, gpu) + (std::mem::offset_of!(SsspCtl, near_len) + 4 * q) as u64;
         let start = Instant::now();
         let (mut round, mut cur) = (1u64, 0usize);
         let mut sent: Option<Sent> = None;

@@ -17,10 +17,10 @@
 //!   the calibration (`chatty topo --calibrate`) predicts fastest for each
 //!   exchange's sizes (`exchange.rs`).
 //!
-//! BFS (direction-optimizing per part; on road-like graphs hop counts as SSSP), SSSP
-//! (frontier Bellman–Ford rounds of the single-GPU relaxing step, with its block-local
-//! chase on road-like graphs), PageRank, WCC (Afforest on each part, the parts'
-//! forests merged) and SpMV; BC runs on one GPU.
+//! BFS (direction-optimizing per part), SSSP (frontier Bellman–Ford rounds; on
+//! road-like graphs cut in BFS order the single-GPU relaxing step with its block-local
+//! chase, which BFS there runs too, as hop counts), PageRank, WCC (Afforest on each
+//! part, the parts' forests merged) and SpMV; BC runs on one GPU.
 
 mod algorithms;
 mod asynchronous;
