@@ -345,7 +345,7 @@ fn engine_for(slot: &mut Option<Holder>, want: &str, work_edges: u64) -> PyResul
         Holder::Ssd(_) => unreachable!("an SSD layout never moves (refused above)"),
     };
     *slot = Some(match gpu {
-        Some(gpu) => Holder::Gpu(Box::new(GpuEngine::one(gpu, graph))),
+        Some(gpu) => Holder::Gpu(Box::new(GpuEngine::one(gpu, graph, chatty_gpu::Order::Natural))),
         None => Holder::Cpu(CpuEngine::new(graph)),
     });
     Ok(())

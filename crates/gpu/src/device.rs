@@ -405,20 +405,39 @@ fn tuning_override<T: std::str::FromStr>(name: &str) -> Option<T> {
 const FIRST_BATCH: u32 = 8;
 const MAX_BATCH: u32 = 512;
 
+/// Whether `CHATTY_TRACE_STEPS` asks for each step timed and its control block
+/// printed (one launch per step, so the steps are the per-step driver's).
+fn trace_steps() -> bool {
+    std::env::var_os("CHATTY_TRACE_STEPS").is_some_and(|v| v != "0")
+}
+
 /// Runs `launch` in growing batches until the control block says done; returns it.
-fn device_loop<C: Pod>(gpu: &Gpu, ctl: &CudaSlice<u8>, done: impl Fn(&C) -> bool, mut launch: impl FnMut() -> Result<()>) -> Result<C> {
-    let mut batch = FIRST_BATCH;
-    loop {
+fn device_loop<C: Pod + std::fmt::Debug>(
+    gpu: &Gpu,
+    ctl: &CudaSlice<u8>,
+    done: impl Fn(&C) -> bool,
+    mut launch: impl FnMut() -> Result<()>,
+) -> Result<C> {
+    let trace = trace_steps();
+    let mut batch = if trace { 1 } else { FIRST_BATCH };
+    for step in 0u64.. {
+        let before = if trace { Some(gpu.timer()?) } else { None };
         for _ in 0..batch {
             launch()?;
         }
         let bytes = gpu.stream.clone_dtoh(ctl).check("reading the control block")?;
         let c: C = bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<C>()]);
+        if let Some(before) = before {
+            let us = before.elapsed_ms(&gpu.timer()?).check("reading the timer")? * 1e3;
+            eprintln!("step {step}: {us:.1} µs, then {c:?}");
+        } else {
+            batch = (batch * 2).min(MAX_BATCH);
+        }
         if done(&c) {
             return Ok(c);
         }
-        batch = (batch * 2).min(MAX_BATCH);
     }
+    unreachable!("a run of 2^64 steps")
 }
 
 pub(crate) fn control<C: Pod>(gpu: &Gpu, c: &C) -> Result<CudaSlice<u8>> {
@@ -509,7 +528,7 @@ type Step = (Pending, u64, cudarc::driver::CudaEvent, cudarc::driver::CudaEvent)
 /// launch of `persistent` (every step on the device, a grid barrier between steps),
 /// or, where a cooperative launch is refused (or `CHATTY_STEP_DRIVER=launch` asks for
 /// it, to compare), one launch of `step` per step in growing batches.
-fn drive<C: Pod>(
+fn drive<C: Pod + std::fmt::Debug>(
     gpu: &Gpu,
     ctl: &CudaSlice<u8>,
     persistent: &str,
@@ -517,7 +536,7 @@ fn drive<C: Pod>(
     launch_step: impl FnMut() -> Result<()>,
     done: impl Fn(&C) -> bool,
 ) -> Result<C> {
-    let per_step = std::env::var("CHATTY_STEP_DRIVER").is_ok_and(|d| d == "launch");
+    let per_step = trace_steps() || std::env::var("CHATTY_STEP_DRIVER").is_ok_and(|d| d == "launch");
     if !per_step && launch_persistent(gpu.cooperative_cfg(gpu.f(persistent))?).is_ok() {
         let bytes = gpu.stream.clone_dtoh(ctl).check("reading the control block")?;
         return Ok(bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<C>()]));
@@ -572,6 +591,11 @@ fn bfs_depths(
     gpu.fill_u32(&mut depth, n, u32::MAX)?;
     gpu.set(&mut depth, source as usize, 0, "the source depth")?;
     gpu.set(&mut queue0, 0, source, "the first frontier")?;
+    // bfs.cu's level bitmaps, level 0 (the source) in the first.
+    let words = dg.n.div_ceil(32) as u32;
+    let mut bits = gpu.zeros::<u32>(3 * words as usize, "level bitmaps")?;
+    gpu.set(&mut bits, source as usize / 32, 1 << (source % 32), "the source's bit")?;
+    let bits_ptr = if tuning_override::<u32>("CHATTY_BFS_BITMAP") == Some(0) { 0 } else { ptr(&bits, gpu) };
     let ctl = control(gpu, &BfsCtl { level: 1, len: [1, 0], unexplored: dg.m, ..Default::default() })?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
@@ -581,7 +605,7 @@ fn bfs_depths(
     // Both drivers take the same arguments.
     macro_rules! bfs_args {
         ($l:expr) => {
-            $l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs)
+            $l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs).arg(&bits_ptr).arg(&words)
         };
     }
     let c: BfsCtl = drive(

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::device::{run, DeviceGraph, Gpu};
 use crate::multi::{Comm, Control, Mode, MultiGpu, MultiOptions};
+use crate::renumber::{output_to_caller, to_device, values_to_device, Order, Renumbering};
 use crate::GpuError;
 
 /// The GPU engine over a graph in host memory.
@@ -20,6 +21,10 @@ enum Devices {
     One {
         gpu: Gpu,
         device: Option<DeviceGraph>,
+        order: Order,
+        /// `new_id[v]`: vertex v's id on the device, when `order` renumbers.
+        new_id: Option<Vec<u32>>,
+        reorder_seconds: f64,
     },
     Several {
         options: MultiOptions,
@@ -64,9 +69,9 @@ fn detail(d: impl Serialize) -> Result<serde_json::Value, Error> {
 }
 
 impl GpuEngine {
-    /// One GPU over `graph` (uploaded by [`Engine::prepare`]).
-    pub fn one(gpu: Gpu, graph: Graph) -> GpuEngine {
-        GpuEngine { graph, devices: Devices::One { gpu, device: None } }
+    /// One GPU over `graph`, uploaded in `order` by [`Engine::prepare`].
+    pub fn one(gpu: Gpu, graph: Graph, order: Order) -> GpuEngine {
+        GpuEngine { graph, devices: Devices::One { gpu, device: None, order, new_id: None, reorder_seconds: 0.0 } }
     }
 
     /// The multi-GPU engine over `graph` on `options.devices` (opened by [`Engine::prepare`]).
@@ -142,10 +147,14 @@ impl Engine for GpuEngine {
             sssp::check_weights(&self.graph)?;
         }
         match &mut self.devices {
-            Devices::One { gpu, device } => {
+            Devices::One { gpu, device, order, new_id, reorder_seconds } => {
                 if device.is_none() || self.graph.transpose_if_built().is_some() != had_in_edges {
                     *device = None; // free the old copy first
-                    *device = Some(DeviceGraph::upload(gpu, &self.graph).map_err(Error::engine)?);
+                    let renumbered = Renumbering::of(&self.graph, *order).map_err(Error::engine)?;
+                    let graph = renumbered.as_ref().map_or(&self.graph, |r| &r.graph);
+                    *device = Some(DeviceGraph::upload(gpu, graph).map_err(Error::engine)?);
+                    *reorder_seconds = renumbered.as_ref().map_or(0.0, |r| r.seconds);
+                    *new_id = renumbered.map(|r| r.new_id);
                 }
             }
             Devices::Several { options, bc, engine, prepared, .. } if alg == Algorithm::Bc && options.processes.is_some() => {
@@ -199,11 +208,27 @@ impl Engine for GpuEngine {
             detail,
         };
         match &self.devices {
-            Devices::One { gpu, device } => {
-                let r = run(gpu, device.as_ref().ok_or_else(unprepared)?, alg, p, sources, progress).map_err(Error::engine)?;
+            Devices::One { gpu, device, new_id, .. } => {
+                let id = new_id.as_deref();
+                let on_device: Vec<u32> = sources.iter().map(|&v| to_device(id, v)).collect();
+                let renumbered_x;
+                let p = match (id, &p.x) {
+                    (Some(id), Some(x)) => {
+                        renumbered_x = Params { x: Some(values_to_device(id, x)), ..p.clone() };
+                        &renumbered_x
+                    }
+                    _ => p,
+                };
+                let r = run(gpu, device.as_ref().ok_or_else(unprepared)?, alg, p, &on_device, progress).map_err(Error::engine)?;
+                let renumber = std::time::Instant::now();
+                let output = output_to_caller(id, r.output);
                 let d = DeviceTrial { peak_device_memory_bytes: r.peak_device_bytes };
-                let b = Breakdown { setup_seconds: r.setup_seconds, exchange_seconds: 0.0, download_seconds: r.download_seconds };
-                Ok(trial(r.output, r.iterations, r.kernel_seconds, b, r.residual, Vec::new(), detail(d)?))
+                let b = Breakdown {
+                    setup_seconds: r.setup_seconds,
+                    exchange_seconds: 0.0,
+                    download_seconds: r.download_seconds + renumber.elapsed().as_secs_f64(),
+                };
+                Ok(trial(output, r.iterations, r.kernel_seconds, b, r.residual, Vec::new(), detail(d)?))
             }
             Devices::Several { options, bc: Some(bc), .. } if alg == Algorithm::Bc => {
                 let (gpu, device) = &**bc;
@@ -280,9 +305,11 @@ impl Engine for GpuEngine {
 
     fn detail(&self) -> serde_json::Value {
         match &self.devices {
-            Devices::One { gpu, device } => {
+            Devices::One { gpu, device, order, reorder_seconds, .. } => {
                 let (upload_seconds, upload_bytes) = device.as_ref().map_or((0.0, 0), |d| (d.upload_seconds, d.upload_bytes));
                 serde_json::json!({
+                    "reorder": order.name(),
+                    "reorder_seconds": reorder_seconds,
                     "upload_seconds": upload_seconds,
                     "upload_bytes": upload_bytes,
                     "upload_gb_per_s": gb_per_s(upload_bytes, upload_seconds),
@@ -302,7 +329,7 @@ impl Engine for GpuEngine {
                 "comm": o.comm.name(),
                 "mode": o.mode.name(),
                 "calibrated": mg.calibrated(),
-                "reorder": if o.reorder { "bfs" } else { "none" },
+                "reorder": o.reorder.name(),
                 "parts": mg.info.iter().map(|p| serde_json::json!({"device": p.device, "lo": p.lo, "hi": p.hi, "edges": p.edges, "boundary": p.boundary})).collect::<Vec<_>>(),
                 "notes": mg.notes,
             }),

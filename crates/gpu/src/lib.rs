@@ -29,11 +29,13 @@ mod engine;
 mod kernels;
 pub mod messaging;
 pub mod multi;
+mod renumber;
 mod transfer;
 
 pub use chatty_comm::{Comm, Transport};
 pub use device::{bc_predicted_seconds, run, DeviceGraph, Gpu, GpuRun};
 pub use engine::GpuEngine;
+pub use renumber::Order;
 pub use messaging::{Messaging, MessagingConfig, MessagingRow};
 pub use multi::{choose_gpus, CommStats, Control, GpuChoice, Mode, MultiGpu, MultiOptions, MultiRun};
 

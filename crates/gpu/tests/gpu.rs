@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use chatty_comm::messaging::Status;
 use chatty_gpu::{
-    compile_kernels, Comm, Control, Gpu, GpuEngine, GpuError, Messaging, MessagingConfig, Mode, MultiGpu, MultiOptions, Transport,
+    compile_kernels, Comm, Control, Gpu, GpuEngine, GpuError, Messaging, MessagingConfig, Mode, MultiGpu, MultiOptions, Order, Transport,
 };
 
 /// Runs `trials` verified trials of `alg` through the harness, as `chatty run --verify` does.
@@ -98,9 +98,10 @@ fn no_gpu_is_a_clear_error() {
     }
 }
 
-fn check(label: &str, g: Graph) {
+fn check(label: &str, g: Graph, order: Order) {
     let negative = chatty_algo::sssp::check_weights(&g).is_err();
-    let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g);
+    let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g, order);
+    let label = format!("{label} (order {})", order.name());
     for alg in Algorithm::ALL {
         let params =
             if alg == Algorithm::Bc { Params { bc_sources: BcSources::Random(3), ..Params::default() } } else { Params::default() };
@@ -118,19 +119,25 @@ fn gpu_matches_the_cpu_references() {
         eprintln!("note: no GPU; the GPU suite runs on the GPU machine (scripts/gpu_suite.sh)");
         return;
     }
-    check("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true));
-    check("one vertex", from_edges(1, &[], false));
     let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
-    check("rmat-14", generate::rmat(14, 8, o(1, Some(255), false), &NoProgress).unwrap());
-    check("rmat-14 undirected", generate::rmat(14, 8, o(2, Some(255), true), &NoProgress).unwrap());
-    check("grid", generate::grid(200, 100, o(3, None, true), &NoProgress).unwrap());
+    // Every order: answers come back in the graph's own ids.
+    for order in [Order::Natural, Order::Degree, Order::Bfs] {
+        check("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true), order);
+        check("one vertex", from_edges(1, &[], false), order);
+        check("rmat-14", generate::rmat(14, 8, o(1, Some(255), false), &NoProgress).unwrap(), order);
+        check("rmat-14 undirected", generate::rmat(14, 8, o(2, Some(255), true), &NoProgress).unwrap(), order);
+        check("grid", generate::grid(200, 100, o(3, None, true), &NoProgress).unwrap(), order);
+    }
     let Some(dir) = datasets::find() else { return };
     let mut files: Vec<_> =
         walk(&dir).into_iter().filter(|p| p.to_string_lossy().ends_with(".gz") && !p.to_string_lossy().ends_with(".co.gz")).collect();
     files.sort();
     for f in files {
         eprintln!("GPU vs CPU: {}", f.display());
-        check(&f.display().to_string(), read_graph(&f, ReadOptions::default(), &NoProgress).unwrap());
+        let g = read_graph(&f, ReadOptions::default(), &NoProgress).unwrap();
+        // Hubs first where BFS would take it (power-law graphs); their own order elsewhere.
+        let order = if f.to_string_lossy().contains("/road/") { Order::Natural } else { Order::Degree };
+        check(&f.display().to_string(), g, order);
     }
 }
 
@@ -155,17 +162,17 @@ fn bc_from_every_source_on_deep_graphs_and_in_several_batches() {
             generate::rmat(12, 8, GenOptions { seed: 5, max_weight: None, undirected: false }, &NoProgress).unwrap(),
         ),
     ] {
-        let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g);
+        let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g, Order::Natural);
         verified(&mut engine, Algorithm::Bc, &all, 1).unwrap_or_else(|e| panic!("{label}: {e}"));
     }
     // A million vertices: a batch holds fewer than the 300 sources asked for. (Long
     // and thin: a 1000 x 1000 grid has more shortest paths than a double counts.)
     let grid = generate::grid(10_000, 100, GenOptions { seed: 6, max_weight: None, undirected: true }, &NoProgress).unwrap();
-    let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), grid);
+    let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), grid, Order::Natural);
     verified(&mut engine, Algorithm::Bc, &Params { bc_sources: BcSources::Random(300), ..Params::default() }, 1).unwrap();
     // There, path counts overflow: an error, as on the CPU, never NaN scores.
     let square = generate::grid(600, 600, GenOptions { seed: 6, max_weight: None, undirected: true }, &NoProgress).unwrap();
-    let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), square);
+    let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), square, Order::Natural);
     let one = Params { bc_sources: BcSources::List(vec![0]), ..Params::default() };
     assert!(matches!(verified(&mut engine, Algorithm::Bc, &one, 1), Err(Error::PathCountOverflow)));
 }
@@ -189,7 +196,7 @@ fn sssp_with_equal_zero_or_mixed_weights_matches_the_cpu() {
         ("weights 0 and 1..9 (near-far with zero-weight edges)", weighted(&|i| if i % 3 == 0 { 0 } else { (i % 9) as u32 + 1 })),
     ] {
         // A fresh engine, SSSP first: nothing has built the in-edges.
-        let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g);
+        let mut engine = GpuEngine::one(Gpu::open(0).unwrap(), g, Order::Natural);
         verified(&mut engine, Algorithm::Sssp, &Params::default(), 2).unwrap_or_else(|e| panic!("{label}: {e}"));
     }
 }
@@ -210,7 +217,7 @@ fn multi_devices() -> Vec<usize> {
     }
 }
 
-fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Transport>], controls: &[Control], reorder: bool) {
+fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Transport>], controls: &[Control], reorder: Order) {
     nccl_environment_is_safe();
     report_crashes();
     let negative = chatty_algo::sssp::check_weights(&g).is_err();
@@ -239,7 +246,7 @@ fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Tr
                     mode,
                     processes: None,
                 };
-                let what = format!("{label} {} mode {mode:?} comm {t:?} control {control:?} reorder {reorder}", alg.name());
+                let what = format!("{label} {} mode {mode:?} comm {t:?} control {control:?} reorder {}", alg.name(), reorder.name());
                 let mut engine = GpuEngine::several(graph.take().expect("the graph"), o);
                 let params = Params { pr: chatty_algo::PrParams { tolerance: 1e-9, ..Default::default() }, ..Params::default() };
                 let report = verified(&mut engine, alg, &params, 2).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -266,12 +273,14 @@ fn multi_gpu_matches_the_cpu_references() {
     let two = multi_devices();
     let both = [Control::Threads, Control::Single];
     let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
-    check_multi("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true), &two, &every, &both, false);
-    check_multi("rmat-12", generate::rmat(12, 8, o(1, Some(255), false), &NoProgress).unwrap(), &two, &every, &both, false);
-    check_multi("rmat-12 undirected", generate::rmat(12, 8, o(2, Some(255), true), &NoProgress).unwrap(), &two, &every, &both, false);
+    check_multi("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true), &two, &every, &both, Order::Natural);
+    check_multi("rmat-12", generate::rmat(12, 8, o(1, Some(255), false), &NoProgress).unwrap(), &two, &every, &both, Order::Natural);
+    check_multi("rmat-12 undirected", generate::rmat(12, 8, o(2, Some(255), true), &NoProgress).unwrap(), &two, &every, &both, Order::Natural);
+    let hubs_first = generate::rmat(12, 8, o(2, Some(255), true), &NoProgress).unwrap();
+    check_multi("rmat-12 undirected", hubs_first, &two, &[None], &[Control::Threads], Order::Degree);
     let grid = || generate::grid(120, 80, o(3, None, true), &NoProgress).unwrap();
-    check_multi("grid", grid(), &two, &every, &both, false);
-    check_multi("grid", grid(), &two, &[None], &[Control::Threads], true);
+    check_multi("grid", grid(), &two, &every, &both, Order::Natural);
+    check_multi("grid", grid(), &two, &[None], &[Control::Threads], Order::Bfs);
     let Some(dir) = datasets::find() else { return };
     let mut files: Vec<_> =
         walk(&dir).into_iter().filter(|p| p.to_string_lossy().ends_with(".gz") && !p.to_string_lossy().ends_with(".co.gz")).collect();
@@ -279,8 +288,8 @@ fn multi_gpu_matches_the_cpu_references() {
     for f in files {
         eprintln!("multi-GPU vs CPU: {}", f.display());
         let g = || read_graph(&f, ReadOptions::default(), &NoProgress).unwrap();
-        check_multi(&f.display().to_string(), g(), &two, &[None], &[Control::Threads], false);
-        check_multi(&f.display().to_string(), g(), &two, &[None], &[Control::Threads], true);
+        check_multi(&f.display().to_string(), g(), &two, &[None], &[Control::Threads], Order::Natural);
+        check_multi(&f.display().to_string(), g(), &two, &[None], &[Control::Threads], Order::Bfs);
     }
 }
 
@@ -310,14 +319,14 @@ fn parts_in_several_processes_match_the_cpu_references() {
         }
     };
     let runs = [
-        (Algorithm::Bfs, false),
-        (Algorithm::Sssp, false),
-        (Algorithm::Pr, false),
-        (Algorithm::Wcc, false),
-        (Algorithm::Spmv, false),
-        (Algorithm::Bc, false),
-        (Algorithm::Bfs, true),
-        (Algorithm::Wcc, true),
+        (Algorithm::Bfs, Order::Natural),
+        (Algorithm::Sssp, Order::Natural),
+        (Algorithm::Pr, Order::Natural),
+        (Algorithm::Wcc, Order::Natural),
+        (Algorithm::Spmv, Order::Natural),
+        (Algorithm::Bc, Order::Natural),
+        (Algorithm::Bfs, Order::Bfs),
+        (Algorithm::Wcc, Order::Bfs),
     ];
     for which in 0..3 {
         for &comm in &comms {
@@ -341,7 +350,7 @@ fn parts_in_several_processes_match_the_cpu_references() {
                                 bc_sources: BcSources::Random(5),
                                 ..Params::default()
                             };
-                            let what = format!("graph {which} {} comm {comm:?} reorder {reorder} member {rank}", alg.name());
+                            let what = format!("graph {which} {} comm {comm:?} reorder {} member {rank}", alg.name(), reorder.name());
                             let report = verified(&mut engine, alg, &params, 2).unwrap_or_else(|e| panic!("{what}: {e}"));
                             let used: Vec<&str> = report.last.transfers.iter().map(|x| x.transport.as_str()).collect();
                             let wanted = if comm == Comm::Auto { "mpi" } else { "nccl" };
@@ -374,10 +383,10 @@ fn four_parts_match_the_cpu_references() {
         &four,
         &transports,
         &both,
-        false,
+        Order::Natural,
     );
     let grid = generate::grid(90, 60, o(5, None, true), &NoProgress).unwrap();
-    check_multi("grid on four parts", grid, &four, &[None], &[Control::Threads], true);
+    check_multi("grid on four parts", grid, &four, &[None], &[Control::Threads], Order::Bfs);
 }
 
 #[test]
@@ -393,7 +402,7 @@ fn a_hung_step_is_an_error_not_a_hang() {
             devices: multi_devices(),
             control,
             comm: Comm::Forced(Transport::P2p),
-            reorder: false,
+            reorder: Order::Natural,
             watchdog: Duration::from_nanos(1),
             mode,
             processes: None,
@@ -414,7 +423,7 @@ fn bc_and_impossible_transports_are_refused_clearly() {
         devices: vec![0, 0],
         control: Control::Threads,
         comm: Comm::Forced(Transport::Nccl),
-        reorder: false,
+        reorder: Order::Natural,
         watchdog: Duration::from_secs(5),
         mode: Mode::Bsp,
         processes: None,

@@ -58,7 +58,7 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
         );
         let params = Params { source: Some(0), ..Params::default() };
         let mut engine: Box<dyn Engine> = match gpu.is_some().then(|| chatty_gpu::Gpu::open(0)).transpose()? {
-            Some(gpu) => Box::new(chatty_gpu::GpuEngine::one(gpu, g)),
+            Some(gpu) => Box::new(chatty_gpu::GpuEngine::one(gpu, g, chatty_gpu::Order::Natural)),
             None => Box::new(CpuEngine::new(g)),
         };
         let opts = harness::Options { trials: 1, verify: true, against: None };

@@ -17,20 +17,14 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
     } else {
         load_graph(&a.graph, &a.load, &bar)?
     };
-    let bfs = a.reorder.bfs();
     if a.partition == Some(0) {
         anyhow::bail!("--partition takes a part count of at least 1");
     }
     let s = stats(&g);
     drop(bar);
     let partition = a.partition.map(|k| -> Result<serde_json::Value> {
-        let reordered;
-        let g = if bfs {
-            reordered = chatty_graph::transform::relabel(&g, &chatty_graph::partition::bfs_order(&g))?;
-            &reordered
-        } else {
-            &g
-        };
+        let reordered = a.reorder.order().new_id(&g).map(|id| chatty_graph::transform::relabel(&g, &id)).transpose()?;
+        let g = reordered.as_ref().unwrap_or(&g);
         let p = chatty_graph::partition::Partition::edge_balanced(g, k);
         let per_part: Vec<serde_json::Value> = p
             .summary(g)

@@ -122,7 +122,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
             }
             let opts = harness::Options { trials: a.trials, verify: a.verify, against: None };
             // One GPU: the single-GPU engine.
-            let mut one = GpuEngine::one(Gpu::open(0)?, graph.take().expect("the graph"));
+            let mut one = GpuEngine::one(Gpu::open(0)?, graph.take().expect("the graph"), Reorder::None.order());
             let report = harness::run(&mut one, alg, &p, &opts, |_| {});
             graph = Some(one.into_graph());
             let r = row(1, "-", "-", Reorder::None.name(), &report?);
@@ -136,7 +136,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                     devices: devices.clone(),
                     control: Control::Threads,
                     comm: Comm::Auto,
-                    reorder: reorder.bfs(),
+                    reorder: reorder.order(),
                     watchdog: std::time::Duration::from_secs(120),
                     mode: Mode::Bsp,
                     processes: None,

@@ -15,7 +15,7 @@ use chatty_graph::write::AtomicFile;
 use chatty_ssd::{EngineConfig, IoConfig, SsdEngine};
 
 use super::load_graph;
-use crate::args::{EngineChoice, GpuArgs, RunArgs, SsdArgs};
+use crate::args::{EngineChoice, GpuArgs, Reorder, RunArgs, SsdArgs};
 use crate::progress::Bar;
 
 /// Validates flags before any file is opened.
@@ -271,6 +271,9 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
     if a.local_dir.is_some() && a.distribute != Distribute::Multicast {
         bail!("--local-dir applies to --distribute multicast");
     }
+    if a.gpu.reorder == Reorder::Degree {
+        bail!("--reorder degree applies to the GPU engines; --engine mpi renumbers in bfs order only");
+    }
     // With --distribute mpi or multicast only rank 0 reads the file (its error reaches every rank).
     if (a.distribute == Distribute::Shared || under_rank_0()) && !chatty_graph::cgr::is_cgr(&a.graph)? {
         bail!(
@@ -289,7 +292,7 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
     let engine = chatty_dist::DistEngine::open(
         &a.graph,
         flags,
-        chatty_dist::Options { distribute, multicast, bfs_order: a.gpu.reorder.bfs(), split_sources: a.split_sources },
+        chatty_dist::Options { distribute, multicast, bfs_order: a.gpu.reorder == Reorder::Bfs, split_sources: a.split_sources },
     )?;
     let speaks = engine.rank() == 0;
     if !speaks {
@@ -455,7 +458,7 @@ fn open_engine(a: &RunArgs, quiet: bool, bc_sources: &BcSources) -> Result<Box<d
             if a.engine == EngineChoice::Auto && !a.json {
                 eprintln!("engine: gpu (auto: {})", gpu.name());
             }
-            Box::new(GpuEngine::one(gpu, graph))
+            Box::new(GpuEngine::one(gpu, graph, a.gpu.reorder.order()))
         }
         (None, Some(o)) => Box::new(GpuEngine::several(graph, o)),
         (None, None) => Box::new(CpuEngine::new(graph)),
@@ -544,7 +547,7 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
                 None if a.gpus == "all" => count,
                 None => {
                     // A multi-GPU flag asks for the split: it stays on every GPU.
-                    auto = a.comm.is_none() && a.mode == Mode::Bsp && a.control == Control::Threads && !a.reorder.bfs();
+                    auto = a.comm.is_none() && a.mode == Mode::Bsp && a.control == Control::Threads && a.reorder == Reorder::None;
                     count
                 }
                 Some(k) => k,
@@ -567,7 +570,7 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
     };
     let watchdog = std::time::Duration::from_secs_f64(a.watchdog);
     let comm = a.comm.unwrap_or(Comm::Auto);
-    Ok((Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.bfs(), watchdog, mode: a.mode, processes: None }), auto))
+    Ok((Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.order(), watchdog, mode: a.mode, processes: None }), auto))
 }
 
 /// `--gpus`: a count, or `None` for `auto` and `all`.

@@ -8,6 +8,14 @@
 //   cooperative launch is refused.
 // Loads of data written during the launch (depths, queues, the control block) use
 // __ldcg, which bypasses the non-coherent L1.
+//
+// On one GPU the levels are also kept as bitmaps (`bits`: three of n bits, level L's
+// discoveries in bits[L % 3]) so that a bottom-up step asks "is this in-neighbour in
+// the frontier?" of a 512 KB array, not of the 16 MB depths: on power-law graphs most
+// in-edges lead to a few hubs, whose frontier words stay in L1. The third bitmap is
+// cleared while the other two are in use. Plain loads of the frontier bitmap are
+// coherent: it was written before the grid barrier (or launch) whose fence
+// invalidates L1, and nothing writes it during the step.
 
 // Bits of BfsCtl::flags.
 #define BFS_BOTTOM_UP 1u  // this step pulls
@@ -35,9 +43,13 @@ struct __align__(16) BfsCtl {
 // set aside and expanded in a second step by the whole grid, edge by edge.
 #define HUB_DEGREE 4096u
 
-__device__ __forceinline__ void visit(u32 v, u32 level, u32* depth, const u64* out_off, u64* scout, bool* found) {
+__device__ __forceinline__ void visit(u32 v, u32 level, u32* depth, const u64* out_off, u32* next_bits, u64* scout,
+                                      bool* found) {
     *found = __ldcg(&depth[v]) == INF32 && atomicCAS(&depth[v], INF32, level) == INF32;
-    if (*found) *scout += out_off[v + 1] - out_off[v];
+    if (*found) {
+        *scout += out_off[v + 1] - out_off[v];
+        if (next_bits) atomicOr(&next_bits[v >> 5], 1u << (v & 31));
+    }
 }
 
 // The first 32 bytes of the control block in two independent loads (level, flags,
@@ -52,13 +64,22 @@ __device__ __forceinline__ BfsHead bfs_head(const BfsCtl* ctl) {
 }
 
 // Bottom-up steps visit vertices lo..hi (one GPU's part; 0..n on a single GPU).
+// `bits` (null with several GPUs, whose exchange writes depths only): the level
+// bitmaps, `words` words each, for lo = 0.
 __device__ void bfs_step(BfsCtl* ctl, BfsHead h, const u64* out_off, const u32* out_adj, const u64* in_off,
-                         const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32* hubs, u32 lo, u32 hi) {
+                         const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32* hubs, u32* bits, u32 words,
+                         u32 lo, u32 hi) {
     const uint4 head = h.head;
     const u32 level = head.x, bottom_up = head.y & BFS_BOTTOM_UP, parity = head.z, hub_phase = head.y & BFS_HUB_PHASE;
     const u32* in_q = parity ? queue1 : queue0;
     u32* out_q = parity ? queue0 : queue1;
     u32* out_len = &ctl->len[parity ^ 1];
+    const u32* front_bits = bits ? bits + (level - 1) % 3 * words : nullptr;
+    u32* next_bits = bits ? bits + level % 3 * words : nullptr;
+    if (bits) {
+        u32* spare = bits + (level + 1) % 3 * words;
+        for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < words; i += gridDim.x * blockDim.x) spare[i] = 0;
+    }
     u64 scout = 0;
     if (hub_phase) {
         // The whole grid over the hubs' edges, one hub after another.
@@ -73,7 +94,7 @@ __device__ void bfs_step(BfsCtl* ctl, BfsHead h, const u64* out_off, const u32* 
                 u32 v = 0;
                 if (e < end) {
                     v = out_adj[e];
-                    visit(v, level, depth, out_off, &scout, &found);
+                    visit(v, level, depth, out_off, next_bits, &scout, &found);
                 }
                 warp_append(out_q, out_len, v, found);
             }
@@ -96,7 +117,7 @@ __device__ void bfs_step(BfsCtl* ctl, BfsHead h, const u64* out_off, const u32* 
                 u32 v = 0;
                 if (e + lane < end) {
                     v = out_adj[e + lane];
-                    visit(v, level, depth, out_off, &scout, &found);
+                    visit(v, level, depth, out_off, next_bits, &scout, &found);
                 }
                 warp_append(out_q, out_len, v, found);
             }
@@ -110,7 +131,8 @@ __device__ void bfs_step(BfsCtl* ctl, BfsHead h, const u64* out_off, const u32* 
             bool found = false;
             if (v < hi && __ldcg(&depth[v]) == INF32) {
                 for (u64 e = in_off[v]; e < in_off[v + 1]; e++) {
-                    if (__ldcg(&depth[in_adj[e]]) == level - 1) {
+                    const u32 u = in_adj[e];
+                    if (front_bits ? front_bits[u >> 5] >> (u & 31) & 1 : __ldcg(&depth[u]) == level - 1) {
                         depth[v] = level;
                         found = true;
                         scout += out_off[v + 1] - out_off[v];
@@ -118,6 +140,10 @@ __device__ void bfs_step(BfsCtl* ctl, BfsHead h, const u64* out_off, const u32* 
                     }
                 }
             }
+            // A warp's vertices are one aligned word of the bitmap (lo = 0, blocks of
+            // whole warps), written by that warp alone.
+            const u32 word = __ballot_sync(FULL_MASK, found);
+            if (next_bits && (threadIdx.x & 31) == 0 && word) next_bits[v >> 5] = word;
             warp_append(out_q, out_len, v, found);
         }
     }
@@ -174,19 +200,20 @@ extern "C" __global__ void mg_bfs_advance(BfsCtl* ctl, u32 n, u32 alpha, u32 bet
 
 extern "C" __global__ void bfs_level(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                      const u64* in_off, const u32* in_adj, u32* depth,
-                                     u32* queue0, u32* queue1, u32* hubs, u32 lo, u32 hi, u32 alpha, u32 beta,
-                                     u32 pause) {
+                                     u32* queue0, u32* queue1, u32* hubs, u32* bits, u32 words, u32 lo, u32 hi,
+                                     u32 alpha, u32 beta, u32 pause) {
     const BfsHead h = bfs_head(ctl);
     if (h.head.y & (BFS_DONE | BFS_EXCHANGE)) return;
-    bfs_step(ctl, h, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, lo, hi);
+    bfs_step(ctl, h, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, bits, words, lo, hi);
     if (last_block_done(&ctl->blocks_done)) bfs_decide(ctl, hi - lo, alpha, beta, pause);
 }
 
 extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                           const u64* in_off, const u32* in_adj, u32* depth,
-                                          u32* queue0, u32* queue1, u32* hubs, u32 n, u32 alpha, u32 beta) {
+                                          u32* queue0, u32* queue1, u32* hubs, u32* bits, u32 words, u32 n, u32 alpha,
+                                          u32 beta) {
     for (BfsHead h = bfs_head(ctl); !(h.head.y & BFS_DONE); h = bfs_head(ctl)) {
-        bfs_step(ctl, h, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, 0, n);
+        bfs_step(ctl, h, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, bits, words, 0, n);
         grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 lane) {
             if (lane == 0) bfs_decide(ctl, n, alpha, beta, 0);
         });

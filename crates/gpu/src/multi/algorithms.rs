@@ -108,6 +108,8 @@ impl MultiGpu {
                     Arg::U64(ptr(&b.queue[0], gpu)),
                     Arg::U64(ptr(&b.queue[1], gpu)),
                     Arg::U64(ptr(&b.hubs, gpu)),
+                    Arg::U64(0), // no level bitmaps: the exchange writes depths only
+                    Arg::U32(0),
                     Arg::U32(p.lo),
                     Arg::U32(p.hi),
                     Arg::U32(alpha),

@@ -30,13 +30,11 @@ pub(crate) mod exchange;
 mod plan;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys, CudaSlice};
-use rayon::prelude::*;
 
-use chatty_algo::{Algorithm, Distances, Output, Params};
+use chatty_algo::{Algorithm, Output, Params};
 use chatty_comm::calibrate::{self, Calibration};
 use chatty_graph::{Graph, WeightType};
 
@@ -46,6 +44,7 @@ pub use crew::Control;
 
 use crate::device::Bins;
 use crate::driver::{enable_peer_access, ptr, Pinned};
+use crate::renumber::{output_to_caller, to_device, values_to_device, Order, Renumbering};
 use crate::{Check, Gpu, GpuError, Messaging, MessagingConfig, Result};
 use crew::Crew;
 use exchange::{Dst, Nccl, Sent};
@@ -60,9 +59,9 @@ pub struct MultiOptions {
     pub control: Control,
     /// The transport for vertex values.
     pub comm: Comm,
-    /// Renumber vertices in breadth-first order before splitting (fewer boundary
-    /// vertices on meshes and road networks).
-    pub reorder: bool,
+    /// The vertex order before splitting (breadth-first: fewer boundary vertices on
+    /// meshes and road networks).
+    pub reorder: Order,
     /// A step that makes no progress for this long stops every GPU with an error.
     pub watchdog: Duration,
     /// Host-driven steps, or GPU-driven levels (BFS and SSSP).
@@ -216,21 +215,6 @@ struct Part {
     status: Pinned,
     /// The pack kernel's record count.
     counter: CudaSlice<u32>,
-}
-
-/// Each vertex's label replaced by the smallest vertex carrying the same label (a
-/// component's label is its smallest id, which renumbering changes).
-fn smallest_members(labels: &[u32]) -> Vec<u32> {
-    let smallest: Vec<AtomicU32> = (0..labels.len()).into_par_iter().map(|_| AtomicU32::new(u32::MAX)).collect();
-    // Most vertices share a few labels: a load first keeps those cache lines shared
-    // instead of bouncing an atomic between every thread.
-    labels.par_iter().enumerate().for_each(|(v, &c)| {
-        let cell = &smallest[c as usize];
-        if (v as u32) < cell.load(Ordering::Relaxed) {
-            cell.fetch_min(v as u32, Ordering::Relaxed);
-        }
-    });
-    labels.par_iter().map(|&c| smallest[c as usize].load(Ordering::Relaxed)).collect()
 }
 
 /// Words of `Part::status`: the algorithm's state first, the record count at 16.
@@ -525,21 +509,17 @@ impl MultiGpu {
         }
 
         let start = Instant::now();
-        let renumbered;
-        let (graph, new_id) = if o.reorder {
-            let id = chatty_graph::partition::bfs_order(g);
-            if let Some(p) = &processes {
-                let digest = xxhash_rust::xxh3::xxh3_64(bytemuck::cast_slice(&id));
-                if p.counts(digest).iter().any(|&d| d != digest) {
-                    return Err(GpuError::Unsupported("the processes renumbered the graph differently (--partition bfs)".into()));
-                }
+        let renumbered = Renumbering::of(g, o.reorder)?;
+        if let (Some(r), Some(p)) = (&renumbered, &processes) {
+            let digest = xxhash_rust::xxh3::xxh3_64(bytemuck::cast_slice(&r.new_id));
+            if p.counts(digest).iter().any(|&d| d != digest) {
+                return Err(GpuError::Unsupported(format!(
+                    "the processes renumbered the graph differently (--reorder {})",
+                    o.reorder.name()
+                )));
             }
-            let r = chatty_graph::transform::relabel(g, &id).map_err(|e| GpuError::Unsupported(e.to_string()))?;
-            renumbered = r; // relabel rebuilds the in-edges the graph had
-            (&renumbered, Some(id))
-        } else {
-            (g, None)
-        };
+        }
+        let graph = renumbered.as_ref().map_or(g, |r| &r.graph);
         let starts = chatty_graph::partition::Partition::balanced_starts(graph, k);
         let needs = needs_of(alg);
         let locals = plan::split(graph, &starts, first..first + mine, needs);
@@ -603,9 +583,9 @@ impl MultiGpu {
             watchdog: o.watchdog,
             n,
             weight_type: g.weight_type(),
-            local_rounds: if new_id.is_some() { crate::device::sssp_local_rounds(n, g.num_edges()) } else { 0 },
+            local_rounds: if o.reorder == Order::Bfs { crate::device::sssp_local_rounds(n, g.num_edges()) } else { 0 },
             alg,
-            new_id,
+            new_id: renumbered.map(|r| r.new_id),
             info,
             split_seconds,
             upload_seconds,
@@ -678,7 +658,7 @@ impl MultiGpu {
         if alg != self.alg {
             return Err(GpuError::Unsupported(format!("the GPUs hold the edges {} reads, not {}", self.alg.name(), alg.name())));
         }
-        let renamed = |v: u32| self.new_id.as_ref().map_or(v, |id| id[v as usize]);
+        let renamed = |v: u32| to_device(self.new_id.as_deref(), v);
         let mut stats = CommStats::default();
         let mut residual = None;
         let called = Instant::now();
@@ -692,11 +672,7 @@ impl MultiGpu {
             Algorithm::Pr => self.pagerank(p, &mut stats, &mut residual),
             Algorithm::Spmv => {
                 let x = match (&p.x, &self.new_id) {
-                    (Some(x), Some(id)) => {
-                        let mut y = vec![0.0; x.len()];
-                        id.iter().zip(x.iter()).for_each(|(&i, &v)| y[i as usize] = v);
-                        Some(std::borrow::Cow::Owned(y))
-                    }
+                    (Some(x), Some(id)) => Some(std::borrow::Cow::Owned(values_to_device(id, x))),
                     (x, _) => x.as_deref().map(std::borrow::Cow::Borrowed),
                 };
                 self.spmv(x.as_deref(), &mut stats)
@@ -711,7 +687,7 @@ impl MultiGpu {
         })?;
         let finished = called.elapsed().as_secs_f64();
         let renumber = Instant::now();
-        let output = self.output(values)?;
+        let output = output_to_caller(self.new_id.as_deref(), values);
         Ok(MultiRun {
             output,
             iterations,
@@ -843,21 +819,6 @@ impl MultiGpu {
         Ok(all)
     }
 
-    /// A result in the caller's ids.
-    fn output(&self, o: Output) -> Result<Output> {
-        let Some(id) = &self.new_id else { return Ok(o) };
-        fn back<T: Copy + Send + Sync>(id: &[u32], v: &[T]) -> Vec<T> {
-            id.par_iter().map(|&i| v[i as usize]).collect()
-        }
-        Ok(match o {
-            Output::Depths(d) => Output::Depths(back(id, &d)),
-            Output::Distances(Distances::Int(d)) => Output::Distances(Distances::Int(back(id, &d))),
-            Output::Distances(Distances::Float(d)) => Output::Distances(Distances::Float(back(id, &d))),
-            Output::Values(v) => Output::Values(back(id, &v)),
-            Output::Labels(l) => Output::Labels(smallest_members(&back(id, &l))),
-        })
-    }
-
     /// Allocates per-part arrays with `make`, then waits for every GPU.
     fn per_part<T>(&self, make: impl Fn(&Part) -> Result<T>) -> Result<Vec<T>> {
         let made = self
@@ -867,25 +828,5 @@ impl MultiGpu {
             .collect::<Result<Vec<T>>>()?;
         self.sync_all()?;
         Ok(made)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::smallest_members;
-
-    #[test]
-    fn labels_become_the_smallest_member_of_their_class() {
-        // Vertex v in class (v * 7) % 5, classes named by an arbitrary member.
-        let n = 100_000u32;
-        let name = |class: u32| (0..n).rev().find(|&v| (v * 7) % 5 == class).unwrap();
-        let labels: Vec<u32> = (0..n).map(|v| name((v * 7) % 5)).collect();
-        let got = smallest_members(&labels);
-        for v in 0..n {
-            let class = (v * 7) % 5;
-            assert_eq!(got[v as usize], (0..n).find(|&u| (u * 7) % 5 == class).unwrap(), "vertex {v}");
-        }
-        // One class over everything: the case that made a plain fetch_min contend.
-        assert!(smallest_members(&vec![7; 1_500_000]).iter().all(|&x| x == 0));
     }
 }
