@@ -227,14 +227,17 @@ pub struct DeviceGraph {
     uniform_weight: Option<u32>,
     /// Vertices of out-degree `HUB_DEGREE` or more (BC sets their pairs aside).
     hubs: u32,
-    /// Seconds the upload took (the copies and binning vertices by degree).
+    /// bfs.cu's hub masks for bottom-up steps (power-law graphs with pull edges).
+    pull_hubs: Option<PullHubs>,
+    /// Seconds the upload took (the copies, binning vertices by degree, the hub masks).
     pub upload_seconds: f64,
     /// Bytes uploaded.
     pub upload_bytes: u64,
 }
 
-/// Device bytes a run needs per vertex beyond the graph (queues, distances, scores).
-const WORK_BYTES_PER_VERTEX: u64 = 48;
+/// Device bytes a run needs per vertex beyond the graph (queues, distances, scores,
+/// the BFS hub masks).
+const WORK_BYTES_PER_VERTEX: u64 = 57;
 
 impl DeviceGraph {
     /// Device bytes `g` and a run's per-vertex working arrays need on one GPU.
@@ -270,9 +273,13 @@ impl DeviceGraph {
             bins: Bins::upload(gpu, 0..n as u32, |v| pull.degree(v) as u64)?,
             uniform_weight,
             hubs,
+            pull_hubs: None,
             upload_seconds: 0.0,
             upload_bytes: g.size_bytes() + 4 * n as u64,
         };
+        let pulls = !g.is_directed() || inc_adj.is_some();
+        let pull_hubs = (pulls && !road_like(n, g.num_edges())).then(|| PullHubs::build(gpu, &dg, pull)).transpose()?;
+        let dg = DeviceGraph { pull_hubs, ..dg };
         gpu.stream.synchronize().check("uploading the graph")?;
         Ok(DeviceGraph { upload_seconds: start.elapsed().as_secs_f64(), ..dg })
     }
@@ -293,6 +300,57 @@ impl DeviceGraph {
         }
     }
 }
+
+/// `PULL_HUBS` in bfs.cu: the vertices whose in-edges its hub masks hold.
+const PULL_HUBS: usize = 64;
+
+/// The in-edges from the `PULL_HUBS` vertices of highest in-degree as one bit mask per
+/// vertex (bfs.cu's `BfsPull`), built on the device from the uploaded edges.
+struct PullHubs {
+    ids: CudaSlice<u32>,
+    masks: CudaSlice<u64>,
+}
+
+impl PullHubs {
+    fn build(gpu: &Gpu, dg: &DeviceGraph, pull: &chatty_graph::Adjacency) -> Result<PullHubs> {
+        let n = dg.n;
+        let mut by_degree: Vec<u32> = (0..n as u32).collect();
+        let top = PULL_HUBS.min(n);
+        if top > 0 && top < n {
+            by_degree.select_nth_unstable_by_key(top - 1, |&v| std::cmp::Reverse(pull.degree(v)));
+        }
+        let mut ids = by_degree[..top].to_vec();
+        ids.resize(PULL_HUBS, u32::MAX);
+        let ids = gpu.upload(&ids, "the pull hubs")?;
+        let slot = gpu.zeros::<u8>(n, "hub slots")?;
+        let masks = gpu.zeros::<u64>(n, "hub masks")?;
+        let mut l = gpu.kernel("bfs_hub_slots");
+        l.arg(&ids).arg(&slot);
+        // SAFETY: ids holds PULL_HUBS entries below n or u32::MAX; slot holds n.
+        unsafe { l.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (PULL_HUBS as u32, 1, 1), shared_mem_bytes: 0 }) }?;
+        let inc = dg.in_edges();
+        let n32 = n as u32;
+        let mut l = gpu.kernel("bfs_hub_masks");
+        l.arg(&n32).arg(&inc.off).arg(&inc.adj).arg(&slot).arg(&masks);
+        // SAFETY: the pull edges' CSR over n vertices; slot and masks hold n entries.
+        unsafe { l.launch(gpu.cfg()) }?;
+        Ok(PullHubs { ids, masks })
+    }
+}
+
+/// `BfsPull` in bfs.cu.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct BfsPull {
+    levels: u64,
+    hub_ids: u64,
+    hub_masks: u64,
+    words: u32,
+    pad: u32,
+}
+
+// SAFETY: plain device addresses and integers, laid out as the kernel's struct.
+unsafe impl DeviceRepr for BfsPull {}
 
 /// `HUB_DEGREE` in bfs.cu: out-degree from which the whole grid expands a vertex.
 const HUB_DEGREE: u64 = 4096;
@@ -591,11 +649,17 @@ fn bfs_depths(
     gpu.fill_u32(&mut depth, n, u32::MAX)?;
     gpu.set(&mut depth, source as usize, 0, "the source depth")?;
     gpu.set(&mut queue0, 0, source, "the first frontier")?;
-    // bfs.cu's level bitmaps, level 0 (the source) in the first.
+    // bfs.cu's level bitmaps, level 0 (the source) in the first, and hub masks.
     let words = dg.n.div_ceil(32) as u32;
     let mut bits = gpu.zeros::<u32>(3 * words as usize, "level bitmaps")?;
     gpu.set(&mut bits, source as usize / 32, 1 << (source % 32), "the source's bit")?;
-    let bits_ptr = if tuning_override::<u32>("CHATTY_BFS_BITMAP") == Some(0) { 0 } else { ptr(&bits, gpu) };
+    let mut bfs_pull = BfsPull { levels: ptr(&bits, gpu), words, ..Default::default() };
+    if let Some(h) = dg.pull_hubs.as_ref().filter(|_| tuning_override::<u32>("CHATTY_BFS_HUB_MASKS") != Some(0)) {
+        (bfs_pull.hub_ids, bfs_pull.hub_masks) = (ptr(&h.ids, gpu), ptr(&h.masks, gpu));
+    }
+    if tuning_override::<u32>("CHATTY_BFS_BITMAP") == Some(0) {
+        bfs_pull = BfsPull::default();
+    }
     let ctl = control(gpu, &BfsCtl { level: 1, len: [1, 0], unexplored: dg.m, ..Default::default() })?;
     *peak = (*peak).max(gpu.used_bytes());
     let start = gpu.timer()?;
@@ -605,7 +669,7 @@ fn bfs_depths(
     // Both drivers take the same arguments.
     macro_rules! bfs_args {
         ($l:expr) => {
-            $l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs).arg(&bits_ptr).arg(&words)
+            $l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs).arg(&bfs_pull)
         };
     }
     let c: BfsCtl = drive(
@@ -1135,6 +1199,7 @@ mod tests {
             (80, 40, 64)
         );
         assert_eq!((std::mem::size_of::<SsspArrays>(), std::mem::offset_of!(SsspArrays, local_rounds)), (112, 100));
+        assert_eq!(std::mem::size_of::<BfsPull>(), 32);
         assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 104, 88));
     }
 }

@@ -34,6 +34,8 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "iota_u32",
     "bfs_level",
     "bfs_persistent",
+    "bfs_hub_slots",
+    "bfs_hub_masks",
     "sssp_step",
     "sssp_persistent",
     "depth_to_distance",

@@ -9,13 +9,18 @@
 // Loads of data written during the launch (depths, queues, the control block) use
 // __ldcg, which bypasses the non-coherent L1.
 //
-// On one GPU the levels are also kept as bitmaps (`bits`: three of n bits, level L's
-// discoveries in bits[L % 3]) so that a bottom-up step asks "is this in-neighbour in
-// the frontier?" of a 512 KB array, not of the 16 MB depths: on power-law graphs most
-// in-edges lead to a few hubs, whose frontier words stay in L1. The third bitmap is
-// cleared while the other two are in use. Plain loads of the frontier bitmap are
-// coherent: it was written before the grid barrier (or launch) whose fence
-// invalidates L1, and nothing writes it during the step.
+// On one GPU the bottom-up steps test frontier membership in bits (BfsPull), after the
+// bit-vector BFS of BLEST (Elbek and Kaya, arXiv 2512.21967), which packs adjacency
+// into bit slices so a pull step reads a fraction of a CSR's bytes:
+// - the levels as bitmaps (three of n bits, level L's discoveries in levels[L % 3]), so
+//   "is this in-neighbour in the frontier?" reads a 512 KB array, not the 16 MB
+//   depths (kron22); the third bitmap is cleared while the other two are in use.
+//   Plain loads of the frontier bitmap are coherent: it was written before the grid
+//   barrier (or launch) whose fence invalidates L1, and nothing writes it during the
+//   step;
+// - the columns of the 64 vertices of highest in-degree packed as one 64-bit mask per
+//   vertex: on power-law graphs most vertices have a hub in-neighbour, and one
+//   coalesced load against the frontier's hub bits settles them without a gather.
 
 // Bits of BfsCtl::flags.
 #define BFS_BOTTOM_UP 1u  // this step pulls
@@ -63,17 +68,30 @@ __device__ __forceinline__ BfsHead bfs_head(const BfsCtl* ctl) {
     return {__ldcg((const uint4*)ctl), __ldcg((const uint4*)ctl + 1)};
 }
 
-// Bottom-up steps visit vertices lo..hi (one GPU's part; 0..n on a single GPU).
-// `bits` (null with several GPUs, whose exchange writes depths only): the level
-// bitmaps, `words` words each, for lo = 0.
+#define PULL_HUBS 64u
+
+// One GPU's bit tests for bottom-up steps; null pointers with several GPUs, whose
+// exchange writes depths only.
+struct BfsPull {
+    u32* levels;          // three bitmaps of `words` words
+    const u32* hub_ids;   // PULL_HUBS vertices (INF32 where n is smaller)
+    const u64* hub_masks; // per vertex, bit i: an in-edge from hub_ids[i] (null: none)
+    u32 words;
+    u32 pad;
+};
+
+// Bottom-up steps visit vertices lo..hi (one GPU's part; 0..n on a single GPU; lo = 0
+// where `pull` has bitmaps).
 __device__ void bfs_step(BfsCtl* ctl, BfsHead h, const u64* out_off, const u32* out_adj, const u64* in_off,
-                         const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32* hubs, u32* bits, u32 words,
-                         u32 lo, u32 hi) {
+                         const u32* in_adj, u32* depth, u32* queue0, u32* queue1, u32* hubs, BfsPull pull, u32 lo,
+                         u32 hi) {
     const uint4 head = h.head;
     const u32 level = head.x, bottom_up = head.y & BFS_BOTTOM_UP, parity = head.z, hub_phase = head.y & BFS_HUB_PHASE;
     const u32* in_q = parity ? queue1 : queue0;
     u32* out_q = parity ? queue0 : queue1;
     u32* out_len = &ctl->len[parity ^ 1];
+    u32* const bits = pull.levels;
+    const u32 words = pull.words;
     const u32* front_bits = bits ? bits + (level - 1) % 3 * words : nullptr;
     u32* next_bits = bits ? bits + level % 3 * words : nullptr;
     if (bits) {
@@ -124,19 +142,32 @@ __device__ void bfs_step(BfsCtl* ctl, BfsHead h, const u64* out_off, const u32* 
         }
     } else {
         // Bottom-up: each unvisited vertex looks for any parent in the frontier and
-        // stops at the first.
+        // stops at the first, its hub in-neighbours first (one mask).
+        __shared__ u32 front_hub_words[PULL_HUBS / 32];
+        if (pull.hub_masks && threadIdx.x < PULL_HUBS) {
+            const u32 hub = pull.hub_ids[threadIdx.x];
+            const bool in_front = hub != INF32 && front_bits[hub >> 5] >> (hub & 31) & 1;
+            const u32 word = __ballot_sync(FULL_MASK, in_front);
+            if ((threadIdx.x & 31) == 0) front_hub_words[threadIdx.x / 32] = word;
+        }
+        __syncthreads();
+        const u64 front_hubs = (u64)front_hub_words[1] << 32 | front_hub_words[0];
         const u32 stride = gridDim.x * blockDim.x, span = hi - lo;
         for (u32 r = 0; r < (span + stride - 1) / stride; r++) {
             const u32 v = lo + r * stride + blockIdx.x * blockDim.x + threadIdx.x;
             bool found = false;
             if (v < hi && __ldcg(&depth[v]) == INF32) {
-                for (u64 e = in_off[v]; e < in_off[v + 1]; e++) {
+                if (pull.hub_masks && (pull.hub_masks[v] & front_hubs)) {
+                    depth[v] = level;
+                    found = true;
+                    scout += out_off[v + 1] - out_off[v];
+                }
+                for (u64 e = in_off[v]; !found && e < in_off[v + 1]; e++) {
                     const u32 u = in_adj[e];
                     if (front_bits ? front_bits[u >> 5] >> (u & 31) & 1 : __ldcg(&depth[u]) == level - 1) {
                         depth[v] = level;
                         found = true;
                         scout += out_off[v + 1] - out_off[v];
-                        break;
                     }
                 }
             }
@@ -200,22 +231,43 @@ extern "C" __global__ void mg_bfs_advance(BfsCtl* ctl, u32 n, u32 alpha, u32 bet
 
 extern "C" __global__ void bfs_level(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                      const u64* in_off, const u32* in_adj, u32* depth,
-                                     u32* queue0, u32* queue1, u32* hubs, u32* bits, u32 words, u32 lo, u32 hi,
+                                     u32* queue0, u32* queue1, u32* hubs, BfsPull pull, u32 lo, u32 hi,
                                      u32 alpha, u32 beta, u32 pause) {
     const BfsHead h = bfs_head(ctl);
     if (h.head.y & (BFS_DONE | BFS_EXCHANGE)) return;
-    bfs_step(ctl, h, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, bits, words, lo, hi);
+    bfs_step(ctl, h, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, pull, lo, hi);
     if (last_block_done(&ctl->blocks_done)) bfs_decide(ctl, hi - lo, alpha, beta, pause);
 }
 
 extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                           const u64* in_off, const u32* in_adj, u32* depth,
-                                          u32* queue0, u32* queue1, u32* hubs, u32* bits, u32 words, u32 n, u32 alpha,
+                                          u32* queue0, u32* queue1, u32* hubs, BfsPull pull, u32 n, u32 alpha,
                                           u32 beta) {
     for (BfsHead h = bfs_head(ctl); !(h.head.y & BFS_DONE); h = bfs_head(ctl)) {
-        bfs_step(ctl, h, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, bits, words, 0, n);
+        bfs_step(ctl, h, out_off, out_adj, in_off, in_adj, depth, queue0, queue1, hubs, pull, 0, n);
         grid_barrier(&ctl->blocks_done, &ctl->generation, [&](u32 lane) {
             if (lane == 0) bfs_decide(ctl, n, alpha, beta, 0);
         });
+    }
+}
+
+// BfsPull's hub masks: slot[v] = i + 1 for hub_ids[i] (slot zeroed before).
+extern "C" __global__ void bfs_hub_slots(const u32* hub_ids, unsigned char* slot) {
+    const u32 i = threadIdx.x;
+    if (blockIdx.x == 0 && i < PULL_HUBS && hub_ids[i] != INF32) slot[hub_ids[i]] = i + 1;
+}
+
+// A warp per vertex ORs the bits of its hub in-neighbours.
+extern "C" __global__ void bfs_hub_masks(u32 n, const u64* in_off, const u32* in_adj, const unsigned char* slot,
+                                         u64* masks) {
+    const u32 lane = threadIdx.x & 31, warps = gridDim.x * blockDim.x / 32;
+    for (u32 v = (blockIdx.x * blockDim.x + threadIdx.x) / 32; v < n; v += warps) {
+        u64 mask = 0;
+        for (u64 e = in_off[v] + lane; e < in_off[v + 1]; e += 32) {
+            const u32 s = slot[in_adj[e]];
+            if (s) mask |= 1ull << (s - 1);
+        }
+        for (int o = 16; o > 0; o >>= 1) mask |= __shfl_xor_sync(FULL_MASK, mask, o);
+        if (lane == 0) masks[v] = mask;
     }
 }

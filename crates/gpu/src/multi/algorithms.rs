@@ -10,7 +10,7 @@ use chatty_algo::{Distances, Output, Params};
 use chatty_graph::WeightType;
 
 use super::{launch, ptr, to_status, zero_words, Arg, CommStats, Dst, MultiGpu, Part, Sent};
-use crate::device::{afforest, control, float_distances, pull, BfsCtl, PullArgs, PullGraph, SsspArrays, SsspCtl};
+use crate::device::{afforest, control, float_distances, pull, BfsCtl, BfsPull, PullArgs, PullGraph, SsspArrays, SsspCtl};
 use crate::{Gpu, Result};
 
 /// A kernel's values (renumbered ids), its steps, seconds, and peak device bytes.
@@ -108,8 +108,8 @@ impl MultiGpu {
                     Arg::U64(ptr(&b.queue[0], gpu)),
                     Arg::U64(ptr(&b.queue[1], gpu)),
                     Arg::U64(ptr(&b.hubs, gpu)),
-                    Arg::U64(0), // no level bitmaps: the exchange writes depths only
-                    Arg::U32(0),
+                    // No bit tests: the exchange writes depths only.
+                    Arg::BfsPull(BfsPull::default()),
                     Arg::U32(p.lo),
                     Arg::U32(p.hi),
                     Arg::U32(alpha),

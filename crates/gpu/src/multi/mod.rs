@@ -228,6 +228,7 @@ const MAX_WIDTH: u64 = 2;
 enum Arg {
     U32(u32),
     U64(u64),
+    BfsPull(crate::device::BfsPull),
 }
 
 /// Launches `name` on `gpu`'s stream over its standard grid with `args` in the
@@ -242,6 +243,7 @@ unsafe fn launch(gpu: &Gpu, name: &str, args: &[Arg]) -> Result<()> {
         match a {
             Arg::U32(x) => k.arg(x),
             Arg::U64(x) => k.arg(x),
+            Arg::BfsPull(x) => k.arg(x),
         };
     }
     // SAFETY: the caller's contract.
