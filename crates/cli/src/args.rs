@@ -165,7 +165,7 @@ pub enum Command {
     },
     /// Generate a synthetic graph (rmat, urand or grid).
     Generate(GenerateArgs),
-    /// Convert any input format to .cgr (or to .el / .wel text).
+    /// Convert any input format to .cgr (or to .el / .wel / .mtx text).
     Convert(ConvertArgs),
     /// Print a graph's size, degrees, self-loops; `--check` verifies a .cgr file.
     Info(InfoArgs),
@@ -575,7 +575,7 @@ pub struct SsdArgs {
 pub struct GenerateArgs {
     #[command(subcommand)]
     pub kind: GeneratorKind,
-    /// Output file: .cgr, .el or .wel.
+    /// Output file: .cgr, .el, .wel or .mtx (Matrix Market).
     #[arg(short, long, global = true)]
     pub output: Option<PathBuf>,
     /// Seed of the generator; the same seed gives the same graph.
@@ -623,7 +623,7 @@ pub struct RandomArgs {
 pub struct ConvertArgs {
     /// Input graph (any supported format, optionally .gz).
     pub input: PathBuf,
-    /// Output file: .cgr, .el or .wel.
+    /// Output file: .cgr, .el, .wel or .mtx (Matrix Market).
     #[arg(short, long)]
     pub output: PathBuf,
     #[command(flatten)]

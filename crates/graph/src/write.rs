@@ -1,4 +1,5 @@
-//! Writers: `.cgr`, and text edge lists (`.el`, `.wel`) for peers such as GAPBS.
+//! Writers: `.cgr`, text edge lists (`.el`, `.wel`) for peers such as GAPBS, and
+//! Matrix Market (`.mtx`) for SuiteSparse-style tools (scipy, BLEST).
 //! Every output goes through [`AtomicFile`], so a failure never leaves a partial file.
 
 use std::io::{BufWriter, Seek, SeekFrom, Write};
@@ -173,33 +174,46 @@ impl Seek for AtomicFile {
 /// Checks, before any long work, that `path` names a writable format in an existing
 /// directory.
 pub fn check_output_path(path: &Path) -> Result<()> {
-    if !matches!(format_from_name(path), Some(Format::Cgr | Format::EdgeList | Format::WeightedEdgeList)) {
-        return Err(Error::format(path, "can write .cgr, .el and .wel outputs; choose one of those names"));
+    if !matches!(format_from_name(path), Some(Format::Cgr | Format::EdgeList | Format::WeightedEdgeList | Format::MatrixMarket)) {
+        return Err(Error::format(path, "can write .cgr, .el, .wel and .mtx outputs; choose one of those names"));
     }
     drop(AtomicFile::create(path)?);
     Ok(())
 }
 
-/// Writes `g` in the format its name says: `.cgr`, `.el` or `.wel`.
+/// Writes `g` in the format its name says: `.cgr`, `.el`, `.wel` or `.mtx`.
 pub fn write_graph(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()> {
     match format_from_name(path) {
         Some(Format::Cgr) => crate::cgr::write(g, path, progress),
-        Some(Format::EdgeList) => write_edge_list(g, path, false, progress),
-        Some(Format::WeightedEdgeList) => write_edge_list(g, path, true, progress),
+        Some(Format::EdgeList) => write_edge_list(g, path, Text::EdgeList { weighted: false }, progress),
+        Some(Format::WeightedEdgeList) => write_edge_list(g, path, Text::EdgeList { weighted: true }, progress),
+        Some(Format::MatrixMarket) => write_edge_list(g, path, Text::MatrixMarket, progress),
         _ => check_output_path(path),
     }
 }
 
-/// Writes a SNAP-style edge list; an undirected graph lists each edge once (u ≤ v)
-/// under an `# Undirected` header, so reading it back gives the same graph.
-fn write_edge_list(g: &Graph, path: &Path, weighted: bool, progress: &dyn Progress) -> Result<()> {
+/// The text formats: an edge list (`u v [w]`, ids from 0) or Matrix Market (entry
+/// (u + 1, v + 1) for edge u -> v, as GAPBS reads it; the weight as the value if any).
+#[derive(Clone, Copy, PartialEq)]
+enum Text {
+    EdgeList { weighted: bool },
+    MatrixMarket,
+}
+
+/// Writes a SNAP-style edge list or a Matrix Market coordinate file; an undirected
+/// graph lists each edge once (u ≤ v; a symmetric matrix's lower triangle) so that
+/// reading it back gives the same graph.
+fn write_edge_list(g: &Graph, path: &Path, text: Text, progress: &dyn Progress) -> Result<()> {
+    let weighted = match text {
+        Text::EdgeList { weighted } => weighted,
+        Text::MatrixMarket => g.weight_type() != WeightType::None,
+    };
     if weighted && g.weight_type() == WeightType::None {
         return Err(Error::Usage(format!("{}: a .wel output needs a weighted graph", path.display())));
     }
     let adj = g.out_edges();
     let mut file = AtomicFile::create(path)?;
     let io = |e| Error::io(path, "cannot write", e);
-    writeln!(file, "# {} graph written by chatty", if g.is_directed() { "Directed" } else { "Undirected" }).map_err(io)?;
     // The lines below: an undirected graph lists each edge once (a self-loop is stored once).
     let undirected = !g.is_directed();
     let listed = if undirected {
@@ -207,7 +221,26 @@ fn write_edge_list(g: &Graph, path: &Path, weighted: bool, progress: &dyn Progre
     } else {
         g.num_edges()
     };
-    writeln!(file, "# Nodes: {} Edges: {listed}", g.num_vertices()).map_err(io)?;
+    let n = g.num_vertices();
+    match text {
+        Text::EdgeList { .. } => {
+            writeln!(file, "# {} graph written by chatty", if g.is_directed() { "Directed" } else { "Undirected" }).map_err(io)?;
+            writeln!(file, "# Nodes: {n} Edges: {listed}").map_err(io)?;
+        }
+        Text::MatrixMarket => {
+            let field = match g.weight_type() {
+                WeightType::None => "pattern",
+                WeightType::Float => "real",
+                _ => "integer",
+            };
+            writeln!(file, "%%MatrixMarket matrix coordinate {field} {}", if undirected { "symmetric" } else { "general" })
+                .map_err(io)?;
+            writeln!(file, "% written by chatty").map_err(io)?;
+            writeln!(file, "{n} {n} {listed}").map_err(io)?;
+        }
+    }
+    // Matrix Market counts from 1, and a symmetric matrix keeps its lower triangle.
+    let mtx = text == Text::MatrixMarket;
     let ranges = edge_balanced_ranges(adj.offsets(), 1 << 20);
     progress.start("writing edge list", adj.num_edges());
     for batch in ranges.chunks(32) {
@@ -222,9 +255,15 @@ fn write_edge_list(g: &Graph, path: &Path, weighted: bool, progress: &dyn Progre
                         if undirected && v < u as u32 {
                             continue;
                         }
-                        out.extend_from_slice(num.format(u).as_bytes());
+                        let u = u as u32;
+                        let (first, second) = match (mtx, undirected) {
+                            (false, _) => (u, v),
+                            (true, false) => (u + 1, v + 1),
+                            (true, true) => (v + 1, u + 1),
+                        };
+                        out.extend_from_slice(num.format(first).as_bytes());
                         out.push(b' ');
-                        out.extend_from_slice(num.format(v).as_bytes());
+                        out.extend_from_slice(num.format(second).as_bytes());
                         if weighted {
                             out.push(b' ');
                             match g.weight_type() {

@@ -222,7 +222,7 @@ fn outputs_in_missing_directories_fail_and_leave_nothing() {
     let err = chatty_graph::write_graph(&g, &d.path().join("no/such/dir/g.cgr"), &NoProgress).unwrap_err();
     assert!(err.to_string().contains("does not exist"), "{err}");
     let err = chatty_graph::write_graph(&g, &d.path().join("g.txt2"), &NoProgress).unwrap_err();
-    assert!(err.to_string().contains(".cgr, .el and .wel"), "{err}");
+    assert!(err.to_string().contains(".cgr, .el, .wel and .mtx"), "{err}");
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "no partial or temporary file may remain");
 }
 
@@ -230,13 +230,23 @@ fn outputs_in_missing_directories_fail_and_leave_nothing() {
 fn text_writers_round_trip() {
     let d = tempfile::tempdir().unwrap();
     let g = chatty_graph::from_weighted_edges(4, &[(0, 1, 3), (1, 2, 4), (3, 3, 1)], false);
-    for name in ["g.wel", "g.cgr"] {
+    for name in ["g.wel", "g.cgr", "g.mtx"] {
         let p = d.path().join(name);
         chatty_graph::write_graph(&g, &p, &NoProgress).unwrap();
         let back = read(&p).unwrap();
         assert_eq!(edges(&back), edges(&g), "{name}");
         assert!(!back.is_directed());
     }
+    // Directed and unweighted: a general pattern matrix, entry (u + 1, v + 1).
+    let g = chatty_graph::from_edges(3, &[(0, 2), (2, 1), (1, 1)], true);
+    let p = d.path().join("d.mtx");
+    chatty_graph::write_graph(&g, &p, &NoProgress).unwrap();
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert!(text.starts_with("%%MatrixMarket matrix coordinate pattern general\n"), "{text}");
+    assert!(text.contains("\n3 3 3\n") && text.contains("\n1 3\n"), "{text}");
+    let back = read(&p).unwrap();
+    assert_eq!(edges(&back), edges(&g));
+    assert!(back.is_directed());
 }
 
 /// A `.cgr` image of `g` edited by `edit` (bytes, and the offset of each section by
