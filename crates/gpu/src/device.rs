@@ -26,6 +26,11 @@ pub(crate) const BLOCK: u32 = 256;
 /// and on road graphs one block per SM made levels cheapest (BFS on moscow 5.1 µs a
 /// level against 5.3 with two and 6.6 with four; scripts/gpu_tune.sh, docs/benchmarks/gpu.md).
 const PERSISTENT_BLOCKS_PER_SM: u32 = 1;
+/// Blocks per SM of the BFS on graphs that are not road-like (roads run BFS through
+/// the SSSP chase): its few big levels are bottom-up sweeps bound by memory latency,
+/// which want warps in flight more than cheap barriers (kron22: the levels took
+/// 0.74 ms launched one by one on 8 blocks per SM, 1.33 ms as one launch on 1).
+const BFS_WIDE_BLOCKS_PER_SM: u32 = 8;
 /// In-degree below which a pull gives a vertex one thread rather than a warp.
 const SMALL_DEGREE: u64 = 32;
 /// In-degree from which a pull gives a vertex a block of `HUGE_BLOCK` threads.
@@ -583,19 +588,21 @@ pub(crate) fn float_distances(bits: Vec<u64>) -> Vec<f64> {
 type Step = (Pending, u64, cudarc::driver::CudaEvent, cudarc::driver::CudaEvent);
 
 /// Runs a traversal whose control block `ctl` says when it is done: one cooperative
-/// launch of `persistent` (every step on the device, a grid barrier between steps),
+/// launch of `persistent` on `blocks_per_sm` blocks per SM (every step on the device,
+/// a grid barrier between steps),
 /// or, where a cooperative launch is refused (or `CHATTY_STEP_DRIVER=launch` asks for
 /// it, to compare), one launch of `step` per step in growing batches.
 fn drive<C: Pod + std::fmt::Debug>(
     gpu: &Gpu,
     ctl: &CudaSlice<u8>,
     persistent: &str,
+    blocks_per_sm: u32,
     launch_persistent: impl FnOnce(LaunchConfig) -> Result<()>,
     launch_step: impl FnMut() -> Result<()>,
     done: impl Fn(&C) -> bool,
 ) -> Result<C> {
     let per_step = trace_steps() || std::env::var("CHATTY_STEP_DRIVER").is_ok_and(|d| d == "launch");
-    if !per_step && launch_persistent(gpu.cooperative_cfg(gpu.f(persistent))?).is_ok() {
+    if !per_step && launch_persistent(gpu.cooperative_cfg_with(gpu.f(persistent), blocks_per_sm)?).is_ok() {
         let bytes = gpu.stream.clone_dtoh(ctl).check("reading the control block")?;
         return Ok(bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<C>()]));
     }
@@ -676,6 +683,7 @@ fn bfs_depths(
         gpu,
         &ctl,
         "bfs_persistent",
+        if road_like(dg.n, dg.m) { PERSISTENT_BLOCKS_PER_SM } else { BFS_WIDE_BLOCKS_PER_SM },
         |cfg| {
             let mut l = gpu.kernel("bfs_persistent");
             bfs_args!(l).arg(&n).arg(&alpha).arg(&beta);
@@ -812,6 +820,7 @@ fn near_far(
         gpu,
         &ctl,
         "sssp_persistent",
+        PERSISTENT_BLOCKS_PER_SM,
         |cfg| {
             let mut l = gpu.kernel("sssp_persistent");
             l.arg(&ctl).arg(&arrays);

@@ -45,8 +45,12 @@ struct __align__(16) BfsCtl {
 
 // A top-down warp expands one frontier vertex at a time; a hub of 10^5 edges would
 // hold its warp for thousands of rounds while the rest of the grid idles. Hubs are
-// set aside and expanded in a second step by the whole grid, edge by edge.
+// set aside and expanded in a second step by groups of blocks (hub_groups), edge by
+// edge. When the frontier has fewer vertices than the grid has warps, most warps idle
+// anyway, and a vertex of a few hundred edges already holds the level: kron22's second
+// level, four vertices of about 4,000 edges, took 200 us one warp each.
 #define HUB_DEGREE 4096u
+#define SMALL_FRONTIER_HUB_DEGREE 256u
 
 __device__ __forceinline__ void visit(u32 v, u32 level, u32* depth, const u64* out_off, u32* next_bits, u64* scout,
                                       bool* found) {
@@ -100,14 +104,14 @@ __device__ void bfs_step(BfsCtl* ctl, BfsHead h, const u64* out_off, const u32* 
     }
     u64 scout = 0;
     if (hub_phase) {
-        // The whole grid over the hubs' edges, one hub after another.
+        // Groups of blocks over the hubs' edges, each group one hub after another.
         const u32 hub_len = __ldcg(&ctl->hub_len);
-        const u32 stride = gridDim.x * blockDim.x;
-        for (u32 h = 0; h < hub_len; h++) {
+        const HubGroups g = hub_groups(hub_len);
+        for (u32 h = g.group; g.group < g.groups && h < hub_len; h += g.groups) {
             const u32 u = __ldcg(&hubs[h]);
             const u64 begin = out_off[u], end = out_off[u + 1];
-            for (u64 base = begin; base < end; base += stride) {
-                const u64 e = base + blockIdx.x * blockDim.x + threadIdx.x;
+            for (u64 base = begin; base < end; base += g.threads) {
+                const u64 e = base + g.thread;
                 bool found = false;
                 u32 v = 0;
                 if (e < end) {
@@ -123,10 +127,11 @@ __device__ void bfs_step(BfsCtl* ctl, BfsHead h, const u64* out_off, const u32* 
         const u32 in_len = parity ? h.lens.y : h.lens.x;
         const u32 lane = threadIdx.x & 31;
         const u32 warps = gridDim.x * blockDim.x / 32;
+        const u64 hub_degree = in_len < warps ? SMALL_FRONTIER_HUB_DEGREE : HUB_DEGREE;
         for (u32 i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < in_len; i += warps) {
             const u32 u = __ldcg(&in_q[i]);
             const u64 begin = out_off[u], end = out_off[u + 1];
-            if (end - begin >= HUB_DEGREE) {
+            if (end - begin >= hub_degree) {
                 if (lane == 0) hubs[atomicAdd(&ctl->hub_len, 1)] = u;
                 continue;
             }
@@ -239,7 +244,10 @@ extern "C" __global__ void bfs_level(BfsCtl* ctl, const u64* out_off, const u32*
     if (last_block_done(&ctl->blocks_done)) bfs_decide(ctl, hi - lo, alpha, beta, pause);
 }
 
-extern "C" __global__ void bfs_persistent(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
+// Registers bounded so that 8 blocks of 256 fit an SM (device.rs BFS_WIDE_BLOCKS_PER_SM;
+// 44 unbounded allowed 5; bounded, 4 bytes spill).
+#define BFS_MAX_BLOCKS_PER_SM 8
+extern "C" __global__ void __launch_bounds__(256, BFS_MAX_BLOCKS_PER_SM) bfs_persistent(BfsCtl* ctl, const u64* out_off, const u32* out_adj,
                                           const u64* in_off, const u32* in_adj, u32* depth,
                                           u32* queue0, u32* queue1, u32* hubs, BfsPull pull, u32 n, u32 alpha,
                                           u32 beta) {
