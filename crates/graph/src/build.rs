@@ -213,12 +213,27 @@ pub(crate) fn edge_balanced_ranges(offsets: &[u64], per_chunk: u64) -> Vec<std::
 
 /// Sorts every adjacency list ascending by (target, weight word).
 fn sort_adjacencies(offsets: &[u64], targets: &mut [u32], weights: Option<&mut [u32]>, progress: &dyn Progress) {
-    let ranges = edge_balanced_ranges(offsets, 1 << 16);
+    row_blocks(offsets, targets, weights).into_par_iter().for_each(|mut b| {
+        b.sort_rows(offsets);
+        progress.advance(b.rows.len() as u64);
+    });
+}
+
+/// A run of consecutive rows and their slices of the edge arrays, for one task.
+pub(crate) struct RowBlock<'a> {
+    pub rows: std::ops::Range<usize>,
+    pub targets: &'a mut [u32],
+    pub weights: Option<&'a mut [u32]>,
+}
+
+/// The rows of `offsets` cut into edge-balanced blocks, each holding its own slices of
+/// `targets` and `weights`, so tasks fill or sort them without sharing.
+pub(crate) fn row_blocks<'a>(offsets: &[u64], targets: &'a mut [u32], weights: Option<&'a mut [u32]>) -> Vec<RowBlock<'a>> {
     let mut rest_t = targets;
     let mut rest_w = weights;
-    let mut jobs = Vec::with_capacity(ranges.len());
-    for r in ranges {
-        let len = (offsets[r.end] - offsets[r.start]) as usize;
+    let mut blocks = Vec::new();
+    for rows in edge_balanced_ranges(offsets, 1 << 16) {
+        let len = (offsets[rows.end] - offsets[rows.start]) as usize;
         let (t, tail) = std::mem::take(&mut rest_t).split_at_mut(len);
         rest_t = tail;
         let w = rest_w.take().map(|w| {
@@ -226,33 +241,38 @@ fn sort_adjacencies(offsets: &[u64], targets: &mut [u32], weights: Option<&mut [
             rest_w = Some(tail);
             head
         });
-        jobs.push((r, t, w));
+        blocks.push(RowBlock { rows, targets: t, weights: w });
     }
-    jobs.into_par_iter().for_each(|(r, t, w)| {
-        let base = offsets[r.start];
+    blocks
+}
+
+impl RowBlock<'_> {
+    /// Row v's positions in this block's slices.
+    pub fn span(&self, offsets: &[u64], v: usize) -> std::ops::Range<usize> {
+        let base = offsets[self.rows.start];
+        (offsets[v] - base) as usize..(offsets[v + 1] - base) as usize
+    }
+
+    /// Sorts each row by target, weights moving with their targets.
+    pub fn sort_rows(&mut self, offsets: &[u64]) {
         let mut pairs: Vec<u64> = Vec::new();
-        match w {
-            None => {
-                for v in r.clone() {
-                    let (a, b) = ((offsets[v] - base) as usize, (offsets[v + 1] - base) as usize);
-                    t[a..b].sort_unstable();
-                }
-            }
-            Some(w) => {
-                for v in r.clone() {
-                    let (a, b) = ((offsets[v] - base) as usize, (offsets[v + 1] - base) as usize);
+        for v in self.rows.clone() {
+            let span = self.span(offsets, v);
+            let t = &mut self.targets[span.clone()];
+            match self.weights.as_deref_mut() {
+                None => t.sort_unstable(),
+                Some(w) => {
+                    let w = &mut w[span];
                     pairs.clear();
-                    pairs.extend((a..b).map(|i| (t[i] as u64) << 32 | w[i] as u64));
+                    pairs.extend(t.iter().zip(w.iter()).map(|(&t, &w)| (t as u64) << 32 | w as u64));
                     pairs.sort_unstable();
-                    for (i, p) in (a..b).zip(&pairs) {
-                        t[i] = (p >> 32) as u32;
-                        w[i] = *p as u32;
+                    for ((t, w), p) in t.iter_mut().zip(w.iter_mut()).zip(&pairs) {
+                        (*t, *w) = ((p >> 32) as u32, *p as u32);
                     }
                 }
             }
         }
-        progress.advance(r.len() as u64);
-    });
+    }
 }
 
 /// Keeps the first edge of each run of equal targets in sorted adjacencies.

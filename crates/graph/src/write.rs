@@ -233,8 +233,7 @@ fn write_edge_list(g: &Graph, path: &Path, text: Text, progress: &dyn Progress) 
                 WeightType::Float => "real",
                 _ => "integer",
             };
-            writeln!(file, "%%MatrixMarket matrix coordinate {field} {}", if undirected { "symmetric" } else { "general" })
-                .map_err(io)?;
+            writeln!(file, "%%MatrixMarket matrix coordinate {field} {}", if undirected { "symmetric" } else { "general" }).map_err(io)?;
             writeln!(file, "% written by chatty").map_err(io)?;
             writeln!(file, "{n} {n} {listed}").map_err(io)?;
         }
