@@ -539,6 +539,28 @@ pub struct GpuArgs {
     pub watchdog: f64,
 }
 
+impl GpuArgs {
+    /// The GPU flags given other values than their defaults, as written on the command
+    /// line: engines that have no GPU refuse them rather than ignore them.
+    pub fn given(&self) -> Vec<&'static str> {
+        let mut given = Vec::new();
+        for (set, flag) in [
+            (self.gpus != "auto", "--gpus"),
+            (self.devices.is_some(), "--devices"),
+            (self.control != Control::Threads, "--control"),
+            (self.comm.is_some(), "--comm"),
+            (self.mode != Mode::Bsp, "--mode"),
+            (self.reorder != Reorder::None, "--reorder"),
+            (self.watchdog != 60.0, "--watchdog"),
+        ] {
+            if set {
+                given.push(flag);
+            }
+        }
+        given
+    }
+}
+
 /// The SSD engine's flags (`--engine ssd` on a layout from `convert --layout ssd`).
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "SSD engine")]

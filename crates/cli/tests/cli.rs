@@ -354,6 +354,10 @@ fn multi_gpu_flags_are_checked_before_the_graph_is_read() {
     fails(&["run", "bfs", g, "--engine", "gpu", "--mode", "eager"], "--mode");
     fails(&["run", "pr", g, "--engine", "gpu", "--mode", "async"], "--mode async has bfs and sssp");
     fails(&["run", "wcc", g, "--engine", "gpu", "--mode", "gmpi"], "--mode gmpi has bfs and sssp");
+    // GPU flags on engines without a GPU are refused, not ignored.
+    fails(&["run", "bfs", g, "--engine", "cpu", "--reorder", "degree"], "--reorder applies to the GPU engine");
+    fails(&["run", "bfs", g, "--engine", "cpu", "--gpus", "2"], "not --engine cpu");
+    fails(&["run", "bfs", g, "--engine", "ssd", "--mode", "async"], "--mode applies to the GPU engine");
     fails(&["bench", "messaging", "--max-bytes", "lots"], "--max-bytes");
     fails(&["bench", "messaging", "--rounds", "0"], "at least 1");
     if !chatty_gpu_present() {
@@ -362,6 +366,9 @@ fn multi_gpu_flags_are_checked_before_the_graph_is_read() {
         let path = d.path().join("g.cgr");
         assert!(chatty(&["generate", "rmat", "--scale", "8", "-o", path.to_str().unwrap()]).status.success());
         fails(&["run", "pr", path.to_str().unwrap(), "--engine", "gpu", "--gpus", "2"], "no CUDA driver");
+        // auto without a GPU runs on the CPU and says the GPU flag went unused.
+        let o = chatty(&["run", "bfs", path.to_str().unwrap(), "--reorder", "degree"]);
+        assert!(o.status.success() && text(&o).contains("note: --reorder applies to the GPU engine"), "{}", text(&o));
         fails(&["bench", "multi-gpu", path.to_str().unwrap()], "needs a GPU");
     }
 }

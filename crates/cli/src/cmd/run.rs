@@ -31,6 +31,10 @@ fn params(a: &RunArgs) -> Result<Params> {
     if a.split_sources && (a.engine != EngineChoice::Mpi && !(a.engine == EngineChoice::Auto && under_mpirun())) {
         bail!("--split-sources applies to --engine mpi");
     }
+    if let (EngineChoice::Cpu | EngineChoice::Ssd, Some(flag)) = (a.engine, a.gpu.given().first()) {
+        let engine = if a.engine == EngineChoice::Cpu { "cpu" } else { "ssd" };
+        bail!("{flag} applies to the GPU engine (--engine gpu, or auto on a machine with a GPU), not --engine {engine}");
+    }
     if a.sources.is_some() && !a.algorithm.contains(&Algorithm::Bc) {
         bail!("--sources applies to bc only; use --source for {}", a.algorithm[0].name());
     }
@@ -413,7 +417,10 @@ fn open_engine(a: &RunArgs, quiet: bool, bc_sources: &BcSources) -> Result<Box<d
                 a.graph.display()
             )
         }
-        EngineChoice::Ssd | EngineChoice::Auto if layout => return Ok(Box::new(open_ssd(&a.graph, &a.ssd)?)),
+        EngineChoice::Ssd | EngineChoice::Auto if layout => {
+            note_unused_gpu_flags(&a.gpu, "SSD");
+            return Ok(Box::new(open_ssd(&a.graph, &a.ssd)?));
+        }
         EngineChoice::Mpi => unreachable!("run opens the multi-process engine"),
         _ if layout => bail!("{}: an SSD layout runs on --engine ssd (or auto)", a.graph.display()),
         _ => {}
@@ -461,8 +468,18 @@ fn open_engine(a: &RunArgs, quiet: bool, bc_sources: &BcSources) -> Result<Box<d
             Box::new(GpuEngine::one(gpu, graph, a.gpu.reorder.order()))
         }
         (None, Some(o)) => Box::new(GpuEngine::several(graph, o)),
-        (None, None) => Box::new(CpuEngine::new(graph)),
+        (None, None) => {
+            note_unused_gpu_flags(&a.gpu, "CPU");
+            Box::new(CpuEngine::new(graph))
+        }
     })
+}
+
+/// Says so when `--engine auto` picked an engine without a GPU for a run given GPU flags.
+fn note_unused_gpu_flags(a: &GpuArgs, engine: &str) {
+    if let Some(flag) = a.given().first() {
+        eprintln!("note: {flag} applies to the GPU engine; the {engine} engine runs without it");
+    }
 }
 
 /// Why `--engine auto` takes the CPU over a GPU for this run, if it does: BC from so
@@ -547,7 +564,8 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
                 None if a.gpus == "all" => count,
                 None => {
                     // A multi-GPU flag asks for the split: it stays on every GPU.
-                    auto = a.comm.is_none() && a.mode == Mode::Bsp && a.control == Control::Threads && a.reorder == Reorder::None;
+                    // Degree order is not one: it serves one GPU as well.
+                    auto = a.comm.is_none() && a.mode == Mode::Bsp && a.control == Control::Threads && a.reorder != Reorder::Bfs;
                     count
                 }
                 Some(k) => k,
