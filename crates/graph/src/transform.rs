@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::build::{build_adjacency, edge_balanced_ranges, row_blocks, BuildOptions, EdgeSource};
 use crate::csr::{Adjacency, Graph, WeightType};
-use crate::error::{Error, Result};
+use crate::error::{check_memory, Error, Result};
 use crate::progress::NoProgress;
 
 /// The edges of an adjacency as an [`EdgeSource`], optionally reversed.
@@ -77,9 +77,11 @@ pub fn relabel(g: &Graph, new_id: &[u32]) -> Result<Graph> {
             return Err(Error::Usage(format!("relabel: not a permutation of 0..{n} (id {id})")));
         }
     }
+    let edge_bytes = if g.out.raw_weights().is_some() { 8 } else { 4 };
+    check_memory(&format!("a relabelled copy of {} edges", g.num_edges()), g.num_edges() * edge_bytes + 12 * n as u64)?;
     let out = permute_rows(&g.out, new_id);
     let had_transpose = g.inc.is_some();
-    let mut g = Graph::from_adjacency(out, g.directed);
+    let mut g = Graph::from_adjacency(out, g.directed).with_id_base(g.id_base);
     if had_transpose {
         g.build_in_edges()?;
     }

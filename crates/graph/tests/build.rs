@@ -64,6 +64,25 @@ proptest! {
 }
 
 #[test]
+fn relabel_moves_weights_with_their_edges() {
+    let o = GenOptions { seed: 5, max_weight: Some(1000), undirected: false };
+    let g = generate::rmat(12, 8, o, &NoProgress).unwrap().with_in_edges();
+    let order = transform::degree_order(&g);
+    let r = transform::relabel(&g, &order).unwrap();
+    let triples = |g: &Graph, map: &dyn Fn(u32) -> u32| {
+        let (a, w) = (g.out_edges(), g.out_edges().raw_weights().unwrap());
+        let mut t: Vec<(u32, u32, u32)> = (0..g.num_vertices() as u32)
+            .flat_map(|u| a.neighbors(u).iter().zip(&w[a.range(u)]).map(move |(&v, &x)| (map(u), map(v), x)))
+            .collect();
+        t.sort_unstable();
+        t
+    };
+    assert_eq!(triples(&r, &|v| v), triples(&g, &|v| order[v as usize]));
+    assert!((0..r.num_vertices() as u32).all(|v| r.out_edges().neighbors(v).is_sorted()));
+    assert!(r.has_in_edges(), "the transpose is rebuilt");
+}
+
+#[test]
 fn relabel_rejects_non_permutations() {
     let g = chatty_graph::from_edges(3, &[(0, 1)], true);
     assert!(transform::relabel(&g, &[0, 0, 1]).is_err());
