@@ -358,7 +358,7 @@ fn open_gpu_job(a: &RunArgs, quiet: bool) -> Result<(Box<dyn Engine>, bool)> {
         devices,
         control: a.gpu.control,
         comm: a.gpu.comm.unwrap_or(Comm::Auto),
-        reorder: a.gpu.reorder.bfs(),
+        reorder: a.gpu.reorder.order(),
         watchdog: std::time::Duration::from_secs_f64(a.gpu.watchdog),
         mode: a.gpu.mode,
         processes: Some(chatty_comm::Processes(std::sync::Arc::new(comm))),
