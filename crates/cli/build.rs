@@ -10,7 +10,9 @@ fn main() {
     println!("cargo:rustc-env=CHATTY_COMMIT={commit}");
     println!("cargo:rerun-if-changed=../../.git/HEAD");
     // A commit rewrites the branch's file, not the refs directory: watch that file.
-    if let Some(branch) = std::fs::read_to_string("../../.git/HEAD").ok().and_then(|h| h.strip_prefix("ref: ").map(|r| r.trim().to_string())) {
+    if let Some(branch) =
+        std::fs::read_to_string("../../.git/HEAD").ok().and_then(|h| h.strip_prefix("ref: ").map(|r| r.trim().to_string()))
+    {
         println!("cargo:rerun-if-changed=../../.git/{branch}");
     }
     println!("cargo:rerun-if-changed=../../.git/packed-refs");

@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 use std::time::Instant;
 
-use chatty_algo::{Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Output, Params, PrMethod, Result, Transfer, Trial};
+use chatty_algo::{
+    Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Output, Params, PrMethod, Result, Transfer, Trial,
+};
 use chatty_graph::{Progress, WeightType};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -418,7 +420,10 @@ impl Engine for DistEngine {
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<Trial> {
         if alg == Algorithm::Pr && p.pr.method != PrMethod::Jacobi {
-            return Err(Error::Unsupported(format!("--pr-method {} runs on the CPU engine (the MPI engine iterates as jacobi)", p.pr.method.name())));
+            return Err(Error::Unsupported(format!(
+                "--pr-method {} runs on the CPU engine (the MPI engine iterates as jacobi)",
+                p.pr.method.name()
+            )));
         }
         self.comm.take_traffic();
         for h in self.halos() {

@@ -676,7 +676,16 @@ fn bfs_depths(
     // Both drivers take the same arguments.
     macro_rules! bfs_args {
         ($l:expr) => {
-            $l.arg(&ctl).arg(&dg.out.off).arg(&dg.out.adj).arg(in_off).arg(in_adj).arg(&depth).arg(&queue0).arg(&queue1).arg(&hubs).arg(&bfs_pull)
+            $l.arg(&ctl)
+                .arg(&dg.out.off)
+                .arg(&dg.out.adj)
+                .arg(in_off)
+                .arg(in_adj)
+                .arg(&depth)
+                .arg(&queue0)
+                .arg(&queue1)
+                .arg(&hubs)
+                .arg(&bfs_pull)
         };
     }
     let c: BfsCtl = drive(

@@ -195,7 +195,10 @@ impl Engine for GpuEngine {
             ));
         }
         if alg == Algorithm::Pr && p.pr.method != PrMethod::Jacobi {
-            return Err(Error::Unsupported(format!("--pr-method {} runs on the CPU engine (the GPU kernels iterate as jacobi)", p.pr.method.name())));
+            return Err(Error::Unsupported(format!(
+                "--pr-method {} runs on the CPU engine (the GPU kernels iterate as jacobi)",
+                p.pr.method.name()
+            )));
         }
         let trial = |output, iterations, seconds, breakdown, residual, transfers, detail| Trial {
             output,

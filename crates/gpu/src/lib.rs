@@ -35,9 +35,9 @@ mod transfer;
 pub use chatty_comm::{Comm, Transport};
 pub use device::{bc_predicted_seconds, run, DeviceGraph, Gpu, GpuRun};
 pub use engine::GpuEngine;
-pub use renumber::Order;
 pub use messaging::{Messaging, MessagingConfig, MessagingRow};
 pub use multi::{choose_gpus, CommStats, Control, GpuChoice, Mode, MultiGpu, MultiOptions, MultiRun};
+pub use renumber::Order;
 
 pub(crate) use driver::Check;
 pub use kernels::{compile_kernels, KERNEL_SOURCE};

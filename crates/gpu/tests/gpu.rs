@@ -275,7 +275,14 @@ fn multi_gpu_matches_the_cpu_references() {
     let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
     check_multi("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true), &two, &every, &both, Order::Natural);
     check_multi("rmat-12", generate::rmat(12, 8, o(1, Some(255), false), &NoProgress).unwrap(), &two, &every, &both, Order::Natural);
-    check_multi("rmat-12 undirected", generate::rmat(12, 8, o(2, Some(255), true), &NoProgress).unwrap(), &two, &every, &both, Order::Natural);
+    check_multi(
+        "rmat-12 undirected",
+        generate::rmat(12, 8, o(2, Some(255), true), &NoProgress).unwrap(),
+        &two,
+        &every,
+        &both,
+        Order::Natural,
+    );
     let hubs_first = generate::rmat(12, 8, o(2, Some(255), true), &NoProgress).unwrap();
     check_multi("rmat-12 undirected", hubs_first, &two, &[None], &[Control::Threads], Order::Degree);
     let grid = || generate::grid(120, 80, o(3, None, true), &NoProgress).unwrap();

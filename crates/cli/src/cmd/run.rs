@@ -588,7 +588,10 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
     };
     let watchdog = std::time::Duration::from_secs_f64(a.watchdog);
     let comm = a.comm.unwrap_or(Comm::Auto);
-    Ok((Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.order(), watchdog, mode: a.mode, processes: None }), auto))
+    Ok((
+        Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.order(), watchdog, mode: a.mode, processes: None }),
+        auto,
+    ))
 }
 
 /// `--gpus`: a count, or `None` for `auto` and `all`.
