@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # session 12, issue 26, third call: BLEST (delbek/blest 9be20d9, fetched for comparison
-# only; its SuiteSparse downloader replaced by reading <dir>/kron22.mtx) beside ours on
+# only, in .device-data/blest, patched here beforehand by blest_local_input.py to read
+# <dir>/kron22.mtx instead of downloading from SuiteSparse) beside ours on
 # the same kron22 (scripts/gapbs_graphs.sh's: deduplicated, no self-loops), same sources.
 export NCCL_NVLS_ENABLE=0
 B=/tmp/b; W=$B/work; mkdir -p $W; C=$B/chatty-new
