@@ -7,7 +7,7 @@ use chatty_gpu::{Comm, Control, Mode};
 use chatty_graph::Format;
 use chatty_net::Recovery;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// A parser for one of a library's closed set of values (`all`, named by `name`,
 /// with `aliases` also accepted): `--help` lists the names, a typo is refused with
@@ -543,21 +543,21 @@ impl GpuArgs {
     /// The GPU flags given other values than their defaults, as written on the command
     /// line: engines that have no GPU refuse them rather than ignore them.
     pub fn given(&self) -> Vec<&'static str> {
-        let mut given = Vec::new();
-        for (set, flag) in [
-            (self.gpus != "auto", "--gpus"),
-            (self.devices.is_some(), "--devices"),
-            (self.control != Control::Threads, "--control"),
-            (self.comm.is_some(), "--comm"),
-            (self.mode != Mode::Bsp, "--mode"),
-            (self.reorder != Reorder::None, "--reorder"),
-            (self.watchdog != 60.0, "--watchdog"),
-        ] {
-            if set {
-                given.push(flag);
-            }
-        }
-        given
+        // The defaults as clap fills them in, so they are written in one place.
+        let cmd = GpuArgs::augment_args(clap::Command::new("defaults"));
+        let d = GpuArgs::from_arg_matches(&cmd.get_matches_from(["defaults"])).expect("every GPU flag has a default");
+        [
+            (self.gpus != d.gpus, "--gpus"),
+            (self.devices != d.devices, "--devices"),
+            (self.control != d.control, "--control"),
+            (self.comm != d.comm, "--comm"),
+            (self.mode != d.mode, "--mode"),
+            (self.reorder != d.reorder, "--reorder"),
+            (self.watchdog != d.watchdog, "--watchdog"),
+        ]
+        .into_iter()
+        .filter_map(|(set, flag)| set.then_some(flag))
+        .collect()
     }
 }
 
