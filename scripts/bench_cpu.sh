@@ -16,7 +16,9 @@
 # pr runs to the same stopping rule on both sides (GAPBS stops when the L1 change is
 # below ε = 1e-4; ours when it is below N·tolerance, so tolerance = ε/N): pr is ours
 # (Jacobi, the networkx iteration) against GAPBS's pr_spmv (Jacobi); pr-gs is ours
-# with --pr-method gauss-seidel against GAPBS's pr (Gauss–Seidel).
+# with --pr-method gauss-seidel against GAPBS's pr (Gauss–Seidel). bfs and sssp
+# search from the same source on both sides (GAPBS's -r set to the one ours drew):
+# on a directed graph two random sources can reach very different parts.
 set -euo pipefail
 GAPBS=$(cd "$1" && pwd)
 WORK=${2:-data/bench-cpu}
@@ -63,6 +65,10 @@ theirs() { # threads binary graph-file extra-args... -> average seconds
     awk '/Average Time:/ {print $3}' "gapbs-$b-$f-$t.log"
 }
 
+source_of() { # ours' row name, graph, threads -> the source it searched from, 0-based
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["parameters"]["sources"][0] - d["graph"]["id_base"])' "ours-$1-$2-$3.json"
+}
+
 row() { # kernel graph threads ours gapbs ("n/a" where GAPBS has no such kernel)
     python3 -c '
 import sys
@@ -92,11 +98,15 @@ for g in $GRAPHS; do
     for k in $KERNELS; do
         for t in $THREADS; do
             case $k in
-                bfs) row bfs "$g" "$t" "$(ours "$t" bfs "$g" bfs)" "$(theirs "$t" bfs "$g.sg")" ;;
+                bfs)
+                    o=$(ours "$t" bfs "$g" bfs)
+                    row bfs "$g" "$t" "$o" "$(theirs "$t" bfs "$g.sg" -r "$(source_of bfs "$g" "$t")")"
+                    ;;
                 sssp)
                     [ -f "$g.wsg" ] || continue
                     d=$(delta_for "$g")
-                    row sssp "$g" "$t" "$(ours "$t" sssp "$g" sssp --delta "$d")" "$(theirs "$t" sssp "$g.wsg" -d "$d")"
+                    o=$(ours "$t" sssp "$g" sssp --delta "$d")
+                    row sssp "$g" "$t" "$o" "$(theirs "$t" sssp "$g.wsg" -d "$d" -r "$(source_of sssp "$g" "$t")")"
                     ;;
                 pr) row pr "$g" "$t" "$(ours "$t" pr "$g" pr --tolerance "$tol" --max-iters 1000)" "$(theirs "$t" pr_spmv "$g.sg" -t 1e-4 -i 1000)" ;;
                 pr-gs)

@@ -123,18 +123,15 @@ impl std::iter::Sum for Totals {
     }
 }
 
-/// Stores a vertex's contribution to its out-neighbours (`score` over its
-/// `out_degree`) in `c`; returns its dangling mass (`score` when it has no out-edges).
-/// A division per vertex, not an array of inverse degrees: one array fewer to fill
-/// per run and to read per iteration.
+/// A vertex's contribution to its out-neighbours (`score` over its `out_degree`) and
+/// its dangling mass (`score` when it has no out-edges). A division per vertex, not an
+/// array of inverse degrees: one array fewer to fill per run and to read per iteration.
 #[inline]
-fn share(out_degree: u64, score: f64, c: &AtomicU32) -> f64 {
-    let (contribution, dangling) = match out_degree {
+fn share(out_degree: u64, score: f64) -> (f32, f64) {
+    match out_degree {
         0 => (0.0, score),
-        d => (score / d as f64, 0.0),
-    };
-    c.store((contribution as f32).to_bits(), Relaxed);
-    dangling
+        d => ((score / d as f64) as f32, 0.0),
+    }
 }
 
 /// PageRank by pull iterations; returns (scores, iterations, the L1 change of the
@@ -151,23 +148,34 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     }
     // Every array is first written by the pool's threads, so its pages sit near the
     // threads that use them (NUMA) and are not faulted in by one thread.
-    let mut score: Vec<f64> = (0..n).into_par_iter().map(|_| 1.0 / n as f64).collect();
+    let mut score: Vec<f64> = vec![0.0; n];
+    score.par_chunks_mut(4096).for_each(|s| s.fill(1.0 / n as f64));
     // Contributions are gathered once per edge from random vertices: f32 halves the
     // bytes (and TLB reach) of the gather (measured 1.7x faster per iteration on
-    // rmat-20); scores and sums stay f64. Jacobi fills the array from the scores in a
-    // streaming pass before each gather (as GAPBS's `pr_spmv`), so the gather loop
-    // only sums and finishes; Gauss–Seidel updates a vertex's contribution as soon as
-    // its score is known.
-    let contribution: Vec<AtomicU32> = bytemuck::zeroed_vec(n);
-    let contribute = |score: &[f64]| -> f64 {
+    // rmat-20); scores and sums stay f64. Jacobi fills a plain array from the scores
+    // in a streaming pass before each gather (as GAPBS's `pr_spmv`), so the gather
+    // loop only sums and finishes. Gauss–Seidel updates a vertex's contribution as
+    // soon as its score is known, while other threads read it: atomics, which cost
+    // the plain gather an instruction per edge.
+    let mut plain: Vec<f32> = vec![0.0; n];
+    let contribute = |c: &mut [f32], score: &[f64]| -> f64 {
         const CHUNK: usize = 4096;
-        (contribution.par_chunks(CHUNK).zip(score.par_chunks(CHUNK)).enumerate())
-            .map(|(i, (c, s))| c.iter().zip(s).zip((i * CHUNK) as u32..).map(|((c, &s), u)| share(g.out_degree(u), s, c)).sum::<f64>())
+        (c.par_chunks_mut(CHUNK).zip(score.par_chunks(CHUNK)).enumerate())
+            .map(|(i, (c, s))| {
+                (c.iter_mut().zip(s).zip((i * CHUNK) as u32..))
+                    .map(|((c, &s), u)| {
+                        let (x, dangling) = share(g.out_degree(u), s);
+                        *c = x;
+                        dangling
+                    })
+                    .sum::<f64>()
+            })
             .sum()
     };
-    let mut dangling = contribute(&score);
-    // The gather's slice by value, so its address and length stay in registers.
-    let gathered: &[AtomicU32] = &contribution;
+    let shared: Option<Vec<AtomicU32>> = (p.method == PrMethod::GaussSeidel).then(|| {
+        contribute(&mut plain, &score);
+        std::mem::take(&mut plain).into_par_iter().map(|c| AtomicU32::new(c.to_bits())).collect()
+    });
     let teleport = Teleport::new(personalization, n);
     let mut iters = 0;
     let mut residual = 0.0;
@@ -180,32 +188,28 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
         // iterations against Jacobi's 9 on rmat-12), solves y = (1 - d)·t + d·A·y
         // instead, whose y scaled to sum 1 is the same PageRank [4]; its change is
         // measured on that scale.
-        let spread = match p.method {
-            PrMethod::Jacobi => (1.0 - p.damping) + p.damping * dangling,
-            PrMethod::GaussSeidel => 1.0 - p.damping,
+        let spread = match shared {
+            None => (1.0 - p.damping) + p.damping * contribute(&mut plain, &score),
+            Some(_) => 1.0 - p.damping,
         };
-        let totals = g.sum_in(
-            &mut score,
-            SumOptions { weighted: false, fresh: p.method == PrMethod::GaussSeidel },
-            |u, _| f32::from_bits(gathered[u as usize].load(Relaxed)) as f64,
-            |v, sum, old: &mut f64| {
-                let v = v as usize;
-                let x = spread * teleport.at(v) + p.damping * sum;
-                if p.method == PrMethod::GaussSeidel {
-                    share(g.out_degree(v as u32), x, &gathered[v]);
-                }
-                Totals { change: (x - std::mem::replace(old, x)).abs(), total: x }
-            },
-        )?;
+        let finish = |v: u32, sum: f64, old: &mut f64| {
+            let x = spread * teleport.at(v as usize) + p.damping * sum;
+            if let Some(shared) = &shared {
+                shared[v as usize].store(share(g.out_degree(v), x).0.to_bits(), Relaxed);
+            }
+            Totals { change: (x - std::mem::replace(old, x)).abs(), total: x }
+        };
+        let options = SumOptions { weighted: false, fresh: shared.is_some() };
+        let totals = match &shared {
+            None => g.sum_in(&mut score, options, &plain, |&c, _| c as f64, finish)?,
+            Some(shared) => g.sum_in(&mut score, options, shared, |c, _| f32::from_bits(c.load(Relaxed)) as f64, finish)?,
+        };
         residual = totals.change / totals.total;
         if p.converged(residual, n) {
             break;
         }
-        if p.method == PrMethod::Jacobi {
-            dangling = contribute(&score);
-        }
     }
-    if p.method == PrMethod::GaussSeidel {
+    if shared.is_some() {
         let total: f64 = score.par_iter().sum();
         score.par_iter_mut().for_each(|s| *s /= total);
     }

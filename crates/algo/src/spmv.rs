@@ -19,9 +19,9 @@ pub fn spmv<G: EdgeMapGraph + ?Sized>(g: &G, x: &[f64]) -> Result<Vec<f64>> {
     let mut y = vec![0.0; g.num_vertices()];
     let weighted = SumOptions { weighted: true, fresh: false };
     match g.weight_type() {
-        WeightType::None => _ = g.sum_in(&mut y, SumOptions::default(), |u, _| x[u as usize], store)?,
-        WeightType::Int => _ = g.sum_in(&mut y, weighted, |u, w| w as f64 * x[u as usize], store)?,
-        WeightType::Float => _ = g.sum_in(&mut y, weighted, |u, w| f32::from_bits(w) as f64 * x[u as usize], store)?,
+        WeightType::None => _ = g.sum_in(&mut y, SumOptions::default(), x, |&x, _| x, store)?,
+        WeightType::Int => _ = g.sum_in(&mut y, weighted, x, |&x, w| w as f64 * x, store)?,
+        WeightType::Float => _ = g.sum_in(&mut y, weighted, x, |&x, w| f32::from_bits(w) as f64 * x, store)?,
     }
     Ok(y)
 }

@@ -36,14 +36,15 @@ impl EdgeMapGraph for Streaming<'_> {
     fn edge_map<O: EdgeOp>(&self, edges: Edges, frontier: Frontier, op: &O, opts: EdgeMapOptions) -> Result<Frontier, Error> {
         self.0.edge_map(edges, frontier, op, opts)
     }
-    fn sum_in<T, R, F, A>(&self, out: &mut [T], opts: SumOptions, value: F, finish: A) -> Result<R, Error>
+    fn sum_in<S, T, R, F, A>(&self, out: &mut [T], opts: SumOptions, source: &[S], value: F, finish: A) -> Result<R, Error>
     where
+        S: Sync,
         T: Send,
         R: Send + std::iter::Sum<R>,
-        F: Fn(u32, u32) -> f64 + Sync,
+        F: Fn(&S, u32) -> f64 + Sync,
         A: Fn(u32, f64, &mut T) -> R + Sync,
     {
-        self.0.sum_in(out, opts, value, finish)
+        self.0.sum_in(out, opts, source, value, finish)
     }
 }
 

@@ -436,14 +436,17 @@ impl EdgeMapGraph for SsdGraph {
         let count = next.count();
         Ok(Frontier::Dense { bits: next, count })
     }
-    fn sum_in<T, R, F, A>(&self, out: &mut [T], _: SumOptions, value: F, finish: A) -> Result<R, chatty_algo::Error>
+    fn sum_in<S, T, R, F, A>(&self, out: &mut [T], _: SumOptions, source: &[S], value: F, finish: A) -> Result<R, chatty_algo::Error>
     where
+        S: Sync,
         T: Send,
         R: Send + std::iter::Sum<R>,
-        F: Fn(u32, u32) -> f64 + Sync,
+        F: Fn(&S, u32) -> f64 + Sync,
         A: Fn(u32, f64, &mut T) -> R + Sync,
     {
         let n = self.layout.num_vertices();
+        assert!(source.len() == n && out.len() == n, "sum_in: {} sources and {} outputs for {n} vertices", source.len(), out.len());
+        let value = |u: u32, w: u32| value(&source[u as usize], w);
         let sums: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0f64.to_bits())).collect();
         let everyone = Bitmap::new(n);
         everyone.fill();
