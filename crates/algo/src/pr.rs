@@ -158,13 +158,15 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     // soon as its score is known, while other threads read it: atomics, which cost
     // the plain gather an instruction per edge.
     let mut plain: Vec<f32> = vec![0.0; n];
+    let out_offsets = g.out_offsets();
     let contribute = |c: &mut [f32], score: &[f64]| -> f64 {
         const CHUNK: usize = 4096;
         (c.par_chunks_mut(CHUNK).zip(score.par_chunks(CHUNK)).enumerate())
             .map(|(i, (c, s))| {
-                (c.iter_mut().zip(s).zip((i * CHUNK) as u32..))
-                    .map(|((c, &s), u)| {
-                        let (x, dangling) = share(g.out_degree(u), s);
+                let ends = &out_offsets[i * CHUNK..=i * CHUNK + c.len()];
+                (c.iter_mut().zip(s).zip(ends.windows(2)))
+                    .map(|((c, &s), ab)| {
+                        let (x, dangling) = share(ab[1] - ab[0], s);
                         *c = x;
                         dangling
                     })

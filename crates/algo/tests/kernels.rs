@@ -27,8 +27,8 @@ impl EdgeMapGraph for Streaming<'_> {
     fn weight_type(&self) -> WeightType {
         self.0.weight_type()
     }
-    fn out_degree(&self, v: u32) -> u64 {
-        self.0.out_edges().degree(v) as u64
+    fn out_offsets(&self) -> &[u64] {
+        self.0.out_edges().offsets()
     }
     fn csr(&self) -> Option<&Graph> {
         None

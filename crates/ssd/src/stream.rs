@@ -423,8 +423,8 @@ impl EdgeMapGraph for SsdGraph {
     fn weight_type(&self) -> WeightType {
         self.layout.weight_type
     }
-    fn out_degree(&self, v: u32) -> u64 {
-        SsdGraph::out_degree(self, v)
+    fn out_offsets(&self) -> &[u64] {
+        &self.layout.out.offsets
     }
     fn csr(&self) -> Option<&Graph> {
         None
