@@ -14,7 +14,7 @@
 //!     for Shared Memory." PPoPP 2013.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -22,7 +22,7 @@ use chatty_graph::{Graph, Progress};
 
 use crate::edge_map::{pull_threshold, pulls, Direction, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
 use crate::frontier::Frontier;
-use crate::region;
+use crate::region::{self, append, LevelSlot, FLUSH};
 use crate::Result;
 
 /// Depth of a vertex the source cannot reach.
@@ -84,31 +84,6 @@ pub fn bfs<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, direction: Direction, p
     Ok((depth.into_iter().map(AtomicU32::into_inner).collect(), level - 1))
 }
 
-/// Vertices a thread claims from the frontier at a time.
-const CLAIM: usize = 64;
-/// Vertices a thread gathers before appending them to the queue.
-const FLUSH: usize = 1024;
-
-/// One level's shared counters in [`top_down_levels`], on a cache line of their own.
-#[derive(Default)]
-#[repr(align(128))]
-struct LevelSlot {
-    /// Next unclaimed offset into the level's window.
-    cursor: AtomicUsize,
-    /// Vertices the level reached.
-    reached: AtomicUsize,
-    /// Out-edges plus vertices of the vertices it reached.
-    work: AtomicU64,
-}
-
-impl LevelSlot {
-    fn clear(&self) {
-        self.cursor.store(0, Relaxed);
-        self.reached.store(0, Relaxed);
-        self.work.store(0, Relaxed);
-    }
-}
-
 /// Top-down levels on the in-memory CSR in one parallel region (GAPBS's top-down step
 /// over its sliding queue, with the threads kept between levels): the frontier is a
 /// window of `queue`, which takes each vertex at most once because the depth CAS
@@ -131,21 +106,11 @@ fn top_down_levels(
     let adj = g.out_edges();
     let pull_above = (opts.direction == Direction::Auto && g.has_in_edges()).then(|| pull_threshold(g, opts));
     let tail = AtomicUsize::new(ids.len());
-    // Round r claims from slots[r % 3].cursor and counts the next level into
-    // slots[(r + 1) % 3]; thread 0 clears the slot two rounds ahead, which every
-    // thread finished with before the last barrier. The next window's end is counted,
-    // not read from `tail`: a fast thread may append the level after it already.
+    // The next window's end is counted, not read from the tail: a fast thread may
+    // append the level after it already.
     let slots: [LevelSlot; 3] = Default::default();
     let ends = region::run(|member| {
         let mut reached = Vec::with_capacity(FLUSH);
-        let flush = |reached: &mut Vec<u32>, slot: &LevelSlot| {
-            let at = tail.fetch_add(reached.len(), Relaxed);
-            for (q, &v) in queue[at..at + reached.len()].iter().zip(reached.iter()) {
-                q.store(v, Relaxed);
-            }
-            slot.reached.fetch_add(reached.len(), Relaxed);
-            reached.clear();
-        };
         let (mut begin, mut end) = (0, ids.len());
         for round in 0.. {
             let next_depth = level + 1 + round as u32;
@@ -155,25 +120,21 @@ fn top_down_levels(
                 progress.advance((end - begin) as u64);
             }
             let mut next_work = 0;
-            loop {
-                let first = begin + current.cursor.fetch_add(CLAIM, Relaxed);
-                if first >= end {
-                    break;
-                }
-                for u in &queue[first..(first + CLAIM).min(end)] {
+            while let Some(claim) = current.claim(begin, end) {
+                for u in &queue[claim] {
                     for &v in adj.neighbors(u.load(Relaxed)) {
                         let d = &depth[v as usize];
                         if d.load(Relaxed) == UNREACHED && d.compare_exchange(UNREACHED, next_depth, Relaxed, Relaxed).is_ok() {
                             reached.push(v);
                             next_work += adj.degree(v) as u64 + 1;
                             if reached.len() == FLUSH {
-                                flush(&mut reached, next);
+                                append(queue, &tail, &mut reached, next);
                             }
                         }
                     }
                 }
             }
-            flush(&mut reached, next);
+            append(queue, &tail, &mut reached, next);
             next.work.fetch_add(next_work, Relaxed);
             member.wait();
             (begin, end) = (end, end + next.reached.load(Relaxed));

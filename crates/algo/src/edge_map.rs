@@ -285,7 +285,7 @@ pub(crate) const SEQUENTIAL_FRONTIER: usize = 4096;
 /// Whether a frontier's vertices are pushed on the calling thread: few vertices with
 /// few edges (a handful of hubs make a short frontier long: on kron-22, deciding by
 /// vertices alone made 4-source BC 3x slower on 16 threads).
-pub(crate) fn sequential(adj: &Adjacency, ids: &[u32]) -> bool {
+fn sequential(adj: &Adjacency, ids: &[u32]) -> bool {
     ids.len() <= SEQUENTIAL_FRONTIER && ids.iter().map(|&u| adj.degree(u)).sum::<usize>() <= 4 * SEQUENTIAL_FRONTIER
 }
 

@@ -10,7 +10,10 @@
 //! kernel that finds one running runs its region on the calling thread alone.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
+use std::ops::Range;
+use std::sync::atomic::{
+    AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+};
 
 /// Vertex lists, one per thread of a region, that every thread reads: a kernel's
 /// rounds alternate between a phase in which each thread rewrites its own list and
@@ -54,6 +57,56 @@ impl Shares {
         // SAFETY: the caller's contract rules out a concurrent `mine`.
         unsafe { &*self.0[t].0.get() }
     }
+}
+
+/// Queue positions a thread claims from a level's window at a time.
+pub(crate) const CLAIM: usize = 64;
+/// Vertices a thread gathers before appending them to the queue.
+pub(crate) const FLUSH: usize = 1024;
+
+/// One level's shared counters in a level-synchronous sweep over a queue (BFS's
+/// top-down levels, BC's sweeps), on a cache line of its own. Level `r` claims from
+/// `slots[r % 3]` and counts the next level into `slots[(r + 1) % 3]`; thread 0 clears
+/// the slot two rounds ahead, which every thread finished with before the last
+/// barrier.
+#[derive(Default)]
+#[repr(align(128))]
+pub(crate) struct LevelSlot {
+    /// Next unclaimed offset into the level's window.
+    cursor: AtomicUsize,
+    /// Vertices the level reached.
+    pub(crate) reached: AtomicUsize,
+    /// Out-edges plus vertices of the vertices it reached.
+    pub(crate) work: AtomicU64,
+}
+
+impl LevelSlot {
+    /// Zeroes the counters.
+    pub(crate) fn clear(&self) {
+        self.cursor.store(0, Relaxed);
+        self.reached.store(0, Relaxed);
+        self.work.store(0, Relaxed);
+    }
+
+    /// The next run of at most [`CLAIM`] positions of the window `begin..end` not yet
+    /// claimed from this slot's cursor, for the calling thread; `None` once none is left.
+    #[inline]
+    pub(crate) fn claim(&self, begin: usize, end: usize) -> Option<Range<usize>> {
+        let first = begin + self.cursor.fetch_add(CLAIM, Relaxed);
+        (first < end).then(|| first..(first + CLAIM).min(end))
+    }
+}
+
+/// Appends `found` at `queue`'s `tail`, counts it into `slot` (the level it belongs
+/// to), and empties it.
+#[inline(always)]
+pub(crate) fn append(queue: &[AtomicU32], tail: &AtomicUsize, found: &mut Vec<u32>, slot: &LevelSlot) {
+    let at = tail.fetch_add(found.len(), Relaxed);
+    for (q, &v) in queue[at..at + found.len()].iter().zip(found.iter()) {
+        q.store(v, Relaxed);
+    }
+    slot.reached.fetch_add(found.len(), Relaxed);
+    found.clear();
 }
 
 /// Set while a region holds the pool's threads.
