@@ -30,7 +30,7 @@ use chatty_graph::{Graph, Progress};
 
 use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, SEQUENTIAL_FRONTIER};
 use crate::frontier::{Bitmap, Frontier};
-use crate::region::{self, append, LevelSlot, FLUSH};
+use crate::region::{self, append, LevelSlots, FLUSH};
 use crate::Result;
 
 const UNSEEN: u32 = u32::MAX;
@@ -224,17 +224,14 @@ pub fn brandes_marked(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
         successors.clear();
         queue[0].store(s, Relaxed);
         let tail = AtomicUsize::new(1);
-        let slots: [LevelSlot; 3] = Default::default();
+        let slots = LevelSlots::default();
         region::run(|member| {
             // Level d is queue[ends[d]..ends[d + 1]]; every thread counts the same ends.
             let mut ends = vec![0, 1];
             let mut found = Vec::with_capacity(FLUSH);
             let mut round = 0;
             loop {
-                let (current, next) = (&slots[round % 3], &slots[(round + 1) % 3]);
-                if member.index() == 0 {
-                    slots[(round + 2) % 3].clear();
-                }
+                let (current, next) = slots.round(round, member);
                 let (begin, end, d) = (ends[ends.len() - 2], ends[ends.len() - 1], ends.len() as u32 - 1);
                 while let Some(claim) = current.claim(begin, end) {
                     for u in &queue[claim] {
@@ -265,10 +262,8 @@ pub fn brandes_marked(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
                 }
             }
             for level in (0..ends.len() - 1).rev() {
-                if member.index() == 0 {
-                    slots[(round + 2) % 3].clear();
-                }
-                while let Some(claim) = slots[round % 3].claim(ends[level], ends[level + 1]) {
+                let (current, _) = slots.round(round, member);
+                while let Some(claim) = current.claim(ends[level], ends[level + 1]) {
                     for u in &queue[claim] {
                         let u = u.load(Relaxed);
                         let su = f64::from_bits(sigma[u as usize].load(Relaxed));

@@ -22,7 +22,7 @@ use chatty_graph::{Graph, Progress};
 
 use crate::edge_map::{pull_threshold, pulls, Direction, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
 use crate::frontier::Frontier;
-use crate::region::{self, append, LevelSlot, FLUSH};
+use crate::region::{self, append, LevelSlots, FLUSH};
 use crate::Result;
 
 /// Depth of a vertex the source cannot reach.
@@ -108,15 +108,14 @@ fn top_down_levels(
     let tail = AtomicUsize::new(ids.len());
     // The next window's end is counted, not read from the tail: a fast thread may
     // append the level after it already.
-    let slots: [LevelSlot; 3] = Default::default();
+    let slots = LevelSlots::default();
     let ends = region::run(|member| {
         let mut reached = Vec::with_capacity(FLUSH);
         let (mut begin, mut end) = (0, ids.len());
         for round in 0.. {
             let next_depth = level + 1 + round as u32;
-            let (current, next) = (&slots[round % 3], &slots[(round + 1) % 3]);
+            let (current, next) = slots.round(round, member);
             if member.index() == 0 {
-                slots[(round + 2) % 3].clear();
                 progress.advance((end - begin) as u64);
             }
             let mut next_work = 0;

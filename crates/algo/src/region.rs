@@ -65,10 +65,7 @@ pub(crate) const CLAIM: usize = 64;
 pub(crate) const FLUSH: usize = 1024;
 
 /// One level's shared counters in a level-synchronous sweep over a queue (BFS's
-/// top-down levels, BC's sweeps), on a cache line of its own. Level `r` claims from
-/// `slots[r % 3]` and counts the next level into `slots[(r + 1) % 3]`; thread 0 clears
-/// the slot two rounds ahead, which every thread finished with before the last
-/// barrier.
+/// top-down levels, BC's sweeps), on a cache line of its own.
 #[derive(Default)]
 #[repr(align(128))]
 pub(crate) struct LevelSlot {
@@ -94,6 +91,24 @@ impl LevelSlot {
     pub(crate) fn claim(&self, begin: usize, end: usize) -> Option<Range<usize>> {
         let first = begin + self.cursor.fetch_add(CLAIM, Relaxed);
         (first < end).then(|| first..(first + CLAIM).min(end))
+    }
+}
+
+/// The three [`LevelSlot`]s a sweep rotates through, so that each is reset a round
+/// before it is used again and no thread waits for a reset.
+#[derive(Default)]
+pub(crate) struct LevelSlots([LevelSlot; 3]);
+
+impl LevelSlots {
+    /// Round `round`'s slots, every member calling it between the same two barriers:
+    /// it claims from the first and counts the next level into the second. Thread 0
+    /// clears the slot two rounds ahead, which every thread finished with before the
+    /// last barrier.
+    pub(crate) fn round(&self, round: usize, member: &Member) -> (&LevelSlot, &LevelSlot) {
+        if member.index() == 0 {
+            self.0[(round + 2) % 3].clear();
+        }
+        (&self.0[round % 3], &self.0[(round + 1) % 3])
     }
 }
 
@@ -176,7 +191,10 @@ impl<T> std::ops::Deref for Line<T> {
 
 impl SpinBarrier {
     fn new(threads: usize) -> SpinBarrier {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        // Asked once: on Linux it reads the cgroup's CPU quota from files, and BC
+        // starts a region per source.
+        static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from));
         let sleeping = (threads > cores).then(|| std::sync::Barrier::new(threads));
         SpinBarrier { threads, sleeping, arrived: Line(AtomicUsize::new(0)), generation: Line(AtomicUsize::new(0)) }
     }

@@ -2,7 +2,7 @@
 //! the shared kernels run through [`SsdGraph`]'s streamed edge map, and the IO
 //! figures of each trial in the report's `detail`.
 
-use chatty_algo::{run_kernel, Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Params, Trial};
+use chatty_algo::{run_kernel, Algorithm, Breakdown, EdgeMapGraph, Engine, EngineInfo, Error, GraphInfo, HostGraph, Params, Trial};
 use chatty_graph::WeightType;
 use serde::Serialize;
 
@@ -100,7 +100,7 @@ impl Engine for SsdEngine {
     }
 
     fn out_degree(&self, v: u32) -> u64 {
-        self.graph.out_degree(v)
+        EdgeMapGraph::out_degree(&self.graph, v)
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<(), Error> {

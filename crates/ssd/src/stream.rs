@@ -165,12 +165,6 @@ impl SsdGraph {
         self.layout.num_vertices()
     }
 
-    /// Out-degree of `v` (from the index in memory).
-    pub fn out_degree(&self, v: u32) -> u64 {
-        let o = &self.layout.out.offsets;
-        o[v as usize + 1] - o[v as usize]
-    }
-
     /// Whether pages are read with `O_DIRECT`.
     pub fn direct(&self) -> bool {
         self.out.direct
