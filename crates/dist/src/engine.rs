@@ -481,8 +481,9 @@ impl Engine for DistEngine {
             None => HostGraph::Owned(Box::new(self.read_whole().map_err(Error::engine)?)),
         };
         let Some(ids) = &self.new_id else { return Ok(whole) };
-        let renumbered =
-            chatty_graph::transform::relabel(&whole, &crate::part::inverse(ids)).map_err(|e| Error::engine(DistError::Graph(e)))?;
+        let graph_error = |e| Error::engine(DistError::Graph(e));
+        let old_id = chatty_graph::transform::inverse_permutation(ids).map_err(graph_error)?;
+        let renumbered = chatty_graph::transform::relabel(&whole, &old_id).map_err(graph_error)?;
         Ok(HostGraph::Owned(Box::new(renumbered.with_id_base(self.graph.id_base))))
     }
 

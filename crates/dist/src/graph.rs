@@ -185,7 +185,7 @@ impl LocalGraph {
             _ => Ok(None),
         };
         let new_id = from_rank_0(comm, agree(comm, order)?);
-        let old_id = crate::part::inverse(&new_id);
+        let old_id = chatty_graph::transform::inverse_permutation(&new_id).map_err(DistError::Graph)?;
         let file = CgrFile::open(path).map_err(DistError::Graph)?;
         let n = stored.n as u32;
         let all_out = file.rows(false, 0, n).map_err(DistError::Graph)?;

@@ -36,15 +36,6 @@ impl Ranges {
     }
 }
 
-/// The inverse of a permutation (`new_id`: old id → new).
-pub fn inverse(new_id: &[u32]) -> Vec<u32> {
-    let mut old = vec![0u32; new_id.len()];
-    for (v, &i) in new_id.iter().enumerate() {
-        old[i as usize] = v as u32;
-    }
-    old
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -196,7 +196,11 @@ fn by_source<S: EdgeSource, F: Fn(u32, u32, u32) + Sync>(source: &S, opts: Build
     }
 }
 
-/// Splits `0..n` into vertex ranges holding about `per_chunk` edges each.
+/// Splits `0..n` into vertex ranges holding about `per_chunk` edges each (a vertex of
+/// more edges alone). No range is widened to a minimum number of vertices: where hubs
+/// sit together (a degree order numbers them first) a range of 4096 vertices held a
+/// quarter of kron22's edges, and its task finished last, alone (renumbering took
+/// 1.1 s on 16 cores for 0.2 s of work).
 pub(crate) fn edge_balanced_ranges(offsets: &[u64], per_chunk: u64) -> Vec<std::ops::Range<usize>> {
     let n = offsets.len() - 1;
     let mut ranges = Vec::new();
@@ -204,7 +208,6 @@ pub(crate) fn edge_balanced_ranges(offsets: &[u64], per_chunk: u64) -> Vec<std::
     while start < n {
         let goal = offsets[start] + per_chunk;
         let end = offsets.partition_point(|&o| o < goal).clamp(start + 1, n);
-        let end = end.max((start + 4096).min(n)).min(n);
         ranges.push(start..end);
         start = end;
     }
@@ -317,4 +320,32 @@ fn dedup_sorted(adj: Adjacency) -> Adjacency {
         });
     }
     Adjacency { offsets: offsets.into(), targets: targets.into(), weight_type: adj.weight_type, weights: weights.map(Into::into) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::edge_balanced_ranges;
+
+    #[test]
+    fn ranges_stop_at_their_edge_budget_even_among_hubs() {
+        // Ten hubs of 100,000 edges first (as a degree order numbers them), then
+        // 200,000 vertices of one edge and 50,000 of none.
+        let degrees = std::iter::repeat_n(100_000u64, 10).chain(std::iter::repeat_n(1, 200_000)).chain(std::iter::repeat_n(0, 50_000));
+        let mut offsets = vec![0u64];
+        for d in degrees {
+            offsets.push(offsets[offsets.len() - 1] + d);
+        }
+        let per_chunk = 1 << 16;
+        let ranges = edge_balanced_ranges(&offsets, per_chunk);
+        assert_eq!(ranges[0].start, 0);
+        assert_eq!(ranges[ranges.len() - 1].end, offsets.len() - 1);
+        for (r, next) in ranges.iter().zip(&ranges[1..]) {
+            assert_eq!(r.end, next.start);
+        }
+        for r in &ranges {
+            // Without its last vertex, a range is under budget: it ends on reaching it.
+            assert!(offsets[r.end - 1] - offsets[r.start] < per_chunk, "{r:?}");
+        }
+        assert!(ranges[..10].iter().all(|r| r.len() == 1), "each hub alone: {:?}", &ranges[..10]);
+    }
 }

@@ -4,6 +4,8 @@
 //! [`crate::build`], so they share its parallelism and determinism; relabel keeps
 //! every row whole and only moves and re-sorts it.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use rayon::prelude::*;
 
 use crate::build::{build_adjacency, edge_balanced_ranges, row_blocks, BuildOptions, EdgeSource};
@@ -71,15 +73,10 @@ pub fn relabel(g: &Graph, new_id: &[u32]) -> Result<Graph> {
     if new_id.len() != n {
         return Err(Error::Usage(format!("relabel: {} ids for {n} vertices", new_id.len())));
     }
-    let mut seen = vec![false; n];
-    for &id in new_id {
-        if id as usize >= n || std::mem::replace(&mut seen[id as usize], true) {
-            return Err(Error::Usage(format!("relabel: not a permutation of 0..{n} (id {id})")));
-        }
-    }
+    let old_id = inverse_permutation(new_id)?;
     let edge_bytes = if g.out.raw_weights().is_some() { 8 } else { 4 };
     check_memory(&format!("a relabelled copy of {} edges", g.num_edges()), g.num_edges() * edge_bytes + 12 * n as u64)?;
-    let out = permute_rows(&g.out, new_id);
+    let out = permute_rows(&g.out, new_id, &old_id);
     let had_transpose = g.inc.is_some();
     let mut g = Graph::from_adjacency(out, g.directed).with_id_base(g.id_base);
     if had_transpose {
@@ -88,19 +85,31 @@ pub fn relabel(g: &Graph, new_id: &[u32]) -> Result<Graph> {
     Ok(g)
 }
 
-/// `adj` with vertex v renamed `new_id[v]` (a checked permutation): row `new_id[v]`
-/// is v's row, mapped and re-sorted. A direct gather rather than the builder's
-/// scatter: the rows' sizes are known, so each task fills and sorts its own rows.
-fn permute_rows(adj: &Adjacency, new_id: &[u32]) -> Adjacency {
-    let n = adj.num_vertices();
-    let mut old_id = vec![0u32; n];
-    for (v, &id) in new_id.iter().enumerate() {
-        old_id[id as usize] = v as u32;
+/// The inverse of `perm` (`inverse[perm[i]] = i`), or an error if `perm` is not a
+/// permutation of `0..perm.len()`. In parallel: renumbering a graph of millions of
+/// vertices should cost its edges, not a serial pass over its vertices.
+pub fn inverse_permutation(perm: &[u32]) -> Result<Vec<u32>> {
+    let n = perm.len();
+    let inverse: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(u32::MAX)).collect();
+    let bad = perm
+        .par_iter()
+        .enumerate()
+        .find_any(|&(i, &p)| (p as usize) >= n || inverse[p as usize].swap(i as u32, Ordering::Relaxed) != u32::MAX);
+    if let Some((_, &p)) = bad {
+        return Err(Error::Usage(format!("relabel: not a permutation of 0..{n} (id {p})")));
     }
-    let mut offsets = Vec::with_capacity(n + 1);
+    Ok(inverse.into_par_iter().map(AtomicU32::into_inner).collect())
+}
+
+/// `adj` with vertex v renamed `new_id[v]` (`old_id` its inverse): row `new_id[v]` is
+/// v's row, mapped and re-sorted. A direct gather rather than the builder's scatter:
+/// the rows' sizes are known, so each task fills and sorts its own rows.
+fn permute_rows(adj: &Adjacency, new_id: &[u32], old_id: &[u32]) -> Adjacency {
+    let degrees: Vec<u64> = old_id.par_iter().map(|&v| adj.degree(v) as u64).collect();
+    let mut offsets = Vec::with_capacity(degrees.len() + 1);
     offsets.push(0u64);
-    offsets.extend(old_id.iter().scan(0u64, |sum, &v| {
-        *sum += adj.degree(v) as u64;
+    offsets.extend(degrees.iter().scan(0u64, |sum, &d| {
+        *sum += d;
         Some(*sum)
     }));
     let mut targets = vec![0u32; adj.num_edges() as usize];
@@ -125,11 +134,10 @@ fn permute_rows(adj: &Adjacency, new_id: &[u32]) -> Adjacency {
 /// used to improve locality on power-law graphs.
 pub fn degree_order(g: &Graph) -> Vec<u32> {
     let n = g.num_vertices();
-    let mut by_degree: Vec<u32> = (0..n as u32).collect();
-    by_degree.par_sort_by_key(|&v| (std::cmp::Reverse(g.out.degree(v)), v));
-    let mut new_id = vec![0u32; n];
-    for (rank, &v) in by_degree.iter().enumerate() {
-        new_id[v as usize] = rank as u32;
-    }
-    new_id
+    // (degree, id) packed so the sort compares integers, not closures over the graph.
+    let mut keys: Vec<u64> =
+        (0..n as u32).into_par_iter().map(|v| (!(g.out.degree(v).min(u32::MAX as usize) as u32) as u64) << 32 | v as u64).collect();
+    keys.par_sort_unstable();
+    let by_degree: Vec<u32> = keys.into_par_iter().map(|k| k as u32).collect();
+    inverse_permutation(&by_degree).expect("ids sorted by degree are a permutation")
 }
