@@ -89,16 +89,25 @@ pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progr
 }
 
 /// Whether several sources on this graph are better run one per thread than one at a
-/// time over all threads: when a BFS from the first reaches so few vertices per level
-/// that the levels run on one thread anyway (roads, grids: moscow-osm BC from 4
-/// sources took 0.19 s on 16 threads against 0.14 s on one). Costs one BFS.
+/// time over all threads: when there are sources for every thread and a BFS from the
+/// first reaches so few vertices per level that a level-synchronous sweep has little
+/// to share. With fewer sources than threads the sweeps win even on roads, since they
+/// run in one region with a barrier per level (16 host threads, 4 sources: road-NE
+/// 0.19–0.20 s against 0.28–0.33 s one per source, moscow 0.054–0.061 against 0.071).
+/// Costs one BFS.
 fn deep_enough_for_sources(g: &Graph, sources: &[u32]) -> Result<bool> {
-    if sources.len() < 2 || rayon::current_num_threads() < 2 || !by_source_fits(g.num_vertices(), sources.len()) {
+    if !sources_fill_threads(sources.len()) || !by_source_fits(g.num_vertices(), sources.len()) {
         return Ok(false);
     }
     let (depth, levels) = crate::bfs::bfs(g, sources[0], crate::Direction::Auto, &chatty_graph::NoProgress)?;
     let reached = depth.par_iter().filter(|&&d| d != crate::bfs::UNREACHED).count();
     Ok(levels_run_on_one_thread(reached, levels))
+}
+
+/// Whether there are several threads and at least as many sources.
+fn sources_fill_threads(sources: usize) -> bool {
+    let threads = rayon::current_num_threads();
+    threads >= 2 && sources >= threads
 }
 
 /// Whether `levels` levels reaching `reached` vertices hold, on average, few enough
@@ -134,7 +143,7 @@ fn by_source_fits(n: usize, sources: usize) -> bool {
 /// about 5 µs of barrier per level and 2.5 ns per edge.
 pub fn predicted_seconds(n: usize, m: u64, sources: usize, levels: u32) -> f64 {
     let threads = rayon::current_num_threads();
-    let deep = sources >= 2 && levels_run_on_one_thread(n, levels);
+    let deep = sources_fill_threads(sources) && levels_run_on_one_thread(n, levels);
     if by_source_pays(n, sources) || deep {
         sources.div_ceil(threads) as f64 * (n as f64 + m as f64) * 12e-9
     } else {
