@@ -88,6 +88,22 @@ pr_tolerance() { # graph -> ε / N
     "$CHATTY" info "$1.cgr" --json | python3 -c 'import json,sys; print(1e-4 / json.load(sys.stdin)["vertices"])'
 }
 
+footer() { # the geometric mean of GAPBS / chatty per thread count, over rows.md
+    echo
+    echo "| threads | rows | geometric mean of GAPBS / chatty |"
+    echo "|---|---|---|"
+    python3 - "$THREADS" rows.md <<'EOF'
+import math, sys
+rows = [l.strip("|\n").split("|") for l in open(sys.argv[2]) if l.startswith("|")]
+for t in sys.argv[1].split():
+    r = [float(c[5]) for c in rows if c[2].strip() == t and c[5].strip() != "n/a"]
+    if r:
+        print(f"| {t} | {len(r)} | {math.exp(sum(map(math.log, r)) / len(r)):.2f} |")
+EOF
+}
+# Under `timeout`, the rows measured so far still get their footer.
+trap 'footer; exit 143' TERM
+
 GRAPHS=${GRAPHS:-"kron22 urand22 grid roadNE moscow twitter web"}
 : > rows.md
 echo "| kernel | graph | threads | chatty (s) | GAPBS (s) | GAPBS / chatty |"
@@ -121,14 +137,5 @@ for g in $GRAPHS; do
         done
     done
 done 2>&1
-echo
-echo "| threads | rows | geometric mean of GAPBS / chatty |"
-echo "|---|---|---|"
-python3 - "$THREADS" rows.md <<'EOF'
-import math, sys
-rows = [l.strip("|\n").split("|") for l in open(sys.argv[2]) if l.startswith("|")]
-for t in sys.argv[1].split():
-    r = [float(c[5]) for c in rows if c[2].strip() == t and c[5].strip() != "n/a"]
-    if r:
-        print(f"| {t} | {len(r)} | {math.exp(sum(map(math.log, r)) / len(r)):.2f} |")
-EOF
+trap - TERM
+footer
