@@ -45,6 +45,7 @@ pub struct Gpu {
     name: String,
     grid: u32,
     sms: u32,
+    l2_bytes: u64,
     free_at_open: u64,
     pub(crate) staging: crate::transfer::StagingSlot,
     /// Seconds NVRTC took to compile the kernels for this open (0 when this process
@@ -93,6 +94,7 @@ impl Gpu {
         }
         let (major, minor) = ctx.compute_capability().check("querying the compute capability")?;
         let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).check("querying SMs")?;
+        let l2_bytes = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE).check("querying the L2 size")?;
         let name = ctx.name().check("querying the device name")?;
         let (ptx, compile_seconds) = crate::kernels::ptx_for(arch_for(major, minor))?;
         let module = ctx.load_module(ptx).check("loading the kernels")?;
@@ -108,6 +110,7 @@ impl Gpu {
             name: format!("{name} (sm_{major}{minor}, GPU {ordinal})"),
             grid: sms as u32 * 8,
             sms: sms as u32,
+            l2_bytes: l2_bytes.max(0) as u64,
             free_at_open: free as u64,
             staging: Default::default(),
             compile_seconds,
@@ -1079,9 +1082,23 @@ fn most_frequent(mut labels: Vec<u32>) -> u32 {
 /// bounds the kernel's registers so the wide grid fits (`BC_MAX_BLOCKS_PER_SM`).
 const BC_BLOCKS_PER_SM: u32 = 4;
 const BC_WIDE_BLOCKS_PER_SM: u32 = 6;
-/// Bytes a BC batch holds per (source, vertex) pair: its state (value and depth) and
-/// its place in the order of discovery.
-const BC_PAIR_BYTES: u64 = 20;
+/// Bits a BC batch holds per (source, vertex) pair: its state (value and depth), its
+/// place in the order of discovery, and its bits in bc.cu's four bitmaps.
+const BC_PAIR_BITS: u64 = (BC_PAIR_STATE_BYTES + 4) * 8 + BC_BITMAPS;
+/// bc.cu's BcPair.
+const BC_PAIR_STATE_BYTES: u64 = 16;
+/// bc.cu's bitmaps: visited, and three rotating levels.
+const BC_BITMAPS: u64 = 4;
+/// bc.cu's BC_BITS_*: the forward sweep keeps the bitmaps (its bottom-up levels test
+/// them), the backward sweep tests successors in them (when the pairs reached outgrow
+/// the L2). On for undirected graphs that are not road-like (kron22 from 64 sources
+/// 284 -> 198 ms, urand22 from one 5.3 -> 3.6 ms); off on road-like graphs (top-down
+/// only there: the bitmaps' upkeep costs each of thousands of levels) and on directed
+/// graphs, where they lost 8-15% (cnr-2000, soc-Slashdot0902) for a cause not yet
+/// found. docs/benchmarks/gpu.md, "Issue 26, session 15". `CHATTY_BC_BITS` overrides,
+/// for the tuning sweep.
+const BC_BITS_FORWARD: u32 = 1;
+const BC_BITS_BACKWARD: u32 = 2;
 /// Device memory a BC batch may take, at most.
 const BC_BATCH_BYTES: u64 = 4 << 30;
 
@@ -1090,7 +1107,7 @@ const BC_BATCH_BYTES: u64 = 4 << 30;
 /// b * n + v a u32.
 fn bc_batch_size(n: usize, sources: usize, free: u64) -> usize {
     let n = n.max(1) as u64;
-    let by_memory = BC_BATCH_BYTES.min(free / 2) / (BC_PAIR_BYTES * n);
+    let by_memory = BC_BATCH_BYTES.min(free / 2) * 8 / (BC_PAIR_BITS * n);
     by_memory.min(u32::MAX as u64 / n).clamp(1, sources.max(1) as u64) as usize
 }
 
@@ -1133,15 +1150,20 @@ struct BcArrays {
     level_end: u64,
     hubs: u64,
     bc: u64,
+    bits: u64,
     n: u32,
     batch: u32,
     up_share: u32,
-    pad: u32,
+    words: u32,
+    bit_use: u32,
+    l2_pairs: u32,
 }
 
 /// A BC level holding more than 1 / `BC_UP_SHARE` of a batch's pairs (or, by bc.cu's
-/// edge rule, many edges) is expanded bottom-up; `CHATTY_BC_UP_SHARE` overrides (0:
-/// top-down only), for the tuning sweep.
+/// edge rule, many edges) is expanded bottom-up, except on road-like graphs, whose
+/// bottom-up levels came only at the tail of a search and lost (road-NE from 64 sources
+/// 130 -> 124 ms top-down only, path5k from all 111 -> 100 ms; moscow from one 8.76 ->
+/// 9.18 ms); `CHATTY_BC_UP_SHARE` overrides (0: top-down only), for the tuning sweep.
 const BC_UP_SHARE: u32 = 20;
 
 // SAFETY: plain device addresses and integers, laid out as the kernel's struct.
@@ -1150,8 +1172,13 @@ unsafe impl DeviceRepr for BcArrays {}
 fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, peak: &mut u64) -> Result<Step> {
     let n = dg.n as u32;
     let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
-    let batch = bc_batch_size(dg.n, sources.len(), free as u64);
+    // CHATTY_BC_BATCH caps the batch, for the tuning sweep.
+    let batch = bc_batch_size(dg.n, sources.len(), free as u64).min(tuning_override("CHATTY_BC_BATCH").unwrap_or(usize::MAX).max(1));
     let pairs = batch * dg.n;
+    let road = road_like(dg.n, dg.m);
+    let bit_use = tuning_override("CHATTY_BC_BITS").unwrap_or(if road || dg.directed { 0 } else { BC_BITS_FORWARD | BC_BITS_BACKWARD });
+    let words = if bit_use == 0 { 0 } else { pairs.div_ceil(32) };
+    let bits = gpu.zeros::<u32>((BC_BITMAPS as usize * words).max(1), "pair bitmaps")?;
     // bc.cu's BcPair: two 8-byte words per pair, zero while unreached.
     let state = gpu.zeros::<u64>(2 * pairs, "path counts and depths")?;
     let order = gpu.zeros::<u32>(pairs, "levels")?;
@@ -1163,7 +1190,7 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
     let ctl = gpu.zeros::<u8>(std::mem::size_of::<BcCtl>(), "a control block")?;
     // Bottom-up levels read in-edges: the out-edges of an undirected graph.
     let in_edges = (!dg.directed).then_some(&dg.out).or(dg.inc.as_ref());
-    let up_share = tuning_override("CHATTY_BC_UP_SHARE").unwrap_or(BC_UP_SHARE);
+    let up_share = tuning_override("CHATTY_BC_UP_SHARE").unwrap_or(if road { 0 } else { BC_UP_SHARE });
     let mut arrays = BcArrays {
         off: ptr(&dg.out.off, gpu),
         adj: ptr(&dg.out.adj, gpu),
@@ -1176,13 +1203,16 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
         level_end: ptr(&level_end, gpu),
         hubs: ptr(&hubs, gpu),
         bc: ptr(&scores, gpu),
+        bits: ptr(&bits, gpu),
         n,
         batch: 0,
         up_share: if in_edges.is_some() { up_share } else { 0 },
-        pad: 0,
+        words: words as u32,
+        bit_use,
+        l2_pairs: (gpu.l2_bytes / BC_PAIR_STATE_BYTES).min(u32::MAX as u64) as u32,
     };
     *peak = (*peak).max(gpu.used_bytes());
-    let blocks_per_sm = if road_like(dg.n, dg.m) { BC_BLOCKS_PER_SM } else { BC_WIDE_BLOCKS_PER_SM };
+    let blocks_per_sm = if road { BC_BLOCKS_PER_SM } else { BC_WIDE_BLOCKS_PER_SM };
     let cfg = gpu.cooperative_cfg_with(gpu.f("bc_batch"), blocks_per_sm)?;
     let start = gpu.timer()?;
     progress.start("bc: sources", sources.len() as u64);
@@ -1192,8 +1222,8 @@ fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Progress, pea
         let mut l = gpu.kernel("bc_batch");
         l.arg(&ctl).arg(&arrays);
         // SAFETY: arguments match bc_batch; every array holds batch x n pairs (hubs and
-        // their sums: batch x the hub vertices, level ends n + 1), the kernel leaves the
-        // pairs and sums zero. Cooperative: its grid barriers need every block resident.
+        // their sums: batch x the hub vertices, level ends n + 1, bitmaps a bit per pair),
+        // the kernel leaves the pairs, bitmaps and sums zero. Cooperative: its grid barriers need every block resident.
         unsafe { l.launch_cooperative(cfg) }.map_err(|e| {
             GpuError::Unsupported(format!("bc needs a cooperative launch, which this GPU refused ({e}); run it with --engine cpu"))
         })?;
@@ -1219,6 +1249,6 @@ mod tests {
         );
         assert_eq!((std::mem::size_of::<SsspArrays>(), std::mem::offset_of!(SsspArrays, local_rounds)), (112, 100));
         assert_eq!(std::mem::size_of::<BfsPull>(), 32);
-        assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 104, 88));
+        assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 120, 96));
     }
 }
