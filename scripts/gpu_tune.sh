@@ -7,7 +7,7 @@
 # usage: scripts/gpu_tune.sh
 # Environment: CHATTY (default target/release/chatty), DATASETS (default
 # .device-data/datasets), OUT, TRIALS (default 5), SWEEPS (a comma-separated subset of
-# delta,blocks,wcc,bc,driver,local,bcup,bfschase; default all).
+# delta,blocks,wcc,bc,driver,local,bcup,bcbits,bfschase; default all).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 CHATTY=${CHATTY:-target/release/chatty}
@@ -15,7 +15,7 @@ DATASETS=${DATASETS:-.device-data/datasets}
 OUT=${OUT:-/tmp/gpu-tune}
 TRIALS=${TRIALS:-5}
 WORK=${WORK:-/tmp/gpu-graphs}
-SWEEPS=${SWEEPS:-delta,blocks,wcc,bc,driver,local,bcup,bfschase}
+SWEEPS=${SWEEPS:-delta,blocks,wcc,bc,driver,local,bcup,bcbits,bfschase}
 mkdir -p "$OUT" "$WORK"
 sweep() { [[ ",$SWEEPS," == *",$1,"* ]]; }
 # shellcheck source=scripts/device_graphs.sh
@@ -81,6 +81,15 @@ if sweep bcup; then
     done
     TRIALS=2 measure bcup path5k bc all --sources all --verify
     TRIALS=2 measure bcup rmat22 bc "4 (verified)" --sources 4 --verify
+fi
+# BC's bitmaps (CHATTY_BC_BITS: 0 none, 1 forward sweep, 2 backward sweep, 3 both) on
+# undirected, directed and road graphs, from one source and from 64 in one batch.
+if sweep bcbits; then
+    for bits in 0 1 2 3; do
+        for g in rmat22u twitter web moscow; do CHATTY_BC_BITS=$bits measure bcbits "$g" bc "bits $bits" --verify; done
+        CHATTY_BC_BITS=$bits TRIALS=2 measure bcbits rmat22u bc "64 bits $bits" --sources 64
+        CHATTY_BC_BITS=$bits TRIALS=2 measure bcbits road-NE bc "64 bits $bits" --sources 64
+    done
 fi
 # BFS as a hop-count near-far with the block-local chase (CHATTY_BFS_CHASE_DELTA: hops
 # per threshold step; 0: level by level), with the chase's rounds per step.
