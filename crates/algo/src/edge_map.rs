@@ -372,6 +372,7 @@ fn push_step<O: EdgeOp>(adj: &Adjacency, frontier: Frontier, op: &O, dedup: bool
 fn pull_step<O: EdgeOp>(adj: &Adjacency, frontier: &Frontier, op: &O) -> Frontier {
     let Frontier::Dense { bits: current, .. } = frontier else { unreachable!("pull takes a dense frontier") };
     let n = current.len();
+    assert_eq!(adj.num_vertices(), n, "pull_step: a frontier of {n} vertices on a graph of {}", adj.num_vertices());
     let (offsets, targets, weights) = (adj.offsets(), adj.targets(), adj.raw_weights());
     let next = Bitmap::new(n);
     // Chunks of whole 64-bit words: each word of `next` has a single writer. Short
@@ -393,7 +394,9 @@ fn pull_step<O: EdgeOp>(adj: &Adjacency, frontier: &Frontier, op: &O) -> Frontie
                     for (e, &u) in (first..).zip(&targets[first..offsets[v as usize + 1] as usize]) {
                         // Only this thread writes v, so cond(v) can only turn false
                         // after one of its own updates: test it there alone.
-                        if current.get(u as usize) && op.update(u, v, weights.map_or(0, |w| w[e])) {
+                        // SAFETY: every target of an `Adjacency` is below its vertex
+                        // count (checked by each constructor), asserted to be n above.
+                        if unsafe { current.get_unchecked(u as usize) } && op.update(u, v, weights.map_or(0, |w| w[e])) {
                             word |= 1 << (v % 64);
                             if !op.cond(v) {
                                 break;
