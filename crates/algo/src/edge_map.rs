@@ -385,13 +385,15 @@ fn pull_step<O: EdgeOp>(adj: &Adjacency, frontier: &Frontier, op: &O) -> Frontie
             let mut count = 0;
             for w in (c * CHUNK / 64)..((c + 1) * CHUNK).min(n).div_ceil(64) {
                 let mut word = 0u64;
-                for v in (w * 64) as u32..((w + 1) * 64).min(n) as u32 {
+                // The word's offsets as one slice, and each list as a slice: no bounds
+                // check per vertex or edge.
+                let ends = &offsets[w * 64..=((w + 1) * 64).min(n)];
+                for (v, ab) in ((w * 64) as u32..).zip(ends.windows(2)) {
                     if !op.cond(v) {
                         continue;
                     }
-                    // The list as a slice, read without a bounds check per edge.
-                    let first = offsets[v as usize] as usize;
-                    for (e, &u) in (first..).zip(&targets[first..offsets[v as usize + 1] as usize]) {
+                    let first = ab[0] as usize;
+                    for (e, &u) in (first..).zip(&targets[first..ab[1] as usize]) {
                         // Only this thread writes v, so cond(v) can only turn false
                         // after one of its own updates: test it there alone.
                         // SAFETY: every target of an `Adjacency` is below its vertex
