@@ -42,9 +42,10 @@ pub enum WeightSlice<'a> {
 /// Weights are stored as raw 32-bit words (the value for `Int`, the bit pattern for
 /// `Float`) so that building, sorting and the `.cgr` format need one code path.
 ///
-/// Invariant, which unsafe code elsewhere relies on (the PageRank/SpMV gather reads
-/// per-vertex arrays at targets unchecked): every target is below
-/// [`Adjacency::num_vertices`]. Each constructor checks it or builds it so.
+/// Invariants, which unsafe code elsewhere relies on (the PageRank/SpMV gather reads
+/// lists and per-vertex arrays at targets unchecked): the offsets rise from 0 to
+/// `targets.len()`, and every target is below [`Adjacency::num_vertices`]. Each
+/// constructor checks them or builds them so.
 #[derive(Debug)]
 pub struct Adjacency {
     pub(crate) offsets: Buf<u64>,
