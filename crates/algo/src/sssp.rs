@@ -67,6 +67,12 @@ trait Dist: Copy + PartialOrd + Send + Sync + 'static {
     type Width: Copy + Send + Sync;
     fn width(delta: f64) -> Self::Width;
     fn bucket(self, width: Self::Width) -> u64;
+    /// Whether a vertex at this distance belongs to a bucket before `bucket`: what
+    /// `self.bucket(width) < bucket` says, which integers answer with a multiplication.
+    #[inline]
+    fn before(self, bucket: u64, width: Self::Width) -> bool {
+        self.bucket(width) < bucket
+    }
     fn cell(self) -> Self::Cell;
     fn load(c: &Self::Cell) -> Self;
     /// Stores `new` if the cell still holds `old`; else returns what it holds.
@@ -98,6 +104,11 @@ macro_rules! int_dist {
             #[inline]
             fn bucket(self, width: $width) -> u64 {
                 (self / width) as u64
+            }
+            // ⌊x / Δ⌋ < b exactly when x < b·Δ (integers).
+            #[inline]
+            fn before(self, bucket: u64, width: $width) -> bool {
+                (self as u128) < bucket as u128 * width.get() as u128
             }
             fn cell(self) -> $cell {
                 <$cell>::new(self)
@@ -307,7 +318,7 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
 
     let relax = |u: u32, bins: &mut LocalBins, current: usize| {
         let du = D::load(&dist[u as usize]);
-        if (du.bucket(width) as usize) < current {
+        if du.before(current as u64, width) {
             return; // stale: u was re-queued in an earlier bucket and settled there
         }
         let edge = |bins: &mut LocalBins, v: u32, w: D| {
