@@ -20,8 +20,8 @@ use rayon::prelude::*;
 
 use chatty_graph::{Graph, Progress};
 
-use crate::edge_map::{pull_threshold, pulls, Direction, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
-use crate::frontier::Frontier;
+use crate::edge_map::{pull_threshold, pull_word, Direction, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, PULL_CHUNK};
+use crate::frontier::{Bitmap, Frontier};
 use crate::region::{self, append, LevelSlots, FLUSH};
 use crate::Result;
 
@@ -58,93 +58,181 @@ pub fn bfs<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, direction: Direction, p
     let n = g.num_vertices();
     let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNREACHED)).collect();
     depth[source as usize].store(0, Relaxed);
-    let mut frontier = Frontier::single(n, source);
-    // The depth of `frontier`.
-    let mut level = 0;
     let opts = EdgeMapOptions { direction, pull_divisor: 15, push_divisor: 18, dedup: false };
-    let mut queue = Vec::new();
     progress.start("bfs: vertices reached", n as u64);
-    while !frontier.is_empty() {
-        match g.csr() {
-            Some(csr) if !pulls(csr, Edges::Out, &frontier, opts) => {
-                if queue.is_empty() {
-                    // Zeroed pages from the kernel, faulted in only where the queue reaches (filling
-                    // all n entries was 3.4 ms of a 60 ms rmat-20 search).
-                    queue = bytemuck::zeroed_vec(n);
-                }
-                (frontier, level) = top_down_levels(csr, &depth, &queue, frontier, level, opts, progress);
-            }
-            _ => {
+    let levels = match g.csr() {
+        Some(csr) => csr_levels(csr, &depth, source, opts, progress),
+        None => {
+            let mut frontier = Frontier::single(n, source);
+            // The depth of `frontier`.
+            let mut level = 0;
+            while !frontier.is_empty() {
                 progress.advance(frontier.len() as u64);
                 level += 1;
                 frontier = g.edge_map(Edges::Out, frontier, &Visit { depth: &depth, level }, opts)?;
             }
+            level - 1
         }
-    }
-    Ok((depth.into_iter().map(AtomicU32::into_inner).collect(), level - 1))
+    };
+    Ok((depth.into_iter().map(AtomicU32::into_inner).collect(), levels))
 }
 
-/// Top-down levels on the in-memory CSR in one parallel region (GAPBS's top-down step
-/// over its sliding queue, with the threads kept between levels): the frontier is a
-/// window of `queue`, which takes each vertex at most once because the depth CAS
-/// admits each vertex once; threads claim chunks of the window, append what they
-/// reach at the queue's tail through a local buffer, and meet at one barrier per
-/// level. A level of a few hundred vertices then costs a barrier, not a fork-join, so
-/// roads and grids get all threads. Returns the first frontier that should pull (or
-/// the empty one) and its depth.
-fn top_down_levels(
-    g: &Graph,
-    depth: &[AtomicU32],
-    queue: &[AtomicU32],
-    frontier: Frontier,
-    level: u32,
-    opts: EdgeMapOptions,
-    progress: &dyn Progress,
-) -> (Frontier, u32) {
-    let Frontier::Sparse { n, ids } = frontier.into_sparse() else { unreachable!("into_sparse") };
-    queue[..ids.len()].par_iter().zip(&ids).for_each(|(slot, &v)| slot.store(v, Relaxed));
-    let adj = g.out_edges();
-    let pull_above = (opts.direction == Direction::Auto && g.has_in_edges()).then(|| pull_threshold(g, opts));
-    let tail = AtomicUsize::new(ids.len());
-    // The next window's end is counted, not read from the tail: a fast thread may
-    // append the level after it already.
+/// What a round of [`csr_levels`] does; every thread takes the same steps.
+#[derive(Copy, Clone)]
+enum Step {
+    /// A top-down level from the queue's window.
+    Push,
+    /// The window's vertices set in the current bitmap, before a first bottom-up level.
+    ToBits,
+    /// A bottom-up level from the current bitmap into the other.
+    Pull,
+    /// The current bitmap's vertices appended to the queue, both bitmaps cleared on the
+    /// way, before a top-down level.
+    ToQueue,
+}
+
+/// The whole search on the in-memory CSR in one parallel region (GAPBS's BFS, with the
+/// threads kept between levels): a level of a few hundred vertices costs a barrier,
+/// not a fork-join, so roads and grids get all threads, and a small power-law graph's
+/// few levels do not each wake the pool (ego-Twitter at 16 threads: 1.3 ms a search
+/// with a fork-join per bottom-up step and conversion, GAPBS 0.5 ms).
+///
+/// Top-down levels read a window of `queue`, which takes each vertex at most once
+/// (the depth CAS admits each once); threads claim runs of the window and append what
+/// they reach at the queue's tail through a local buffer. Bottom-up levels read one
+/// bitmap and write the other, a thread owning each word it claims. Both bitmaps are
+/// clear whenever the search pushes. Returns the deepest level reached.
+fn csr_levels(g: &Graph, depth: &[AtomicU32], source: u32, opts: EdgeMapOptions, progress: &dyn Progress) -> u32 {
+    let n = g.num_vertices();
+    let (out, inc) = (g.out_edges(), g.has_in_edges().then(|| g.in_edges()));
+    let inc = inc.filter(|_| opts.direction != Direction::Push);
+    let forced = opts.direction == Direction::Pull;
+    // Beamer's switch: pull once a frontier's out-edges exceed m / α, push again once
+    // it holds fewer than n / β vertices.
+    let pull_above = pull_threshold(g, opts);
+    let push_below = n as u64 / opts.push_divisor.max(1);
+    // Zeroed pages from the kernel, faulted in only where the queue and bitmaps reach
+    // (filling all n entries was 3.4 ms of a 60 ms rmat-20 search).
+    let queue: Vec<AtomicU32> = bytemuck::zeroed_vec(n);
+    queue[0].store(source, Relaxed);
+    let tail = AtomicUsize::new(1);
+    let bitmaps = inc.map(|_| [Bitmap::new(n), Bitmap::new(n)]);
+    let words = n.div_ceil(64);
     let slots = LevelSlots::default();
-    let ends = region::run(|member| {
-        let mut reached = Vec::with_capacity(FLUSH);
-        let (mut begin, mut end) = (0, ids.len());
+    let first_work = out.degree(source) as u64 + 1;
+    let first = if inc.is_some() && (forced || first_work > pull_above) { Step::ToBits } else { Step::Push };
+    let levels = region::run(|member| {
+        let mut found = Vec::with_capacity(FLUSH);
+        // The frontier: queue[begin..end] when pushing, bitmaps[cur] (count vertices) when pulling.
+        let (mut step, mut begin, mut end, mut cur, mut count) = (first, 0, 1, 0, 1);
+        // The frontier's depth.
+        let mut level = 0u32;
         for round in 0.. {
-            let next_depth = level + 1 + round as u32;
             let (current, next) = slots.round(round, member);
-            if member.index() == 0 {
-                progress.advance((end - begin) as u64);
-            }
-            let mut next_work = 0;
-            while let Some(claim) = current.claim(begin, end) {
-                for u in &queue[claim] {
-                    for &v in adj.neighbors(u.load(Relaxed)) {
-                        let d = &depth[v as usize];
-                        if d.load(Relaxed) == UNREACHED && d.compare_exchange(UNREACHED, next_depth, Relaxed, Relaxed).is_ok() {
-                            reached.push(v);
-                            next_work += adj.degree(v) as u64 + 1;
-                            if reached.len() == FLUSH {
-                                append(queue, &tail, &mut reached, next);
+            match step {
+                Step::Push => {
+                    if member.index() == 0 {
+                        progress.advance((end - begin) as u64);
+                    }
+                    let mut next_work = 0;
+                    while let Some(claim) = current.claim(begin, end) {
+                        for u in &queue[claim] {
+                            for &v in out.neighbors(u.load(Relaxed)) {
+                                let d = &depth[v as usize];
+                                if d.load(Relaxed) == UNREACHED && d.compare_exchange(UNREACHED, level + 1, Relaxed, Relaxed).is_ok() {
+                                    found.push(v);
+                                    next_work += out.degree(v) as u64 + 1;
+                                    if found.len() == FLUSH {
+                                        append(&queue, &tail, &mut found, next);
+                                    }
+                                }
                             }
                         }
                     }
+                    append(&queue, &tail, &mut found, next);
+                    next.work.fetch_add(next_work, Relaxed);
+                }
+                Step::ToBits => {
+                    let bits = &bitmaps.as_ref().expect("pulls have bitmaps")[cur];
+                    while let Some(claim) = current.claim(begin, end) {
+                        queue[claim].iter().for_each(|u| bits.set(u.load(Relaxed) as usize));
+                    }
+                }
+                Step::Pull => {
+                    let (inc, bitmaps) = (inc.expect("pulls have in-edges"), bitmaps.as_ref().expect("pulls have bitmaps"));
+                    if member.index() == 0 {
+                        progress.advance(count as u64);
+                    }
+                    let (from, into) = (&bitmaps[cur], &bitmaps[1 - cur]);
+                    let visit = Visit { depth, level: level + 1 };
+                    let mut reached = 0;
+                    while let Some(claim) = current.claim_runs(0, words, PULL_CHUNK / 64) {
+                        for w in claim {
+                            let word = pull_word(inc, from, &visit, w);
+                            into.store_word(w, word);
+                            reached += word.count_ones() as usize;
+                        }
+                    }
+                    next.reached.fetch_add(reached, Relaxed);
+                }
+                Step::ToQueue => {
+                    let bitmaps = bitmaps.as_ref().expect("pulls have bitmaps");
+                    let (bits, other) = (&bitmaps[cur], &bitmaps[1 - cur]);
+                    let mut next_work = 0;
+                    while let Some(claim) = current.claim(0, words) {
+                        for w in claim {
+                            let mut word = bits.word(w);
+                            bits.store_word(w, 0);
+                            other.store_word(w, 0);
+                            while word != 0 {
+                                let v = (w * 64) as u32 + word.trailing_zeros();
+                                found.push(v);
+                                next_work += out.degree(v) as u64 + 1;
+                                if found.len() == FLUSH {
+                                    append(&queue, &tail, &mut found, next);
+                                }
+                                word &= word - 1;
+                            }
+                        }
+                    }
+                    append(&queue, &tail, &mut found, next);
+                    next.work.fetch_add(next_work, Relaxed);
                 }
             }
-            append(queue, &tail, &mut reached, next);
-            next.work.fetch_add(next_work, Relaxed);
             member.wait();
-            (begin, end) = (end, end + next.reached.load(Relaxed));
-            if begin == end || pull_above.is_some_and(|limit| next.work.load(Relaxed) > limit) {
-                return (begin, end, next_depth);
-            }
+            // Every thread reads the same counters after the barrier, so all take the
+            // same next step.
+            let reached = next.reached.load(Relaxed);
+            step = match step {
+                Step::Push | Step::Pull if reached == 0 => return level,
+                Step::Push => {
+                    (begin, end, level) = (end, end + reached, level + 1);
+                    match inc {
+                        Some(_) if forced || next.work.load(Relaxed) > pull_above => Step::ToBits,
+                        _ => Step::Push,
+                    }
+                }
+                Step::ToBits => {
+                    count = end - begin;
+                    Step::Pull
+                }
+                Step::Pull => {
+                    (cur, level, count) = (1 - cur, level + 1, reached);
+                    if forced || reached as u64 > push_below {
+                        Step::Pull
+                    } else {
+                        Step::ToQueue
+                    }
+                }
+                Step::ToQueue => {
+                    (begin, end) = (end, end + reached);
+                    Step::Push
+                }
+            };
         }
         unreachable!("the loop returns")
     });
-    let (begin, end, level) = ends[0];
-    (Frontier::Sparse { n, ids: queue[begin..end].iter().map(|v| v.load(Relaxed)).collect() }, level)
+    levels[0]
 }
 
 /// The reference: a sequential queue-based BFS.

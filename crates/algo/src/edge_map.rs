@@ -374,39 +374,13 @@ fn pull_step<O: EdgeOp>(adj: &Adjacency, frontier: &Frontier, op: &O) -> Frontie
     let Frontier::Dense { bits: current, .. } = frontier else { unreachable!("pull takes a dense frontier") };
     let n = current.len();
     assert_eq!(adj.num_vertices(), n, "pull_step: a frontier of {n} vertices on a graph of {}", adj.num_vertices());
-    let (offsets, targets, weights) = (adj.offsets(), adj.targets(), adj.raw_weights());
     let next = Bitmap::new(n);
-    // Chunks of whole 64-bit words: each word of `next` has a single writer. Short
-    // (GAPBS's bottom-up takes 1,024 vertices at a time): on a small power-law graph
-    // a few long chunks holding the hubs' lists kept 16 threads waiting.
-    const CHUNK: usize = 64 * 8;
-    let count: usize = (0..n.div_ceil(CHUNK))
+    let count: usize = (0..n.div_ceil(PULL_CHUNK))
         .into_par_iter()
         .map(|c| {
             let mut count = 0;
-            for w in (c * CHUNK / 64)..((c + 1) * CHUNK).min(n).div_ceil(64) {
-                let mut word = 0u64;
-                // The word's offsets as one slice, and each list as a slice: no bounds
-                // check per vertex or edge.
-                let ends = &offsets[w * 64..=((w + 1) * 64).min(n)];
-                for (v, ab) in ((w * 64) as u32..).zip(ends.windows(2)) {
-                    if !op.cond(v) {
-                        continue;
-                    }
-                    let first = ab[0] as usize;
-                    for (e, &u) in (first..).zip(&targets[first..ab[1] as usize]) {
-                        // Only this thread writes v, so cond(v) can only turn false
-                        // after one of its own updates: test it there alone.
-                        // SAFETY: every target of an `Adjacency` is below its vertex
-                        // count (checked by each constructor), asserted to be n above.
-                        if unsafe { current.get_unchecked(u as usize) } && op.update(u, v, weights.map_or(0, |w| w[e])) {
-                            word |= 1 << (v % 64);
-                            if !op.cond(v) {
-                                break;
-                            }
-                        }
-                    }
-                }
+            for w in pull_chunk_words(c, n) {
+                let word = pull_word(adj, current, op, w);
                 next.store_word(w, word);
                 count += word.count_ones() as usize;
             }
@@ -414,6 +388,49 @@ fn pull_step<O: EdgeOp>(adj: &Adjacency, frontier: &Frontier, op: &O) -> Frontie
         })
         .sum();
     Frontier::Dense { bits: next, count }
+}
+
+/// Vertices a thread pulls at a time, whole 64-bit words (each word of the next
+/// frontier has a single writer). Short (GAPBS's bottom-up takes 1,024 vertices at a
+/// time): on a small power-law graph a few long chunks holding the hubs' lists kept
+/// 16 threads waiting.
+pub(crate) const PULL_CHUNK: usize = 64 * 8;
+
+/// The words of pull chunk `c` of a frontier of `n` vertices.
+pub(crate) fn pull_chunk_words(c: usize, n: usize) -> std::ops::Range<usize> {
+    (c * PULL_CHUNK / 64)..((c + 1) * PULL_CHUNK).min(n).div_ceil(64)
+}
+
+/// One word of a pull step: each vertex `v` of word `w` that `op.cond` admits scans
+/// its lists along `adj` for members of `current`, applying `op.update` to each until
+/// `cond` turns false; returns the word of vertices updated. The caller owns word `w`.
+#[inline]
+pub(crate) fn pull_word<O: EdgeOp>(adj: &Adjacency, current: &Bitmap, op: &O, w: usize) -> u64 {
+    let (offsets, targets, weights) = (adj.offsets(), adj.targets(), adj.raw_weights());
+    assert!(current.len() == adj.num_vertices() && w * 64 < current.len(), "pull_word: word {w} of {} vertices", current.len());
+    let mut word = 0u64;
+    // The word's offsets as one slice, and each list as a slice: no bounds check per
+    // vertex or edge.
+    let ends = &offsets[w * 64..=((w + 1) * 64).min(current.len())];
+    for (v, ab) in ((w * 64) as u32..).zip(ends.windows(2)) {
+        if !op.cond(v) {
+            continue;
+        }
+        let first = ab[0] as usize;
+        for (e, &u) in (first..).zip(&targets[first..ab[1] as usize]) {
+            // Only this thread writes v, so cond(v) can only turn false after one of
+            // its own updates: test it there alone.
+            // SAFETY: every target of an `Adjacency` is below its vertex count (checked
+            // by each constructor), asserted to be the bitmap's length above.
+            if unsafe { current.get_unchecked(u as usize) } && op.update(u, v, weights.map_or(0, |w| w[e])) {
+                word |= 1 << (v % 64);
+                if !op.cond(v) {
+                    break;
+                }
+            }
+        }
+    }
+    word
 }
 
 /// Calls `f` on every member of `frontier`, in parallel.

@@ -154,6 +154,12 @@ impl Bitmap {
         self.words[i / 64].fetch_or(1 << (i % 64), Relaxed);
     }
 
+    /// Word `w` (bits `64w..64w+64`).
+    #[inline]
+    pub fn word(&self, w: usize) -> u64 {
+        self.words[w].load(Relaxed)
+    }
+
     /// Overwrites word `w` (bits `64w..64w+64`); for a thread that owns that word.
     #[inline]
     pub fn store_word(&self, w: usize, bits: u64) {

@@ -89,8 +89,14 @@ impl LevelSlot {
     /// claimed from this slot's cursor, for the calling thread; `None` once none is left.
     #[inline]
     pub(crate) fn claim(&self, begin: usize, end: usize) -> Option<Range<usize>> {
-        let first = begin + self.cursor.fetch_add(CLAIM, Relaxed);
-        (first < end).then(|| first..(first + CLAIM).min(end))
+        self.claim_runs(begin, end, CLAIM)
+    }
+
+    /// [`LevelSlot::claim`] in runs of `run` positions.
+    #[inline]
+    pub(crate) fn claim_runs(&self, begin: usize, end: usize, run: usize) -> Option<Range<usize>> {
+        let first = begin + self.cursor.fetch_add(run, Relaxed);
+        (first < end).then(|| first..(first + run).min(end))
     }
 }
 
