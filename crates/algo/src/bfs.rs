@@ -3,10 +3,10 @@
 //!
 //! Direction-optimizing: top-down steps push from a sparse frontier, bottom-up steps
 //! let each unvisited vertex look for any parent in a dense frontier bitmap and stop
-//! at the first; the switch is the edge map's, with Beamer's α = 15 and β = 18.
+//! at the first; Beamer's switch, with α = 15 and β = 18.
 //! Bottom-up needs in-edges, which the CPU engine builds for directed graphs; the SSD
-//! engine streams every level top-down. On the in-memory CSR, runs of top-down levels
-//! share one parallel region (`top_down_levels`).
+//! engine streams every level top-down. On the in-memory CSR the whole search, top-down
+//! and bottom-up levels alike, runs in one parallel region (`csr_levels`).
 //!
 //! [1] Scott Beamer, Krste Asanović, David Patterson. "Direction-Optimizing
 //!     Breadth-First Search." SC 2012.
