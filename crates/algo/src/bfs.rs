@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use chatty_graph::{Graph, Progress};
+use chatty_graph::{Adjacency, Graph, Progress};
 
 use crate::edge_map::{pull_threshold, pull_word, Direction, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, PULL_CHUNK};
 use crate::frontier::{Bitmap, Frontier};
@@ -136,18 +136,8 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], source: u32, opts: EdgeMapOptions,
                     }
                     let mut next_work = 0;
                     while let Some(claim) = current.claim(begin, end) {
-                        for u in &queue[claim] {
-                            for &v in out.neighbors(u.load(Relaxed)) {
-                                let d = &depth[v as usize];
-                                if d.load(Relaxed) == UNREACHED && d.compare_exchange(UNREACHED, level + 1, Relaxed, Relaxed).is_ok() {
-                                    found.push(v);
-                                    next_work += out.degree(v) as u64 + 1;
-                                    if found.len() == FLUSH {
-                                        append(&queue, &tail, &mut found, next);
-                                    }
-                                }
-                            }
-                        }
+                        next_work +=
+                            push_claim(out, depth, &queue[claim], level + 1, &mut found, |found| append(&queue, &tail, found, next));
                     }
                     append(&queue, &tail, &mut found, next);
                     next.work.fetch_add(next_work, Relaxed);
@@ -233,6 +223,37 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], source: u32, opts: EdgeMapOptions,
         unreachable!("the loop returns")
     });
     levels[0]
+}
+
+/// One claim of a top-down level: the vertices of `frontier` push along `out`; those
+/// they reach first (the depth CAS to `next_depth`) gather in `found`, which `flush`
+/// empties into the queue when full. Returns the reached vertices' out-edges plus one
+/// each (the direction switch's measure). A function of its own so that the hot loop
+/// gets its own registers: inlined into [`csr_levels`]'s region it reloaded the depth
+/// array from the stack per edge (moscow, one thread: 3.5% more instructions).
+#[inline(never)]
+fn push_claim(
+    out: &Adjacency,
+    depth: &[AtomicU32],
+    frontier: &[AtomicU32],
+    next_depth: u32,
+    found: &mut Vec<u32>,
+    flush: impl Fn(&mut Vec<u32>),
+) -> u64 {
+    let mut work = 0;
+    for u in frontier {
+        for &v in out.neighbors(u.load(Relaxed)) {
+            let d = &depth[v as usize];
+            if d.load(Relaxed) == UNREACHED && d.compare_exchange(UNREACHED, next_depth, Relaxed, Relaxed).is_ok() {
+                found.push(v);
+                work += out.degree(v) as u64 + 1;
+                if found.len() == FLUSH {
+                    flush(found);
+                }
+            }
+        }
+    }
+    work
 }
 
 /// The reference: a sequential queue-based BFS.
