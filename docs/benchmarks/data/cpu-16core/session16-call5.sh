@@ -21,7 +21,7 @@ med() { python3 -c 'import json,sys,statistics; d=json.load(open(sys.argv[1])); 
 for round in 1 2 3; do
   for g in $G; do
     for t in 16 4 1; do
-      [ $SECONDS -lt 230 ] || break 3
+      [ $SECONDS -lt 180 ] || break 3
       line="bfs $g t=$t"
       for x in base new; do
         $B/chatty-$x run bfs $g.cgr -r ${S[$g]} -n 7 --json --engine cpu --threads $t > r.json 2>/dev/null && line="$line $x $(med r.json)"
