@@ -104,23 +104,23 @@ enum Step {
 /// clear whenever the search pushes. Returns the deepest level reached.
 fn csr_levels(g: &Graph, depth: &[AtomicU32], source: u32, opts: EdgeMapOptions, progress: &dyn Progress) -> u32 {
     let n = g.num_vertices();
-    let (out, inc) = (g.out_edges(), g.has_in_edges().then(|| g.in_edges()));
-    let inc = inc.filter(|_| opts.direction != Direction::Push);
-    let forced = opts.direction == Direction::Pull;
-    // Beamer's switch: pull once a frontier's out-edges exceed m / α, push again once
-    // it holds fewer than n / β vertices.
-    let pull_above = pull_threshold(g, opts);
-    let push_below = n as u64 / opts.push_divisor.max(1);
+    let out = g.out_edges();
     // Zeroed pages from the kernel, faulted in only where the queue and bitmaps reach
     // (filling all n entries was 3.4 ms of a 60 ms rmat-20 search).
     let queue: Vec<AtomicU32> = bytemuck::zeroed_vec(n);
     queue[0].store(source, Relaxed);
     let tail = AtomicUsize::new(1);
-    let bitmaps = inc.map(|_| [Bitmap::new(n), Bitmap::new(n)]);
+    // What bottom-up levels read: the in-edges and the two frontier bitmaps.
+    let pulls = (g.has_in_edges() && opts.direction != Direction::Push).then(|| (g.in_edges(), [Bitmap::new(n), Bitmap::new(n)]));
+    let forced = opts.direction == Direction::Pull;
+    // Beamer's switch: pull once a frontier's out-edges exceed m / α, push again once
+    // it holds fewer than n / β vertices.
+    let pull_above = pull_threshold(g, opts);
+    let push_below = n as u64 / opts.push_divisor.max(1);
+    let after_push = |work: u64| if pulls.is_some() && (forced || work > pull_above) { Step::ToBits } else { Step::Push };
     let words = n.div_ceil(64);
     let slots = LevelSlots::default();
-    let first_work = out.degree(source) as u64 + 1;
-    let first = if inc.is_some() && (forced || first_work > pull_above) { Step::ToBits } else { Step::Push };
+    let first = after_push(out.degree(source) as u64 + 1);
     let levels = region::run(|member| {
         let mut found = Vec::with_capacity(FLUSH);
         // The frontier: queue[begin..end] when pushing, bitmaps[cur] (count vertices) when pulling.
@@ -143,13 +143,13 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], source: u32, opts: EdgeMapOptions,
                     next.work.fetch_add(next_work, Relaxed);
                 }
                 Step::ToBits => {
-                    let bits = &bitmaps.as_ref().expect("pulls have bitmaps")[cur];
+                    let bits = &pulls.as_ref().expect("a pull has in-edges").1[cur];
                     while let Some(claim) = current.claim(begin, end) {
                         queue[claim].iter().for_each(|u| bits.set(u.load(Relaxed) as usize));
                     }
                 }
                 Step::Pull => {
-                    let (inc, bitmaps) = (inc.expect("pulls have in-edges"), bitmaps.as_ref().expect("pulls have bitmaps"));
+                    let (inc, bitmaps) = pulls.as_ref().expect("a pull has in-edges");
                     if member.index() == 0 {
                         progress.advance(count as u64);
                     }
@@ -166,7 +166,7 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], source: u32, opts: EdgeMapOptions,
                     next.reached.fetch_add(reached, Relaxed);
                 }
                 Step::ToQueue => {
-                    let bitmaps = bitmaps.as_ref().expect("pulls have bitmaps");
+                    let bitmaps = &pulls.as_ref().expect("a pull has in-edges").1;
                     let (bits, other) = (&bitmaps[cur], &bitmaps[1 - cur]);
                     let mut next_work = 0;
                     while let Some(claim) = current.claim(0, words) {
@@ -197,10 +197,7 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], source: u32, opts: EdgeMapOptions,
                 Step::Push | Step::Pull if reached == 0 => return level,
                 Step::Push => {
                     (begin, end, level) = (end, end + reached, level + 1);
-                    match inc {
-                        Some(_) if forced || next.work.load(Relaxed) > pull_above => Step::ToBits,
-                        _ => Step::Push,
-                    }
+                    after_push(next.work.load(Relaxed))
                 }
                 Step::ToBits => {
                     count = end - begin;

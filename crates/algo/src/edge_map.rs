@@ -373,7 +373,6 @@ fn push_step<O: EdgeOp>(adj: &Adjacency, frontier: Frontier, op: &O, dedup: bool
 fn pull_step<O: EdgeOp>(adj: &Adjacency, frontier: &Frontier, op: &O) -> Frontier {
     let Frontier::Dense { bits: current, .. } = frontier else { unreachable!("pull takes a dense frontier") };
     let n = current.len();
-    assert_eq!(adj.num_vertices(), n, "pull_step: a frontier of {n} vertices on a graph of {}", adj.num_vertices());
     let next = Bitmap::new(n);
     let count: usize = (0..n.div_ceil(PULL_CHUNK))
         .into_par_iter()
