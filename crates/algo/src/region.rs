@@ -15,47 +15,68 @@ use std::sync::atomic::{
     AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
 };
 
-/// Vertex lists, one per thread of a region, that every thread reads: a kernel's
-/// rounds alternate between a phase in which each thread rewrites its own list and
-/// none reads, and a phase in which all read and none writes, with a barrier between
-/// (delta-stepping's published buckets). Locks would add a contended atomic per list,
-/// thread and round to rounds of a few microseconds.
-pub(crate) struct Shares(Vec<Line<UnsafeCell<Vec<u32>>>>);
+/// Vertex lists, one per thread of a region, that every thread reads, each labelled
+/// with what it holds (delta-stepping's published buckets, labelled by bucket). A
+/// thread rewrites only its own list; the others read a list only while its label says
+/// it holds what the round consumes, and its owner leaves such a list alone until the
+/// next barrier. Locks would add a contended atomic per list, thread and round to
+/// rounds of a few microseconds.
+pub(crate) struct Shares(Vec<Line<Share>>);
+
+struct Share {
+    label: AtomicUsize,
+    list: UnsafeCell<Vec<u32>>,
+}
 
 // SAFETY: the lists are only reached through `mine` and `list`, whose callers keep
-// the phases apart with barriers (see their contracts).
+// readers and the owner apart (see their contracts).
 unsafe impl Sync for Shares {}
 
 impl Shares {
-    /// One list per pool thread, the first holding `first`.
-    pub(crate) fn new(first: Vec<u32>) -> Shares {
-        let mut lists: Vec<_> = (0..rayon::current_num_threads().max(1)).map(|_| Line(UnsafeCell::new(Vec::new()))).collect();
-        lists[0] = Line(UnsafeCell::new(first));
-        Shares(lists)
+    /// One list per pool thread, the first holding `first` under `label`, the others
+    /// empty under [`Shares::NONE`].
+    pub(crate) fn new(first: Vec<u32>, label: usize) -> Shares {
+        let share = |list, label| Line(Share { label: AtomicUsize::new(label), list: UnsafeCell::new(list) });
+        let mut shares: Vec<_> = (0..rayon::current_num_threads().max(1)).map(|_| share(Vec::new(), Shares::NONE)).collect();
+        shares[0] = share(first, label);
+        Shares(shares)
     }
+
+    /// The label of a list that holds nothing anyone reads.
+    pub(crate) const NONE: usize = usize::MAX;
 
     /// Number of lists.
     pub(crate) fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// List `t`'s label, as its owner last set it before a barrier.
+    pub(crate) fn label(&self, t: usize) -> usize {
+        self.0[t].label.load(Relaxed)
+    }
+
+    /// Labels the calling member's list.
+    pub(crate) fn set_label(&self, member: &Member, label: usize) {
+        self.0[member.index()].label.store(label, Relaxed);
+    }
+
     /// The calling member's list, to rewrite.
     ///
     /// # Safety
-    /// No thread reads any list until the next barrier, and only `member` asks for its own.
+    /// No other thread reads this list until the next barrier, and only `member` asks for its own.
     #[allow(clippy::mut_from_ref)]
     pub(crate) unsafe fn mine(&self, member: &Member) -> &mut Vec<u32> {
         // SAFETY: the caller's contract makes this the only reference to the list.
-        unsafe { &mut *self.0[member.index()].0.get() }
+        unsafe { &mut *self.0[member.index()].list.get() }
     }
 
     /// List `t`, to read.
     ///
     /// # Safety
-    /// No thread writes a list until the next barrier, and the reference is dropped before it.
+    /// Its owner does not rewrite it until the next barrier, and the reference is dropped before it.
     pub(crate) unsafe fn list(&self, t: usize) -> &[u32] {
         // SAFETY: the caller's contract rules out a concurrent `mine`.
-        unsafe { &*self.0[t].0.get() }
+        unsafe { &*self.0[t].list.get() }
     }
 }
 

@@ -296,12 +296,15 @@ impl LocalBins {
 const FRONTIER_CHUNK: usize = 64;
 
 /// Delta-stepping on every pool thread at once, as GAPBS runs it in one parallel
-/// region: in a round the threads take chunks of the frontier (the buckets each
-/// thread published), relax, propose their own lowest bucket, meet at a barrier,
-/// publish their share of the agreed bucket, and meet again; nothing is spawned per
-/// round. Road graphs need thousands of rounds, so their cost is the round's. The
-/// round's cursor and proposal are double-buffered so that each is reset a round
-/// before it is used again.
+/// region: in a round the threads take chunks of the frontier (the lists the threads
+/// published under the round's bucket), relax, publish their own lowest bucket under
+/// its number and propose it, and meet at one barrier; nothing is spawned per round.
+/// Road graphs need thousands of rounds, so their cost is the round's. GAPBS meets
+/// twice a round, once to agree on the bucket and once after copying it out; here
+/// each thread publishes before the agreement, into the other of two sets of lists,
+/// and a thread whose bucket was not chosen takes its list back. The cursors and
+/// proposals rotate through three, so that thread 0 resets each a round after its last
+/// reader and a round before its next writer.
 fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) {
     let n = g.num_vertices();
     let out = g.out_edges();
@@ -309,11 +312,10 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
     let width = D::width(delta);
     let mut dist: Vec<D::Cell> = (0..n).into_par_iter().map(|_| D::INF.cell()).collect();
     dist[source as usize] = D::ZERO.cell();
-    // Each thread's share of the current bucket: written by its owner between a
-    // round's two barriers, read by every thread in the next round.
-    let published = Shares::new(vec![source]);
-    let cursors = [AtomicUsize::new(0), AtomicUsize::new(0)];
-    let proposals = [AtomicUsize::new(usize::MAX), AtomicUsize::new(usize::MAX)];
+    // Round r reads set r % 2 and publishes into the other.
+    let shares = [Shares::new(vec![source], 0), Shares::new(Vec::new(), Shares::NONE)];
+    let cursors: [AtomicUsize; 3] = Default::default();
+    let proposals = [const { AtomicUsize::new(Shares::NONE) }; 3];
     let rounds = AtomicU64::new(0);
 
     let relax = |u: u32, bins: &mut LocalBins, current: usize| {
@@ -349,18 +351,20 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
         // The bucket being fused, taken out of `bins` while its vertices are relaxed.
         let mut fused = Vec::new();
         // Each list's end in the round's frontier, in chunks (a chunk never spans two lists).
-        let mut ends = Vec::with_capacity(published.len());
+        let mut ends = Vec::with_capacity(shares[0].len());
         let mut current = 0usize;
         for round in 0.. {
-            let (cursor, proposal) = (&cursors[round & 1], &proposals[round & 1]);
+            let (from, into) = (&shares[round & 1], &shares[(round + 1) & 1]);
+            let (cursor, proposal) = (&cursors[round % 3], &proposals[round % 3]);
             {
-                // SAFETY: lists are rewritten only between this round's two barriers,
-                // after `list`'s references are gone.
-                let total: usize = (0..published.len()).map(|t| unsafe { published.list(t) }.len()).sum();
-                let chunk = (total / (4 * published.len())).clamp(1, FRONTIER_CHUNK);
+                // SAFETY: a list labelled with the current bucket is left alone by its
+                // owner until the next barrier, after `list`'s references are gone.
+                let frontier = |t| if from.label(t) == current { unsafe { from.list(t) } } else { &[] };
+                let total: usize = (0..from.len()).map(|t| frontier(t).len()).sum();
+                let chunk = (total / (4 * from.len())).clamp(1, FRONTIER_CHUNK);
                 ends.clear();
-                ends.extend((0..published.len()).scan(0, |end, t| {
-                    *end += unsafe { published.list(t) }.len().div_ceil(chunk);
+                ends.extend((0..from.len()).scan(0, |end, t| {
+                    *end += frontier(t).len().div_ceil(chunk);
                     Some(*end)
                 }));
                 let chunks = ends.last().copied().unwrap_or(0);
@@ -370,7 +374,7 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
                         break;
                     }
                     let t = ends.partition_point(|&end| end <= c);
-                    let list = unsafe { published.list(t) };
+                    let list = frontier(t);
                     let first = (c + list.len().div_ceil(chunk) - ends[t]) * chunk;
                     for &u in &list[first..(first + chunk).min(list.len())] {
                         relax(u, &mut bins, current);
@@ -385,33 +389,33 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
                     fused.clear();
                 }
             }
-            // Only this thread adds to its bins, so its proposal is final now.
-            if let Some(b) = bins.first_nonempty(current) {
+            // Only this thread adds to its bins, so its lowest bucket is final now.
+            let lowest = bins.first_nonempty(current);
+            // SAFETY: the set `into` was last read in the previous round, before its barrier.
+            let mine = unsafe { into.mine(member) };
+            mine.clear();
+            if let Some(b) = lowest {
+                std::mem::swap(mine, bins.get_mut(b).expect("a non-empty bucket"));
                 proposal.fetch_min(b, Relaxed);
             }
+            into.set_label(member, lowest.unwrap_or(Shares::NONE));
             member.wait();
             let next = proposal.load(Relaxed);
-            if next == usize::MAX {
+            if next == Shares::NONE {
                 break;
             }
             if me == 0 {
-                // The other buffers were last read before this round's barrier.
-                cursors[(round + 1) & 1].store(0, Relaxed);
-                proposals[(round + 1) & 1].store(usize::MAX, Relaxed);
+                cursors[(round + 2) % 3].store(0, Relaxed);
+                proposals[(round + 2) % 3].store(Shares::NONE, Relaxed);
                 rounds.fetch_add(1, Relaxed);
             }
-            {
-                // SAFETY: no thread reads a list between this round's two barriers,
-                // and each rewrites its own.
-                let mine = unsafe { published.mine(member) };
-                mine.clear();
-                if let Some(b) = bins.get_mut(next) {
-                    std::mem::swap(mine, b);
-                }
+            if let Some(b) = lowest.filter(|&b| b != next) {
+                // SAFETY: a later bucket than the agreed one: no thread reads the list.
+                let mine = unsafe { into.mine(member) };
+                std::mem::swap(mine, bins.get_mut(b).expect("the published bucket"));
             }
             bins.advance(next);
             current = next;
-            member.wait();
         }
     });
     (dist.into_iter().map(D::into_inner).collect(), rounds.into_inner() + 1)
