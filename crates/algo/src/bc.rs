@@ -47,16 +47,19 @@ impl PathCounts {
     fn new(n: usize) -> PathCounts {
         PathCounts {
             depth: (0..n).into_par_iter().map(|_| AtomicU32::new(UNSEEN)).collect(),
-            sigma: bytemuck::zeroed_vec(n),
-            delta: bytemuck::zeroed_vec(n),
+            sigma: crate::zeroed_vec(n),
+            delta: crate::zeroed_vec(n),
         }
     }
 
     /// Clears the arrays and puts `s` at depth 0 with one path.
     fn start(&self, s: u32) {
-        self.depth.par_iter().for_each(|d| d.store(UNSEEN, Relaxed));
-        self.sigma.par_iter().for_each(|x| x.store(0, Relaxed));
-        self.delta.par_iter().for_each(|x| x.store(0, Relaxed));
+        // One pass, not one per array: each is a fork-join, paid per source.
+        (&self.depth, &self.sigma, &self.delta).into_par_iter().with_min_len(4096).for_each(|(d, x, y)| {
+            d.store(UNSEEN, Relaxed);
+            x.store(0, Relaxed);
+            y.store(0, Relaxed);
+        });
         self.depth[s as usize].store(0, Relaxed);
         self.sigma[s as usize].store(1f64.to_bits(), Relaxed);
     }
@@ -220,13 +223,13 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], progress: &dyn Progress) ->
 pub fn brandes_marked(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Vec<f64> {
     let n = g.num_vertices();
     let out = g.out_edges();
-    let score: Vec<AtomicU64> = bytemuck::zeroed_vec(n);
+    let score: Vec<AtomicU64> = crate::zeroed_vec(n);
     let counts = PathCounts::new(n);
     let PathCounts { depth, sigma, delta } = &counts;
     // One bit per edge: set when the edge joins a vertex to one a level deeper, so the
     // backward sweep reads a bitmap instead of every neighbour's depth (GAPBS's trick).
     let successors = Bitmap::new(out.num_edges() as usize);
-    let queue: Vec<AtomicU32> = bytemuck::zeroed_vec(n);
+    let queue: Vec<AtomicU32> = crate::zeroed_vec(n);
     for &s in sources {
         counts.start(s);
         progress.advance(1);

@@ -56,13 +56,21 @@ impl EdgeOp for Visit<'_> {
 /// BFS from `source`; returns (depths, number of levels).
 pub fn bfs<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, direction: Direction, progress: &dyn Progress) -> Result<(Vec<u32>, u32)> {
     let n = g.num_vertices();
-    let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNREACHED)).collect();
-    depth[source as usize].store(0, Relaxed);
     let opts = EdgeMapOptions { direction, pull_divisor: 15, push_divisor: 18, dedup: false };
     progress.start("bfs: vertices reached", n as u64);
-    let levels = match g.csr() {
-        Some(csr) => csr_levels(csr, &depth, source, opts, progress),
+    let (depth, levels) = match g.csr() {
+        Some(csr) => {
+            // The queue written in the same pass as the depths: one fork-join, where
+            // clearing it apart was another (or a serial memset of a reused block).
+            let (depth, queue): (Vec<AtomicU32>, Vec<AtomicU32>) =
+                (0..n).into_par_iter().map(|_| (AtomicU32::new(UNREACHED), AtomicU32::new(0))).unzip();
+            depth[source as usize].store(0, Relaxed);
+            let levels = csr_levels(csr, &depth, &queue, source, opts, progress);
+            (depth, levels)
+        }
         None => {
+            let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNREACHED)).collect();
+            depth[source as usize].store(0, Relaxed);
             let mut frontier = Frontier::single(n, source);
             // The depth of `frontier`.
             let mut level = 0;
@@ -71,7 +79,7 @@ pub fn bfs<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, direction: Direction, p
                 level += 1;
                 frontier = g.edge_map(Edges::Out, frontier, &Visit { depth: &depth, level }, opts)?;
             }
-            level - 1
+            (depth, level - 1)
         }
     };
     Ok((depth.into_iter().map(AtomicU32::into_inner).collect(), levels))
@@ -102,12 +110,9 @@ enum Step {
 /// they reach at the queue's tail through a local buffer. Bottom-up levels read one
 /// bitmap and write the other, a thread owning each word it claims. Both bitmaps are
 /// clear whenever the search pushes. Returns the deepest level reached.
-fn csr_levels(g: &Graph, depth: &[AtomicU32], source: u32, opts: EdgeMapOptions, progress: &dyn Progress) -> u32 {
+fn csr_levels(g: &Graph, depth: &[AtomicU32], queue: &[AtomicU32], source: u32, opts: EdgeMapOptions, progress: &dyn Progress) -> u32 {
     let n = g.num_vertices();
     let out = g.out_edges();
-    // Zeroed pages from the kernel, faulted in only where the queue and bitmaps reach
-    // (filling all n entries was 3.4 ms of a 60 ms rmat-20 search).
-    let queue: Vec<AtomicU32> = bytemuck::zeroed_vec(n);
     queue[0].store(source, Relaxed);
     let tail = AtomicUsize::new(1);
     // What bottom-up levels read: the in-edges and the two frontier bitmaps.
@@ -137,9 +142,9 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], source: u32, opts: EdgeMapOptions,
                     let mut next_work = 0;
                     while let Some(claim) = current.claim(begin, end) {
                         next_work +=
-                            push_claim(out, depth, &queue[claim], level + 1, &mut found, |found| append(&queue, &tail, found, next));
+                            push_claim(out, depth, &queue[claim], level + 1, &mut found, |found| append(queue, &tail, found, next));
                     }
-                    append(&queue, &tail, &mut found, next);
+                    append(queue, &tail, &mut found, next);
                     next.work.fetch_add(next_work, Relaxed);
                 }
                 Step::ToBits => {
@@ -179,13 +184,13 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], source: u32, opts: EdgeMapOptions,
                                 found.push(v);
                                 next_work += out.degree(v) as u64 + 1;
                                 if found.len() == FLUSH {
-                                    append(&queue, &tail, &mut found, next);
+                                    append(queue, &tail, &mut found, next);
                                 }
                                 word &= word - 1;
                             }
                         }
                     }
-                    append(&queue, &tail, &mut found, next);
+                    append(queue, &tail, &mut found, next);
                     next.work.fetch_add(next_work, Relaxed);
                 }
             }

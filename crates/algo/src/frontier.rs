@@ -117,7 +117,7 @@ impl Clone for Bitmap {
 impl Bitmap {
     /// `len` clear bits.
     pub fn new(len: usize) -> Bitmap {
-        Bitmap { words: bytemuck::zeroed_vec(len.div_ceil(64)), len }
+        Bitmap { words: crate::zeroed_vec(len.div_ceil(64)), len }
     }
 
     /// Number of bits.

@@ -360,6 +360,27 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
     }
 }
 
+/// A vector of `n` zeroes written by every pool thread: a kernel's per-trial arrays
+/// come from blocks freed by the last trial, which glibc's `calloc` clears on one
+/// thread (a 16 MB BFS queue was over a millisecond of a 12 ms search at 16 threads),
+/// and written by all threads their pages are first touched near the cores that use
+/// them. Small arrays are cleared on the calling thread.
+pub(crate) fn zeroed_vec<T: bytemuck::Zeroable + Send>(n: usize) -> Vec<T> {
+    const CHUNK_BYTES: usize = 1 << 20;
+    let chunk = CHUNK_BYTES / std::mem::size_of::<T>().max(1);
+    if n <= chunk {
+        return bytemuck::zeroed_vec(n);
+    }
+    let mut v = Vec::with_capacity(n);
+    v.spare_capacity_mut().par_chunks_mut(chunk).for_each(|c| {
+        // SAFETY: all-zero bytes are a valid `T` (`Zeroable`), written within the chunk.
+        unsafe { std::ptr::write_bytes(c.as_mut_ptr(), 0, c.len()) }
+    });
+    // SAFETY: the `n` elements were all written above.
+    unsafe { v.set_len(n) };
+    v
+}
+
 /// Whether two floats agree within `tolerance`: an infinity equals itself, as does
 /// NaN (a NaN in x gives NaN in y on every engine; `inf - inf` is not within anything).
 pub(crate) fn same_value(a: f64, b: f64, tolerance: f64) -> bool {

@@ -16,7 +16,7 @@ fn store(_: u32, sum: f64, y: &mut f64) -> f64 {
 
 /// y = A·x; `x` has one entry per vertex.
 pub fn spmv<G: EdgeMapGraph + ?Sized>(g: &G, x: &[f64]) -> Result<Vec<f64>> {
-    let mut y = vec![0.0; g.num_vertices()];
+    let mut y = crate::zeroed_vec(g.num_vertices());
     let weighted = SumOptions { weighted: true, fresh: false };
     match g.weight_type() {
         WeightType::None => _ = g.sum_in(&mut y, SumOptions::default(), x, |&x, _| x, store)?,
