@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use rayon::prelude::*;
 use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
-use chatty_graph::{Graph, WeightType};
+use chatty_graph::{Adjacency, Graph, WeightType};
 
 use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
 use crate::frontier::Frontier;
@@ -308,7 +308,6 @@ const FRONTIER_CHUNK: usize = 64;
 fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) {
     let n = g.num_vertices();
     let out = g.out_edges();
-    let weights = out.raw_weights();
     let width = D::width(delta);
     let mut dist: Vec<D::Cell> = (0..n).into_par_iter().map(|_| D::INF.cell()).collect();
     dist[source as usize] = D::ZERO.cell();
@@ -318,32 +317,7 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
     let proposals = [const { AtomicUsize::new(Shares::NONE) }; 3];
     let rounds = AtomicU64::new(0);
 
-    let relax = |u: u32, bins: &mut LocalBins, current: usize| {
-        let du = D::load(&dist[u as usize]);
-        if du.before(current as u64, width) {
-            return; // stale: u was re-queued in an earlier bucket and settled there
-        }
-        let edge = |bins: &mut LocalBins, v: u32, w: D| {
-            let nd = du.add(w);
-            let mut old = D::load(&dist[v as usize]);
-            while nd < old {
-                match D::cas(&dist[v as usize], old, nd) {
-                    Ok(_) => {
-                        bins.push(nd.bucket(width), v);
-                        break;
-                    }
-                    Err(seen) => old = seen,
-                }
-            }
-        };
-        // The list and its weights as slices: no bounds check per edge.
-        let range = out.range(u);
-        let targets = &out.targets()[range.clone()];
-        match weights {
-            None => targets.iter().for_each(|&v| edge(bins, v, D::ONE)),
-            Some(w) => targets.iter().zip(&w[range]).for_each(|(&v, &w)| edge(bins, v, D::weight(w))),
-        }
-    };
+    let relax = |u: u32, bins: &mut LocalBins, current: usize| relax::<D>(&dist, out, width, u, bins, current);
 
     region::run(|member| {
         let me = member.index();
@@ -419,6 +393,39 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
         }
     });
     (dist.into_iter().map(D::into_inner).collect(), rounds.into_inner() + 1)
+}
+
+/// Delta-stepping's step at a popped vertex `u`: unless it settled in an earlier bucket
+/// (a stale entry), lower each out-neighbour's distance through it and file the
+/// neighbour under its new bucket. Always inlined: called from the frontier loop and
+/// the fusion loop, as a closure of its own it was called per pop, and its saves and
+/// restores made moscow's search 94.2M instructions against 90.0M (one thread).
+#[inline(always)]
+fn relax<D: Dist>(dist: &[D::Cell], out: &Adjacency, width: D::Width, u: u32, bins: &mut LocalBins, current: usize) {
+    let du = D::load(&dist[u as usize]);
+    if du.before(current as u64, width) {
+        return; // stale: u was re-queued in an earlier bucket and settled there
+    }
+    let edge = |bins: &mut LocalBins, v: u32, w: D| {
+        let nd = du.add(w);
+        let mut old = D::load(&dist[v as usize]);
+        while nd < old {
+            match D::cas(&dist[v as usize], old, nd) {
+                Ok(_) => {
+                    bins.push(nd.bucket(width), v);
+                    break;
+                }
+                Err(seen) => old = seen,
+            }
+        }
+    };
+    // The list and its weights as slices: no bounds check per edge.
+    let range = out.range(u);
+    let targets = &out.targets()[range.clone()];
+    match out.raw_weights() {
+        None => targets.iter().for_each(|&v| edge(bins, v, D::ONE)),
+        Some(w) => targets.iter().zip(&w[range]).for_each(|(&v, &w)| edge(bins, v, D::weight(w))),
+    }
 }
 
 /// Relaxation of `dist[dst]` through `src` for [`bellman_ford`], in integers or
