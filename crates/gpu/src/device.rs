@@ -1087,7 +1087,7 @@ const BC_WIDE_BLOCKS_PER_SM: u32 = 6;
 const BC_PAIR_BITS: u64 = (BC_PAIR_STATE_BYTES + 4) * 8 + BC_BITMAPS;
 /// bc.cu's BcPair.
 const BC_PAIR_STATE_BYTES: u64 = 16;
-/// bc.cu's bitmaps: visited, and three rotating levels.
+/// bc.cu's BC_BITMAPS: visited, and three rotating levels.
 const BC_BITMAPS: u64 = 4;
 /// bc.cu's BC_BITS_*: the forward sweep keeps the bitmaps (its bottom-up levels test
 /// them), the backward sweep tests successors in them (when the pairs reached outgrow

@@ -101,7 +101,7 @@ struct BcArrays {
     u32* level_end;      // level d's pairs end at order[level_end[d]]
     u32* hubs;           // indices into order of this level's hub pairs
     double* bc;
-    u32* bits;           // four bitmaps of `words` words: visited, then level k in 1 + k % 3
+    u32* bits;           // BC_BITMAPS bitmaps of `words` words: visited, then level k in 1 + k % 3
     u32 n;
     u32 batch;
     u32 up_share;        // bottom-up when a level holds more than pairs / up_share (0: never)
@@ -112,6 +112,8 @@ struct BcArrays {
 
 // Bits of BcArrays::bit_use: the forward sweep keeps the bitmaps (and may go bottom-up);
 // the backward sweep tests successors in them.
+// The bitmaps in BcArrays::bits (device.rs's BC_BITMAPS).
+#define BC_BITMAPS 4u
 #define BC_BITS_FORWARD 1u
 #define BC_BITS_BACKWARD 2u
 
@@ -161,18 +163,20 @@ __device__ __forceinline__ void bc_expand(BcCtl* ctl, u64* block_edges, const Bc
     }
 }
 
-// Path counts of the pairs base + in_adj[e], for e from begin to end by stride, that
-// are at level d: by their bits in `front` (BITS), or by their states.
+// The sum of the values of the pairs base + adj[e], for e from begin to end by stride,
+// that are at level `level` (BcPair::level, depth + 1): tested by their bits in
+// `members` (BITS), or by their states. Path counts of the parents in a bottom-up
+// step, coefficients of the successors in the backward sweep.
 template <bool BITS>
-__device__ __forceinline__ double bc_parents(const BcArrays& a, const u32* front, u32 d, u32 base, u64 begin, u64 end, u32 stride) {
+__device__ __forceinline__ double level_sum(const BcArrays& a, const u32* adj, const u32* members, u32 level, u32 base, u64 begin, u64 end, u64 stride) {
     double sum = 0.0;
     for (u64 e = begin; e < end; e += stride) {
-        const u32 j = base + a.in_adj[e];
+        const u32 j = base + adj[e];
         if (BITS) {
-            if (bit(front, j)) sum += __ldcg(&a.pair[j].value);
+            if (bit(members, j)) sum += __ldcg(&a.pair[j].value);
         } else {
             const BcPair pj = load_pair(&a.pair[j]);
-            if (pj.level == d + 1) sum += pj.value;
+            if (pj.level == level) sum += pj.value;
         }
     }
     return sum;
@@ -196,12 +200,12 @@ __device__ void bc_bottom_up(BcCtl* ctl, u64* block_edges, const BcArrays& a, u3
         const u32 base = open ? x / a.n * a.n : 0;
         const u64 begin = open ? a.in_off[x - base] : 0, end = open ? a.in_off[x - base + 1] : 0;
         const bool small = end - begin <= 32;
-        double sum = small ? bc_parents<BITS>(a, front, d, base, begin, end, 1) : 0.0;
+        double sum = small ? level_sum<BITS>(a, a.in_adj, front, d + 1, base, begin, end, 1) : 0.0;
         for (u32 large = __ballot_sync(FULL_MASK, !small); large; large &= large - 1) {
             const int owner = __ffs(large) - 1;
             const u64 b = __shfl_sync(FULL_MASK, begin, owner), e_end = __shfl_sync(FULL_MASK, end, owner);
             const u32 owner_base = __shfl_sync(FULL_MASK, base, owner);
-            const double part = warp_sum(bc_parents<BITS>(a, front, d, owner_base, b + lane, e_end, 32));
+            const double part = warp_sum(level_sum<BITS>(a, a.in_adj, front, d + 1, owner_base, b + lane, e_end, 32));
             const double total = __shfl_sync(FULL_MASK, part, 0);
             if (lane == owner) sum = total;
         }
@@ -226,20 +230,10 @@ __device__ void bc_bottom_up(BcCtl* ctl, u64* block_edges, const BcArrays& a, u3
 __device__ __forceinline__ double bc_pull(const BcArrays& a, u32 x, u32 d, u64 first, u64 stride) {
     const u32 b = x / a.n, u = x - b * a.n;
     const u32 base = b * a.n;
-    double sum = 0.0;
-    if (a.bit_use & BC_BITS_BACKWARD) {
-        const u32* successors = level_bits(a, d + 1);
-        for (u64 e = a.off[u] + first; e < a.off[u + 1]; e += stride) {
-            const u32 j = base + a.adj[e];
-            if (bit(successors, j)) sum += __ldcg(&a.pair[j].value);
-        }
-    } else {
-        for (u64 e = a.off[u] + first; e < a.off[u + 1]; e += stride) {
-            const BcPair pj = load_pair(&a.pair[base + a.adj[e]]);
-            if (pj.level == d + 2) sum += pj.value;
-        }
-    }
-    return sum;
+    const u64 begin = a.off[u] + first, end = a.off[u + 1];
+    const u32* successors = level_bits(a, d + 1);
+    return a.bit_use & BC_BITS_BACKWARD ? level_sum<true>(a, a.adj, successors, d + 2, base, begin, end, stride)
+                                        : level_sum<false>(a, a.adj, successors, d + 2, base, begin, end, stride);
 }
 
 // Backward step of level d's pairs order[begin, end): a lane per pair of at most 32
@@ -299,7 +293,7 @@ extern "C" __global__ void __launch_bounds__(256, BC_MAX_BLOCKS_PER_SM) bc_batch
     // Forward: level d's pairs expand into level d + 1.
     u32 d = 0;
     for (;; d++) {
-        const u32 begin = d ? __ldcg(&a.level_end[d - 1]) : 0, end = __ldcg(&a.level_end[d]);
+        const u32 begin = level_begin(a, d), end = __ldcg(&a.level_end[d]);
         if (begin == end) break;
         if (d && (a.bit_use & BC_BITS_FORWARD)) clear_level(a, level_bits(a, d - 1), d - 1, thread, threads); // bitmap (d + 2) % 3, next level's next
         const u64 pairs = (u64)a.batch * a.n, edges = __ldcg(&ctl->level_edges[d & 1]);
@@ -352,7 +346,7 @@ extern "C" __global__ void __launch_bounds__(256, BC_MAX_BLOCKS_PER_SM) bc_batch
     // pairs in 38 MB: 4.94 ms without, 5.26 with; urand22, 4.2 M: 4.52 / 3.56 ms).
     if (__ldcg(&ctl->tail) <= a.l2_pairs) a.bit_use &= ~BC_BITS_BACKWARD;
     for (d = levels - 1; d >= 1; d--) {
-        const u32 begin = __ldcg(&a.level_end[d - 1]), end = __ldcg(&a.level_end[d]);
+        const u32 begin = level_begin(a, d), end = __ldcg(&a.level_end[d]);
         if (a.bit_use & BC_BITS_BACKWARD) {
             for (u32 i = begin + thread; i < end; i += threads) set_bit(level_bits(a, d), __ldcg(&a.order[i]));
             if (d + 2 < levels) clear_level(a, level_bits(a, d + 2), d + 2, thread, threads);
@@ -389,6 +383,6 @@ extern "C" __global__ void __launch_bounds__(256, BC_MAX_BLOCKS_PER_SM) bc_batch
     for (u32 i = thread; i < reached; i += threads) {
         const u32 x = __ldcg(&a.order[i]);
         a.pair[x] = BcPair{};
-        for (u32 k = 0; a.bit_use && k < 4; k++) a.bits[k * a.words + (x >> 5)] = 0;
+        for (u32 k = 0; a.bit_use && k < BC_BITMAPS; k++) a.bits[k * a.words + (x >> 5)] = 0;
     }
 }
