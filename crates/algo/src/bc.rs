@@ -44,12 +44,9 @@ struct PathCounts {
 }
 
 impl PathCounts {
+    /// The arrays over `n` vertices, meaningless until [`PathCounts::start`].
     fn new(n: usize) -> PathCounts {
-        PathCounts {
-            depth: (0..n).into_par_iter().map(|_| AtomicU32::new(UNSEEN)).collect(),
-            sigma: crate::zeroed_vec(n),
-            delta: crate::zeroed_vec(n),
-        }
+        PathCounts { depth: crate::zeroed_vec(n), sigma: crate::zeroed_vec(n), delta: crate::zeroed_vec(n) }
     }
 
     /// Clears the arrays and puts `s` at depth 0 with one path.
