@@ -1,12 +1,14 @@
 //! Kernel: BC. Returns the Brandes dependency of every vertex summed over the chosen
 //! sources, not normalised (hop counts: weights are ignored).
 //!
-//! Per source, a level-synchronous parallel BFS counts shortest paths (`sigma`,
-//! added atomically as f64 bit patterns), records the vertices of each level and
-//! marks each DAG edge (to a vertex one level deeper) in a bitmap; the backward sweep
-//! then walks the levels deepest first, each vertex pulling
-//! `sigma[u] / sigma[v] · (1 + delta[v])` from the successors the bitmap names, so it
-//! needs no atomics and no second look at depths.
+//! Per source, a level-synchronous parallel BFS counts shortest paths (`sigma`),
+//! top-down (added atomically as f64 bit patterns) or, on the large levels of a
+//! small-world graph, bottom-up (each unreached vertex sums its parents' counts:
+//! Beamer's direction optimization [3] applied to path counting), and records each
+//! level's vertices, as a window of one queue and as bits in one of three bitmaps; the
+//! backward sweep then walks the levels deepest first, each vertex summing
+//! `(1 + delta[v]) / sigma[v]` over the successors whose bits are set, so it needs no
+//! atomics and no look at depths ([`brandes_levels`]).
 //!
 //! With at least [`SOURCES_PER_THREAD`] sources per thread, each thread instead runs
 //! Brandes' sequential algorithm from its own sources ([`brandes_by_source`]): no
@@ -20,17 +22,19 @@
 //!     Mathematical Sociology 25(2), 2001.
 //! [2] David Bader, Kamesh Madduri. "Parallel Algorithms for Evaluating Centrality
 //!     Indices in Real-world Networks." ICPP 2006.
+//! [3] Scott Beamer, Krste Asanović, David Patterson. "Direction-Optimizing
+//!     Breadth-First Search." SC 2012.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use chatty_graph::{Graph, Progress};
+use chatty_graph::{Adjacency, Graph, Progress};
 
-use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, SEQUENTIAL_FRONTIER};
+use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, PULL_CHUNK, SEQUENTIAL_FRONTIER};
 use crate::frontier::{Bitmap, Frontier};
-use crate::region::{self, append, LevelSlots, FLUSH};
+use crate::region::{self, append, LevelSlot, LevelSlots, FLUSH};
 use crate::Result;
 
 const UNSEEN: u32 = u32::MAX;
@@ -83,7 +87,7 @@ pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progr
         Some(csr) if by_source_pays(csr.num_vertices(), sources.len()) || deep_enough_for_sources(csr, sources)? => {
             Ok(brandes_by_source(csr, sources, progress))
         }
-        Some(csr) => Ok(brandes_marked(csr, sources, progress)),
+        Some(csr) => Ok(brandes_levels(csr, sources, progress)),
         None => brandes_edge_map(g, sources, progress),
     }
 }
@@ -211,89 +215,206 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], progress: &dyn Progress) ->
     (0..n).into_par_iter().map(|v| partials.iter().map(|p| p[v]).sum()).collect()
 }
 
-/// Brandes with the DAG's edges marked in a bitmap during the forward sweep, one
-/// source at a time, both sweeps of a source in one parallel region (as BFS's
-/// top-down levels): the levels are consecutive windows of one queue, threads claim
-/// runs of a window and meet at one barrier per level, forward and then backward. A
-/// fork-join per level was most of a search on small-world graphs at 16 threads
-/// (cnr-2000: 2.4x GAPBS's time).
-pub fn brandes_marked(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Vec<f64> {
+/// Brandes one source at a time over all threads, both sweeps of a source in one
+/// parallel region (as BFS's top-down levels): the levels are consecutive windows of
+/// one queue, threads claim runs of a window (or of the vertices, bottom-up) and meet
+/// at one barrier per level, forward and then backward. A fork-join per level was
+/// most of a search on small-world graphs at 16 threads (cnr-2000: 2.4x GAPBS's time).
+///
+/// Direction-optimizing forward sweep (Beamer et al. [3], applied to path counting as
+/// the GPU's bc.cu does): a level whose out-edges outweigh the unexplored edges by
+/// [`BOTTOM_UP_ALPHA`] (with in-edges at hand) is expanded bottom-up: every unreached
+/// vertex sums the path counts of its in-neighbours at the level, with no atomics and
+/// no early exit (every shortest path counts). Level membership is kept in three
+/// rotating bitmaps (level k in `levels[k % 3]`, n bits: kron22's 512 KiB stay in a
+/// core's L2), so "is this neighbour at level k?" is a bit test, not a load from the
+/// depths (16 MiB), in the bottom-up steps and in the backward sweep, which tests
+/// successors the same way and so needs no per-edge bitmap from the forward sweep. A
+/// vertex's value is its path count σ until the backward sweep passes its level, then
+/// `(1 + δ) / σ`, the one number its predecessors read. Each step clears the bitmap of
+/// the level before last from that level's window, and the last round resets what the
+/// source reached: a source costs what it reaches, not a pass over every vertex.
+pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Vec<f64> {
     let n = g.num_vertices();
     let out = g.out_edges();
+    let inc = g.has_in_edges().then(|| g.in_edges());
     let score: Vec<AtomicU64> = crate::zeroed_vec(n);
-    let counts = PathCounts::new(n);
-    let PathCounts { depth, sigma, delta } = &counts;
-    // One bit per edge: set when the edge joins a vertex to one a level deeper, so the
-    // backward sweep reads a bitmap instead of every neighbour's depth (GAPBS's trick).
-    let successors = Bitmap::new(out.num_edges() as usize);
+    let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNSEEN)).collect();
+    let value: Vec<AtomicU64> = crate::zeroed_vec(n);
+    let levels = [Bitmap::new(n), Bitmap::new(n), Bitmap::new(n)];
     let queue: Vec<AtomicU32> = crate::zeroed_vec(n);
+    let words = n.div_ceil(64);
+    let alpha = crate::tuning_override("CHATTY_BC_ALPHA").unwrap_or(BOTTOM_UP_ALPHA);
     for &s in sources {
-        counts.start(s);
         progress.advance(1);
-        successors.clear();
+        depth[s as usize].store(0, Relaxed);
+        value[s as usize].store(1f64.to_bits(), Relaxed);
+        levels[0].set(s as usize);
         queue[0].store(s, Relaxed);
         let tail = AtomicUsize::new(1);
-        let slots = LevelSlots::default();
+        // Claims of the level being expanded, and of the level whose bitmap is cleared.
+        let (slots, clearing) = (LevelSlots::default(), LevelSlots::default());
         region::run(|member| {
             // Level d is queue[ends[d]..ends[d + 1]]; every thread counts the same ends.
             let mut ends = vec![0, 1];
             let mut found = Vec::with_capacity(FLUSH);
+            // Out-edges of the current level, and of every level before it.
+            let (mut level_edges, mut explored) = (out.degree(s) as u64, 0u64);
             let mut round = 0;
-            loop {
-                let (current, next) = slots.round(round, member);
-                let (begin, end, d) = (ends[ends.len() - 2], ends[ends.len() - 1], ends.len() as u32 - 1);
-                while let Some(claim) = current.claim(begin, end) {
-                    for u in &queue[claim] {
-                        let u = u.load(Relaxed);
-                        let su = f64::from_bits(sigma[u as usize].load(Relaxed));
-                        for e in out.range(u) {
-                            let v = out.targets()[e];
-                            let dv = &depth[v as usize];
-                            if dv.load(Relaxed) == UNSEEN && dv.compare_exchange(UNSEEN, d, Relaxed, Relaxed).is_ok() {
-                                found.push(v);
-                                if found.len() == FLUSH {
-                                    append(&queue, &tail, &mut found, next);
-                                }
-                            }
-                            if dv.load(Relaxed) == d {
-                                add_f64(&sigma[v as usize], su);
-                                successors.set(e);
-                            }
-                        }
+            let clear_level = |cursor: &LevelSlot, ends: &[usize], d: usize| {
+                if d + 1 < ends.len() {
+                    while let Some(claim) = cursor.claim(ends[d], ends[d + 1]) {
+                        queue[claim].iter().for_each(|v| levels[d % 3].store_word(v.load(Relaxed) as usize / 64, 0));
                     }
                 }
-                append(&queue, &tail, &mut found, next);
+            };
+            loop {
+                let ((current, next), (cursor, _)) = (slots.round(round, member), clearing.round(round, member));
+                let d = ends.len() - 2;
+                let (begin, end) = (ends[d], ends[d + 1]);
+                let (frontier, into) = (&levels[d % 3], &levels[(d + 1) % 3]);
+                let mut next_edges = 0;
+                match inc.filter(|_| pays_bottom_up(alpha, level_edges, end - begin, out.num_edges() as u64 - explored, n)) {
+                    Some(inc) => {
+                        while let Some(claim) = current.claim_runs(0, words, PULL_CHUNK / 64) {
+                            for w in claim {
+                                let word = count_paths_in(inc, frontier, &depth, &value, d as u32 + 1, w, &mut found);
+                                into.store_word(w, word);
+                            }
+                            next_edges += found.iter().map(|&v| out.degree(v) as u64).sum::<u64>();
+                            append(&queue, &tail, &mut found, next);
+                        }
+                    }
+                    None => {
+                        while let Some(claim) = current.claim(begin, end) {
+                            for u in &queue[claim] {
+                                let u = u.load(Relaxed);
+                                let su = f64::from_bits(value[u as usize].load(Relaxed));
+                                for &v in out.neighbors(u) {
+                                    let dv = &depth[v as usize];
+                                    if dv.load(Relaxed) == UNSEEN && dv.compare_exchange(UNSEEN, d as u32 + 1, Relaxed, Relaxed).is_ok() {
+                                        into.set(v as usize);
+                                        next_edges += out.degree(v) as u64;
+                                        found.push(v);
+                                        if found.len() == FLUSH {
+                                            append(&queue, &tail, &mut found, next);
+                                        }
+                                    }
+                                    if dv.load(Relaxed) == d as u32 + 1 {
+                                        add_f64(&value[v as usize], su);
+                                    }
+                                }
+                            }
+                        }
+                        append(&queue, &tail, &mut found, next);
+                    }
+                }
+                if d > 0 {
+                    clear_level(cursor, &ends, d - 1);
+                }
+                next.work.fetch_add(next_edges, Relaxed);
                 member.wait();
                 round += 1;
                 match next.reached.load(Relaxed) {
                     0 => break,
                     reached => ends.push(end + reached),
                 }
+                explored += level_edges;
+                level_edges = next.work.load(Relaxed);
             }
-            for level in (0..ends.len() - 1).rev() {
-                let (current, _) = slots.round(round, member);
-                while let Some(claim) = current.claim(ends[level], ends[level + 1]) {
+            // The bitmaps hold the last two levels. Backward, deepest first: level d
+            // reads level d + 1's bits and sets its own, for level d - 1.
+            for d in (0..ends.len() - 1).rev() {
+                let ((current, _), (cursor, _)) = (slots.round(round, member), clearing.round(round, member));
+                let (successors, own) = (&levels[(d + 1) % 3], &levels[d % 3]);
+                while let Some(claim) = current.claim(ends[d], ends[d + 1]) {
                     for u in &queue[claim] {
                         let u = u.load(Relaxed);
-                        let su = f64::from_bits(sigma[u as usize].load(Relaxed));
-                        let mut du = 0.0;
-                        for e in out.range(u).filter(|&e| successors.get(e)) {
-                            let v = out.targets()[e] as usize;
-                            du += su / f64::from_bits(sigma[v].load(Relaxed)) * (1.0 + f64::from_bits(delta[v].load(Relaxed)));
-                        }
-                        let du = dependency(su, du);
-                        delta[u as usize].store(du.to_bits(), Relaxed);
+                        own.set(u as usize);
+                        let su = f64::from_bits(value[u as usize].load(Relaxed));
+                        // SAFETY: every target of an `Adjacency` is below its vertex
+                        // count, the bitmap's length.
+                        let per_path: f64 = (out.neighbors(u).iter())
+                            .filter(|&&v| unsafe { successors.get_unchecked(v as usize) })
+                            .map(|&v| f64::from_bits(value[v as usize].load(Relaxed)))
+                            .sum();
+                        let du = dependency(su, su * per_path);
+                        value[u as usize].store(((1.0 + du) / su).to_bits(), Relaxed);
                         if u != s {
                             score[u as usize].store((f64::from_bits(score[u as usize].load(Relaxed)) + du).to_bits(), Relaxed);
                         }
                     }
                 }
+                clear_level(cursor, &ends, d + 2);
                 member.wait();
                 round += 1;
+            }
+            // Levels 0 and 1 still have their bits; every vertex reached, its state.
+            let (current, _) = slots.round(round, member);
+            let total = ends[ends.len() - 1];
+            while let Some(claim) = current.claim(0, total) {
+                for (i, v) in claim.clone().zip(&queue[claim]) {
+                    let v = v.load(Relaxed) as usize;
+                    if i < ends[2.min(ends.len() - 1)] {
+                        levels[if i == 0 { 0 } else { 1 }].store_word(v / 64, 0);
+                    }
+                    depth[v].store(UNSEEN, Relaxed);
+                    value[v].store(0, Relaxed);
+                }
             }
         });
     }
     score.into_iter().map(|x| f64::from_bits(x.into_inner())).collect()
+}
+
+/// A forward level is expanded bottom-up when its out-edges times this exceed the
+/// edges not yet explored plus the vertices (what a bottom-up step reads), as bc.cu's
+/// α, or when it holds more than 1 / [`BOTTOM_UP_SHARE`] of the vertices.
+/// `CHATTY_BC_ALPHA` overrides it (0: top-down only).
+const BOTTOM_UP_ALPHA: u64 = 15;
+const BOTTOM_UP_SHARE: u64 = 20;
+
+/// Whether a level of `vertices` vertices with `edges` out-edges is cheaper expanded
+/// bottom-up, `unexplored` edges and `n` vertices left to scan, by the rule of α `alpha`.
+fn pays_bottom_up(alpha: u64, edges: u64, vertices: usize, unexplored: u64, n: usize) -> bool {
+    alpha > 0 && (edges * alpha > unexplored + n as u64 || vertices as u64 * BOTTOM_UP_SHARE > n as u64)
+}
+
+/// One word of a bottom-up step into level `next`: each unreached vertex of word `w`
+/// sums the path counts of its in-neighbours in `frontier`; those with paths take the
+/// level and the sum, go to `found`, and set their bit in the returned word. The
+/// caller owns the word's vertices.
+#[inline]
+fn count_paths_in(
+    inc: &Adjacency,
+    frontier: &Bitmap,
+    depth: &[AtomicU32],
+    value: &[AtomicU64],
+    next: u32,
+    w: usize,
+    found: &mut Vec<u32>,
+) -> u64 {
+    let (offsets, targets) = (inc.offsets(), inc.targets());
+    let ends = &offsets[w * 64..=((w + 1) * 64).min(depth.len())];
+    let mut word = 0;
+    for (v, ab) in ((w * 64) as u32..).zip(ends.windows(2)) {
+        if depth[v as usize].load(Relaxed) != UNSEEN {
+            continue;
+        }
+        // SAFETY: every target of an `Adjacency` is below its vertex count, the
+        // bitmap's length.
+        let paths: f64 = (targets[ab[0] as usize..ab[1] as usize].iter())
+            .filter(|&&u| unsafe { frontier.get_unchecked(u as usize) })
+            .map(|&u| f64::from_bits(value[u as usize].load(Relaxed)))
+            .sum();
+        if paths > 0.0 {
+            depth[v as usize].store(next, Relaxed);
+            value[v as usize].store(paths.to_bits(), Relaxed);
+            word |= 1 << (v % 64);
+            found.push(v);
+        }
+    }
+    word
 }
 
 /// A vertex's dependency from the sum of its successors' shares: NaN where its own

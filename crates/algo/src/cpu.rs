@@ -15,14 +15,9 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Sssp => 20, // distances, bucket entries
         Algorithm::Pr => 12,   // scores, f32 contributions
         Algorithm::Wcc => 4,
-        Algorithm::Bc => 36, // depth, σ, δ, scores, level lists
+        Algorithm::Bc => 25, // depth, σ (then δ's coefficient), scores, level lists, three level bitmaps
         Algorithm::Spmv => 16,
     }
-}
-
-/// Bits per edge a kernel allocates (BC's successor bitmap).
-fn edge_bits(alg: Algorithm) -> u64 {
-    u64::from(alg == Algorithm::Bc)
 }
 
 /// Refuses an allocation the machine cannot hold, as the graph layer does.
@@ -74,8 +69,8 @@ impl Engine for CpuEngine {
         if alg.wants_in_edges() {
             self.graph.build_in_edges().map_err(crate::Error::engine)?;
         }
-        let (n, m) = (self.graph.num_vertices() as u64, self.graph.num_edges());
-        check_memory(&format!("{}'s arrays over {n} vertices", alg.name()), n * vertex_bytes(alg) + m * edge_bits(alg) / 8)?;
+        let n = self.graph.num_vertices() as u64;
+        check_memory(&format!("{}'s arrays over {n} vertices", alg.name()), n * vertex_bytes(alg))?;
         if alg == Algorithm::Sssp {
             sssp::check_weights(&self.graph)?;
         }

@@ -360,6 +360,12 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
     }
 }
 
+/// A tuning default's override from the environment (`CHATTY_*`, set by the tuning
+/// scripts to sweep a constant on the machine at hand without rebuilding).
+pub fn tuning_override<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
 /// A vector of `n` zeroes written by every pool thread: a kernel's per-trial arrays
 /// come from blocks freed by the last trial, which glibc's `calloc` clears on one
 /// thread (a 16 MB BFS queue was over a millisecond of a 12 ms search at 16 threads),

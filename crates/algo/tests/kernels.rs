@@ -426,19 +426,22 @@ fn gauss_seidel_pagerank_converges_to_the_same_scores_sooner() {
 }
 
 #[test]
-fn bc_one_source_per_thread_matches_the_level_synchronous_sweep() {
+fn bc_one_source_per_thread_matches_the_level_synchronous_sweep_both_ways() {
     let o = |undirected| GenOptions { seed: 9, max_weight: None, undirected };
     let path: Vec<(u32, u32)> = (0..999).map(|i| (i, i + 1)).collect();
     let graphs = [
         ("path", from_edges(1000, &path, false)),
         ("grid", generate::grid(40, 30, o(true), &NoProgress).unwrap()),
         ("rmat", generate::rmat(10, 8, o(false), &NoProgress).unwrap()),
+        // With in-edges, the sweep's large levels go bottom-up.
+        ("rmat with in-edges", generate::rmat(10, 8, o(false), &NoProgress).unwrap().with_in_edges()),
+        ("undirected rmat", generate::rmat(11, 16, o(true), &NoProgress).unwrap()),
     ];
     for (name, g) in &graphs {
         let sources: Vec<u32> = (0..g.num_vertices() as u32).step_by(7).collect();
         assert!(chatty_algo::bc::by_source_pays(g.num_vertices(), sources.len()), "{name}");
         let by_source = chatty_algo::bc::brandes_by_source(g, &sources, &NoProgress);
-        let level = chatty_algo::bc::brandes_marked(g, &sources, &NoProgress);
+        let level = chatty_algo::bc::brandes_levels(g, &sources, &NoProgress);
         let want = chatty_algo::bc::reference(g, &sources);
         for (v, (a, b)) in by_source.iter().zip(&level).enumerate() {
             let scale = want[v].abs().max(1.0);
@@ -455,7 +458,7 @@ fn bc_path_counts_beyond_a_double_are_an_error_never_a_score() {
     let sources = [0u32];
     let runs = [
         ("by source", chatty_algo::bc::brandes_by_source(&g, &sources, &NoProgress)),
-        ("marked", chatty_algo::bc::brandes_marked(&g, &sources, &NoProgress)),
+        ("levels", chatty_algo::bc::brandes_levels(&g, &sources, &NoProgress)),
         ("edge map", chatty_algo::bc::brandes_edge_map(&g, &sources, &NoProgress).unwrap()),
         ("reference", chatty_algo::bc::reference(&g, &sources)),
     ];

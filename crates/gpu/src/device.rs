@@ -14,7 +14,7 @@ use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, ValidAsZeroBits};
 use rayon::prelude::*;
 
-use chatty_algo::{Algorithm, Distances, Output, Params};
+use chatty_algo::{tuning_override, Algorithm, Distances, Output, Params};
 use chatty_graph::{Graph, Progress, WeightType};
 
 use crate::driver::{ptr, Kernel};
@@ -460,11 +460,6 @@ pub(crate) struct SsspCtl {
     pub hub_len: u32,
     pub hubs_now: u32,
     pub pad: u32,
-}
-
-/// A tuning default's override from the environment (scripts/gpu_tune.sh sets them).
-fn tuning_override<T: std::str::FromStr>(name: &str) -> Option<T> {
-    std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
 
 /// Launches per batch between host checks grow from here to `MAX_BATCH`.
