@@ -34,7 +34,7 @@ use chatty_graph::{Adjacency, Graph, Progress};
 
 use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, PULL_CHUNK, SEQUENTIAL_FRONTIER};
 use crate::frontier::{Bitmap, Frontier};
-use crate::region::{self, append, LevelSlot, LevelSlots, FLUSH};
+use crate::region::{self, append, LevelSlots, FLUSH};
 use crate::Result;
 
 const UNSEEN: u32 = u32::MAX;
@@ -252,8 +252,7 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
         levels[0].set(s as usize);
         queue[0].store(s, Relaxed);
         let tail = AtomicUsize::new(1);
-        // Claims of the level being expanded, and of the level whose bitmap is cleared.
-        let (slots, clearing) = (LevelSlots::default(), LevelSlots::default());
+        let slots = LevelSlots::default();
         region::run(|member| {
             // Level d is queue[ends[d]..ends[d + 1]]; every thread counts the same ends.
             let mut ends = vec![0, 1];
@@ -261,29 +260,36 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
             // Out-edges of the current level, and of every level before it.
             let (mut level_edges, mut explored) = (out.degree(s) as u64, 0u64);
             let mut round = 0;
-            let clear_level = |cursor: &LevelSlot, ends: &[usize], d: usize| {
+            // Each thread clears its own share of the level's window: no claims, whose
+            // shared cursor cost a road graph's thousands of small levels more than the
+            // clearing.
+            let clear_level = |ends: &[usize], d: usize| {
                 if d + 1 < ends.len() {
-                    while let Some(claim) = cursor.claim(ends[d], ends[d + 1]) {
-                        queue[claim].iter().for_each(|v| levels[d % 3].store_word(v.load(Relaxed) as usize / 64, 0));
-                    }
+                    let share = member.share(ends[d], ends[d + 1]);
+                    queue[share].iter().for_each(|v| levels[d % 3].store_word(v.load(Relaxed) as usize / 64, 0));
                 }
             };
             loop {
-                let ((current, next), (cursor, _)) = (slots.round(round, member), clearing.round(round, member));
+                let (current, next) = slots.round(round, member);
                 let d = ends.len() - 2;
                 let (begin, end) = (ends[d], ends[d + 1]);
                 let (frontier, into) = (&levels[d % 3], &levels[(d + 1) % 3]);
                 let mut next_edges = 0;
-                match inc.filter(|_| pays_bottom_up(alpha, level_edges, end - begin, out.num_edges() as u64 - explored, n)) {
+                match inc.filter(|_| pays_bottom_up(alpha, level_edges, out.num_edges() as u64 - explored, n)) {
                     Some(inc) => {
+                        let edges_of = |found: &[u32]| found.iter().map(|&v| out.degree(v) as u64).sum::<u64>();
                         while let Some(claim) = current.claim_runs(0, words, PULL_CHUNK / 64) {
                             for w in claim {
                                 let word = count_paths_in(inc, frontier, &depth, &value, d as u32 + 1, w, &mut found);
                                 into.store_word(w, word);
                             }
-                            next_edges += found.iter().map(|&v| out.degree(v) as u64).sum::<u64>();
-                            append(&queue, &tail, &mut found, next);
+                            if found.len() >= FLUSH {
+                                next_edges += edges_of(&found);
+                                append(&queue, &tail, &mut found, next);
+                            }
                         }
+                        next_edges += edges_of(&found);
+                        append(&queue, &tail, &mut found, next);
                     }
                     None => {
                         while let Some(claim) = current.claim(begin, end) {
@@ -310,9 +316,9 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
                     }
                 }
                 if d > 0 {
-                    clear_level(cursor, &ends, d - 1);
+                    clear_level(&ends, d - 1);
                 }
-                next.work.fetch_add(next_edges, Relaxed);
+                next.add_work(next_edges);
                 member.wait();
                 round += 1;
                 match next.reached.load(Relaxed) {
@@ -325,7 +331,7 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
             // The bitmaps hold the last two levels. Backward, deepest first: level d
             // reads level d + 1's bits and sets its own, for level d - 1.
             for d in (0..ends.len() - 1).rev() {
-                let ((current, _), (cursor, _)) = (slots.round(round, member), clearing.round(round, member));
+                let (current, _) = slots.round(round, member);
                 let (successors, own) = (&levels[(d + 1) % 3], &levels[d % 3]);
                 while let Some(claim) = current.claim(ends[d], ends[d + 1]) {
                     for u in &queue[claim] {
@@ -345,7 +351,7 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
                         }
                     }
                 }
-                clear_level(cursor, &ends, d + 2);
+                clear_level(&ends, d + 2);
                 member.wait();
                 round += 1;
             }
@@ -369,15 +375,13 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
 
 /// A forward level is expanded bottom-up when its out-edges times this exceed the
 /// edges not yet explored plus the vertices (what a bottom-up step reads), as bc.cu's
-/// α, or when it holds more than 1 / [`BOTTOM_UP_SHARE`] of the vertices.
-/// `CHATTY_BC_ALPHA` overrides it (0: top-down only).
+/// α. `CHATTY_BC_ALPHA` overrides it (0: top-down only).
 const BOTTOM_UP_ALPHA: u64 = 15;
-const BOTTOM_UP_SHARE: u64 = 20;
 
-/// Whether a level of `vertices` vertices with `edges` out-edges is cheaper expanded
-/// bottom-up, `unexplored` edges and `n` vertices left to scan, by the rule of α `alpha`.
-fn pays_bottom_up(alpha: u64, edges: u64, vertices: usize, unexplored: u64, n: usize) -> bool {
-    alpha > 0 && (edges * alpha > unexplored + n as u64 || vertices as u64 * BOTTOM_UP_SHARE > n as u64)
+/// Whether a level with `edges` out-edges is cheaper expanded bottom-up, `unexplored`
+/// edges and `n` vertices left to scan, by the rule of α `alpha`.
+fn pays_bottom_up(alpha: u64, edges: u64, unexplored: u64, n: usize) -> bool {
+    alpha > 0 && edges * alpha > unexplored + n as u64
 }
 
 /// One word of a bottom-up step into level `next`: each unreached vertex of word `w`

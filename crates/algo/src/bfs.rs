@@ -145,7 +145,7 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], queue: &[AtomicU32], source: u32, 
                             push_claim(out, depth, &queue[claim], level + 1, &mut found, |found| append(queue, &tail, found, next));
                     }
                     append(queue, &tail, &mut found, next);
-                    next.work.fetch_add(next_work, Relaxed);
+                    next.add_work(next_work);
                 }
                 Step::ToBits => {
                     let bits = &pulls.as_ref().expect("a pull has in-edges").1[cur];
@@ -191,7 +191,7 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], queue: &[AtomicU32], source: u32, 
                         }
                     }
                     append(queue, &tail, &mut found, next);
-                    next.work.fetch_add(next_work, Relaxed);
+                    next.add_work(next_work);
                 }
             }
             member.wait();

@@ -106,6 +106,14 @@ impl LevelSlot {
         self.work.store(0, Relaxed);
     }
 
+    /// Adds to the work counted into the next level; zero touches nothing (a shared line).
+    #[inline]
+    pub(crate) fn add_work(&self, work: u64) {
+        if work > 0 {
+            self.work.fetch_add(work, Relaxed);
+        }
+    }
+
     /// The next run of at most [`CLAIM`] positions of the window `begin..end` not yet
     /// claimed from this slot's cursor, for the calling thread; `None` once none is left.
     #[inline]
@@ -140,9 +148,13 @@ impl LevelSlots {
 }
 
 /// Appends `found` at `queue`'s `tail`, counts it into `slot` (the level it belongs
-/// to), and empties it.
+/// to), and empties it. Nothing to append touches neither counter: on a deep graph
+/// most threads find nothing in most levels, and the counters are shared lines.
 #[inline(always)]
 pub(crate) fn append(queue: &[AtomicU32], tail: &AtomicUsize, found: &mut Vec<u32>, slot: &LevelSlot) {
+    if found.is_empty() {
+        return;
+    }
     let at = tail.fetch_add(found.len(), Relaxed);
     for (q, &v) in queue[at..at + found.len()].iter().zip(found.iter()) {
         q.store(v, Relaxed);
@@ -164,6 +176,13 @@ impl Member<'_> {
     /// This thread's index, 0 for one of them.
     pub(crate) fn index(&self) -> usize {
         self.index
+    }
+
+    /// This thread's equal share of the positions `begin..end`, for work that costs
+    /// the same per position and is not worth a shared cursor.
+    pub(crate) fn share(&self, begin: usize, end: usize) -> Range<usize> {
+        let (len, threads) = (end - begin, self.barrier.threads);
+        begin + len * self.index / threads..begin + len * (self.index + 1) / threads
     }
 
     /// Returns once every thread of the region has called it.
