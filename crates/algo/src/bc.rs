@@ -225,15 +225,16 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], progress: &dyn Progress) ->
 /// the GPU's bc.cu does): a level whose out-edges outweigh the unexplored edges by
 /// [`BOTTOM_UP_ALPHA`] (with in-edges at hand) is expanded bottom-up: every unreached
 /// vertex sums the path counts of its in-neighbours at the level, with no atomics and
-/// no early exit (every shortest path counts). Level membership is kept in three
-/// rotating bitmaps (level k in `levels[k % 3]`, n bits: kron22's 512 KiB stay in a
-/// core's L2), so "is this neighbour at level k?" is a bit test, not a load from the
-/// depths (16 MiB), in the bottom-up steps and in the backward sweep, which tests
-/// successors the same way and so needs no per-edge bitmap from the forward sweep. A
-/// vertex's value is its path count σ until the backward sweep passes its level, then
-/// `(1 + δ) / σ`, the one number its predecessors read. Each step clears the bitmap of
-/// the level before last from that level's window, and the last round resets what the
-/// source reached: a source costs what it reaches, not a pass over every vertex.
+/// no early exit (every shortest path counts). Whether a neighbour is at a level is a
+/// bit test in that level's bitmap (n bits: kron22's 512 KiB stay in a core's L2)
+/// rather than a load from the depths (16 MiB), in the bottom-up steps and in the
+/// backward sweep of the levels with many edges. Bitmaps are written whole, a word per
+/// 64 vertices by the thread that owns it (a bottom-up step's result, or a scan of the
+/// depths), so no bit is set atomically, none is ever cleared, and the top-down steps
+/// and small levels (roads) pay nothing for them. A vertex's value is its path count σ
+/// until the backward sweep passes its level, then `(1 + δ) / σ`, the one number its
+/// predecessors read; the last round resets what the source reached, so a source costs
+/// what it reaches, not a pass over every vertex.
 pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Vec<f64> {
     let n = g.num_vertices();
     let out = g.out_edges();
@@ -241,42 +242,52 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
     let score: Vec<AtomicU64> = crate::zeroed_vec(n);
     let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNSEEN)).collect();
     let value: Vec<AtomicU64> = crate::zeroed_vec(n);
-    let levels = [Bitmap::new(n), Bitmap::new(n), Bitmap::new(n)];
+    // Level d's bits, where kept, are in levels[d % 2].
+    let levels = [Bitmap::new(n), Bitmap::new(n)];
     let queue: Vec<AtomicU32> = crate::zeroed_vec(n);
     let words = n.div_ceil(64);
     let alpha = crate::tuning_override("CHATTY_BC_ALPHA").unwrap_or(BOTTOM_UP_ALPHA);
+    // A level's bits are worth a scan of the depths when the edges tested against them
+    // are this many times fewer than the vertices.
+    let bits_pay = |edges: u64| edges * BITS_PER_SCAN > n as u64;
     for &s in sources {
         progress.advance(1);
         depth[s as usize].store(0, Relaxed);
         value[s as usize].store(1f64.to_bits(), Relaxed);
-        levels[0].set(s as usize);
         queue[0].store(s, Relaxed);
         let tail = AtomicUsize::new(1);
         let slots = LevelSlots::default();
         region::run(|member| {
-            // Level d is queue[ends[d]..ends[d + 1]]; every thread counts the same ends.
-            let mut ends = vec![0, 1];
+            // Level d is queue[ends[d]..ends[d + 1]], with out-edges edges[d]; every
+            // thread counts the same.
+            let (mut ends, mut edges) = (vec![0, 1], vec![out.degree(s) as u64]);
             let mut found = Vec::with_capacity(FLUSH);
-            // Out-edges of the current level, and of every level before it.
-            let (mut level_edges, mut explored) = (out.degree(s) as u64, 0u64);
-            let mut round = 0;
-            // Each thread clears its own share of the level's window: no claims, whose
-            // shared cursor cost a road graph's thousands of small levels more than the
-            // clearing.
-            let clear_level = |ends: &[usize], d: usize| {
-                if d + 1 < ends.len() {
-                    let share = member.share(ends[d], ends[d + 1]);
-                    queue[share].iter().for_each(|v| levels[d % 3].store_word(v.load(Relaxed) as usize / 64, 0));
+            let (mut explored, mut round) = (0u64, 0);
+            // Whether the frontier's bits are in its bitmap (the last step went bottom-up).
+            let mut frontier_bits = false;
+            // Writes level `d`'s bitmap from the depths, this thread's share of the words.
+            let scan = |d: usize| {
+                for w in member.share(0, words) {
+                    levels[d % 2].store_word(w, level_word(&depth, w, d as u32));
                 }
             };
             loop {
-                let (current, next) = slots.round(round, member);
                 let d = ends.len() - 2;
                 let (begin, end) = (ends[d], ends[d + 1]);
-                let (frontier, into) = (&levels[d % 3], &levels[(d + 1) % 3]);
+                let up = inc.filter(|_| pays_bottom_up(alpha, edges[d], out.num_edges() as u64 - explored, n));
+                if up.is_some() && !frontier_bits {
+                    // A round of its own (the slots rotate with it): the frontier's
+                    // bits, complete before any vertex tests them.
+                    slots.round(round, member);
+                    scan(d);
+                    member.wait();
+                    round += 1;
+                }
+                let (current, next) = slots.round(round, member);
                 let mut next_edges = 0;
-                match inc.filter(|_| pays_bottom_up(alpha, level_edges, out.num_edges() as u64 - explored, n)) {
+                match up {
                     Some(inc) => {
+                        let (frontier, into) = (&levels[d % 2], &levels[(d + 1) % 2]);
                         let edges_of = |found: &[u32]| found.iter().map(|&v| out.degree(v) as u64).sum::<u64>();
                         while let Some(claim) = current.claim_runs(0, words, PULL_CHUNK / 64) {
                             for w in claim {
@@ -299,7 +310,6 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
                                 for &v in out.neighbors(u) {
                                     let dv = &depth[v as usize];
                                     if dv.load(Relaxed) == UNSEEN && dv.compare_exchange(UNSEEN, d as u32 + 1, Relaxed, Relaxed).is_ok() {
-                                        into.set(v as usize);
                                         next_edges += out.degree(v) as u64;
                                         found.push(v);
                                         if found.len() == FLUSH {
@@ -315,9 +325,7 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
                         append(&queue, &tail, &mut found, next);
                     }
                 }
-                if d > 0 {
-                    clear_level(&ends, d - 1);
-                }
+                frontier_bits = up.is_some();
                 next.add_work(next_edges);
                 member.wait();
                 round += 1;
@@ -325,25 +333,35 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
                     0 => break,
                     reached => ends.push(end + reached),
                 }
-                explored += level_edges;
-                level_edges = next.work.load(Relaxed);
+                explored += edges[d];
+                edges.push(next.work.load(Relaxed));
             }
-            // The bitmaps hold the last two levels. Backward, deepest first: level d
-            // reads level d + 1's bits and sets its own, for level d - 1.
-            for d in (0..ends.len() - 1).rev() {
+            // Backward, deepest first: level d's vertices pull from level d + 1, by its
+            // bits when level d has edges enough to pay for them (written in the round
+            // before, while level d + 1 pulled), else by depth.
+            let deepest = ends.len() - 2;
+            for d in (0..=deepest).rev() {
                 let (current, _) = slots.round(round, member);
-                let (successors, own) = (&levels[(d + 1) % 3], &levels[d % 3]);
+                let successors = (d < deepest && bits_pay(edges[d])).then(|| &levels[(d + 1) % 2]);
+                let next = d as u32 + 1;
                 while let Some(claim) = current.claim(ends[d], ends[d + 1]) {
                     for u in &queue[claim] {
                         let u = u.load(Relaxed);
-                        own.set(u as usize);
                         let su = f64::from_bits(value[u as usize].load(Relaxed));
-                        // SAFETY: every target of an `Adjacency` is below its vertex
-                        // count, the bitmap's length.
-                        let per_path: f64 = (out.neighbors(u).iter())
-                            .filter(|&&v| unsafe { successors.get_unchecked(v as usize) })
-                            .map(|&v| f64::from_bits(value[v as usize].load(Relaxed)))
-                            .sum();
+                        let coefficient = |v: u32| f64::from_bits(value[v as usize].load(Relaxed));
+                        let per_path: f64 = match successors {
+                            // SAFETY: every target of an `Adjacency` is below its vertex
+                            // count, the bitmap's length.
+                            Some(bits) => out
+                                .neighbors(u)
+                                .iter()
+                                .filter(|&&v| unsafe { bits.get_unchecked(v as usize) })
+                                .map(|&v| coefficient(v))
+                                .sum(),
+                            None => {
+                                out.neighbors(u).iter().filter(|&&v| depth[v as usize].load(Relaxed) == next).map(|&v| coefficient(v)).sum()
+                            }
+                        };
                         let du = dependency(su, su * per_path);
                         value[u as usize].store(((1.0 + du) / su).to_bits(), Relaxed);
                         if u != s {
@@ -351,19 +369,17 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
                         }
                     }
                 }
-                clear_level(&ends, d + 2);
+                if d > 0 && bits_pay(edges[d - 1]) {
+                    scan(d);
+                }
                 member.wait();
                 round += 1;
             }
-            // Levels 0 and 1 still have their bits; every vertex reached, its state.
+            // Every vertex reached, its state back to unreached.
             let (current, _) = slots.round(round, member);
-            let total = ends[ends.len() - 1];
-            while let Some(claim) = current.claim(0, total) {
-                for (i, v) in claim.clone().zip(&queue[claim]) {
+            while let Some(claim) = current.claim(0, ends[ends.len() - 1]) {
+                for v in &queue[claim] {
                     let v = v.load(Relaxed) as usize;
-                    if i < ends[2.min(ends.len() - 1)] {
-                        levels[if i == 0 { 0 } else { 1 }].store_word(v / 64, 0);
-                    }
                     depth[v].store(UNSEEN, Relaxed);
                     value[v].store(0, Relaxed);
                 }
@@ -373,10 +389,20 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
     score.into_iter().map(|x| f64::from_bits(x.into_inner())).collect()
 }
 
+/// Vertices scanned per edge tested, at which a level's bitmap costs what it saves:
+/// a scan reads every depth once in order, a test without it one depth at random.
+const BITS_PER_SCAN: u64 = 8;
+
+/// The word of bitmap bits of vertices `64w..64w + 64` at depth `level`.
+fn level_word(depth: &[AtomicU32], w: usize, level: u32) -> u64 {
+    let vertices = &depth[w * 64..((w + 1) * 64).min(depth.len())];
+    vertices.iter().enumerate().fold(0, |word, (i, d)| word | u64::from(d.load(Relaxed) == level) << i)
+}
+
 /// A forward level is expanded bottom-up when its out-edges times this exceed the
 /// edges not yet explored plus the vertices (what a bottom-up step reads), as bc.cu's
 /// α. `CHATTY_BC_ALPHA` overrides it (0: top-down only).
-const BOTTOM_UP_ALPHA: u64 = 15;
+const BOTTOM_UP_ALPHA: u64 = 6;
 
 /// Whether a level with `edges` out-edges is cheaper expanded bottom-up, `unexplored`
 /// edges and `n` vertices left to scan, by the rule of α `alpha`.
