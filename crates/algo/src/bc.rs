@@ -274,7 +274,7 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
             loop {
                 let d = ends.len() - 2;
                 let (begin, end) = (ends[d], ends[d + 1]);
-                let up = inc.filter(|_| pays_bottom_up(alpha, edges[d], out.num_edges() as u64 - explored, n));
+                let up = inc.filter(|_| pays_bottom_up(alpha, edges[d], out.num_edges() - explored, n));
                 if up.is_some() && !frontier_bits {
                     // A round of its own (the slots rotate with it): the frontier's
                     // bits, complete before any vertex tests them.
