@@ -650,7 +650,9 @@ pub struct ConvertArgs {
     pub output: PathBuf,
     #[command(flatten)]
     pub load: LoadArgs,
-    /// Also store the transpose (in-edges) of a directed graph in the .cgr.
+    /// Also store the transpose (in-edges) of a directed graph in the .cgr (BC counts
+    /// paths bottom-up on large levels only with in-edges at hand; the kernels that
+    /// pull build them when they load the graph).
     #[arg(long)]
     pub transpose: bool,
     /// Output layout.
