@@ -78,34 +78,65 @@ fn add_f64(cell: &AtomicU64, x: f64) {
 }
 
 /// BC summed over `sources`: on an adjacency in memory, one source per thread when
-/// there are enough sources to keep every thread busy (and their arrays fit) or the
-/// graph is so deep that a sweep's levels run on one thread anyway, else marked
-/// successors, one source at a time; edge-map sweeps otherwise.
+/// that pays ([`one_source_per_thread`]), else one source at a time over all threads,
+/// level by level; edge-map sweeps otherwise.
 pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progress) -> Result<Vec<f64>> {
     progress.start("bc: sources", sources.len() as u64);
     match g.csr() {
-        Some(csr) if by_source_pays(csr.num_vertices(), sources.len()) || deep_enough_for_sources(csr, sources)? => {
-            Ok(brandes_by_source(csr, sources, progress))
-        }
+        Some(csr) if one_source_per_thread(csr, sources)? => Ok(brandes_by_source(csr, sources, progress)),
         Some(csr) => Ok(brandes_levels(csr, sources, progress)),
         None => brandes_edge_map(g, sources, progress),
     }
 }
 
-/// Whether several sources on this graph are better run one per thread than one at a
-/// time over all threads: when there are sources for every thread and a BFS from the
-/// first reaches so few vertices per level that a level-synchronous sweep has little
-/// to share. With fewer sources than threads the sweeps win even on roads, since they
-/// run in one region with a barrier per level (16 host threads, 4 sources: road-NE
-/// 0.19–0.20 s against 0.28–0.33 s one per source, moscow 0.054–0.061 against 0.071).
-/// Costs one BFS.
-fn deep_enough_for_sources(g: &Graph, sources: &[u32]) -> Result<bool> {
-    if !sources_fill_threads(sources.len()) || !by_source_fits(g.num_vertices(), sources.len()) {
+/// Whether several sources on this graph are better run one per thread
+/// ([`brandes_by_source`]) than one at a time over all threads ([`brandes_levels`]),
+/// from a BFS from the first source (run only when there are sources for every
+/// thread and their arrays fit):
+/// - a deep graph, whose BFS reaches so few vertices per level that a sweep has
+///   little to share, runs one source per thread once the sources fill the threads.
+///   With fewer sources than threads the sweeps win even on roads, since they run in
+///   one region with a barrier per level (16 host threads, 4 sources: road-NE
+///   0.19–0.20 s against 0.28–0.33 s one per source, moscow 0.054–0.061 against 0.071);
+/// - otherwise with [`SOURCES_PER_THREAD`] sources per thread, unless the search has a
+///   level the sweep would expand bottom-up: there the sweep counts a source's paths
+///   at a fraction of the sequential top-down cost (rmat-20, one thread: 0.23–0.25 s a
+///   source against 0.64–0.72 s).
+fn one_source_per_thread(g: &Graph, sources: &[u32]) -> Result<bool> {
+    let threads = rayon::current_num_threads();
+    let many = sources.len() >= SOURCES_PER_THREAD * threads;
+    let fill = threads >= 2 && sources.len() >= threads;
+    if !(many || fill) || !by_source_fits(g.num_vertices(), sources.len()) {
         return Ok(false);
     }
     let (depth, levels) = crate::bfs::bfs(g, sources[0], crate::Direction::Auto, &chatty_graph::NoProgress)?;
     let reached = depth.par_iter().filter(|&&d| d != crate::bfs::UNREACHED).count();
-    Ok(levels_run_on_one_thread(reached, levels))
+    Ok(levels_run_on_one_thread(reached, levels) || (many && !goes_bottom_up(g, &depth, levels)))
+}
+
+/// Whether [`brandes_levels`] would expand a level bottom-up in a search whose depths
+/// are `depth`, `levels` deep.
+fn goes_bottom_up(g: &Graph, depth: &[u32], levels: u32) -> bool {
+    if !g.has_in_edges() {
+        return false;
+    }
+    let out = g.out_edges();
+    let per_level = (depth.par_iter().enumerate())
+        .filter(|&(_, &d)| d != crate::bfs::UNREACHED)
+        .fold(
+            || vec![0u64; levels as usize + 1],
+            |mut edges, (v, &d)| {
+                edges[d as usize] += out.degree(v as u32) as u64;
+                edges
+            },
+        )
+        .reduce(|| vec![0u64; levels as usize + 1], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect());
+    let (alpha, m, mut explored) = (bottom_up_alpha(), out.num_edges(), 0);
+    per_level.iter().any(|&edges| {
+        let up = pays_bottom_up(alpha, edges, m - explored, g.num_vertices());
+        explored += edges;
+        up
+    })
 }
 
 /// Whether there are several threads and at least as many sources.
@@ -127,7 +158,8 @@ pub const SOURCES_PER_THREAD: usize = 4;
 /// Bytes per vertex each thread of [`brandes_by_source`] holds.
 const BY_SOURCE_BYTES: u64 = 36;
 
-/// Whether BC from `sources` sources on `n` vertices runs one source per thread.
+/// Whether BC from `sources` sources on `n` vertices has sources enough for one per
+/// thread, and memory for their arrays (the model behind `--engine auto`).
 pub fn by_source_pays(n: usize, sources: usize) -> bool {
     sources >= SOURCES_PER_THREAD * rayon::current_num_threads() && by_source_fits(n, sources)
 }
@@ -246,7 +278,7 @@ pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Ve
     let levels = [Bitmap::new(n), Bitmap::new(n)];
     let queue: Vec<AtomicU32> = crate::zeroed_vec(n);
     let words = n.div_ceil(64);
-    let alpha = crate::tuning_override("CHATTY_BC_ALPHA").unwrap_or(BOTTOM_UP_ALPHA);
+    let alpha = bottom_up_alpha();
     // A level's bits are worth a scan of the depths when the edges tested against them
     // are this many times fewer than the vertices.
     let bits_pay = |edges: u64| edges * BITS_PER_SCAN > n as u64;
@@ -403,6 +435,11 @@ fn level_word(depth: &[AtomicU32], w: usize, level: u32) -> u64 {
 /// edges not yet explored plus the vertices (what a bottom-up step reads), as bc.cu's
 /// α. `CHATTY_BC_ALPHA` overrides it (0: top-down only).
 const BOTTOM_UP_ALPHA: u64 = 6;
+
+/// [`BOTTOM_UP_ALPHA`], or its override.
+fn bottom_up_alpha() -> u64 {
+    crate::tuning_override("CHATTY_BC_ALPHA").unwrap_or(BOTTOM_UP_ALPHA)
+}
 
 /// Whether a level with `edges` out-edges is cheaper expanded bottom-up, `unexplored`
 /// edges and `n` vertices left to scan, by the rule of α `alpha`.
@@ -621,4 +658,26 @@ pub fn verify(g: &Graph, sources: &[u32], got: &[f64]) -> Result<()> {
     let want = reference(g, sources);
     let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
     crate::first_mismatch(&want, got, |&a, &b| crate::same_value(a, b, 1e-9 * scale))
+}
+
+#[cfg(test)]
+mod tests {
+    use chatty_graph::{generate, GenOptions, NoProgress};
+
+    #[test]
+    fn many_sources_run_one_per_thread_unless_the_sweep_goes_bottom_up() {
+        let o = |undirected| GenOptions { seed: 4, max_weight: None, undirected };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let sources: Vec<u32> = (0..16).collect();
+        let choose = |g: &chatty_graph::Graph| pool.install(|| super::one_source_per_thread(g, &sources).unwrap());
+        // Large enough that a BFS reaches more than a sweep would run on one thread.
+        let rmat = generate::rmat(16, 8, o(true), &NoProgress).unwrap();
+        assert!(!choose(&rmat), "an undirected power-law graph: its sweeps go bottom-up");
+        let directed = generate::rmat(16, 8, o(false), &NoProgress).unwrap();
+        assert!(choose(&directed), "without in-edges every level runs top-down");
+        assert!(!choose(&directed.with_in_edges()), "with them, bottom-up");
+        assert!(choose(&generate::grid(40, 30, o(true), &NoProgress).unwrap()), "a deep graph");
+        let few = &sources[..1];
+        assert!(!pool.install(|| super::one_source_per_thread(&rmat, few).unwrap()), "one source: the sweep");
+    }
 }
