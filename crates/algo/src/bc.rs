@@ -99,9 +99,11 @@ pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progr
 ///   one region with a barrier per level (16 host threads, 4 sources: road-NE
 ///   0.19–0.20 s against 0.28–0.33 s one per source, moscow 0.054–0.061 against 0.071);
 /// - otherwise with [`SOURCES_PER_THREAD`] sources per thread, unless the search has a
-///   level the sweep would expand bottom-up: there the sweep counts a source's paths
-///   at a fraction of the sequential top-down cost (rmat-20, one thread: 0.23–0.25 s a
-///   source against 0.64–0.72 s).
+///   level the sweep would expand bottom-up and the graph has
+///   [`SWEEP_EDGES_PER_THREAD`] edges per thread: there the sweep counts a source's
+///   paths at a fraction of the sequential top-down cost (16-core host, kron22: 64
+///   sources on 16 threads 7.7 s against 22.8 s one per thread, 4 sources on one
+///   thread 6.7 s against 15.4 s; urand22 6.6 against 30.0 and 6.1 against 17.4).
 fn one_source_per_thread(g: &Graph, sources: &[u32]) -> Result<bool> {
     let threads = rayon::current_num_threads();
     let many = sources.len() >= SOURCES_PER_THREAD * threads;
@@ -111,8 +113,16 @@ fn one_source_per_thread(g: &Graph, sources: &[u32]) -> Result<bool> {
     }
     let (depth, levels) = crate::bfs::bfs(g, sources[0], crate::Direction::Auto, &chatty_graph::NoProgress)?;
     let reached = depth.par_iter().filter(|&&d| d != crate::bfs::UNREACHED).count();
-    Ok(levels_run_on_one_thread(reached, levels) || (many && !goes_bottom_up(g, &depth, levels)))
+    let sweep_pays = g.num_edges() >= SWEEP_EDGES_PER_THREAD * threads as u64 && goes_bottom_up(g, &depth, levels);
+    Ok(levels_run_on_one_thread(reached, levels) || (many && !sweep_pays))
 }
+
+/// Edges per thread below which many sources run one per thread even where the sweep
+/// goes bottom-up: its levels are too small to share (16-core host, 64 sources on 16
+/// threads: ego-Twitter, 2.7M edges, 0.14 s one per thread against 0.37 s swept,
+/// cnr-2000 0.10 against 0.11; 16 sources on 4 threads: 0.13 against 0.12, and 0.072
+/// both).
+const SWEEP_EDGES_PER_THREAD: u64 = 1 << 19;
 
 /// Whether [`brandes_levels`] would expand a level bottom-up in a search whose depths
 /// are `depth`, `levels` deep.
@@ -668,16 +678,23 @@ mod tests {
     fn many_sources_run_one_per_thread_unless_the_sweep_goes_bottom_up() {
         let o = |undirected| GenOptions { seed: 4, max_weight: None, undirected };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let sources: Vec<u32> = (0..16).collect();
-        let choose = |g: &chatty_graph::Graph| pool.install(|| super::one_source_per_thread(g, &sources).unwrap());
-        // Large enough that a BFS reaches more than a sweep would run on one thread.
-        let rmat = generate::rmat(16, 8, o(true), &NoProgress).unwrap();
-        assert!(!choose(&rmat), "an undirected power-law graph: its sweeps go bottom-up");
-        let directed = generate::rmat(16, 8, o(false), &NoProgress).unwrap();
-        assert!(choose(&directed), "without in-edges every level runs top-down");
-        assert!(!choose(&directed.with_in_edges()), "with them, bottom-up");
-        assert!(choose(&generate::grid(40, 30, o(true), &NoProgress).unwrap()), "a deep graph");
-        let few = &sources[..1];
-        assert!(!pool.install(|| super::one_source_per_thread(&rmat, few).unwrap()), "one source: the sweep");
+        // 16 sources, the first (the one the choice searches from) the largest hub.
+        let choose = |g: &chatty_graph::Graph, count: u32| {
+            let hub = (0..g.num_vertices() as u32).max_by_key(|&v| g.out_edges().degree(v)).unwrap();
+            let sources: Vec<u32> = std::iter::once(hub).chain((0..count - 1).filter(|&v| v != hub)).take(count as usize).collect();
+            pool.install(|| super::one_source_per_thread(g, &sources).unwrap())
+        };
+        // Large enough that a BFS reaches more than a sweep would run on one thread, and
+        // with SWEEP_EDGES_PER_THREAD edges for each of the two threads.
+        let rmat = generate::rmat(16, 16, o(true), &NoProgress).unwrap();
+        assert!(!choose(&rmat, 16), "an undirected power-law graph: its sweeps go bottom-up");
+        assert!(!choose(&rmat, 1), "one source: the sweep");
+        let directed = generate::rmat(17, 16, o(false), &NoProgress).unwrap();
+        assert!(choose(&directed, 16), "without in-edges every level runs top-down");
+        assert!(!choose(&directed.with_in_edges(), 16), "with them, bottom-up");
+        let small = generate::urand(16, 4, o(true), &NoProgress).unwrap();
+        assert!(small.num_edges() < 2 * super::SWEEP_EDGES_PER_THREAD);
+        assert!(choose(&small, 16), "too few edges to share among the threads");
+        assert!(choose(&generate::grid(40, 30, o(true), &NoProgress).unwrap(), 16), "a deep graph");
     }
 }
