@@ -5,10 +5,10 @@
 //! top-down (added atomically as f64 bit patterns) or, on the large levels of a
 //! small-world graph, bottom-up (each unreached vertex sums its parents' counts:
 //! Beamer's direction optimization [3] applied to path counting), and records each
-//! level's vertices, as a window of one queue and as bits in one of three bitmaps; the
-//! backward sweep then walks the levels deepest first, each vertex summing
-//! `(1 + delta[v]) / sigma[v]` over the successors whose bits are set, so it needs no
-//! atomics and no look at depths ([`brandes_levels`]).
+//! level's vertices as a window of one queue; the backward sweep then walks the levels
+//! deepest first, each vertex summing `(1 + delta[v]) / sigma[v]` over its successors
+//! (found by a level bitmap's bits on levels with many edges, by depth on the others),
+//! with no atomics ([`brandes_levels`]).
 //!
 //! With at least [`SOURCES_PER_THREAD`] sources per thread, each thread instead runs
 //! Brandes' sequential algorithm from its own sources ([`brandes_by_source`]): no
@@ -107,7 +107,7 @@ pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progr
 fn one_source_per_thread(g: &Graph, sources: &[u32]) -> Result<bool> {
     let threads = rayon::current_num_threads();
     let many = sources.len() >= SOURCES_PER_THREAD * threads;
-    let fill = threads >= 2 && sources.len() >= threads;
+    let fill = sources_fill_threads(sources.len());
     if !(many || fill) || !by_source_fits(g.num_vertices(), sources.len()) {
         return Ok(false);
     }

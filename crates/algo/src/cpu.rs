@@ -15,7 +15,7 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Sssp => 20, // distances, bucket entries
         Algorithm::Pr => 12,   // scores, f32 contributions
         Algorithm::Wcc => 4,
-        Algorithm::Bc => 25, // depth, σ (then δ's coefficient), scores, level lists, three level bitmaps
+        Algorithm::Bc => 25, // depth, σ (then δ's coefficient), scores, level lists, two level bitmaps
         Algorithm::Spmv => 16,
     }
 }
