@@ -162,7 +162,11 @@ impl PyGraph {
             .map(|f| Format::from_name(f).ok_or_else(|| error(format!("format `{f}`: expected one of {}", Format::NAMES))))
             .transpose()?;
         let opts = ReadOptions { format, build: BuildOptions { symmetrize, dedup, drop_self_loops } };
-        let g = py.detach(|| chatty_graph::read_graph(&path, opts, &NoProgress)).map_err(error)?;
+        // A graph stored renumbered is read back in its input's ids: `csr()` and the
+        // BFS tree read the adjacency itself, which answers must match.
+        let g = py
+            .detach(|| chatty_graph::read_graph(&path, opts, &NoProgress).and_then(chatty_graph::transform::in_input_order))
+            .map_err(error)?;
         Ok(PyGraph::new(g, path.display().to_string()))
     }
 

@@ -3,8 +3,9 @@
 //! front ends (the CLI, Python) drive them all.
 
 use std::ops::Deref;
+use std::sync::Arc;
 
-use chatty_graph::{Graph, Progress, WeightType};
+use chatty_graph::{Graph, Progress, VertexOrder, WeightType};
 use serde::Serialize;
 
 use crate::{Algorithm, Output, Params, Result};
@@ -34,6 +35,14 @@ pub struct GraphInfo {
     /// The first vertex id of the input's numbering (1 for DIMACS, PACE and Matrix
     /// Market inputs); engines work 0-based, front ends show `id + id_base`.
     pub id_base: u32,
+    /// Whether the graph is stored renumbered (`chatty convert --reorder`); the
+    /// report, sources and answers still use the input's ids.
+    #[serde(rename = "renumbered", serialize_with = "is_renumbered")]
+    pub order: Option<Arc<VertexOrder>>,
+}
+
+fn is_renumbered<S: serde::Serializer>(order: &Option<Arc<VertexOrder>>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_bool(order.is_some())
 }
 
 impl GraphInfo {
@@ -45,6 +54,7 @@ impl GraphInfo {
             directed: g.is_directed(),
             weighted: g.weight_type() != WeightType::None,
             id_base: g.id_base(),
+            order: g.order().cloned(),
         }
     }
 }

@@ -10,7 +10,9 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use crate::engine::{Breakdown, Engine, EngineInfo, GraphInfo, HostGraph, Trial};
-use crate::{check_params, edges_traversed, pick_sources, verify, Algorithm, Params, Result, EDGES_COUNTING};
+use chatty_graph::VertexOrder;
+
+use crate::{check_params, edges_traversed, pick_sources, renumber, verify, Algorithm, BcSources, Params, Result, EDGES_COUNTING};
 
 /// How many trials, and whether to verify them.
 #[derive(Clone, Debug, Default)]
@@ -92,17 +94,29 @@ pub fn run_with_progress(
     if alg == Algorithm::Sssp && p.delta.is_none() {
         p.delta = engine.default_delta();
     }
+    // Everything here but the engine's calls and verification speaks the input's ids;
+    // a graph stored renumbered is answered in them (`to_engine`, `to_caller`).
+    let order = graph.order.as_deref();
+    let engine_params = match order {
+        Some(o) => params_to_engine(o, &p),
+        None => p.clone(),
+    };
+    let to_engine = |sources: Vec<u32>| match order {
+        Some(o) => sources.into_iter().map(|v| o.stored_ids()[v as usize]).collect(),
+        None => sources,
+    };
+    let degree = |v: u32| engine.out_degree(order.map_or(v, |o| o.stored_ids()[v as usize]));
     let has_edges = graph.m > 0;
     let sources = |trial: u64| -> Result<Vec<u32>> {
         if alg.has_source() {
-            pick_sources(alg, graph.n, |v| engine.out_degree(v), has_edges, &p, trial)
+            Ok(to_engine(pick_sources(alg, graph.n, degree, has_edges, &p, trial)?))
         } else {
             Ok(Vec::new())
         }
     };
     let warming = Instant::now();
     if engine.warm_up() {
-        engine.run(alg, &p, &sources(0)?, progress)?;
+        engine.run(alg, &engine_params, &sources(0)?, progress)?;
     }
     let warm_up_seconds = if engine.warm_up() { warming.elapsed().as_secs_f64() } else { 0.0 };
     let (reference, verified_against) = match (&opts.verify, &opts.against) {
@@ -124,6 +138,18 @@ pub fn run_with_progress(
         }
         (true, None) => (Some(engine.reference_graph()?), Some(engine.reference_name())),
     };
+    // The reference answers in its own ids: the stored ones when it is the engine's
+    // renumbered graph, the input's when it is in the input's order.
+    let verify_stored = match (order, reference.as_ref().and_then(|g| g.order())) {
+        (Some(o), Some(r)) if o == r.as_ref() => true,
+        (_, None) => false,
+        (_, Some(_)) => {
+            return Err(crate::Error::Parameter(format!(
+                "{} is stored in another vertex order than the engine's graph: verify against the input, or the same file",
+                verified_against.unwrap_or_default()
+            )))
+        }
+    };
     let mut trial_seconds = Vec::new();
     let mut end_to_end_seconds = Vec::new();
     let mut breakdowns = Vec::new();
@@ -132,7 +158,7 @@ pub fn run_with_progress(
     for index in 0..opts.trials.max(1) {
         let sources = sources(index as u64)?;
         let start = Instant::now();
-        let trial = engine.run(alg, &p, &sources, progress)?;
+        let trial = engine.run(alg, &engine_params, &sources, progress)?;
         if let (Algorithm::Bc, crate::Output::Values(scores)) = (alg, &trial.output) {
             if scores.par_iter().any(|x| !x.is_finite()) {
                 return Err(crate::Error::PathCountOverflow);
@@ -141,7 +167,13 @@ pub fn run_with_progress(
         end_to_end_seconds.push(start.elapsed().as_secs_f64());
         trial_seconds.push(trial.seconds);
         breakdowns.push(trial.breakdown.clone());
-        let verdict = reference.as_ref().map(|g| verify(alg, g, &p, &trial.sources, &trial.output));
+        let stored_verdict =
+            reference.as_ref().filter(|_| verify_stored).map(|g| verify(alg, g, &engine_params, &trial.sources, &trial.output));
+        let trial = match order {
+            Some(o) => to_caller(o, trial),
+            None => trial,
+        };
+        let verdict = stored_verdict.or_else(|| reference.as_ref().map(|g| verify(alg, g, &p, &trial.sources, &trial.output)));
         if let Some(v) = &verdict {
             let so_far = verification.take().unwrap_or(Ok(()));
             verification = Some(so_far.and(v.as_ref().map_err(|e| e.to_string()).copied()));
@@ -151,7 +183,7 @@ pub fn run_with_progress(
     }
     drop(reference);
     let last = last.expect("at least one trial");
-    let edges_traversed = edges_traversed(alg, graph.m, |v| engine.out_degree(v), &last);
+    let edges_traversed = edges_traversed(alg, graph.m, degree, &last);
     let detail = merge(engine.detail(), last.detail.clone());
     Ok(Report {
         algorithm: alg,
@@ -169,6 +201,31 @@ pub fn run_with_progress(
         edges_traversed,
         detail,
     })
+}
+
+/// `p`'s vertex ids and per-vertex arrays in a renumbered graph's stored order.
+fn params_to_engine(order: &VertexOrder, p: &Params) -> Params {
+    let stored = order.stored_ids();
+    let values = |x: &Option<Vec<f64>>| x.as_ref().map(|x| renumber::values_to_kernel(stored, x));
+    Params {
+        source: p.source.map(|v| stored[v as usize]),
+        bc_sources: match &p.bc_sources {
+            BcSources::List(l) => BcSources::List(l.iter().map(|&v| stored[v as usize]).collect()),
+            other => other.clone(),
+        },
+        x: values(&p.x),
+        personalization: values(&p.personalization),
+        ..p.clone()
+    }
+}
+
+/// A trial on a renumbered graph, its answer and sources in the input's ids.
+fn to_caller(order: &VertexOrder, trial: Trial) -> Trial {
+    Trial {
+        output: renumber::output_to_caller(order.stored_ids(), trial.output),
+        sources: trial.sources.iter().map(|&v| order.input_ids()[v as usize]).collect(),
+        ..trial
+    }
 }
 
 /// The union of two JSON objects (`b` wins); a null side is empty.
@@ -240,6 +297,7 @@ impl Report {
                 "directed": self.graph.directed,
                 "weighted": self.graph.weighted,
                 "id_base": ctx.id_base,
+                "renumbered": self.graph.order.is_some(),
             },
             "parameters": {
                 "sources": if sources.len() <= SOURCES_LISTED { &sources[..] } else { &[] },

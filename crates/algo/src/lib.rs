@@ -38,6 +38,7 @@ pub mod frontier;
 pub mod harness;
 pub mod pr;
 mod region;
+pub mod renumber;
 pub mod spmv;
 pub mod sssp;
 mod summary;

@@ -521,3 +521,53 @@ fn bfs_tree_in_visit_order_matches_a_queue_bfs_over_any_neighbour_order() {
         }
     }
 }
+
+/// A graph stored renumbered answers as its input does: the harness maps sources,
+/// `x` and personalisation in and every answer out, and verifies against either the
+/// stored graph or the input.
+#[test]
+fn a_renumbered_graph_answers_in_the_input_ids() {
+    use chatty_algo::{harness, CpuEngine};
+    use std::sync::Arc;
+    let close = |a: &Output, b: &Output, what: &str| match (a, b) {
+        (Output::Values(a), Output::Values(b)) => {
+            for (v, (x, y)) in a.iter().zip(b).enumerate() {
+                assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{what}: vertex {v}: {x} against {y}");
+            }
+        }
+        _ => assert_eq!(a, b, "{what}"),
+    };
+    for directed in [false, true] {
+        let opts = GenOptions { seed: 5, max_weight: Some(20), undirected: !directed };
+        let g = Arc::new(generate::rmat(11, 6, opts, &NoProgress).unwrap().with_in_edges());
+        let n = g.num_vertices();
+        let renumbered = chatty_graph::transform::renumber(&g, chatty_graph::transform::degree_order(&g)).unwrap();
+        let input = chatty_graph::transform::relabel(&g, &(0..n as u32).collect::<Vec<_>>()).unwrap();
+        let mut plain = CpuEngine::new(input);
+        let mut stored = CpuEngine::new(renumbered);
+        let ramp: Vec<f64> = (0..n).map(|v| 1.0 + (v % 7) as f64).collect();
+        let cases = [
+            (Algorithm::Bfs, Params { source: Some(3), ..Params::default() }),
+            (Algorithm::Bfs, Params::default()),
+            (Algorithm::Sssp, Params { source: Some(3), ..Params::default() }),
+            (Algorithm::Wcc, Params::default()),
+            (Algorithm::Pr, Params { personalization: Some(ramp.clone()), ..Params::default() }),
+            (Algorithm::Bc, Params { bc_sources: BcSources::List(vec![1, 2, 3, 700]), ..Params::default() }),
+            (Algorithm::Bc, Params { bc_sources: BcSources::Random(5), ..Params::default() }),
+            (Algorithm::Spmv, Params { x: Some(ramp.clone()), ..Params::default() }),
+        ];
+        for (alg, p) in cases {
+            let what = format!("{} directed {directed}", alg.name());
+            let verify = harness::Options { trials: 2, verify: true, against: None };
+            let want = harness::run(&mut plain, alg, &p, &verify, |_| {}).unwrap();
+            let got = harness::run(&mut stored, alg, &p, &verify, |_| {}).unwrap();
+            assert_eq!(got.verification, Some(Ok(())), "{what}");
+            assert_eq!(got.last.sources, want.last.sources, "{what}: the same sources, in the input's ids");
+            assert_eq!(got.edges_traversed, want.edges_traversed, "{what}");
+            close(&got.last.output, &want.last.output, &what);
+            let against = harness::Options { trials: 1, verify: true, against: Some(("the input".into(), g.clone())) };
+            let checked = harness::run(&mut stored, alg, &p, &against, |_| {}).unwrap();
+            assert_eq!(checked.verification, Some(Ok(())), "{what}: against the input");
+        }
+    }
+}

@@ -655,6 +655,12 @@ pub struct ConvertArgs {
     /// pull build them when they load the graph).
     #[arg(long)]
     pub transpose: bool,
+    /// Store the graph renumbered (a .cgr output): degree puts hubs first (faster
+    /// bottom-up BFS on GPUs for power-law graphs, as `run --reorder degree` without
+    /// its cost per run), bfs keeps neighbours together (road networks). The input's
+    /// ids are stored too: runs take sources and give answers in them.
+    #[arg(long, value_enum, default_value = "none")]
+    pub reorder: Reorder,
     /// Output layout.
     #[arg(long, value_enum, default_value = "cgr")]
     pub layout: Layout,

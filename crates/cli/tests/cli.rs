@@ -575,6 +575,50 @@ fn one_based_inputs_keep_their_numbering() {
     }
 }
 
+/// `convert --reorder` stores a faster vertex order; runs on it take sources and write
+/// answers in the input's ids, byte for byte what the input gives.
+#[test]
+fn a_renumbered_graph_answers_like_its_input() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    // One-based, weighted, two components: ids, distances and labels all show.
+    let gr = "p sp 6 6\na 1 2 5\na 2 3 5\na 3 1 2\na 4 5 1\na 5 6 1\na 6 4 9\n";
+    std::fs::write(d.path().join("g.gr"), gr).unwrap();
+    let o = chatty(&["convert", &p("g.gr"), "-o", &p("d.cgr"), "--reorder", "degree", "--transpose"]);
+    assert!(o.status.success() && text(&o).contains("renumbered in degree order"), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&chatty(&["info", &p("d.cgr"), "--json", "--check"]).stdout).unwrap();
+    assert_eq!(j["renumbered"], true);
+    for (alg, extra) in [("bfs", "-r"), ("sssp", "-r"), ("wcc", ""), ("pr", ""), ("bc", "-r")] {
+        let mut outs = Vec::new();
+        for graph in [p("g.gr"), p("d.cgr")] {
+            let out = p(&format!("{alg}.txt"));
+            let mut args = vec!["run", alg, &graph, "-o", &out, "--json", "--verify"];
+            if !extra.is_empty() {
+                args.extend([extra, "5"]);
+            }
+            let o = chatty(&args);
+            assert!(o.status.success(), "{alg} {graph}: {}", text(&o));
+            let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(j["verification"], "PASS");
+            assert_eq!(j["graph"]["renumbered"], graph.ends_with(".cgr"));
+            outs.push((std::fs::read_to_string(&out).unwrap(), j["parameters"]["sources"].clone(), j["result"].clone()));
+        }
+        assert_eq!(outs[0].0, outs[1].0, "{alg}: the answers");
+        assert_eq!(outs[0].1, outs[1].1, "{alg}: the sources");
+        if alg != "pr" && alg != "bc" {
+            assert_eq!(outs[0].2, outs[1].2, "{alg}: the summary");
+        }
+    }
+    // Back to text: the input's edges.
+    assert!(chatty(&["convert", &p("d.cgr"), "-o", &p("back.wel")]).status.success());
+    let o = chatty(&["run", "sssp", &p("back.wel"), "-r", "3", "-o", &p("b.txt")]); // text is 0-based
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(d.path().join("b.txt")).unwrap(), "0 inf\n1 inf\n2 inf\n3 0\n4 1\n5 2\n");
+    fails(&["convert", &p("g.gr"), "-o", &p("r.el"), "--reorder", "bfs"], "--reorder stores the order in a .cgr output");
+    fails(&["convert", &p("g.gr"), "-o", &p("r.ssd"), "--layout", "ssd", "--reorder", "bfs"], "--reorder stores the order");
+    fails(&["convert", &p("d.cgr"), "-o", &p("r.ssd"), "--layout", "ssd"], "stored renumbered");
+}
+
 /// `.parquet` outputs read back with the Arrow reader: `vertex` and `value` columns,
 /// one row per vertex, ids in the input's numbering.
 #[test]

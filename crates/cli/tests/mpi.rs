@@ -293,6 +293,12 @@ fn engine_mpi_needs_a_cgr() {
     let o = mpirun(2).args([CHATTY, "run", "bfs", g.to_str().unwrap(), "--engine", "mpi"]).output().unwrap();
     assert!(!o.status.success());
     assert!(text(&o).contains("chatty convert"), "{}", text(&o));
+    // A graph stored renumbered: the ranks would answer in the stored ids.
+    let r = d.path().join("r.cgr");
+    convert(&g, &r, &["--reorder", "degree"]);
+    let o = mpirun(2).args([CHATTY, "run", "bfs", r.to_str().unwrap(), "--engine", "mpi"]).output().unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o).contains("without --reorder") && !text(&o).contains("panicked"), "{}", text(&o));
 }
 
 /// `--engine gpu` under mpirun is the multi-GPU engine across the ranks: every kernel

@@ -402,7 +402,7 @@ impl Engine for DistEngine {
 
     fn graph_info(&self) -> GraphInfo {
         let g = &self.graph;
-        GraphInfo { n: g.n, m: g.m, directed: g.directed, weighted: g.weight_type != WeightType::None, id_base: g.id_base }
+        GraphInfo { n: g.n, m: g.m, directed: g.directed, weighted: g.weight_type != WeightType::None, id_base: g.id_base, order: None }
     }
 
     fn out_degree(&self, v: u32) -> u64 {

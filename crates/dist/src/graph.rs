@@ -52,13 +52,24 @@ pub struct LocalGraph {
     out_offsets: Buf<u64>,
 }
 
+/// `file`, unless it is stored renumbered: the ranks' answers and sources are in the
+/// stored ids, which only the one-process engines map back.
+fn in_input_order(file: CgrFile) -> Result<CgrFile, DistError> {
+    match file.is_renumbered() {
+        false => Ok(file),
+        true => Err(DistError::Graph(chatty_graph::Error::Usage(
+            "the graph is stored renumbered (chatty convert --reorder); the MPI engine reads a graph in its input's order: convert it again without --reorder".into(),
+        ))),
+    }
+}
+
 impl LocalGraph {
     /// Opens `path` on every rank (collective) and checks it: header and section
     /// table here, rows' structure per rank, section checksums split by pieces across
     /// ranks, the stored transpose and undirected symmetry by fingerprints summed
     /// over ranks. Any rank's failure is every rank's error.
     pub fn open(comm: &Comm, path: &Path) -> Result<LocalGraph, DistError> {
-        let file = agree(comm, CgrFile::open(path).map_err(DistError::Graph))?;
+        let file = agree(comm, CgrFile::open(path).map_err(DistError::Graph).and_then(in_input_order))?;
         let out_offsets = agree(comm, file.offsets(false).map_err(DistError::Graph))?;
         let ranges = Ranges::balanced(&out_offsets, comm.size());
         let own = ranges.range(comm.rank());

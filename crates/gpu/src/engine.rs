@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::device::{run, DeviceGraph, Gpu};
 use crate::multi::{Comm, Control, Mode, MultiGpu, MultiOptions};
-use crate::renumber::{output_to_caller, to_device, values_to_device, Order, Renumbering};
+use crate::renumber::{output_to_caller, to_device, Order, Renumbering};
 use crate::GpuError;
 
 /// The GPU engine over a graph in host memory.
@@ -217,7 +217,7 @@ impl Engine for GpuEngine {
                 let renumbered_x;
                 let p = match (id, &p.x) {
                     (Some(id), Some(x)) => {
-                        renumbered_x = Params { x: Some(values_to_device(id, x)), ..p.clone() };
+                        renumbered_x = Params { x: Some(chatty_algo::renumber::values_to_kernel(id, x)), ..p.clone() };
                         &renumbered_x
                     }
                     _ => p,

@@ -6,7 +6,7 @@
 //! | bytes | field |
 //! |---|---|
 //! | 0..8 | magic `CHATTYGR` |
-//! | 8..12 | version (u32, currently 1) |
+//! | 8..12 | version (u32): 1, or 2 when the input-ids section is present |
 //! | 12..16 | flags: bit 0 directed, bit 1 has transpose, bit 2 the source numbered vertices from 1, bits 8..16 weight type (0 none, 1 u32, 2 f32) |
 //! | 16..24 | n (u64) |
 //! | 24..32 | m (u64), stored directed edges |
@@ -15,7 +15,10 @@
 //! | 4088..4096 | xxh3-64 of bytes 0..4088 |
 //!
 //! Section kinds: 1 out-offsets (u64 × (n+1)), 2 out-targets (u32 × m), 3 out-weights
-//! (u32 words × m), 4..6 the same for the transpose. Loading checks the header, its
+//! (u32 words × m), 4..6 the same for the transpose, 7 input ids (u32 × n, for a
+//! graph stored renumbered by `chatty convert --reorder`: the input's id of each
+//! stored vertex, a permutation; version 2, so that a reader of version 1 refuses
+//! the file rather than answer in the stored ids). Loading checks the header, its
 //! checksum, every section's size and bounds against the file length, the structure
 //! (offsets monotone from 0 to m, targets < n, neighbour lists sorted) and that the
 //! parts agree (the transpose is the transpose, an undirected graph is symmetric), so
@@ -30,15 +33,19 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::buf::Buf;
-use crate::csr::{Adjacency, Graph, Rows, WeightType};
+use crate::csr::{Adjacency, Graph, Rows, VertexOrder, WeightType};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::write::AtomicFile;
 
 /// The first eight bytes of every `.cgr` file.
 pub const MAGIC: &[u8; 8] = b"CHATTYGR";
-/// The format version this build reads and writes.
-pub const VERSION: u32 = 1;
+/// The newest format version this build reads and writes (it reads every older one).
+pub const VERSION: u32 = 2;
+/// The version of files without input ids, which every build since the first reads.
+const VERSION_WITHOUT_IDS: u32 = 1;
+/// The section of a renumbered graph's input ids.
+const INPUT_IDS: u32 = 7;
 const PAGE: u64 = 4096;
 const MAX_SECTIONS: usize = 8;
 const TABLE_AT: usize = 40;
@@ -77,6 +84,9 @@ pub fn write(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()> {
             arrays.push((base + Kind::Weights as u32, bytemuck::cast_slice(w)));
         }
     }
+    if let Some(order) = g.order() {
+        arrays.push((INPUT_IDS, bytemuck::cast_slice(order.input_ids())));
+    }
     let total: u64 = arrays.iter().map(|a| a.1.len() as u64).sum();
     progress.start("writing .cgr", total);
 
@@ -84,7 +94,8 @@ pub fn write(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()> {
     let io = |e| Error::io(path, "cannot write", e);
     let mut header = vec![0u8; PAGE as usize];
     header[..8].copy_from_slice(MAGIC);
-    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    let version = if g.order().is_some() { VERSION } else { VERSION_WITHOUT_IDS };
+    header[8..12].copy_from_slice(&version.to_le_bytes());
     let weight_code = match g.weight_type() {
         WeightType::None => 0u32,
         WeightType::Int => 1,
@@ -191,8 +202,10 @@ fn validate(path: &Path, map: memmap2::Mmap) -> Result<Mapped> {
         return bad("not a .cgr file (wrong magic)".into());
     }
     let version = le_u32(h, 8);
-    if version != VERSION {
-        return bad(format!(".cgr version {version} is not supported (this build reads version {VERSION})"));
+    if !(VERSION_WITHOUT_IDS..=VERSION).contains(&version) {
+        return bad(format!(
+            ".cgr version {version} is not supported (this build reads versions 1 to {VERSION}): written by a newer chatty?"
+        ));
     }
     if xxhash_rust::xxh3::xxh3_64(&h[..PAGE as usize - 8]) != le_u64(h, PAGE as usize - 8) {
         return bad("header checksum mismatch: the header is corrupt".into());
@@ -217,6 +230,9 @@ fn validate(path: &Path, map: memmap2::Mmap) -> Result<Mapped> {
             Section { kind: le_u32(h, e), offset: le_u64(h, e + 8), len: le_u64(h, e + 16), checksum: le_u64(h, e + 24) }
         })
         .collect();
+    if version == VERSION_WITHOUT_IDS && sections.iter().any(|s| s.kind == INPUT_IDS) {
+        return bad(format!("a version {version} file with an input-ids section: the header is inconsistent"));
+    }
     for s in &sections {
         if s.offset % PAGE != 0 || s.offset < PAGE {
             return bad(format!("section {} starts at {}, not a page boundary after the header", s.kind, s.offset));
@@ -284,7 +300,16 @@ fn graph_from(path: &Path, mapped: Mapped) -> Result<Graph> {
         let Some(adj) = adj else { continue };
         check_structure(adj).map_err(|m| Error::invalid(path, format!("{name}-edges: {m}")))?;
     }
-    let g = Graph { directed: mapped.directed, out, inc, id_base: mapped.id_base };
+    let order = match mapped.sections.iter().any(|s| s.kind == INPUT_IDS) {
+        false => None,
+        true => {
+            let s = mapped.section(path, INPUT_IDS, 4, mapped.n)?;
+            let ids: Buf<u32> = Buf::mapped(mapped.map.clone(), s.offset as usize, mapped.n as usize);
+            let order = VertexOrder::from_input_ids(ids.to_vec()).map_err(|e| Error::invalid(path, format!("input ids: {e}")))?;
+            Some(Arc::new(order))
+        }
+    };
+    let g = Graph { directed: mapped.directed, out, inc, id_base: mapped.id_base, order };
     check_consistency(&g).map_err(|m| Error::invalid(path, m))?;
     Ok(g)
 }
@@ -389,6 +414,11 @@ impl CgrFile {
     /// The source's first vertex id.
     pub fn id_base(&self) -> u32 {
         self.mapped.id_base
+    }
+
+    /// Whether the graph is stored renumbered, with the input's ids beside it.
+    pub fn is_renumbered(&self) -> bool {
+        self.mapped.sections.iter().any(|s| s.kind == INPUT_IDS)
     }
 
     /// Every vertex's offsets into the out-edges (or the transpose), mapped: only the

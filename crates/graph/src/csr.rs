@@ -1,5 +1,7 @@
 //! Compressed sparse rows: the in-memory graph every engine reads.
 
+use std::sync::Arc;
+
 use crate::buf::Buf;
 
 /// Vertex id. Graphs hold at most `u32::MAX` vertices.
@@ -246,17 +248,58 @@ pub struct Graph {
     /// The first vertex id of the input's own numbering: 1 for DIMACS, PACE and Matrix
     /// Market, 0 otherwise. Stored ids are 0-based; front ends show `id + id_base`.
     pub(crate) id_base: u32,
+    /// Set when the graph is stored renumbered (`chatty convert --reorder`): the way
+    /// between its ids and the input's, which front ends speak.
+    pub(crate) order: Option<Arc<VertexOrder>>,
+}
+
+/// The ids of a graph stored renumbered, for a vertex order that makes kernels faster
+/// (hubs first, breadth-first), and the ids the input gave its vertices: sources
+/// come in and answers go out in the input's ids, so the stored order is invisible to
+/// the user. A permutation both ways, checked when built.
+#[derive(Debug, PartialEq, Eq)]
+pub struct VertexOrder {
+    input: Vec<u32>,
+    stored: Vec<u32>,
+}
+
+impl VertexOrder {
+    /// The order whose stored vertex `v` was the input's vertex `input[v]`; refused
+    /// unless `input` is a permutation of `0..input.len()`.
+    pub fn from_input_ids(input: Vec<u32>) -> crate::Result<VertexOrder> {
+        let stored = crate::transform::inverse_permutation(&input)?;
+        Ok(VertexOrder { input, stored })
+    }
+
+    /// For each stored vertex, its id in the input.
+    pub fn input_ids(&self) -> &[u32] {
+        &self.input
+    }
+
+    /// For each input id, the stored vertex.
+    pub fn stored_ids(&self) -> &[u32] {
+        &self.stored
+    }
+
+    /// This order followed by a renumbering of its stored ids to `new_id` (`old_id`
+    /// its inverse): where each vertex of the renumbered graph came from in the input.
+    fn then(&self, old_id: &[u32], new_id: &[u32]) -> VertexOrder {
+        VertexOrder {
+            input: old_id.iter().map(|&v| self.input[v as usize]).collect(),
+            stored: self.stored.iter().map(|&v| new_id[v as usize]).collect(),
+        }
+    }
 }
 
 impl Graph {
     /// A graph from its out-edges.
     pub fn from_adjacency(out: Adjacency, directed: bool) -> Graph {
-        Graph { directed, out, inc: None, id_base: 0 }
+        Graph { directed, out, inc: None, id_base: 0, order: None }
     }
 
     /// A directed graph from its out-edges and their transpose (not checked to agree).
     pub fn from_adjacencies(out: Adjacency, inc: Adjacency) -> Graph {
-        Graph { directed: true, out, inc: Some(inc), id_base: 0 }
+        Graph { directed: true, out, inc: Some(inc), id_base: 0, order: None }
     }
 
     /// Number of vertices.
@@ -319,6 +362,21 @@ impl Graph {
         self
     }
 
+    /// How the stored ids map to the input's, when the graph is stored renumbered.
+    pub fn order(&self) -> Option<&Arc<VertexOrder>> {
+        self.order.as_ref()
+    }
+
+    /// The graph with vertex `v` renamed `new_id[v]` (a permutation; `old_id` its
+    /// inverse), remembering the input's ids: answers on it come back in them.
+    pub(crate) fn record_renumbering(mut self, from: &Graph, old_id: Vec<u32>, new_id: Vec<u32>) -> Graph {
+        self.order = Some(Arc::new(match &from.order {
+            Some(o) => o.then(&old_id, &new_id),
+            None => VertexOrder { input: old_id, stored: new_id },
+        }));
+        self
+    }
+
     /// The graph with its in-edges built (a no-op if they exist or it is undirected).
     ///
     /// # Panics
@@ -343,6 +401,6 @@ impl Graph {
     pub fn size_bytes(&self) -> u64 {
         let adj =
             |a: &Adjacency| a.offsets.len() as u64 * 8 + a.targets.len() as u64 * 4 + a.weights.as_ref().map_or(0, |w| w.len() as u64 * 4);
-        adj(&self.out) + self.inc.as_ref().map_or(0, adj)
+        adj(&self.out) + self.inc.as_ref().map_or(0, adj) + self.order.as_ref().map_or(0, |o| o.input.len() as u64 * 8)
     }
 }

@@ -41,7 +41,7 @@ pub mod write;
 pub use arrays::EdgeArrays;
 pub use buf::Buf;
 pub use build::{build, BuildOptions, EdgeSource};
-pub use csr::{Adjacency, Graph, Rows, VertexId, WeightSlice, WeightType};
+pub use csr::{Adjacency, Graph, Rows, VertexId, VertexOrder, WeightSlice, WeightType};
 pub use error::{available_memory, check_memory, human_bytes, parse_size, Error, Result};
 pub use generate::GenOptions;
 pub use progress::{NoProgress, Progress};

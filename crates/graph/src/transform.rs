@@ -1,4 +1,5 @@
-//! Graph transforms: transpose, symmetrize, dedup, drop self-loops, relabel.
+//! Graph transforms: transpose, symmetrize, dedup, drop self-loops, relabel (and
+//! renumber, which remembers the input's ids).
 //!
 //! Each one but relabel streams the existing edges through the builder in
 //! [`crate::build`], so they share its parallelism and determinism; relabel keeps
@@ -60,23 +61,51 @@ pub fn transpose(out: &Adjacency) -> Result<Adjacency> {
 pub fn rebuild(g: &Graph, opts: BuildOptions) -> Result<Graph> {
     let out = build_adjacency(&AdjacencyEdges::new(&g.out, false), opts, &NoProgress)?;
     let had_transpose = g.inc.is_some();
+    let order = g.order.clone();
     let mut g = Graph::from_adjacency(out, g.directed && !opts.symmetrize).with_id_base(g.id_base);
+    g.order = order;
     if had_transpose {
         g.build_in_edges()?;
     }
     Ok(g)
 }
 
-/// Renames vertex `v` to `new_id[v]`; `new_id` must be a permutation of `0..n`.
+/// Renames vertex `v` to `new_id[v]`; `new_id` must be a permutation of `0..n`. The
+/// result is a graph of its own ids (an engine's private copy); [`renumber`] is the
+/// one that remembers the input's.
 pub fn relabel(g: &Graph, new_id: &[u32]) -> Result<Graph> {
+    let old_id = checked_inverse(g, new_id)?;
+    relabel_rows(g, new_id, &old_id)
+}
+
+/// [`relabel`], the result remembering each vertex's input id
+/// ([`Graph::order`]), so that it can be stored and answer in the input's ids.
+pub fn renumber(g: &Graph, new_id: Vec<u32>) -> Result<Graph> {
+    let old_id = checked_inverse(g, &new_id)?;
+    Ok(relabel_rows(g, &new_id, &old_id)?.record_renumbering(g, old_id, new_id))
+}
+
+/// `g` in its input's ids: itself, or, when stored renumbered, relabelled back (for
+/// front ends that hand the adjacency itself to the user).
+pub fn in_input_order(g: Graph) -> Result<Graph> {
+    match g.order.clone() {
+        None => Ok(g),
+        Some(order) => relabel(&g, order.input_ids()),
+    }
+}
+
+fn checked_inverse(g: &Graph, new_id: &[u32]) -> Result<Vec<u32>> {
     let n = g.num_vertices();
     if new_id.len() != n {
         return Err(Error::Usage(format!("relabel: {} ids for {n} vertices", new_id.len())));
     }
-    let old_id = inverse_permutation(new_id)?;
+    inverse_permutation(new_id)
+}
+
+fn relabel_rows(g: &Graph, new_id: &[u32], old_id: &[u32]) -> Result<Graph> {
     let edge_bytes = if g.out.raw_weights().is_some() { 8 } else { 4 };
-    check_memory(&format!("a relabelled copy of {} edges", g.num_edges()), g.num_edges() * edge_bytes + 12 * n as u64)?;
-    let out = permute_rows(&g.out, new_id, &old_id);
+    check_memory(&format!("a relabelled copy of {} edges", g.num_edges()), g.num_edges() * edge_bytes + 12 * g.num_vertices() as u64)?;
+    let out = permute_rows(&g.out, new_id, old_id);
     let had_transpose = g.inc.is_some();
     let mut g = Graph::from_adjacency(out, g.directed).with_id_base(g.id_base);
     if had_transpose {
@@ -96,7 +125,7 @@ pub fn inverse_permutation(perm: &[u32]) -> Result<Vec<u32>> {
         .enumerate()
         .find_any(|&(i, &p)| (p as usize) >= n || inverse[p as usize].swap(i as u32, Ordering::Relaxed) != u32::MAX);
     if let Some((_, &p)) = bad {
-        return Err(Error::Usage(format!("relabel: not a permutation of 0..{n} (id {p})")));
+        return Err(Error::Usage(format!("not a permutation of 0..{n} (id {p} is out of range or repeated)")));
     }
     Ok(inverse.into_par_iter().map(AtomicU32::into_inner).collect())
 }

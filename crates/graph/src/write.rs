@@ -214,10 +214,15 @@ fn write_edge_list(g: &Graph, path: &Path, text: Text, progress: &dyn Progress) 
     let adj = g.out_edges();
     let mut file = AtomicFile::create(path)?;
     let io = |e| Error::io(path, "cannot write", e);
+    // Text carries the input's ids: a renumbered graph's order is for kernels.
+    let input_id = |v: u32| g.order().map_or(v, |o| o.input_ids()[v as usize]);
     // The lines below: an undirected graph lists each edge once (a self-loop is stored once).
     let undirected = !g.is_directed();
     let listed = if undirected {
-        (0..g.num_vertices() as u32).into_par_iter().map(|u| adj.neighbors(u).iter().filter(|&&v| v >= u).count() as u64).sum()
+        (0..g.num_vertices() as u32)
+            .into_par_iter()
+            .map(|u| adj.neighbors(u).iter().filter(|&&v| input_id(v) >= input_id(u)).count() as u64)
+            .sum()
     } else {
         g.num_edges()
     };
@@ -248,13 +253,13 @@ fn write_edge_list(g: &Graph, path: &Path, text: Text, progress: &dyn Progress) 
             .map(|r| {
                 let mut out = Vec::with_capacity(((adj.offsets()[r.end] - adj.offsets()[r.start]) * 16) as usize);
                 let mut num = itoa::Buffer::new();
-                for u in r.clone() {
-                    for e in adj.range(u as u32) {
-                        let v = adj.targets()[e];
-                        if undirected && v < u as u32 {
+                for stored_u in r.clone() {
+                    let u = input_id(stored_u as u32);
+                    for e in adj.range(stored_u as u32) {
+                        let v = input_id(adj.targets()[e]);
+                        if undirected && v < u {
                             continue;
                         }
-                        let u = u as u32;
                         let (first, second) = match (mtx, undirected) {
                             (false, _) => (u, v),
                             (true, false) => (u + 1, v + 1),

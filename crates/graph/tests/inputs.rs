@@ -314,3 +314,74 @@ fn cgr_files_with_valid_checksums_but_inconsistent_content_are_refused() {
         cgr::check(&p, &NoProgress).unwrap();
     }
 }
+
+#[test]
+fn a_renumbered_cgr_keeps_the_input_ids_and_refuses_bad_ones() {
+    let d = tempfile::tempdir().unwrap();
+    // A weighted directed graph with a transpose, renumbered by decreasing degree.
+    let g = chatty_graph::from_weighted_edges(5, &[(0, 1, 3), (1, 2, 4), (4, 0, 1), (4, 2, 8), (4, 3, 2), (3, 4, 6)], true).with_in_edges();
+    let new_id = chatty_graph::transform::degree_order(&g);
+    assert_ne!(new_id, (0..5).collect::<Vec<u32>>(), "the test needs an order other than the input's");
+    let r = chatty_graph::transform::renumber(&g, new_id.clone()).unwrap();
+    let order = r.order().unwrap();
+    assert_eq!(order.stored_ids(), &new_id[..]);
+    let p = d.path().join("r.cgr");
+    chatty_graph::write_graph(&r, &p, &NoProgress).unwrap();
+    let back = cgr::check(&p, &NoProgress).unwrap();
+    assert_eq!(back.order().unwrap().as_ref(), order.as_ref());
+    assert_eq!(edges(&back), edges(&r));
+    assert_eq!(back.in_edges().neighbors(new_id[2]).len(), 2);
+    // Renumbered again, the ids still lead to the input's.
+    let twice = chatty_graph::transform::renumber(&back, (0..5).rev().collect()).unwrap();
+    let input_edge = |h: &Graph| {
+        let ids = h.order().unwrap().input_ids();
+        let mut e: Vec<_> = edges(h).into_iter().map(|(u, v, w)| (ids[u as usize], ids[v as usize], w)).collect();
+        e.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        e
+    };
+    assert_eq!(input_edge(&twice), edges(&g));
+    // Text outputs and the way back carry the input's ids.
+    for name in ["r.wel", "r.mtx"] {
+        chatty_graph::write_graph(&back, &d.path().join(name), &NoProgress).unwrap();
+        assert_eq!(edges(&read(&d.path().join(name)).unwrap()), edges(&g), "{name}");
+    }
+    assert_eq!(edges(&chatty_graph::transform::in_input_order(back).unwrap()), edges(&g));
+    let sym = chatty_graph::from_edges(4, &[(0, 3), (3, 1), (1, 2)], false);
+    let sym_r = chatty_graph::transform::renumber(&sym, vec![2, 0, 3, 1]).unwrap();
+    chatty_graph::write_graph(&sym_r, &d.path().join("s.mtx"), &NoProgress).unwrap();
+    assert_eq!(edges(&read(&d.path().join("s.mtx")).unwrap()), edges(&sym));
+
+    // Ids that are not a permutation, a version-1 header with ids, a short section.
+    let refused = |bytes: Vec<u8>, needle: &str| {
+        std::fs::write(&p, bytes).unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains(needle) && e.contains("r.cgr"), "{e}");
+    };
+    let ids_at = |b: &Vec<u8>| -> (usize, usize) {
+        let e = (0..8).map(|i| 40 + i * 32).find(|&e| u32::from_le_bytes(b[e..e + 4].try_into().unwrap()) == 7).unwrap();
+        (e, u64::from_le_bytes(b[e + 8..e + 16].try_into().unwrap()) as usize)
+    };
+    let good = std::fs::read(&p).unwrap();
+    let mut bad = good.clone();
+    let (_, at) = ids_at(&bad);
+    bad.copy_within(at + 4..at + 8, at); // the first two stored vertices claim one input id
+    cgr::seal(&mut bad);
+    refused(bad, "not a permutation");
+    let mut bad = good.clone();
+    bad[at..at + 4].copy_from_slice(&9u32.to_le_bytes());
+    cgr::seal(&mut bad);
+    refused(bad, "not a permutation");
+    let mut bad = good.clone();
+    bad[8..12].copy_from_slice(&1u32.to_le_bytes());
+    cgr::seal(&mut bad);
+    refused(bad, "inconsistent");
+    let mut bad = good.clone();
+    let (entry, _) = ids_at(&bad);
+    bad[entry + 16..entry + 24].copy_from_slice(&8u64.to_le_bytes());
+    cgr::seal(&mut bad);
+    refused(bad, "expected 20");
+    // A file without ids stays version 1, which older builds read.
+    chatty_graph::write_graph(&g, &p, &NoProgress).unwrap();
+    assert_eq!(std::fs::read(&p).unwrap()[8], 1);
+    assert!(read(&p).unwrap().order().is_none());
+}

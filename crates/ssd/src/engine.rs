@@ -96,6 +96,7 @@ impl Engine for SsdEngine {
             directed: h.directed,
             weighted: self.graph.layout.weight_type != WeightType::None,
             id_base: h.id_base,
+            order: None, // layouts are written in the input's order (layout::write refuses renumbered graphs)
         }
     }
 

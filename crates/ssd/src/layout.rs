@@ -185,6 +185,11 @@ pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Resul
     if stripes == 0 || stripes > 1024 {
         return Err(SsdError::Config(format!("--stripes {stripes}: expected 1 to 1024 files per side")));
     }
+    if g.order().is_some() {
+        return Err(SsdError::Config(
+            "the graph is stored renumbered (chatty convert --reorder); an SSD layout is written in the input's order: convert the input without --reorder".into(),
+        ));
+    }
     let base = index.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     let stem = index.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "graph.ssd".into());
     let old = old_stripes(index);

@@ -23,6 +23,10 @@ pub fn run(a: &ConvertArgs, quiet: bool) -> Result<i32> {
     if !ssd {
         chatty_graph::write::check_output_path(&a.output)?;
     }
+    let to_cgr = !ssd && chatty_graph::read::format_from_name(&a.output) == Some(chatty_graph::Format::Cgr);
+    if a.reorder != crate::args::Reorder::None && !to_cgr {
+        anyhow::bail!("--reorder stores the order in a .cgr output; text formats and SSD layouts keep the input's order");
+    }
     let bar = Bar::new(quiet);
     let start = Instant::now();
     let mut g = load_graph(&a.input, &a.load, &bar)?;
@@ -32,6 +36,11 @@ pub fn run(a: &ConvertArgs, quiet: bool) -> Result<i32> {
     }
     if a.transpose {
         g.build_in_edges()?;
+    }
+    if let Some(new_id) = a.reorder.order().new_id(&g) {
+        let renumbering = Instant::now();
+        g = chatty_graph::transform::renumber(&g, new_id)?;
+        eprintln!("renumbered in {} order in {:.2} s", a.reorder.name(), renumbering.elapsed().as_secs_f64());
     }
     if ssd {
         let layout = chatty_ssd::layout::write(&g, &a.output, a.stripes, &a.stripe_dir)?;

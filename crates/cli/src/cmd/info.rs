@@ -52,6 +52,7 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
         "max_out_degree": s.max_out_degree,
         "max_in_degree": s.max_in_degree,
         "has_transpose": s.has_transpose,
+        "renumbered": g.order().is_some(),
         "size_bytes": g.size_bytes(),
         "checked": a.check,
         "partition": partition,

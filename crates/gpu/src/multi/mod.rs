@@ -44,7 +44,7 @@ pub use crew::Control;
 
 use crate::device::Bins;
 use crate::driver::{enable_peer_access, ptr, Pinned};
-use crate::renumber::{output_to_caller, to_device, values_to_device, Order, Renumbering};
+use crate::renumber::{output_to_caller, to_device, Order, Renumbering};
 use crate::{Check, Gpu, GpuError, Messaging, MessagingConfig, Result};
 use crew::Crew;
 use exchange::{Dst, Nccl, Sent};
@@ -674,7 +674,7 @@ impl MultiGpu {
             Algorithm::Pr => self.pagerank(p, &mut stats, &mut residual),
             Algorithm::Spmv => {
                 let x = match (&p.x, &self.new_id) {
-                    (Some(x), Some(id)) => Some(std::borrow::Cow::Owned(values_to_device(id, x))),
+                    (Some(x), Some(id)) => Some(std::borrow::Cow::Owned(chatty_algo::renumber::values_to_kernel(id, x))),
                     (x, _) => x.as_deref().map(std::borrow::Cow::Borrowed),
                 };
                 self.spmv(x.as_deref(), &mut stats)
