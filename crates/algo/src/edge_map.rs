@@ -253,10 +253,9 @@ where
     const BLOCK: usize = 256;
     // A vertex's edges are `ab[0]..ab[1]` of a window of its offsets.
     let sum_of = |ab: &[u64]| list(ab[0] as usize, ab[1] as usize);
-    out.par_chunks_mut(CHUNK)
-        .enumerate()
-        .map(|(c, slots)| {
-            let first = c * CHUNK;
+    edge_balanced_chunks(offsets, out, CHUNK)
+        .into_par_iter()
+        .map(|(first, slots)| {
             let ends = &offsets[first..=first + slots.len()];
             if fresh {
                 return (first as u32..).zip(slots).zip(ends.windows(2)).map(|((v, slot), ab)| finish(v, sum_of(ab), slot)).sum();
@@ -275,6 +274,26 @@ where
                 .sum::<R>()
         })
         .sum()
+}
+
+/// `out` (one slot per vertex) cut into chunks of at most `most` vertices that hold
+/// about an even share of the edges, each with its first vertex: with the hubs
+/// numbered first (a graph stored in degree order) the first 2,048 vertices of kron22
+/// hold a third of its edges, and one thread summed them alone (one PageRank iteration
+/// 3x slower on 16 threads than in the graph's own order).
+fn edge_balanced_chunks<'a, T>(offsets: &[u64], mut out: &'a mut [T], most: usize) -> Vec<(usize, &'a mut [T])> {
+    let m = offsets[offsets.len() - 1];
+    let share = (m / (rayon::current_num_threads() as u64 * 16)).max(1 << 16);
+    let mut chunks = Vec::with_capacity(out.len() / most + 1);
+    let mut first = 0;
+    while !out.is_empty() {
+        let window = &offsets[first + 1..=first + most.min(out.len())];
+        let len = window.partition_point(|&end| end - offsets[first] <= share).max(1);
+        let (chunk, rest) = std::mem::take(&mut out).split_at_mut(len);
+        chunks.push((first, chunk));
+        (first, out) = (first + len, rest);
+    }
+    chunks
 }
 
 /// Frontiers at most this large are processed on the calling thread: on high-diameter
