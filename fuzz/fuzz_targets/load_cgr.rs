@@ -2,7 +2,8 @@
 //! Arbitrary bytes as a `.cgr` file, its checksums fixed up (`cgr::seal`) so that the
 //! fuzzer reaches the section table, the structure and the consistency checks; what
 //! loads must be a graph the kernels can trust, checked here exactly: targets in
-//! range, lists sorted, the stored transpose the transpose, undirected symmetric.
+//! range, lists sorted, the stored transpose the transpose, undirected symmetric, the
+//! input ids of a renumbered graph a permutation with its inverse beside it.
 
 const PATH: &str = "/dev/shm/chatty-fuzz.cgr";
 
@@ -42,5 +43,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     }
     if !g.is_directed() {
         assert_eq!(edges(out, true), edges(out, false), "an asymmetric undirected graph loaded");
+    }
+    if let Some(order) = g.order() {
+        let (input, stored) = (order.input_ids(), order.stored_ids());
+        assert!(input.len() == n && stored.len() == n);
+        assert!((0..n).all(|v| stored[input[v] as usize] as usize == v), "input ids that are not a permutation loaded");
     }
 });
