@@ -98,8 +98,8 @@ pub fn run_with_progress(
     // a graph stored renumbered is answered in them (`to_engine`, `to_caller`).
     let order = graph.order.as_deref();
     let engine_params = match order {
-        Some(o) => params_to_engine(o, &p),
-        None => p.clone(),
+        Some(o) => std::borrow::Cow::Owned(params_to_engine(o, &p)),
+        None => std::borrow::Cow::Borrowed(&p),
     };
     let to_engine = |sources: Vec<u32>| match order {
         Some(o) => sources.into_iter().map(|v| o.stored_ids()[v as usize]).collect(),
