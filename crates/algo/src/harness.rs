@@ -6,12 +6,11 @@
 
 use std::time::Instant;
 
+use chatty_graph::VertexOrder;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use crate::engine::{Breakdown, Engine, EngineInfo, GraphInfo, HostGraph, Trial};
-use chatty_graph::VertexOrder;
-
 use crate::{check_params, edges_traversed, pick_sources, renumber, verify, Algorithm, BcSources, Params, Result, EDGES_COUNTING};
 
 /// How many trials, and whether to verify them.
@@ -212,14 +211,17 @@ pub fn run_with_progress(
     })
 }
 
-/// `p`'s vertex ids and per-vertex arrays in a renumbered graph's stored order.
+/// `p`'s vertex ids and per-vertex arrays in a renumbered graph's stored order. What
+/// is out of range stays as it is, for the checks that name it in the input's ids.
 fn params_to_engine(order: &VertexOrder, p: &Params) -> Params {
     let stored = order.stored_ids();
-    let values = |x: &Option<Vec<f64>>| x.as_ref().map(|x| renumber::values_to_kernel(stored, x));
+    let id = |v: u32| stored.get(v as usize).copied().unwrap_or(v);
+    let values =
+        |x: &Option<Vec<f64>>| x.as_ref().map(|x| if x.len() == stored.len() { renumber::values_to_kernel(stored, x) } else { x.clone() });
     Params {
-        source: p.source.map(|v| stored[v as usize]),
+        source: p.source.map(id),
         bc_sources: match &p.bc_sources {
-            BcSources::List(l) => BcSources::List(l.iter().map(|&v| stored[v as usize]).collect()),
+            BcSources::List(l) => BcSources::List(l.iter().map(|&v| id(v)).collect()),
             other => other.clone(),
         },
         x: values(&p.x),

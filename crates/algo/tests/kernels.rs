@@ -569,5 +569,18 @@ fn a_renumbered_graph_answers_in_the_input_ids() {
             let checked = harness::run(&mut stored, alg, &p, &against, |_| {}).unwrap();
             assert_eq!(checked.verification, Some(Ok(())), "{what}: against the input");
         }
+        // Ids beyond the graph are refused in the input's terms, not mapped.
+        let once = harness::Options { trials: 1, verify: false, against: None };
+        let beyond = n as u32 + 5;
+        for (alg, p) in [
+            (Algorithm::Bfs, Params { source: Some(beyond), ..Params::default() }),
+            (Algorithm::Bc, Params { bc_sources: BcSources::List(vec![1, beyond]), ..Params::default() }),
+            (Algorithm::Spmv, Params { x: Some(vec![1.0; 3]), ..Params::default() }),
+        ] {
+            let Err(e) = harness::run(&mut stored, alg, &p, &once, |_| {}) else {
+                panic!("{} accepted an id beyond the graph", alg.name())
+            };
+            assert!(e.to_string().contains(&beyond.to_string()) || e.to_string().contains("3 entries"), "{e}");
+        }
     }
 }
