@@ -126,13 +126,13 @@ impl std::iter::Sum for Totals {
 /// A vertex's contribution to its out-neighbours (`score` over its `out_degree`) and
 /// its dangling mass (`score` when it has no out-edges). A division per vertex, not an
 /// array of inverse degrees: one array fewer to fill per run and to read per iteration.
-/// A dangling vertex's contribution is never read (no edge leaves it): whatever it is,
-/// it costs no branch.
+/// A dangling vertex's contribution (infinite, or NaN at a zero score) is never read:
+/// no edge leaves it, so the division needs no guard.
 #[inline]
 fn share(out_degree: u64, score: f64) -> (f32, f64) {
     let dangling = if out_degree == 0 { score } else { 0.0 };
     // Through i64: one instruction where u64 to f64 takes six without AVX-512.
-    ((score / out_degree.max(1) as i64 as f64) as f32, dangling)
+    ((score / out_degree as i64 as f64) as f32, dangling)
 }
 
 /// PageRank by pull iterations; returns (scores, iterations, the L1 change of the
