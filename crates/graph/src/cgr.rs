@@ -304,6 +304,7 @@ fn graph_from(path: &Path, mapped: Mapped) -> Result<Graph> {
         false => None,
         true => {
             let s = mapped.section(path, INPUT_IDS, 4, mapped.n)?;
+            crate::error::check_memory("the input ids of a renumbered graph and their inverse", 8 * mapped.n)?;
             let ids: Buf<u32> = Buf::mapped(mapped.map.clone(), s.offset as usize, mapped.n as usize);
             let order = VertexOrder::from_input_ids(ids.to_vec()).map_err(|e| Error::invalid(path, format!("input ids: {e}")))?;
             Some(Arc::new(order))
