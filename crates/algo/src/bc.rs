@@ -111,10 +111,46 @@ fn one_source_per_thread(g: &Graph, sources: &[u32]) -> Result<bool> {
     if !(many || fill) || !by_source_fits(g.num_vertices(), sources.len()) {
         return Ok(false);
     }
+    if certainly_deep(g, sources[0]) {
+        return Ok(true);
+    }
     let (depth, levels) = crate::bfs::bfs(g, sources[0], crate::Direction::Auto, &chatty_graph::NoProgress)?;
     let reached = depth.par_iter().filter(|&&d| d != crate::bfs::UNREACHED).count();
     let sweep_pays = g.num_edges() >= SWEEP_EDGES_PER_THREAD * threads as u64 && goes_bottom_up(g, &depth, levels);
     Ok(levels_run_on_one_thread(reached, levels) || (many && !sweep_pays))
+}
+
+/// Whether a search from `source` runs more than n / [`SEQUENTIAL_FRONTIER`] levels,
+/// so that [`levels_run_on_one_thread`] holds whatever it reaches: a sequential search
+/// that stops there, or undecided (false) at a level wider than a few thousand
+/// vertices or past a quarter of the edges. On a road graph it settles the choice for
+/// a sliver of the BFS the decision otherwise runs (moscow: 101 of about 700 levels,
+/// some 20-70K edges of 900K; road-NE: 373 of 1,100, 0.7M of 3.9M); a power-law
+/// graph widens at its second or third level.
+fn certainly_deep(g: &Graph, source: u32) -> bool {
+    let (out, n) = (g.out_edges(), g.num_vertices());
+    let (deep, budget) = (n.div_ceil(SEQUENTIAL_FRONTIER), out.num_edges() / 4);
+    let mut seen = vec![0u64; n.div_ceil(64)];
+    seen[source as usize / 64] |= 1 << (source % 64);
+    let (mut frontier, mut next, mut edges) = (vec![source], Vec::new(), 0u64);
+    for _ in 0..deep {
+        for &u in &frontier {
+            edges += out.degree(u) as u64;
+            for &v in out.neighbors(u) {
+                let (word, bit) = (v as usize / 64, 1u64 << (v % 64));
+                if seen[word] & bit == 0 {
+                    seen[word] |= bit;
+                    next.push(v);
+                }
+            }
+        }
+        if next.is_empty() || next.len() > 4 * SEQUENTIAL_FRONTIER || edges > budget {
+            return false;
+        }
+        (frontier, next) = (next, frontier);
+        next.clear();
+    }
+    true
 }
 
 /// Edges per thread below which many sources run one per thread even where the sweep
@@ -696,5 +732,22 @@ mod tests {
         assert!(small.num_edges() < 2 * super::SWEEP_EDGES_PER_THREAD);
         assert!(choose(&small, 16), "too few edges to share among the threads");
         assert!(choose(&generate::grid(40, 30, o(true), &NoProgress).unwrap(), 16), "a deep graph");
+    }
+
+    #[test]
+    fn a_deep_search_is_known_before_it_ends() {
+        let o = GenOptions { seed: 4, max_weight: None, undirected: true };
+        // n / 4096 levels: a 4096 x 40 grid's 40 rows are searched past 40 levels from a corner.
+        let deep = generate::grid(4096, 40, o, &NoProgress).unwrap();
+        assert!(super::certainly_deep(&deep, 0));
+        // A star of 10,000 leaves needs 3 levels; its search ends at the second: undecided.
+        let star: Vec<(u32, u32)> = (1..=10_000).map(|v| (0, v)).collect();
+        assert!(!super::certainly_deep(&chatty_graph::from_edges(10_001, &star, false), 0));
+        // A power-law graph widens at once; an isolated source reaches nothing.
+        let rmat = generate::rmat(16, 16, o, &NoProgress).unwrap();
+        let hub = (0..rmat.num_vertices() as u32).max_by_key(|&v| rmat.out_edges().degree(v)).unwrap();
+        assert!(!super::certainly_deep(&rmat, hub));
+        let isolated = chatty_graph::from_edges(3, &[(0, 1)], false);
+        assert!(!super::certainly_deep(&isolated, 2));
     }
 }
