@@ -130,16 +130,15 @@ fn one_source_per_thread(g: &Graph, sources: &[u32]) -> Result<bool> {
 fn certainly_deep(g: &Graph, source: u32) -> bool {
     let (out, n) = (g.out_edges(), g.num_vertices());
     let (deep, budget) = (n.div_ceil(SEQUENTIAL_FRONTIER), out.num_edges() / 4);
-    let mut seen = vec![0u64; n.div_ceil(64)];
-    seen[source as usize / 64] |= 1 << (source % 64);
+    let seen = Bitmap::new(n);
+    seen.set(source as usize);
     let (mut frontier, mut next, mut edges) = (vec![source], Vec::new(), 0u64);
     for _ in 0..deep {
         for &u in &frontier {
             edges += out.degree(u) as u64;
             for &v in out.neighbors(u) {
-                let (word, bit) = (v as usize / 64, 1u64 << (v % 64));
-                if seen[word] & bit == 0 {
-                    seen[word] |= bit;
+                if !seen.get(v as usize) {
+                    seen.set(v as usize);
                     next.push(v);
                 }
             }

@@ -282,18 +282,14 @@ where
 /// hold a third of its edges, and one thread summed them alone (one PageRank iteration
 /// 3x slower on 16 threads than in the graph's own order).
 fn edge_balanced_chunks<'a, T>(offsets: &[u64], mut out: &'a mut [T], most: usize) -> Vec<(usize, &'a mut [T])> {
-    let m = offsets[offsets.len() - 1];
-    let share = (m / (rayon::current_num_threads() as u64 * 16)).max(1 << 16);
-    let mut chunks = Vec::with_capacity(out.len() / most + 1);
-    let mut first = 0;
-    while !out.is_empty() {
-        let window = &offsets[first + 1..=first + most.min(out.len())];
-        let len = window.partition_point(|&end| end - offsets[first] <= share).max(1);
-        let (chunk, rest) = std::mem::take(&mut out).split_at_mut(len);
-        chunks.push((first, chunk));
-        (first, out) = (first + len, rest);
-    }
-    chunks
+    let share = (offsets[offsets.len() - 1] / (rayon::current_num_threads() as u64 * 16)).max(1 << 16);
+    (chatty_graph::build::edge_balanced_ranges_capped(offsets, share, most).into_iter())
+        .map(|r| {
+            let (chunk, rest) = std::mem::take(&mut out).split_at_mut(r.len());
+            out = rest;
+            (r.start, chunk)
+        })
+        .collect()
 }
 
 /// Frontiers at most this large are processed on the calling thread: on high-diameter

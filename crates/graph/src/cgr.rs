@@ -249,6 +249,11 @@ fn validate(path: &Path, map: memmap2::Mmap) -> Result<Mapped> {
 }
 
 impl Mapped {
+    /// Whether the file holds input ids (the graph is stored renumbered).
+    fn renumbered(&self) -> bool {
+        self.sections.iter().any(|s| s.kind == INPUT_IDS)
+    }
+
     fn section(&self, path: &Path, kind: u32, elem: u64, count: u64) -> Result<Section> {
         let s = self
             .sections
@@ -300,7 +305,7 @@ fn graph_from(path: &Path, mapped: Mapped) -> Result<Graph> {
         let Some(adj) = adj else { continue };
         check_structure(adj).map_err(|m| Error::invalid(path, format!("{name}-edges: {m}")))?;
     }
-    let order = match mapped.sections.iter().any(|s| s.kind == INPUT_IDS) {
+    let order = match mapped.renumbered() {
         false => None,
         true => {
             let s = mapped.section(path, INPUT_IDS, 4, mapped.n)?;
@@ -419,7 +424,7 @@ impl CgrFile {
 
     /// Whether the graph is stored renumbered, with the input's ids beside it.
     pub fn is_renumbered(&self) -> bool {
-        self.mapped.sections.iter().any(|s| s.kind == INPUT_IDS)
+        self.mapped.renumbered()
     }
 
     /// Every vertex's offsets into the out-edges (or the transpose), mapped: only the

@@ -90,7 +90,8 @@ pub fn renumber(g: &Graph, new_id: Vec<u32>) -> Result<Graph> {
 pub fn in_input_order(g: Graph) -> Result<Graph> {
     match g.order.clone() {
         None => Ok(g),
-        Some(order) => relabel(&g, order.input_ids()),
+        // Stored vertex v goes back to input_ids[v]; the order holds the inverse already.
+        Some(order) => relabel_rows(&g, order.input_ids(), order.stored_ids()),
     }
 }
 
