@@ -3,7 +3,8 @@
 //! process in the same order, from one thread at a time. `chatty-dist` implements it
 //! over MPI; this crate, like the GPU crate, needs no MPI to build. [`Threads`] stands
 //! threads of one process in for processes (the GPU tests run the multi-process
-//! paths that way).
+//! paths that way). Besides the collectives, a [`ProcessLink`] carries messages
+//! between two processes from any thread (GMPI's proxies forward through it).
 
 use std::sync::Arc;
 
@@ -31,6 +32,23 @@ pub trait Group: Send + Sync {
     /// Every process's `mine`, concatenated in rank order into `all` (the lengths may
     /// differ; they must add up to `all.len()`).
     fn all_gather_into(&self, mine: &[u8], all: &mut [u8]) -> Result<(), GroupError>;
+
+    /// The job's point-to-point link (collective: every process asks for it, in the
+    /// same order as the other collectives). Refused where the implementation cannot
+    /// be called from several threads at once.
+    fn link(&self) -> Result<Arc<dyn ProcessLink>, GroupError>;
+}
+
+/// Messages between the processes of a job, sent and received from any thread while
+/// the collectives go on. Messages from one process to another arrive in the order
+/// they were sent; nothing blocks.
+pub trait ProcessLink: Send + Sync {
+    /// This process's rank in the job.
+    fn rank(&self) -> usize;
+    /// Sends `bytes` to process `to`: the link owns them from here.
+    fn send(&self, to: usize, bytes: Vec<u8>) -> Result<(), GroupError>;
+    /// A message that has arrived from any process: its sender and bytes.
+    fn poll(&self) -> Result<Option<(usize, Vec<u8>)>, GroupError>;
 }
 
 /// A shared [`Group`], as engine options carry it.
@@ -75,7 +93,12 @@ pub struct Threads {
 struct Meeting {
     state: std::sync::Mutex<Round>,
     met: std::sync::Condvar,
+    /// Each member's arrived messages, in arrival order.
+    inboxes: Vec<std::sync::Mutex<Inbox>>,
 }
+
+/// Messages that arrived: sender and bytes.
+type Inbox = std::collections::VecDeque<(usize, Vec<u8>)>;
 
 #[derive(Default)]
 struct Round {
@@ -92,7 +115,8 @@ impl Threads {
     /// The `size` members of one job.
     pub fn job(size: usize) -> Vec<Threads> {
         let round = Round { offered: vec![Vec::new(); size], ..Round::default() };
-        let shared = Arc::new(Meeting { state: std::sync::Mutex::new(round), met: std::sync::Condvar::new() });
+        let inboxes = (0..size).map(|_| Default::default()).collect();
+        let shared = Arc::new(Meeting { state: std::sync::Mutex::new(round), met: std::sync::Condvar::new(), inboxes });
         (0..size).map(|rank| Threads { rank, size, shared: shared.clone() }).collect()
     }
 
@@ -166,6 +190,32 @@ impl Group for Threads {
         }
         Ok(())
     }
+
+    fn link(&self) -> Result<Arc<dyn ProcessLink>, GroupError> {
+        Ok(Arc::new(ThreadsLink { rank: self.rank, shared: self.shared.clone() }))
+    }
+}
+
+/// [`Threads`]' link: each member's inbox in the shared meeting.
+struct ThreadsLink {
+    rank: usize,
+    shared: Arc<Meeting>,
+}
+
+impl ProcessLink for ThreadsLink {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn send(&self, to: usize, bytes: Vec<u8>) -> Result<(), GroupError> {
+        let inbox = self.shared.inboxes.get(to).ok_or_else(|| GroupError(format!("no process {to} in this job")))?;
+        inbox.lock().expect("an inbox").push_back((self.rank, bytes));
+        Ok(())
+    }
+
+    fn poll(&self) -> Result<Option<(usize, Vec<u8>)>, GroupError> {
+        Ok(self.shared.inboxes[self.rank].lock().expect("an inbox").pop_front())
+    }
 }
 
 #[cfg(test)]
@@ -201,6 +251,12 @@ mod tests {
             assert!(wrong, "a wrong total is an error on every member");
         }
         let job = Threads::job(2);
+        let (a, b) = (job[0].link().unwrap(), job[1].link().unwrap());
+        a.send(1, vec![1]).unwrap();
+        a.send(1, vec![2, 3]).unwrap();
+        assert!(a.send(2, vec![]).is_err(), "no process 2");
+        assert_eq!(a.poll().unwrap(), None);
+        assert_eq!((b.poll().unwrap(), b.poll().unwrap(), b.poll().unwrap()), (Some((0, vec![1])), Some((0, vec![2, 3])), None));
         let p = Processes(Arc::new(Threads::job(1).pop().unwrap()));
         assert_eq!((p.counts(4), job[1].rank()), (vec![4], 1));
     }

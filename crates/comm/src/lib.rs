@@ -22,7 +22,8 @@
 //!   bytes and reports completion, with timeouts instead of hangs.
 //!
 //! - [`group`]: the processes of a job as the multi-GPU engine sees them when its
-//!   parts span processes (implemented over MPI by `chatty-dist`).
+//!   parts span processes (implemented over MPI by `chatty-dist`): collectives, and
+//!   a point-to-point link that messaging forwards through.
 //!
 //! The transports themselves run in the multi-GPU engine (`chatty-gpu`). This crate
 //! knows nothing of graphs or algorithms.
@@ -34,6 +35,6 @@ pub mod nccl;
 pub mod topology;
 pub mod transport;
 
-pub use group::{Group, GroupError, Processes, Threads};
+pub use group::{Group, GroupError, ProcessLink, Processes, Threads};
 pub use topology::{probe, Gpu, Link, Pair, Topology};
 pub use transport::{choose, Comm, Method, Transport};

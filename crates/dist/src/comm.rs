@@ -8,23 +8,26 @@ use bytemuck::Pod;
 use mpi::collective::SystemOperation;
 use mpi::datatype::Equivalence;
 use mpi::datatype::{Partition, PartitionMut};
+use mpi::environment::Threading;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use rayon::prelude::*;
 
 use crate::DistError;
 
-/// MPI_COMM_WORLD, its rank and size, and traffic counters.
+/// MPI_COMM_WORLD, its rank and size, the thread level MPI provides, and traffic
+/// counters.
 pub struct Comm {
     world: SimpleCommunicator,
     rank: usize,
     size: usize,
+    threading: Threading,
     exchanges: AtomicU64,
     bytes: AtomicU64,
 }
 
-// SAFETY: MPI is initialised with `Threading::Serialized`, and the engines call the
-// communicator from one thread at a time: the harness's thread, or the rayon worker a
+// SAFETY: MPI provides at least `Threading::Serialized`, and the engines call the
+// communicator from one thread at a time (the link, used from several, has its own): the harness's thread, or the rayon worker a
 // trial's kernel runs on (never from the parallel steps inside it); `Sync` is needed
 // because `Engine: Sync`, `Send` because the GPU engine holds it shared.
 unsafe impl Sync for Comm {}
@@ -68,12 +71,22 @@ impl chatty_comm::Group for Comm {
         self.bytes.fetch_add(sent, Relaxed);
         Ok(())
     }
+
+    fn link(&self) -> Result<std::sync::Arc<dyn chatty_comm::ProcessLink>, chatty_comm::GroupError> {
+        if self.threading < Threading::Multiple {
+            return Err(chatty_comm::GroupError(format!(
+                "messages between processes need an MPI with MPI_THREAD_MULTIPLE; this one provides {:?}",
+                self.threading
+            )));
+        }
+        Ok(std::sync::Arc::new(crate::link::MpiLink::new(self.world.duplicate())))
+    }
 }
 
 impl Comm {
-    pub(crate) fn new(world: SimpleCommunicator) -> Comm {
+    pub(crate) fn new(world: SimpleCommunicator, threading: Threading) -> Comm {
         let (rank, size) = (world.rank() as usize, world.size() as usize);
-        Comm { world, rank, size, exchanges: AtomicU64::new(0), bytes: AtomicU64::new(0) }
+        Comm { world, rank, size, threading, exchanges: AtomicU64::new(0), bytes: AtomicU64::new(0) }
     }
 
     /// This process's rank.

@@ -103,17 +103,18 @@ struct DistTrial {
     gather_seconds: f64,
 }
 
-/// Starts MPI (threads serialized: one thread at a time calls it) and checks that every
+/// Starts MPI (at least threads serialized: one thread at a time calls it; multiple,
+/// where MPI provides it, for the link of `--mode gmpi`) and checks that every
 /// rank was given the same `flags` (a digest of the command line's parameters). From
 /// here until [`finish`], an error on a rank must stop the job ([`abort_job`]); a
 /// panicking rank stops it itself.
 pub fn start(flags: u64) -> Result<Comm, DistError> {
-    let (universe, level) = mpi::initialize_with_threading(mpi::Threading::Serialized)
+    let (universe, level) = mpi::initialize_with_threading(mpi::Threading::Multiple)
         .ok_or_else(|| DistError::Mpi("MPI is already initialised in this process".into()))?;
     if level < mpi::Threading::Serialized {
         return Err(DistError::Mpi(format!("this MPI provides thread level {level:?}; the engine needs Serialized")));
     }
-    let comm = Comm::new(universe.world());
+    let comm = Comm::new(universe.world(), level);
     // MPI outlives the engine: `finish` finalises it after the run, `abort_job` stops
     // the job on an error (dropping the universe would finalise now).
     std::mem::forget(universe);

@@ -15,7 +15,8 @@
 //!
 //! [`Comm`] is also the [`chatty_comm::Group`] through which the multi-GPU engine runs
 //! across processes (`mpirun ... chatty run ... --engine gpu`): [`start`] begins the
-//! job, the GPU engine does the rest.
+//! job, the GPU engine does the rest; its link (`link.rs`) carries `--mode gmpi`'s
+//! messages between processes.
 //!
 //! This crate needs MPI (Open MPI or MPICH, through the `mpi` crate) to build; the
 //! CLI includes it behind its `mpi` feature. It knows nothing of GPUs or file formats
@@ -28,6 +29,7 @@ mod comm;
 mod engine;
 pub mod graph;
 pub mod halo;
+mod link;
 pub mod multicast;
 pub mod part;
 pub mod pr;

@@ -16,6 +16,14 @@
 //! slot, so they are complete once posted and no completion is written for them
 //! (their failures show only at the receiver, as with MPI's eager protocol).
 //!
+//! Ranks may live in several processes ([`Hub::spanning`]): a send to a rank of
+//! another process is read out of the sender's buffer at once and forwarded through
+//! the job's [`ProcessLink`] with its envelope (eager, whatever its size: the send is
+//! complete once its bytes are on the link), and matched on the receiving side by the
+//! same rules; messages between two processes keep their order on the link, so
+//! no overtaking holds across processes too. A receive there that fails (truncated,
+//! unmatched) fails only at the receiver, as with an eager send.
+//!
 //! This module is the host side and the protocol; the device side is
 //! `crates/gpu/src/kernels/gmpi.cuh`, whose structures mirror [`ring::Slot`].
 
@@ -25,6 +33,8 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use crate::group::ProcessLink;
 
 pub use ring::{HeapRegion, Kind, Layout, Record, Region, Request, Ring, INLINE_BYTES, NUMBERS, RECORD_BYTES};
 
@@ -65,16 +75,18 @@ impl Status {
 }
 
 /// A request waiting for its match.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Posted {
     /// The rank that posted it.
     pub rank: u32,
     pub request: Request,
     pub since: Instant,
+    /// A send from another process: its bytes, read out of the sender's buffer.
+    pub payload: Option<Arc<[u8]>>,
 }
 
 /// The two halves of a message.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Matched {
     pub send: Posted,
     pub recv: Posted,
@@ -137,24 +149,76 @@ pub trait Copier: Sync {
     /// Writes a small message's bytes at `dst_addr` of rank `dst` from the host, if that
     /// memory is host-visible; false leaves it to the receiving GPU thread.
     fn write_host(&self, dst: u32, dst_addr: u64, data: &[u8]) -> bool;
+    /// Reads `bytes` at `src_addr` of rank `src` into host memory (a send to another
+    /// process).
+    fn read(&self, src: u32, src_addr: u64, bytes: u64) -> Result<Vec<u8>, String>;
+    /// Writes `data` at `dst_addr` of rank `dst` (a message from another process).
+    fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> Result<(), String>;
 }
 
-/// What the proxies of all ranks share: the matcher, each rank's ring and completion
-/// records (both in the rank's [`Region`]), and which proxies are running.
+/// The ranks of a job that other processes serve: which process serves each rank,
+/// and the link their messages travel through.
+struct Remote {
+    owner: Vec<usize>,
+    link: Arc<dyn ProcessLink>,
+    /// Held by the proxy taking messages off the link, so they are matched in the
+    /// order they arrived.
+    receiving: Mutex<()>,
+}
+
+/// A forwarded send's envelope: sender, receiver, tag, and the byte count (the bytes
+/// follow).
+const ENVELOPE_BYTES: usize = 24;
+
+fn envelope(send: &Posted, data: &[u8]) -> Vec<u8> {
+    let mut m = Vec::with_capacity(ENVELOPE_BYTES + data.len());
+    for w in [send.rank, send.request.peer, send.request.tag, 0] {
+        m.extend_from_slice(&w.to_le_bytes());
+    }
+    m.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    m.extend_from_slice(data);
+    m
+}
+
+/// A forwarded send as the receiving side posts it; `None` for a malformed message.
+fn opened(mut m: Vec<u8>) -> Option<Posted> {
+    let word = |i: usize| u32::from_le_bytes(m[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+    if m.len() < ENVELOPE_BYTES {
+        return None;
+    }
+    let (rank, peer, tag) = (word(0), word(1), word(2));
+    let bytes = u64::from_le_bytes(m[16..24].try_into().expect("8 bytes"));
+    if bytes != (m.len() - ENVELOPE_BYTES) as u64 {
+        return None;
+    }
+    m.drain(..ENVELOPE_BYTES);
+    let request = Request { kind: Kind::Send, peer, tag, request: 0, bytes, addr: 0, inline: None };
+    Some(Posted { rank, request, since: Instant::now(), payload: Some(m.into()) })
+}
+
+/// What the proxies of this process's ranks share: the matcher, each rank's ring and
+/// completion records (both in the rank's [`Region`]), which proxies are running, and
+/// the link to the ranks of other processes when the job spans several.
 pub struct Hub {
     matcher: Mutex<Matcher>,
+    /// This process's ranks, `first..first + rings.len()`.
     rings: Vec<Arc<Ring>>,
+    first: u32,
     layout: Layout,
     alive: Vec<AtomicBool>,
     timeout: Duration,
+    remote: Option<Remote>,
 }
 
 /// What one proxy did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProxyStats {
     pub requests: u64,
+    /// Messages delivered to a receive (from this process or another).
     pub messages: u64,
     pub bytes: u64,
+    /// Sends forwarded to another process.
+    pub forwarded: u64,
     pub failed: u64,
 }
 
@@ -173,9 +237,30 @@ impl Hub {
             matcher: Mutex::new(Matcher::default()),
             alive: regions.iter().map(|_| AtomicBool::new(true)).collect(),
             rings: regions.into_iter().map(|r| Arc::new(Ring::in_region(r, layout))).collect(),
+            first: 0,
             layout,
             timeout,
+            remote: None,
         }
+    }
+
+    /// This process's ranks of a job that spans processes: ranks `first..` (one per
+    /// region) of the job whose rank r is served by process `owner[r]`, the others
+    /// reached through `link`.
+    pub fn spanning(
+        layout: Layout,
+        regions: Vec<Arc<dyn Region>>,
+        timeout: Duration,
+        first: u32,
+        owner: Vec<usize>,
+        link: Arc<dyn ProcessLink>,
+    ) -> Result<Hub, String> {
+        let mine = first as usize..first as usize + regions.len();
+        if owner.len() < mine.end || owner.iter().enumerate().any(|(r, &p)| mine.contains(&r) != (p == link.rank())) {
+            return Err(format!("ranks {mine:?} of {} are not the ones process {} serves", owner.len(), link.rank()));
+        }
+        let receiving = Mutex::new(());
+        Ok(Hub { first, remote: Some(Remote { owner, link, receiving }), ..Hub::with_regions(layout, regions, timeout) })
     }
 
     /// How each rank's region is laid out.
@@ -183,14 +268,34 @@ impl Hub {
         self.layout
     }
 
+    /// Where rank `rank` is among this process's ranks.
+    fn local(&self, rank: u32) -> Option<usize> {
+        rank.checked_sub(self.first).map(|i| i as usize).filter(|&i| i < self.rings.len())
+    }
+
+    /// The process serving `rank`, when it is another one.
+    fn remote_owner(&self, rank: u32) -> Option<usize> {
+        let remote = self.remote.as_ref()?;
+        self.local(rank).is_none().then(|| remote.owner.get(rank as usize).copied()).flatten()
+    }
+
+    /// Whether `rank` exists and, if this process serves it, its proxy runs.
+    fn reachable(&self, rank: u32) -> bool {
+        match self.local(rank) {
+            Some(i) => self.alive[i].load(Ordering::Acquire),
+            None => self.remote_owner(rank).is_some(),
+        }
+    }
+
     fn record(&self, rank: u32, number: u32) -> Option<&Record> {
-        let ring = self.rings.get(rank as usize)?;
+        let ring = &self.rings[self.local(rank)?];
         // SAFETY: in the ring's region (Ring::in_region checked its size), 64-byte aligned.
         Some(unsafe { &*(ring.region().base().add(self.layout.records_offset() + 64 * self.layout.record(number)) as *const Record) })
     }
 
+    /// The ring of `rank`, one of this process's.
     pub fn ring(&self, rank: u32) -> &Arc<Ring> {
-        &self.rings[rank as usize]
+        &self.rings[self.local(rank).expect("a rank of this process")]
     }
 
     /// The completion of request `number` of `rank`.
@@ -220,15 +325,16 @@ impl Hub {
         r.0[0].store(lap | (inline.len() as u64) << 16 | status as u64, Ordering::Release);
     }
 
-    /// The proxy of `rank`: serves its ring until `stop`, then marks the rank gone
-    /// and fails every operation waiting for it. Requests are taken in batches and
-    /// matched under one lock; bytes move outside it.
+    /// The proxy of `rank` (one of this process's): serves its ring until `stop`, then
+    /// marks the rank gone and fails every operation waiting for it. Requests are taken
+    /// in batches and matched under one lock; bytes move outside it. Proxies also take
+    /// what other processes forwarded off the link, one at a time.
     pub fn serve(&self, rank: u32, copier: &dyn Copier, stop: &AtomicBool) -> ProxyStats {
         let mut stats = ProxyStats::default();
-        let ring = &self.rings[rank as usize];
+        let ring = self.ring(rank);
         let mut last_sweep = Instant::now();
         let mut idle = ring::Idle::default();
-        let (mut batch, mut matched, mut gone) = (Vec::with_capacity(BATCH), Vec::new(), Vec::new());
+        let (mut batch, mut matched, mut gone, mut forward) = (Vec::with_capacity(BATCH), Vec::new(), Vec::new(), Vec::new());
         while !stop.load(Ordering::Relaxed) {
             while batch.len() < BATCH {
                 match ring.poll() {
@@ -236,7 +342,8 @@ impl Hub {
                     None => break,
                 }
             }
-            if batch.is_empty() {
+            stats.failed += self.receive_forwarded(&mut matched);
+            if batch.is_empty() && matched.is_empty() {
                 if last_sweep.elapsed() > self.timeout / 8 {
                     stats.failed += self.sweep(rank);
                     last_sweep = Instant::now();
@@ -247,12 +354,14 @@ impl Hub {
             idle = ring::Idle::default();
             stats.requests += batch.len() as u64;
             let since = Instant::now();
-            {
+            if !batch.is_empty() {
                 let mut matcher = self.matcher.lock().expect("matcher");
                 for request in batch.drain(..) {
-                    let posted = Posted { rank, request, since };
+                    let posted = Posted { rank, request, since, payload: None };
                     let peer = request.peer;
-                    if peer != ANY_SOURCE && self.alive.get(peer as usize).is_none_or(|a| !a.load(Ordering::Acquire)) {
+                    if request.kind == Kind::Send && self.remote_owner(peer).is_some() {
+                        forward.push(posted);
+                    } else if peer != ANY_SOURCE && !self.reachable(peer) {
                         gone.push(posted);
                     } else if let Some(m) = matcher.post(posted) {
                         matched.push(m);
@@ -263,21 +372,41 @@ impl Hub {
                 self.complete(&p, Status::PeerGone as u32, &[]);
                 stats.failed += 1;
             }
+            for p in forward.drain(..) {
+                let status = match self.forward(&p, copier) {
+                    Ok(()) => {
+                        stats.forwarded += 1;
+                        stats.bytes += p.request.bytes;
+                        Status::Done
+                    }
+                    Err(_) => {
+                        stats.failed += 1;
+                        Status::PeerGone
+                    }
+                };
+                self.complete(&p, status as u32, &[]);
+            }
             for m in matched.drain(..) {
                 let bytes = m.send.request.bytes;
+                // A message's bytes at hand on the host: a small send's, or one from
+                // another process.
+                let at_hand = m.send.payload.as_deref().or(m.send.request.inline.as_ref().map(|d| &d[..bytes as usize]));
                 // A small message goes straight into host memory, or waits in the
                 // receiver's completion record for its GPU thread to copy.
                 let (status, staged) = if m.recv.request.bytes < bytes {
                     (Status::Truncated as u32, &[][..])
-                } else if let Some(data) = &m.send.request.inline {
-                    let data = &data[..bytes as usize];
+                } else if let Some(data) = at_hand.filter(|d| d.len() <= INLINE_BYTES) {
                     if copier.write_host(m.recv.rank, m.recv.request.addr, data) {
                         (Status::Done as u32, &[][..])
                     } else {
                         (DONE_INLINE, data)
                     }
                 } else {
-                    match copier.copy(m.send.rank, m.send.request.addr, m.recv.rank, m.recv.request.addr, bytes) {
+                    let moved = match at_hand {
+                        Some(data) => copier.write(m.recv.rank, m.recv.request.addr, data),
+                        None => copier.copy(m.send.rank, m.send.request.addr, m.recv.rank, m.recv.request.addr, bytes),
+                    };
+                    match moved {
                         Ok(()) => (Status::Done as u32, &[][..]),
                         Err(_) => (Status::PeerGone as u32, &[][..]),
                     }
@@ -293,7 +422,7 @@ impl Hub {
                 self.complete(&m.recv, status, staged);
             }
         }
-        self.alive[rank as usize].store(false, Ordering::Release);
+        self.alive[self.local(rank).expect("a rank of this process")].store(false, Ordering::Release);
         let orphans = self.matcher.lock().expect("matcher").drain(|p| p.rank == rank || p.request.peer == rank);
         for p in &orphans {
             self.complete(p, Status::PeerGone as u32, &[]);
@@ -302,10 +431,46 @@ impl Hub {
         stats
     }
 
-    /// Fails this rank's operations that waited longer than the timeout.
+    /// Sends `send` (addressed to another process's rank) through the link.
+    fn forward(&self, send: &Posted, copier: &dyn Copier) -> Result<(), String> {
+        let remote = self.remote.as_ref().expect("forwarded with a link");
+        let r = &send.request;
+        let read;
+        let data = match &r.inline {
+            Some(d) => &d[..r.bytes as usize],
+            None => {
+                read = copier.read(send.rank, r.addr, r.bytes)?;
+                &read[..]
+            }
+        };
+        remote.link.send(remote.owner[r.peer as usize], envelope(send, data)).map_err(|e| e.0)
+    }
+
+    /// Posts what other processes forwarded (unless another proxy is taking it off the
+    /// link), their matches into `matched`; returns how many were malformed or failed.
+    fn receive_forwarded(&self, matched: &mut Vec<Matched>) -> u64 {
+        let Some(remote) = &self.remote else { return 0 };
+        let Ok(_receiving) = remote.receiving.try_lock() else { return 0 };
+        let mut failed = 0;
+        loop {
+            let posted = match remote.link.poll() {
+                Ok(Some((_, m))) => opened(m),
+                Ok(None) => return failed,
+                Err(_) => return failed + 1,
+            };
+            match posted.filter(|p| self.local(p.request.peer).is_some()) {
+                Some(p) => matched.extend(self.matcher.lock().expect("matcher").post(p)),
+                None => failed += 1,
+            }
+        }
+    }
+
+    /// Fails this rank's operations that waited longer than the timeout, and drops
+    /// sends from other processes to it that did (they fail only at the receiver).
     fn sweep(&self, rank: u32) -> u64 {
         let timeout = self.timeout;
-        let expired = self.matcher.lock().expect("matcher").drain(|p| p.rank == rank && p.since.elapsed() > timeout);
+        let mine = |p: &Posted| p.rank == rank || (p.payload.is_some() && p.request.peer == rank);
+        let expired = self.matcher.lock().expect("matcher").drain(|p| mine(p) && p.since.elapsed() > timeout);
         for p in &expired {
             self.complete(p, Status::TimedOut as u32, &[]);
         }
@@ -328,8 +493,16 @@ mod tests {
         }
 
         fn write_host(&self, dst: u32, dst_addr: u64, data: &[u8]) -> bool {
+            self.write(dst, dst_addr, data).is_ok()
+        }
+
+        fn read(&self, src: u32, src_addr: u64, bytes: u64) -> Result<Vec<u8>, String> {
+            Ok(self.0[src as usize].lock().unwrap()[src_addr as usize..(src_addr + bytes) as usize].to_vec())
+        }
+
+        fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> Result<(), String> {
             self.0[dst as usize].lock().unwrap()[dst_addr as usize..dst_addr as usize + data.len()].copy_from_slice(data);
-            true
+            Ok(())
         }
     }
 
@@ -338,7 +511,7 @@ mod tests {
     }
 
     fn posted(rank: u32, r: Request) -> Posted {
-        Posted { rank, request: r, since: Instant::now() }
+        Posted { rank, request: r, since: Instant::now(), payload: None }
     }
 
     #[test]
@@ -453,6 +626,12 @@ mod tests {
         fn write_host(&self, _: u32, _: u64, _: &[u8]) -> bool {
             false
         }
+        fn read(&self, _: u32, _: u64, _: u64) -> Result<Vec<u8>, String> {
+            Err("no reads".into())
+        }
+        fn write(&self, _: u32, _: u64, _: &[u8]) -> Result<(), String> {
+            Err("no writes".into())
+        }
     }
 
     #[test]
@@ -478,5 +657,82 @@ mod tests {
         let (status, len) = (words[0] as u32 & 0xffff, words[0] as u32 >> 16 & 0xffff);
         let data: Vec<u8> = words[1..3].iter().flat_map(|w| (*w as u32).to_le_bytes()).take(5).collect();
         assert_eq!((&data[..], status, len), (&b"hello"[..], DONE_INLINE, 5));
+    }
+
+    /// Ranks 0 and 1 in one process, 2 and 3 in another (threads standing in for
+    /// processes, their link the same contract as MPI's): messages cross with the
+    /// same matching rules, small and large, in order, and failures stay at the
+    /// receiver.
+    #[test]
+    fn messages_cross_processes_by_the_same_rules() {
+        let timeout = Duration::from_millis(300);
+        let job = crate::Threads::job(2);
+        let memory: Vec<HostMemory> =
+            (0..2).map(|_| HostMemory((0..4u8).map(|r| Mutex::new((0..=255u8).map(|i| i ^ (r * 64)).collect())).collect())).collect();
+        let hubs: Vec<Hub> = job
+            .iter()
+            .enumerate()
+            .map(|(p, member)| {
+                let layout = Layout::new(4, 64);
+                let regions = (0..2).map(|_| Arc::new(HeapRegion::new(layout.bytes())) as Arc<dyn Region>).collect();
+                use crate::Group;
+                Hub::spanning(layout, regions, timeout, 2 * p as u32, vec![0, 0, 1, 1], member.link().unwrap()).unwrap()
+            })
+            .collect();
+        let stop = AtomicBool::new(false);
+        let stats: Vec<ProxyStats> = std::thread::scope(|s| {
+            let proxies: Vec<_> = (0..4u32)
+                .map(|r| {
+                    let (hub, memory, stop) = (&hubs[r as usize / 2], &memory[r as usize / 2], &stop);
+                    s.spawn(move || hub.serve(r, memory, stop))
+                })
+                .collect();
+            let hub = |r: u32| &hubs[r as usize / 2];
+            let post = |r: u32, q: Request| assert!(hub(r).ring(r).push(q, &|| false));
+            let inline = |r: u32, at: usize, bytes: usize| {
+                let mut d = [0u8; INLINE_BYTES];
+                d[..bytes].copy_from_slice(&memory[r as usize / 2].0[r as usize].lock().unwrap()[at..at + bytes]);
+                Some(d)
+            };
+            // A large send from rank 0 to rank 3, received before and after it arrives.
+            post(3, req(Kind::Recv, 0, 1, 0, 100, 0));
+            post(0, req(Kind::Send, 3, 1, 0, 100, 0));
+            post(0, req(Kind::Send, 3, 2, 1, 50, 100));
+            assert_eq!(wait(hub(0), 0, 0), Status::Done);
+            assert_eq!(wait(hub(0), 0, 1), Status::Done, "a forwarded send completes once forwarded");
+            assert_eq!(wait(hub(3), 3, 0), Status::Done);
+            post(3, req(Kind::Recv, ANY_SOURCE, ANY_TAG, 1, 64, 100));
+            assert_eq!(wait(hub(3), 3, 1), Status::Done);
+            // Small (eager) sends from rank 1 to rank 2, two of one tag: in order.
+            post(1, Request { inline: inline(1, 10, 8), ..req(Kind::Send, 2, 5, 0, 8, 10) });
+            post(1, Request { inline: inline(1, 20, 8), ..req(Kind::Send, 2, 5, 1, 8, 20) });
+            post(2, req(Kind::Recv, 1, 5, 0, 8, 200));
+            post(2, req(Kind::Recv, ANY_SOURCE, 5, 1, 8, 208));
+            assert_eq!((wait(hub(2), 2, 0), wait(hub(2), 2, 1)), (Status::Done, Status::Done));
+            // Too large for the receive: the receive fails, the (eager) send did not.
+            post(2, req(Kind::Recv, 0, 9, 2, 16, 0));
+            post(0, req(Kind::Send, 2, 9, 2, 64, 0));
+            assert_eq!((wait(hub(0), 0, 2), wait(hub(2), 2, 2)), (Status::Done, Status::Truncated));
+            // Unmatched across processes: the receive times out; the send sent to no
+            // receive is dropped at the receiver, its rank (3) told nothing.
+            post(2, req(Kind::Recv, 3, 4, 3, 8, 0));
+            post(1, req(Kind::Send, 3, 7, 2, 40, 0));
+            assert_eq!((wait(hub(2), 2, 3), wait(hub(1), 1, 2)), (Status::TimedOut, Status::Done));
+            let start = Instant::now();
+            while hub(3).matcher.lock().unwrap().waiting() > 0 {
+                assert!(start.elapsed() < 10 * timeout, "the unmatched forwarded send was never dropped");
+                std::thread::sleep(timeout / 4);
+            }
+            stop.store(true, Ordering::SeqCst);
+            proxies.into_iter().map(|p| p.join().unwrap()).collect()
+        });
+        let at = |p: usize, r: usize, range: std::ops::Range<usize>| memory[p].0[r].lock().unwrap()[range].to_vec();
+        assert_eq!(at(1, 3, 0..100), at(0, 0, 0..100));
+        assert_eq!(at(1, 3, 100..150), at(0, 0, 100..150));
+        assert_eq!(at(1, 2, 200..208), at(0, 1, 10..18));
+        assert_eq!(at(1, 2, 208..216), at(0, 1, 20..28));
+        let forwarded: u64 = stats.iter().map(|s| s.forwarded).sum();
+        let delivered: u64 = stats[2..].iter().map(|s| s.messages).sum();
+        assert_eq!((forwarded, delivered), (6, 4));
     }
 }

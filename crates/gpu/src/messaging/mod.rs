@@ -7,8 +7,11 @@
 //! working parts.
 //!
 //! Ranks `0..gpus` are GPUs (a device may appear twice: two ranks on one GPU), the
-//! `hosts` ranks after them are host threads that post through the same rings.
-//! The device API is `kernels/gmpi.cuh`; the matching rules are the comm crate's.
+//! `hosts` ranks after them are host threads that post through the same rings. In a
+//! job of several processes ([`Messaging::open_in_job`]) this process's GPUs are the
+//! job's ranks `first..`, and messages to the others go through the job's link (GMPI
+//! over MPI). The device API is `kernels/gmpi.cuh`; the matching rules are the comm
+//! crate's.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -19,6 +22,7 @@ use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{sys, CudaSlice, CudaStream, LaunchConfig};
 
 use chatty_comm::messaging::{Copier, Hub, Layout, ProxyStats, Region};
+use chatty_comm::ProcessLink;
 
 use crate::device::control;
 use crate::driver::{enable_peer_access, ptr, Pinned};
@@ -76,8 +80,10 @@ impl Region for Pinned {
 /// the GPU that holds the source (or, for host sources, the destination). Small
 /// messages come inline and are written here only into host-mapped buffers.
 struct CudaCopier {
-    /// Per GPU rank: its stream for proxy copies, one copy at a time.
+    /// Per GPU rank of this process (job ranks `first..`): its stream for proxy
+    /// copies, one copy at a time.
     streams: Vec<Mutex<Arc<CudaStream>>>,
+    first: u32,
     /// Host-mapped buffers: (device address, bytes, host address).
     /// Read by every proxy for every small message: a read lock, never contended by them.
     host: RwLock<Vec<(u64, u64, usize)>>,
@@ -87,6 +93,24 @@ impl CudaCopier {
     fn host_address(&self, addr: u64, bytes: u64) -> Option<*mut u8> {
         let host = self.host.read().expect("host ranges");
         host.iter().find(|(d, len, _)| addr >= *d && addr + bytes <= d + len).map(|(d, _, h)| (h + (addr - d) as usize) as *mut u8)
+    }
+
+    /// The stream of `rank`'s GPU, if it is one of this process's GPU ranks.
+    fn stream(&self, rank: u32) -> Option<&Mutex<Arc<CudaStream>>> {
+        self.streams.get(rank.checked_sub(self.first)? as usize)
+    }
+
+    /// `bytes` from `src` to `dst` (device or host addresses, UVA) on `rank`'s stream,
+    /// waited for.
+    fn copy_on(&self, rank: u32, dst: u64, src: u64, bytes: usize) -> std::result::Result<(), String> {
+        let stream = self.stream(rank).ok_or_else(|| format!("rank {rank} has no GPU here"))?.lock().expect("proxy stream");
+        stream.context().bind_to_thread().map_err(|e| e.to_string())?;
+        // SAFETY: the addresses come from posted requests of live buffers, or from the
+        // caller's host memory of `bytes` (UVA tells them apart).
+        unsafe {
+            sys::cuMemcpyAsync(dst, src, bytes, stream.cu_stream()).result().map_err(|e| e.to_string())?;
+            sys::cuStreamSynchronize(stream.cu_stream()).result().map_err(|e| e.to_string())
+        }
     }
 }
 
@@ -109,16 +133,37 @@ impl Copier for CudaCopier {
             unsafe { std::ptr::copy(s, d, bytes as usize) };
             return Ok(());
         }
-        let gpus = self.streams.len() as u32;
-        let rank = if src < gpus { src } else { dst };
-        let stream = self.streams.get(rank as usize).ok_or_else(|| format!("rank {rank} has no GPU"))?.lock().expect("proxy stream");
-        stream.context().bind_to_thread().map_err(|e| e.to_string())?;
-        // SAFETY: the addresses come from posted requests of live buffers (UVA).
-        unsafe {
-            sys::cuMemcpyAsync(dst_addr, src_addr, bytes as usize, stream.cu_stream()).result().map_err(|e| e.to_string())?;
-            sys::cuStreamSynchronize(stream.cu_stream()).result().map_err(|e| e.to_string())
-        }
+        let rank = if self.stream(src).is_some() { src } else { dst };
+        self.copy_on(rank, dst_addr, src_addr, bytes as usize)
     }
+
+    fn read(&self, src: u32, src_addr: u64, bytes: u64) -> std::result::Result<Vec<u8>, String> {
+        let mut out = vec![0u8; bytes as usize];
+        match self.host_address(src_addr, bytes) {
+            // SAFETY: inside a live pinned allocation (checked by host_address).
+            Some(s) => unsafe { std::ptr::copy_nonoverlapping(s, out.as_mut_ptr(), out.len()) },
+            None => self.copy_on(src, out.as_mut_ptr() as u64, src_addr, out.len())?,
+        }
+        Ok(out)
+    }
+
+    fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> std::result::Result<(), String> {
+        if self.write_host(dst, dst_addr, data) {
+            return Ok(());
+        }
+        self.copy_on(dst, dst_addr, data.as_ptr() as u64, data.len())
+    }
+}
+
+/// This process's place in a job whose GPU ranks span processes: its first rank,
+/// the process serving each rank, and the link to the others.
+pub struct JobRanks {
+    /// The job's rank of this process's first GPU.
+    pub first: u32,
+    /// The process serving each rank of the job.
+    pub owner: Vec<usize>,
+    /// The job's point-to-point link.
+    pub link: Arc<dyn ProcessLink>,
 }
 
 /// A rank's state on its GPU.
@@ -163,6 +208,17 @@ impl Messaging {
     /// Opens `devices` as GPU ranks (in order) plus `hosts` host ranks, lays the
     /// rings out in pinned memory and starts one proxy per rank.
     pub fn open(devices: &[usize], hosts: usize, config: MessagingConfig) -> Result<Messaging> {
+        Messaging::start(devices, hosts, config, None)
+    }
+
+    /// Opens `devices` as the job's GPU ranks `job.first..` (in order); ranks of other
+    /// processes are reached through `job.link`.
+    pub fn open_in_job(devices: &[usize], config: MessagingConfig, job: JobRanks) -> Result<Messaging> {
+        Messaging::start(devices, 0, config, Some(job))
+    }
+
+    fn start(devices: &[usize], hosts: usize, config: MessagingConfig, job: Option<JobRanks>) -> Result<Messaging> {
+        let first = job.as_ref().map_or(0, |j| j.first);
         if devices.is_empty() {
             return Err(GpuError::Unsupported("messaging needs at least one GPU".into()));
         }
@@ -200,15 +256,19 @@ impl Messaging {
                     tail_seen: base + 8,
                     timeout_ns,
                     max_requests: layout.requests as u32,
-                    rank: r as u32,
+                    rank: first + r as u32,
                 };
                 Ok(GpuRank { ctx: control(gpu, &c)?, _counters: counters, _recv_addr: recv_addr })
             })
             .collect::<Result<Vec<_>>>()?;
         let streams =
             gpus.iter().map(|g| Ok(Mutex::new(g.ctx.new_stream().check("creating a proxy stream")?))).collect::<Result<Vec<_>>>()?;
-        let copier = Arc::new(CudaCopier { streams, host: RwLock::new(Vec::new()) });
-        let hub = Arc::new(Hub::with_regions(layout, regions.iter().map(|r| r.clone() as Arc<dyn Region>).collect(), config.timeout));
+        let copier = Arc::new(CudaCopier { streams, first, host: RwLock::new(Vec::new()) });
+        let regions = regions.iter().map(|r| r.clone() as Arc<dyn Region>).collect();
+        let hub = Arc::new(match job {
+            None => Hub::with_regions(layout, regions, config.timeout),
+            Some(j) => Hub::spanning(layout, regions, config.timeout, first, j.owner, j.link).map_err(GpuError::Messaging)?,
+        });
         let mut m = Messaging {
             gpus,
             ranks,
@@ -221,7 +281,7 @@ impl Messaging {
             buffers: Vec::new(),
             notes,
         };
-        m.proxies = (0..m.ranks() as u32)
+        m.proxies = (first..first + m.ranks() as u32)
             .map(|rank| {
                 let (hub, copier, stop) = (m.hub.clone(), m.copier.clone(), m.stop.clone());
                 std::thread::spawn(move || hub.serve(rank, copier.as_ref(), &stop))
@@ -230,7 +290,7 @@ impl Messaging {
         Ok(m)
     }
 
-    /// GPU ranks plus host ranks.
+    /// GPU ranks plus host ranks (of this process).
     pub fn ranks(&self) -> usize {
         self.gpus.len() + self.hosts
     }
@@ -274,7 +334,8 @@ impl Messaging {
         unsafe { l.launch(cfg) }
     }
 
-    /// Rank `rank`'s `GmpiCtx`, for kernels that message (`--mode gmpi`).
+    /// The `GmpiCtx` of this process's GPU rank `rank` (counted from its first), for
+    /// kernels that message (`--mode gmpi`).
     pub(crate) fn ctx_ptr(&self, rank: usize) -> u64 {
         ptr(&self.ranks[rank].ctx, &self.gpus[rank])
     }

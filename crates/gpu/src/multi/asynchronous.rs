@@ -7,7 +7,9 @@
 //!
 //! `--mode gmpi` runs the same kernel over device-initiated messages instead
 //! ([`crate::Messaging`]): each level's records go to the peers as one tagged message
-//! per peer through the host proxies, with no peer pointers and no remote flags.
+//! per peer through the host proxies, with no peer pointers and no remote flags, so
+//! its parts may live in several processes (the proxies forward through the job's
+//! link); the kernels name parts by their index in the job.
 
 use std::time::Instant;
 
@@ -19,7 +21,7 @@ use chatty_algo::Output;
 use chatty_graph::WeightType;
 
 use super::algorithms::{distances_output, first_frontier, source_distances, Outcome};
-use super::{ptr, CommStats, Mode, MultiGpu, Transport};
+use super::{ptr, send_words, CommStats, Mode, MultiGpu, Transport};
 use crate::device::control;
 use crate::{Check, GpuError, Result};
 use chatty_comm::messaging::Status;
@@ -74,7 +76,8 @@ impl MultiGpu {
     /// BFS (`weighted` false: every edge weighs 1) or SSSP from `source`, every level
     /// on the GPUs. Levels, records sent and received go into `stats`.
     pub(super) fn traverse_async(&self, source: u32, weighted: bool, stats: &mut CommStats) -> Result<Outcome> {
-        let k = self.parts.len();
+        // Every part of the job; this process's are `first..first + parts.len()`.
+        let (k, first) = (self.ranges.len(), self.first);
         if k > PARTS_MAX {
             return Err(GpuError::Unsupported(format!("--mode async runs on at most {PARTS_MAX} GPUs")));
         }
@@ -93,7 +96,7 @@ impl MultiGpu {
             messages: Option<(CudaSlice<u32>, [CudaSlice<u32>; 2])>,
         }
         // A message from part r: the header, then at most as many words as r's send buffer.
-        let capacity = |r: usize| HEADER_WORDS + self.parts[r].send.len() as u64;
+        let capacity = |r: usize| HEADER_WORDS + send_words(self.boundaries[r]);
         let inbox_at = |g: usize, r: usize| (0..r).filter(|&q| q != g).map(capacity).sum::<u64>() + HEADER_WORDS;
         let n = self.n;
         let is_float = weighted && self.weight_type == WeightType::Float;
@@ -108,6 +111,7 @@ impl MultiGpu {
                 messages: match messaging {
                     Some(_) => {
                         let mine = HEADER_WORDS + p.send.len() as u64;
+                        debug_assert_eq!(p.send.len() as u64, send_words(p.boundary));
                         let inbox = ((0..k).map(capacity).sum::<u64>() - mine) as usize;
                         let out = gpu.zeros(mine as usize, "the outgoing message")?;
                         Some((out, [gpu.zeros(inbox.max(1), "a message inbox")?, gpu.zeros(inbox.max(1), "a message inbox")?]))
@@ -118,9 +122,10 @@ impl MultiGpu {
         })?;
         let timeout_ns = self.watchdog.as_nanos().min(u64::MAX as u128) as u64;
         // The control blocks name the peers' receive buffers and mailboxes.
-        let ctls = (0..k)
+        let ctls = (0..self.parts.len())
             .map(|g| {
                 let (p, b) = (&self.parts[g], &bufs[g]);
+                let me = first + g;
                 let gpu = &p.gpu;
                 let push = p.push.as_ref().expect("push edges");
                 let mut c = MgAsync::zeroed();
@@ -138,8 +143,8 @@ impl MultiGpu {
                         c.msg = m.ctx_ptr(g);
                         c.outrec = ptr(out, gpu);
                         c.inbox = [ptr(&inbox[0], gpu), ptr(&inbox[1], gpu)];
-                        for r in (0..k).filter(|&r| r != g) {
-                            c.inbox_at[r] = inbox_at(g, r);
+                        for r in (0..k).filter(|&r| r != me) {
+                            c.inbox_at[r] = inbox_at(me, r);
                             c.in_cap[r] = capacity(r) as u32;
                         }
                     }
@@ -155,7 +160,7 @@ impl MultiGpu {
                     }
                 }
                 c.timeout_ns = timeout_ns;
-                (c.lo, c.hi, c.is_float, c.me, c.parts) = (p.lo, p.hi, is_float as u32, g as u32, k as u32);
+                (c.lo, c.hi, c.is_float, c.me, c.parts) = (p.lo, p.hi, is_float as u32, me as u32, k as u32);
                 c.len = [1, 0];
                 c.level = 1;
                 gpu.ctx.bind_to_thread().check("binding a GPU")?;

@@ -44,6 +44,7 @@ pub use crew::Control;
 
 use crate::device::Bins;
 use crate::driver::{enable_peer_access, ptr, Pinned};
+use crate::messaging::JobRanks;
 use crate::renumber::{output_to_caller, to_device, Order, Renumbering};
 use crate::{Check, Gpu, GpuError, Messaging, MessagingConfig, Result};
 use crew::Crew;
@@ -222,6 +223,12 @@ const STATUS_WORDS: usize = 32;
 const STATUS_COUNT: usize = 16;
 /// Value words per record, at most (SSSP's u64 distances).
 const MAX_WIDTH: u64 = 2;
+
+/// Words of the send buffer of a part with `boundary` boundary vertices: an id and
+/// the widest value for each.
+fn send_words(boundary: u64) -> u64 {
+    boundary * (1 + MAX_WIDTH)
+}
 
 /// A kernel argument.
 #[derive(Clone, Copy)]
@@ -436,11 +443,10 @@ impl MultiGpu {
             }
         };
         if processes.is_some() {
-            if o.mode != Mode::Bsp {
-                return Err(GpuError::Unsupported(format!(
-                    "--mode {} runs in one process; across processes use --mode bsp",
-                    o.mode.name()
-                )));
+            if o.mode == Mode::Async {
+                return Err(GpuError::Unsupported(
+                    "--mode async stores into the other GPUs' memory, within one process; across processes use --mode bsp or gmpi".into(),
+                ));
             }
             if !matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Mpi | Transport::Nccl)) {
                 return Err(GpuError::Unsupported(format!(
@@ -529,7 +535,7 @@ impl MultiGpu {
         if let Some(p) = &processes {
             boundaries = p.gather_parts(k, first, &boundaries);
         }
-        let send_words: Vec<u64> = boundaries.iter().map(|b| b * (1 + MAX_WIDTH)).collect();
+        let send_words: Vec<u64> = boundaries.iter().map(|&b| send_words(b)).collect();
         let split_seconds = start.elapsed().as_secs_f64();
         let start = Instant::now();
         // Each GPU is fed by its own thread (its own staging buffers and copy engine).
@@ -628,7 +634,15 @@ impl MultiGpu {
         self.messaging = match (mode, self.messaging.take()) {
             (Mode::Gmpi, Some(m)) => Some(m),
             (Mode::Gmpi, None) => {
-                let m = Messaging::open(&self.ordinals, 0, MessagingConfig { timeout: self.watchdog, ..MessagingConfig::default() })?;
+                let config = MessagingConfig { timeout: self.watchdog, ..MessagingConfig::default() };
+                let m = match &self.processes {
+                    None => Messaging::open(&self.ordinals, 0, config)?,
+                    Some(p) => {
+                        let owner = p.counts(self.parts.len() as u64).iter().enumerate().flat_map(|(q, &c)| vec![q; c as usize]).collect();
+                        let link = p.0.link().map_err(|e| GpuError::Processes(e.to_string()))?;
+                        Messaging::open_in_job(&self.ordinals, config, JobRanks { first: self.first as u32, owner, link })?
+                    }
+                };
                 self.notes.extend(m.notes.iter().cloned());
                 Some(m)
             }
