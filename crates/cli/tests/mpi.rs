@@ -330,3 +330,22 @@ fn engine_gpu_spans_the_ranks_or_says_there_is_no_gpu() {
         assert!(t.contains("2 processes"), "{t}");
     }
 }
+
+/// `chatty bench messaging` under mpirun measures GMPI across the two processes; without
+/// a GPU (CI) both ranks stop with a clear error, and a job of three is refused.
+#[test]
+fn bench_messaging_spans_two_processes_or_says_there_is_no_gpu() {
+    let started = Instant::now();
+    let o = mpirun(2).args([CHATTY, "bench", "messaging", "--max-bytes", "64", "--rounds", "10"]).output().unwrap();
+    let t = text(&o);
+    assert!(!t.contains("panicked"), "{t}");
+    if t.contains("needs a GPU") {
+        assert!(!o.status.success(), "{t}");
+        assert!(started.elapsed() < Duration::from_secs(60), "{t}");
+    } else {
+        assert!(o.status.success(), "{t}");
+        assert!(t.contains("| pingpong | gpu-mpi-gpu") && t.contains("target ≥ 85%"), "{t}");
+    }
+    let o = mpirun(3).args([CHATTY, "bench", "messaging"]).output().unwrap();
+    assert!(!o.status.success() && text(&o).contains("runs on two"), "{}", text(&o));
+}

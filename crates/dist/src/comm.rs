@@ -189,6 +189,28 @@ impl Comm {
         bytemuck::cast_slice::<u8, T>(&bytemuck::cast_slice::<u64, u8>(&words)[..bytes]).to_vec()
     }
 
+    /// `bytes` to rank `to` (MPI_Send; the receiver calls [`Comm::receive_bytes`]).
+    pub fn send_bytes(&self, to: usize, bytes: &[u8]) -> Result<(), DistError> {
+        if bytes.len() > i32::MAX as usize {
+            return Err(DistError::TooLarge(bytes.len() as u64));
+        }
+        self.world.process_at_rank(to as i32).send(bytes);
+        Ok(())
+    }
+
+    /// Rank `from`'s [`Comm::send_bytes`] into `into` (MPI_Recv), which must be its size.
+    pub fn receive_bytes(&self, from: usize, into: &mut [u8]) -> Result<(), DistError> {
+        if into.len() > i32::MAX as usize {
+            return Err(DistError::TooLarge(into.len() as u64));
+        }
+        let status = self.world.process_at_rank(from as i32).receive_into(into);
+        let got = status.count(u8::equivalent_datatype()) as usize;
+        if got != into.len() {
+            return Err(DistError::Inconsistent(format!("rank {from} sent {got} bytes where {} were expected", into.len())));
+        }
+        Ok(())
+    }
+
     /// Every rank's `mine`, concatenated in rank order (one copy, MPI's).
     pub fn all_gather<T: Pod + Equivalence + Send + Sync>(&self, mine: &[T]) -> Result<Vec<T>, DistError> {
         if self.size == 1 {

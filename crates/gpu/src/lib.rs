@@ -35,7 +35,7 @@ mod transfer;
 pub use chatty_comm::{Comm, Transport};
 pub use device::{bc_predicted_seconds, run, DeviceGraph, Gpu, GpuRun};
 pub use engine::GpuEngine;
-pub use messaging::{Messaging, MessagingConfig, MessagingRow};
+pub use messaging::{JobRanks, Messaging, MessagingConfig, MessagingRow};
 pub use multi::{choose_gpus, CommStats, Control, GpuChoice, Mode, MultiGpu, MultiOptions, MultiRun};
 pub use renumber::Order;
 

@@ -1,4 +1,5 @@
-//! Copies between host memory and a GPU through two pinned staging buffers per GPU.
+//! Copies between host memory and a GPU through two pinned staging buffers per GPU
+//! (per stream that copies: the GPU's own, and each messaging proxy's).
 //!
 //! The driver's pageable path moves about 2–5 GB/s: it stages through its own small
 //! buffers on one thread, and a fresh destination faults its pages in as the copy goes.
@@ -6,10 +7,10 @@
 //! moves the other chunk, so both directions run near the slower of the link and the
 //! host's memory bandwidth. Small copies take the driver's path.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytemuck::Pod;
-use cudarc::driver::{sys, CudaEvent, CudaSlice, DeviceRepr};
+use cudarc::driver::{sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DeviceRepr};
 use rayon::prelude::*;
 
 use crate::driver::{ptr, Pinned};
@@ -28,7 +29,7 @@ pub(crate) struct Staging {
     in_flight: [Option<CudaEvent>; 2],
 }
 
-/// The staging of one GPU, allocated on first use.
+/// The staging of one GPU's stream, allocated on first use.
 #[derive(Default)]
 pub(crate) struct StagingSlot(Mutex<Option<Staging>>);
 
@@ -54,31 +55,28 @@ fn par_copy(src: &[u8], dst: &mut [u8]) {
     dst.par_chunks_mut(PIECE).zip(src.par_chunks(PIECE)).for_each(|(d, s)| d.copy_from_slice(s));
 }
 
-impl Gpu {
-    fn staging(&self) -> Result<MutexGuard<'_, Option<Staging>>> {
-        let mut slot = self.staging.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+impl StagingSlot {
+    fn staging(&self, ctx: &Arc<CudaContext>) -> Result<MutexGuard<'_, Option<Staging>>> {
+        let mut slot = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if slot.is_none() {
-            let bufs = [Pinned::new(&self.ctx, CHUNK, "a staging buffer")?, Pinned::new(&self.ctx, CHUNK, "a staging buffer")?];
+            let bufs = [Pinned::new(ctx, CHUNK, "a staging buffer")?, Pinned::new(ctx, CHUNK, "a staging buffer")?];
             *slot = Some(Staging { bufs, in_flight: [None, None] });
         }
         Ok(slot)
     }
 
-    fn marker(&self, what: &str) -> Result<CudaEvent> {
-        self.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).check(what)
-    }
-
-    /// Copies `src` to device address `dst` in stream order; returns once `src` may be
-    /// reused (the last chunk may still be in flight).
-    pub(crate) fn write_bytes(&self, dst: u64, src: &[u8], what: &str) -> Result<()> {
-        self.ctx.bind_to_thread().check(what)?;
-        let stream = self.stream.cu_stream();
+    /// Copies `src` to device address `dst` in `stream`'s order; returns once `src` may
+    /// be reused (the last chunk may still be in flight).
+    pub(crate) fn write_bytes(&self, ctx: &Arc<CudaContext>, stream: &CudaStream, dst: u64, src: &[u8], what: &str) -> Result<()> {
+        ctx.bind_to_thread().check(what)?;
+        let marker = || stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).check(what);
+        let cu = stream.cu_stream();
         if src.len() < DIRECT_BELOW {
             // SAFETY: `dst` holds `src.len()` bytes; a pageable source is copied out
             // before the call returns.
-            return unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len(), stream) }.check(what);
+            return unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len(), cu) }.check(what);
         }
-        let mut guard = self.staging()?;
+        let mut guard = self.staging(ctx)?;
         let st = guard.as_mut().expect("allocated above");
         for (i, chunk) in src.chunks(CHUNK).enumerate() {
             let b = i % 2;
@@ -89,22 +87,23 @@ impl Gpu {
             let buf = unsafe { std::slice::from_raw_parts_mut(st.bufs[b].host.cast::<u8>(), chunk.len()) };
             par_copy(chunk, buf);
             // SAFETY: pinned source of `chunk.len()` bytes, device range inside `dst`.
-            unsafe { sys::cuMemcpyHtoDAsync_v2(dst + (i * CHUNK) as u64, st.bufs[b].host, chunk.len(), stream) }.check(what)?;
-            st.in_flight[b] = Some(self.marker(what)?);
+            unsafe { sys::cuMemcpyHtoDAsync_v2(dst + (i * CHUNK) as u64, st.bufs[b].host, chunk.len(), cu) }.check(what)?;
+            st.in_flight[b] = Some(marker()?);
         }
         Ok(())
     }
 
     /// Copies `dst.len()` bytes from device address `src` into `dst`, after the work
-    /// already queued on the stream.
-    pub(crate) fn read_bytes(&self, src: u64, dst: &mut [u8], what: &str) -> Result<()> {
-        self.ctx.bind_to_thread().check(what)?;
-        let stream = self.stream.cu_stream();
+    /// already queued on `stream`.
+    pub(crate) fn read_bytes(&self, ctx: &Arc<CudaContext>, stream: &CudaStream, src: u64, dst: &mut [u8], what: &str) -> Result<()> {
+        ctx.bind_to_thread().check(what)?;
+        let marker = || stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).check(what);
+        let cu = stream.cu_stream();
         if dst.len() < DIRECT_BELOW {
             // SAFETY: `src` holds `dst.len()` bytes; a pageable copy returns when done.
-            return unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src, dst.len(), stream) }.check(what);
+            return unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src, dst.len(), cu) }.check(what);
         }
-        let mut guard = self.staging()?;
+        let mut guard = self.staging(ctx)?;
         let st = guard.as_mut().expect("allocated above");
         let chunks: Vec<&mut [u8]> = dst.chunks_mut(CHUNK).collect();
         let issue = |st: &mut Staging, i: usize, len: usize| -> Result<()> {
@@ -113,8 +112,8 @@ impl Gpu {
                 e.synchronize().check(what)?;
             }
             // SAFETY: the buffer holds CHUNK ≥ len bytes and nothing else uses it now.
-            unsafe { sys::cuMemcpyDtoHAsync_v2(st.bufs[b].host, src + (i * CHUNK) as u64, len, stream) }.check(what)?;
-            st.in_flight[b] = Some(self.marker(what)?);
+            unsafe { sys::cuMemcpyDtoHAsync_v2(st.bufs[b].host, src + (i * CHUNK) as u64, len, cu) }.check(what)?;
+            st.in_flight[b] = Some(marker()?);
             Ok(())
         };
         let lens: Vec<usize> = chunks.iter().map(|c| c.len()).collect();
@@ -132,6 +131,18 @@ impl Gpu {
             par_copy(buf, out);
         }
         Ok(())
+    }
+}
+
+impl Gpu {
+    /// Copies `src` to device address `dst` on the GPU's stream (see [`StagingSlot::write_bytes`]).
+    pub(crate) fn write_bytes(&self, dst: u64, src: &[u8], what: &str) -> Result<()> {
+        self.staging.write_bytes(&self.ctx, &self.stream, dst, src, what)
+    }
+
+    /// Copies from device address `src` into `dst` on the GPU's stream (see [`StagingSlot::read_bytes`]).
+    pub(crate) fn read_bytes(&self, src: u64, dst: &mut [u8], what: &str) -> Result<()> {
+        self.staging.read_bytes(&self.ctx, &self.stream, src, dst, what)
     }
 
     /// A new device array holding `data`.

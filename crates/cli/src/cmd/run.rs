@@ -263,7 +263,7 @@ fn under_rank_0() -> bool {
 
 /// Whether this process was started by `mpirun`/`srun` (Open MPI's, PMI's or PMIx's
 /// environment).
-fn under_mpirun() -> bool {
+pub(crate) fn under_mpirun() -> bool {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"].iter().any(|k| std::env::var_os(k).is_some())
 }
 
@@ -308,9 +308,19 @@ fn open_mpi(a: &RunArgs) -> Result<(Box<dyn Engine>, bool)> {
 /// A digest of the command line: every rank must run the same command, and compares
 /// it at start-up.
 #[cfg(feature = "mpi")]
-fn command_digest() -> u64 {
+pub(crate) fn command_digest() -> u64 {
     let line: Vec<String> = std::env::args().collect();
     xxhash_rust::xxh3::xxh3_64(line.join("\0").as_bytes())
+}
+
+/// This process's rank among the job's ranks on its host (the launcher's environment),
+/// else its rank in the job.
+#[cfg(feature = "mpi")]
+pub(crate) fn local_rank(rank: usize) -> usize {
+    ["OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.parse::<usize>().ok())
+        .unwrap_or(rank)
 }
 
 /// `--engine gpu` under `mpirun`: the multi-GPU engine over the GPUs of every rank.
@@ -331,10 +341,7 @@ fn open_gpu_job(a: &RunArgs, quiet: bool) -> Result<(Box<dyn Engine>, bool)> {
         Some(d) => d.clone(),
         None if count == 0 => bail!("rank {rank}: --engine gpu found no GPU on this host"),
         None => {
-            let local = ["OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"]
-                .iter()
-                .find_map(|k| std::env::var(k).ok()?.parse::<usize>().ok())
-                .unwrap_or(rank);
+            let local = local_rank(rank);
             // `--gpus K`: K GPUs a rank, the next K after the lower local ranks' (modulo
             // the GPUs there are); `all`: every GPU of the host; else one.
             let per_rank = match gpus_flag(&a.gpu.gpus)? {

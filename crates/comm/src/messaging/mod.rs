@@ -81,8 +81,9 @@ pub struct Posted {
     pub rank: u32,
     pub request: Request,
     pub since: Instant,
-    /// A send from another process: its bytes, read out of the sender's buffer.
-    pub payload: Option<Arc<[u8]>>,
+    /// A send from another process: the message as it came off the link, its
+    /// bytes after the envelope ([`ENVELOPE_BYTES`]).
+    pub payload: Option<Arc<Vec<u8>>>,
 }
 
 /// The two halves of a message.
@@ -149,9 +150,9 @@ pub trait Copier: Sync {
     /// Writes a small message's bytes at `dst_addr` of rank `dst` from the host, if that
     /// memory is host-visible; false leaves it to the receiving GPU thread.
     fn write_host(&self, dst: u32, dst_addr: u64, data: &[u8]) -> bool;
-    /// Reads `bytes` at `src_addr` of rank `src` into host memory (a send to another
-    /// process).
-    fn read(&self, src: u32, src_addr: u64, bytes: u64) -> Result<Vec<u8>, String>;
+    /// Reads `into.len()` bytes at `src_addr` of rank `src` into host memory (a send
+    /// to another process).
+    fn read(&self, src: u32, src_addr: u64, into: &mut [u8]) -> Result<(), String>;
     /// Writes `data` at `dst_addr` of rank `dst` (a message from another process).
     fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> Result<(), String>;
 }
@@ -167,33 +168,32 @@ struct Remote {
 }
 
 /// A forwarded send's envelope: sender, receiver, tag, and the byte count (the bytes
-/// follow).
-const ENVELOPE_BYTES: usize = 24;
+/// follow, so a message is read into and delivered from one buffer, never copied).
+pub const ENVELOPE_BYTES: usize = 24;
 
-fn envelope(send: &Posted, data: &[u8]) -> Vec<u8> {
-    let mut m = Vec::with_capacity(ENVELOPE_BYTES + data.len());
-    for w in [send.rank, send.request.peer, send.request.tag, 0] {
-        m.extend_from_slice(&w.to_le_bytes());
-    }
-    m.extend_from_slice(&(data.len() as u64).to_le_bytes());
-    m.extend_from_slice(data);
+/// A message to forward `send` in: its envelope, then room for its bytes.
+fn enveloped(send: &Posted) -> Vec<u8> {
+    let mut m = vec![0u8; ENVELOPE_BYTES + send.request.bytes as usize];
+    let r = &send.request;
+    let words = [send.rank, r.peer, r.tag, 0].map(u32::to_le_bytes);
+    m[..16].copy_from_slice(words.as_flattened());
+    m[16..ENVELOPE_BYTES].copy_from_slice(&r.bytes.to_le_bytes());
     m
 }
 
 /// A forwarded send as the receiving side posts it; `None` for a malformed message.
-fn opened(mut m: Vec<u8>) -> Option<Posted> {
-    let word = |i: usize| u32::from_le_bytes(m[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+fn opened(m: Vec<u8>) -> Option<Posted> {
     if m.len() < ENVELOPE_BYTES {
         return None;
     }
+    let word = |i: usize| u32::from_le_bytes(m[4 * i..4 * i + 4].try_into().expect("4 bytes"));
     let (rank, peer, tag) = (word(0), word(1), word(2));
     let bytes = u64::from_le_bytes(m[16..24].try_into().expect("8 bytes"));
     if bytes != (m.len() - ENVELOPE_BYTES) as u64 {
         return None;
     }
-    m.drain(..ENVELOPE_BYTES);
     let request = Request { kind: Kind::Send, peer, tag, request: 0, bytes, addr: 0, inline: None };
-    Some(Posted { rank, request, since: Instant::now(), payload: Some(m.into()) })
+    Some(Posted { rank, request, since: Instant::now(), payload: Some(Arc::new(m)) })
 }
 
 /// What the proxies of this process's ranks share: the matcher, each rank's ring and
@@ -390,7 +390,10 @@ impl Hub {
                 let bytes = m.send.request.bytes;
                 // A message's bytes at hand on the host: a small send's, or one from
                 // another process.
-                let at_hand = m.send.payload.as_deref().or(m.send.request.inline.as_ref().map(|d| &d[..bytes as usize]));
+                let at_hand = match &m.send.payload {
+                    Some(message) => Some(&message[ENVELOPE_BYTES..]),
+                    None => m.send.request.inline.as_ref().map(|d| &d[..bytes as usize]),
+                };
                 // A small message goes straight into host memory, or waits in the
                 // receiver's completion record for its GPU thread to copy.
                 let (status, staged) = if m.recv.request.bytes < bytes {
@@ -435,15 +438,12 @@ impl Hub {
     fn forward(&self, send: &Posted, copier: &dyn Copier) -> Result<(), String> {
         let remote = self.remote.as_ref().expect("forwarded with a link");
         let r = &send.request;
-        let read;
-        let data = match &r.inline {
-            Some(d) => &d[..r.bytes as usize],
-            None => {
-                read = copier.read(send.rank, r.addr, r.bytes)?;
-                &read[..]
-            }
-        };
-        remote.link.send(remote.owner[r.peer as usize], envelope(send, data)).map_err(|e| e.0)
+        let mut message = enveloped(send);
+        match &r.inline {
+            Some(d) => message[ENVELOPE_BYTES..].copy_from_slice(&d[..r.bytes as usize]),
+            None => copier.read(send.rank, r.addr, &mut message[ENVELOPE_BYTES..])?,
+        }
+        remote.link.send(remote.owner[r.peer as usize], message).map_err(|e| e.0)
     }
 
     /// Posts what other processes forwarded (unless another proxy is taking it off the
@@ -487,7 +487,8 @@ mod tests {
 
     impl Copier for HostMemory {
         fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> Result<(), String> {
-            let data = self.0[src as usize].lock().unwrap()[src_addr as usize..(src_addr + bytes) as usize].to_vec();
+            let mut data = vec![0; bytes as usize];
+            self.read(src, src_addr, &mut data)?;
             self.0[dst as usize].lock().unwrap()[dst_addr as usize..(dst_addr + bytes) as usize].copy_from_slice(&data);
             Ok(())
         }
@@ -496,8 +497,9 @@ mod tests {
             self.write(dst, dst_addr, data).is_ok()
         }
 
-        fn read(&self, src: u32, src_addr: u64, bytes: u64) -> Result<Vec<u8>, String> {
-            Ok(self.0[src as usize].lock().unwrap()[src_addr as usize..(src_addr + bytes) as usize].to_vec())
+        fn read(&self, src: u32, src_addr: u64, into: &mut [u8]) -> Result<(), String> {
+            into.copy_from_slice(&self.0[src as usize].lock().unwrap()[src_addr as usize..src_addr as usize + into.len()]);
+            Ok(())
         }
 
         fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> Result<(), String> {
@@ -626,7 +628,7 @@ mod tests {
         fn write_host(&self, _: u32, _: u64, _: &[u8]) -> bool {
             false
         }
-        fn read(&self, _: u32, _: u64, _: u64) -> Result<Vec<u8>, String> {
+        fn read(&self, _: u32, _: u64, _: &mut [u8]) -> Result<(), String> {
             Err("no reads".into())
         }
         fn write(&self, _: u32, _: u64, _: &[u8]) -> Result<(), String> {

@@ -293,6 +293,71 @@ impl Messaging {
         Ok(sb[1])
     }
 
+    /// Kernel-initiated ping-pong across processes (GMPI over MPI): this process's
+    /// GPU rank and the job's rank `peer`, served by another process, which calls this
+    /// too with the other `initiator`. Seconds per round trip, between CUDA events
+    /// around this side's kernel (the initiator's is the figure).
+    pub fn pingpong_job(&self, peer: u32, initiator: bool, bytes: u64, rounds: u32) -> Result<f64> {
+        let buf = self.gpus[0].zeros::<u8>(bytes as usize, "a message")?;
+        let st = self.status(0)?;
+        let args =
+            [self.ctx_ptr(0), peer as u64, ptr(&buf, &self.gpus[0]), bytes, rounds as u64, initiator as u64, ptr(&st, &self.gpus[0])];
+        let seconds = self.timed(0, || self.launch(0, "gmpi_pingpong", 1, &args))?;
+        let [s, _] = self.read_status(0, &st)?;
+        if s != 0 {
+            return Err(status_error("kernel-initiated ping-pong across processes", s));
+        }
+        Ok(seconds / rounds as f64)
+    }
+
+    /// The host-initiated ping-pong across processes it is measured against, on a GPU
+    /// buffer of this process's GPU rank: each way, the sender copies the buffer into
+    /// pinned host memory and `send`s it, the receiver `recv`s it there and copies it
+    /// into its GPU buffer (MPI_Send and MPI_Recv, given by the caller, which owns
+    /// MPI). One untimed round first; seconds per round trip.
+    pub fn host_initiated_job(
+        &self,
+        initiator: bool,
+        bytes: u64,
+        rounds: u32,
+        send: &dyn Fn(&[u8]) -> std::result::Result<(), String>,
+        recv: &dyn Fn(&mut [u8]) -> std::result::Result<(), String>,
+    ) -> Result<f64> {
+        let gpu = &self.gpus[0];
+        let buf = gpu.zeros::<u8>(bytes as usize, "a message")?;
+        let host = crate::driver::Pinned::new(&gpu.ctx, bytes.max(1) as usize, "a staging buffer")?;
+        // SAFETY: `bytes` of the pinned allocation, touched only through this slice.
+        let staged = unsafe { std::slice::from_raw_parts_mut(host.host.cast::<u8>(), bytes as usize) };
+        let (dev, at) = (ptr(&buf, gpu), staged.as_ptr() as u64);
+        let copy = |dst: u64, src: u64| -> Result<()> {
+            // SAFETY: both addresses hold `bytes` (allocated above; UVA).
+            unsafe {
+                sys::cuMemcpyAsync(dst, src, bytes as usize, gpu.stream.cu_stream()).result().check("a host-initiated copy")?;
+                sys::cuStreamSynchronize(gpu.stream.cu_stream()).result().check("synchronising")
+            }
+        };
+        let mpi = |e: String| GpuError::Messaging(format!("host-initiated ping-pong across processes: {e}"));
+        gpu.ctx.bind_to_thread().check("binding the GPU")?;
+        let mut start = Instant::now();
+        for round in 0..=rounds {
+            if round == 1 {
+                start = Instant::now();
+            }
+            if initiator {
+                copy(at, dev)?;
+                send(staged).map_err(mpi)?;
+                recv(staged).map_err(mpi)?;
+                copy(dev, at)?;
+            } else {
+                recv(staged).map_err(mpi)?;
+                copy(dev, at)?;
+                copy(at, dev)?;
+                send(staged).map_err(mpi)?;
+            }
+        }
+        Ok(start.elapsed().as_secs_f64() / rounds.max(1) as f64)
+    }
+
     /// GPU rank `a` waits for a message from rank `peer` that never comes; returns
     /// the status its kernel saw (timed out, or peer gone once the proxies stop).
     pub fn unanswered(&mut self, a: usize, peer: usize, stop_proxies_after: Option<Duration>) -> Result<Status> {

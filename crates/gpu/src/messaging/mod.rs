@@ -82,7 +82,7 @@ impl Region for Pinned {
 struct CudaCopier {
     /// Per GPU rank of this process (job ranks `first..`): its stream for proxy
     /// copies, one copy at a time.
-    streams: Vec<Mutex<Arc<CudaStream>>>,
+    streams: Vec<Mutex<ProxyStream>>,
     first: u32,
     /// Host-mapped buffers: (device address, bytes, host address).
     /// Read by every proxy for every small message: a read lock, never contended by them.
@@ -96,14 +96,18 @@ impl CudaCopier {
     }
 
     /// The stream of `rank`'s GPU, if it is one of this process's GPU ranks.
-    fn stream(&self, rank: u32) -> Option<&Mutex<Arc<CudaStream>>> {
+    fn stream(&self, rank: u32) -> Option<&Mutex<ProxyStream>> {
         self.streams.get(rank.checked_sub(self.first)? as usize)
+    }
+
+    fn locked(&self, rank: u32) -> std::result::Result<std::sync::MutexGuard<'_, ProxyStream>, String> {
+        Ok(self.stream(rank).ok_or_else(|| format!("rank {rank} has no GPU here"))?.lock().expect("proxy stream"))
     }
 
     /// `bytes` from `src` to `dst` (device or host addresses, UVA) on `rank`'s stream,
     /// waited for.
     fn copy_on(&self, rank: u32, dst: u64, src: u64, bytes: usize) -> std::result::Result<(), String> {
-        let stream = self.stream(rank).ok_or_else(|| format!("rank {rank} has no GPU here"))?.lock().expect("proxy stream");
+        let stream = &self.locked(rank)?.stream;
         stream.context().bind_to_thread().map_err(|e| e.to_string())?;
         // SAFETY: the addresses come from posted requests of live buffers, or from the
         // caller's host memory of `bytes` (UVA tells them apart).
@@ -137,21 +141,23 @@ impl Copier for CudaCopier {
         self.copy_on(rank, dst_addr, src_addr, bytes as usize)
     }
 
-    fn read(&self, src: u32, src_addr: u64, bytes: u64) -> std::result::Result<Vec<u8>, String> {
-        let mut out = vec![0u8; bytes as usize];
-        match self.host_address(src_addr, bytes) {
+    fn read(&self, src: u32, src_addr: u64, into: &mut [u8]) -> std::result::Result<(), String> {
+        if let Some(s) = self.host_address(src_addr, into.len() as u64) {
             // SAFETY: inside a live pinned allocation (checked by host_address).
-            Some(s) => unsafe { std::ptr::copy_nonoverlapping(s, out.as_mut_ptr(), out.len()) },
-            None => self.copy_on(src, out.as_mut_ptr() as u64, src_addr, out.len())?,
+            unsafe { std::ptr::copy_nonoverlapping(s, into.as_mut_ptr(), into.len()) };
+            return Ok(());
         }
-        Ok(out)
+        let p = self.locked(src)?;
+        p.staging.read_bytes(p.stream.context(), &p.stream, src_addr, into, "a message").map_err(|e| e.to_string())
     }
 
     fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> std::result::Result<(), String> {
         if self.write_host(dst, dst_addr, data) {
             return Ok(());
         }
-        self.copy_on(dst, dst_addr, data.as_ptr() as u64, data.len())
+        let p = self.locked(dst)?;
+        p.staging.write_bytes(p.stream.context(), &p.stream, dst_addr, data, "a message").map_err(|e| e.to_string())?;
+        p.stream.synchronize().map_err(|e| e.to_string())
     }
 }
 
@@ -164,6 +170,13 @@ pub struct JobRanks {
     pub owner: Vec<usize>,
     /// The job's point-to-point link.
     pub link: Arc<dyn ProcessLink>,
+}
+
+/// A GPU rank's stream for the proxies' copies, and the pinned staging its copies
+/// between the GPU and pageable host memory (messages of other processes) go through.
+struct ProxyStream {
+    stream: Arc<CudaStream>,
+    staging: crate::transfer::StagingSlot,
 }
 
 /// A rank's state on its GPU.
@@ -261,8 +274,12 @@ impl Messaging {
                 Ok(GpuRank { ctx: control(gpu, &c)?, _counters: counters, _recv_addr: recv_addr })
             })
             .collect::<Result<Vec<_>>>()?;
-        let streams =
-            gpus.iter().map(|g| Ok(Mutex::new(g.ctx.new_stream().check("creating a proxy stream")?))).collect::<Result<Vec<_>>>()?;
+        let streams = gpus
+            .iter()
+            .map(|g| {
+                Ok(Mutex::new(ProxyStream { stream: g.ctx.new_stream().check("creating a proxy stream")?, staging: Default::default() }))
+            })
+            .collect::<Result<Vec<_>>>()?;
         let copier = Arc::new(CudaCopier { streams, first, host: RwLock::new(Vec::new()) });
         let regions = regions.iter().map(|r| r.clone() as Arc<dyn Region>).collect();
         let hub = Arc::new(match job {
