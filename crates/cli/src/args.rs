@@ -54,6 +54,12 @@ fn control() -> impl TypedValueParser<Value = Control> {
 }
 
 fn mode() -> impl TypedValueParser<Value = Mode> {
+    const MODES: [Mode; 4] = [Mode::Auto, Mode::Bsp, Mode::Async, Mode::Gmpi];
+    one_of(&MODES, Mode::name, no_aliases)
+}
+
+/// The ablation's modes: each as itself.
+fn ablation_mode() -> impl TypedValueParser<Value = Mode> {
     one_of(&Mode::ALL, Mode::name, no_aliases)
 }
 
@@ -116,6 +122,9 @@ pub enum Reorder {
     Bfs,
     /// Hubs first (decreasing degree): faster bottom-up BFS steps on power-law graphs.
     Degree,
+    /// The engine's choice: bfs for a multi-GPU split of a road-like graph (mean degree
+    /// below 8), else the graph's own order.
+    Auto,
 }
 
 impl Reorder {
@@ -125,6 +134,7 @@ impl Reorder {
             Reorder::None => chatty_gpu::Order::Natural,
             Reorder::Bfs => chatty_gpu::Order::Bfs,
             Reorder::Degree => chatty_gpu::Order::Degree,
+            Reorder::Auto => chatty_gpu::Order::Auto,
         }
     }
 
@@ -271,7 +281,7 @@ pub struct MultiGpuBenchArgs {
     /// Who sequences the steps: bsp (host), async (GPU-driven levels, peer stores),
     /// gmpi (GPU-driven levels, device-initiated messages); the last two run bfs and
     /// sssp only, and their rows show the mode as their transport.
-    #[arg(long, value_delimiter = ',', default_value = "bsp", value_parser = mode())]
+    #[arg(long, value_delimiter = ',', default_value = "bsp", value_parser = ablation_mode())]
     pub mode: Vec<Mode>,
     /// Vertex orders before splitting.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "none", alias = "partition")]
@@ -525,14 +535,18 @@ pub struct GpuArgs {
     /// Who sequences a multi-GPU run: bsp (the host runs each step and exchange),
     /// async (one kernel per GPU runs every level, GPUs meet through flags in each
     /// other's memory) or gmpi (the same kernel, levels exchanged as device-initiated
-    /// messages through host proxies); async and gmpi run bfs and sssp.
-    #[arg(long, default_value = "bsp", value_parser = mode())]
+    /// messages through host proxies); async and gmpi run bfs and sssp. auto: per
+    /// kernel, bfs and sssp on road-like graphs (mean degree below 8) GPU-driven (async,
+    /// or gmpi where no peer pointers reach), everything else bsp; bsp whenever --comm
+    /// is given. The run says what it chose.
+    #[arg(long, default_value = "auto", value_parser = mode())]
     pub mode: Mode,
     /// Vertex order on the GPUs, applied before upload (and before splitting into GPUs
     /// or, with --engine mpi, ranks); answers keep the graph's ids. bfs keeps neighbours
     /// together on road graphs (fewer boundary vertices); degree puts hubs first, which
-    /// speeds BFS on power-law graphs on one GPU (the JSON reports its cost).
-    #[arg(long, value_enum, default_value = "none", alias = "partition")]
+    /// speeds BFS on power-law graphs on one GPU (the JSON reports its cost); auto: bfs
+    /// for a multi-GPU split of a road-like graph, else none.
+    #[arg(long, value_enum, default_value = "auto", alias = "partition")]
     pub reorder: Reorder,
     /// Multi-GPU watchdog: a step with no progress for this many seconds stops every GPU.
     #[arg(long, default_value_t = 60.0)]
@@ -540,6 +554,15 @@ pub struct GpuArgs {
 }
 
 impl GpuArgs {
+    /// `--mode`, with auto settled to bsp when a transport was asked for (only bsp
+    /// exchanges through one).
+    pub fn mode(&self) -> Mode {
+        match (self.mode, self.comm) {
+            (Mode::Auto, Some(_)) => Mode::Bsp,
+            (mode, _) => mode,
+        }
+    }
+
     /// The GPU flags given other values than their defaults, as written on the command
     /// line: engines that have no GPU refuse them rather than ignore them.
     pub fn given(&self) -> Vec<&'static str> {

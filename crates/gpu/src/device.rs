@@ -749,7 +749,7 @@ pub(crate) fn sssp_local_rounds(n: usize, m: u64) -> u32 {
 
 /// Mean degree below 8: road networks and meshes, where traversals are deep and a
 /// step holds little work, so the chase pays (power-law graphs keep it off).
-fn road_like(n: usize, m: u64) -> bool {
+pub(crate) fn road_like(n: usize, m: u64) -> bool {
     (m as f64) < 8.0 * n as f64
 }
 

@@ -69,8 +69,10 @@ fn detail(d: impl Serialize) -> Result<serde_json::Value, Error> {
 }
 
 impl GpuEngine {
-    /// One GPU over `graph`, uploaded in `order` by [`Engine::prepare`].
+    /// One GPU over `graph`, uploaded in `order` by [`Engine::prepare`] (`Auto`: the
+    /// graph's own).
     pub fn one(gpu: Gpu, graph: Graph, order: Order) -> GpuEngine {
+        let order = if order == Order::Auto { Order::Natural } else { order };
         GpuEngine { graph, devices: Devices::One { gpu, device: None, order, new_id: None, reorder_seconds: 0.0 } }
     }
 
@@ -330,9 +332,9 @@ impl Engine for GpuEngine {
                 "processes": o.processes.as_ref().map_or(1, |p| p.0.size()),
                 "control": mg.control().name(),
                 "comm": o.comm.name(),
-                "mode": o.mode.name(),
+                "mode": mg.mode().name(),
                 "calibrated": mg.calibrated(),
-                "reorder": o.reorder.name(),
+                "reorder": mg.order().name(),
                 "parts": mg.info.iter().map(|p| serde_json::json!({"device": p.device, "lo": p.lo, "hi": p.hi, "edges": p.edges, "boundary": p.boundary})).collect::<Vec<_>>(),
                 "notes": mg.notes,
             }),

@@ -36,7 +36,7 @@ pub use chatty_comm::{Comm, Transport};
 pub use device::{bc_predicted_seconds, run, DeviceGraph, Gpu, GpuRun};
 pub use engine::GpuEngine;
 pub use messaging::{JobRanks, Messaging, MessagingConfig, MessagingRow};
-pub use multi::{choose_gpus, CommStats, Control, GpuChoice, Mode, MultiGpu, MultiOptions, MultiRun};
+pub use multi::{choose_gpus, choose_mode, choose_order, CommStats, Control, GpuChoice, Mode, MultiGpu, MultiOptions, MultiRun};
 pub use renumber::Order;
 
 pub(crate) use driver::Check;

@@ -21,6 +21,10 @@ pub enum Order {
     Bfs,
     /// By decreasing out-degree.
     Degree,
+    /// The engine's choice: breadth-first where a split over several GPUs cuts a
+    /// road-like graph ([`crate::multi::choose_order`]), else the graph's own (one GPU
+    /// keeps it: reordering costs more than it saves in one run).
+    Auto,
 }
 
 impl Order {
@@ -30,13 +34,15 @@ impl Order {
             Order::Natural => "none",
             Order::Bfs => "bfs",
             Order::Degree => "degree",
+            Order::Auto => "auto",
         }
     }
 
-    /// `new_id[v]` for each vertex v of `g` in this order; `None` for the natural one.
+    /// `new_id[v]` for each vertex v of `g` in this order; `None` for the natural one
+    /// (and for `Auto`, which a split resolves before it gets here).
     pub fn new_id(self, g: &Graph) -> Option<Vec<u32>> {
         match self {
-            Order::Natural => None,
+            Order::Natural | Order::Auto => None,
             Order::Bfs => Some(chatty_graph::partition::bfs_order(g)),
             Order::Degree => Some(chatty_graph::transform::degree_order(g)),
         }

@@ -24,6 +24,9 @@ pub fn run(a: &ConvertArgs, quiet: bool) -> Result<i32> {
         chatty_graph::write::check_output_path(&a.output)?;
     }
     let to_cgr = !ssd && chatty_graph::read::format_from_name(&a.output) == Some(chatty_graph::Format::Cgr);
+    if a.reorder == crate::args::Reorder::Auto {
+        anyhow::bail!("--reorder auto is the engines' choice when they run; convert stores bfs or degree order");
+    }
     if a.reorder != crate::args::Reorder::None && !to_cgr {
         anyhow::bail!("--reorder stores the order in a .cgr output; text formats and SSD layouts keep the input's order");
     }

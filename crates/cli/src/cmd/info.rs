@@ -23,7 +23,12 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
     let s = stats(&g);
     drop(bar);
     let partition = a.partition.map(|k| -> Result<serde_json::Value> {
-        let reordered = a.reorder.order().new_id(&g).map(|id| chatty_graph::transform::relabel(&g, &id)).transpose()?;
+        // auto: the order the multi-GPU engine would cut this graph in.
+        let order = match a.reorder.order() {
+            chatty_gpu::Order::Auto => chatty_gpu::choose_order(&g).0,
+            order => order,
+        };
+        let reordered = order.new_id(&g).map(|id| chatty_graph::transform::relabel(&g, &id)).transpose()?;
         let g = reordered.as_ref().unwrap_or(&g);
         let p = chatty_graph::partition::Partition::edge_balanced(g, k);
         let per_part: Vec<serde_json::Value> = p
@@ -33,7 +38,7 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
             .collect();
         Ok(serde_json::json!({
             "parts": p.parts(),
-            "reorder": a.reorder.name(),
+            "reorder": order.name(),
             "boundary_vertices": p.boundary.iter().filter(|&&b| b).count(),
             "per_part": per_part,
         }))
@@ -67,7 +72,7 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
             println!(
                 "partition: {} edge-balanced contiguous ranges (reorder: {}), {} boundary vertices of {}",
                 p["parts"],
-                a.reorder.name(),
+                p["reorder"].as_str().unwrap_or_default(),
                 p["boundary_vertices"],
                 s.vertices
             );

@@ -63,7 +63,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
         .iter()
         .flat_map(|&m| match m {
             Mode::Bsp => a.comm.iter().map(|&c| (m, c)).collect::<Vec<_>>(),
-            Mode::Async | Mode::Gmpi => vec![(m, Comm::Auto)],
+            Mode::Async | Mode::Gmpi | Mode::Auto => vec![(m, Comm::Auto)],
         })
         .collect();
     anyhow::ensure!(a.trials > 0, "--trials must be at least 1");

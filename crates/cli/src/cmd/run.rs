@@ -367,7 +367,7 @@ fn open_gpu_job(a: &RunArgs, quiet: bool) -> Result<(Box<dyn Engine>, bool)> {
         comm: a.gpu.comm.unwrap_or(Comm::Auto),
         reorder: a.gpu.reorder.order(),
         watchdog: std::time::Duration::from_secs_f64(a.gpu.watchdog),
-        mode: a.gpu.mode,
+        mode: a.gpu.mode(),
         processes: Some(chatty_comm::Processes(std::sync::Arc::new(comm))),
     };
     Ok((Box::new(GpuEngine::several(graph, o)), speaks))
@@ -572,7 +572,7 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
                 None => {
                     // A multi-GPU flag asks for the split: it stays on every GPU.
                     // Degree order is not one: it serves one GPU as well.
-                    auto = a.comm.is_none() && a.mode == Mode::Bsp && a.control == Control::Threads && a.reorder != Reorder::Bfs;
+                    auto = a.comm.is_none() && a.mode == Mode::Auto && a.control == Control::Threads && a.reorder != Reorder::Bfs;
                     count
                 }
                 Some(k) => k,
@@ -596,7 +596,7 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
     let watchdog = std::time::Duration::from_secs_f64(a.watchdog);
     let comm = a.comm.unwrap_or(Comm::Auto);
     Ok((
-        Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.order(), watchdog, mode: a.mode, processes: None }),
+        Some(MultiOptions { devices, control: a.control, comm, reorder: a.reorder.order(), watchdog, mode: a.mode(), processes: None }),
         auto,
     ))
 }

@@ -1,5 +1,10 @@
-//! How many GPUs a run uses when the user leaves it to the engine (`--gpus auto`): the
-//! fewest that are not slower end to end, as measured on two H200s (NVLink).
+//! The choices the multi-GPU engine makes when the user leaves them to it, from
+//! measurements on two H200s (NVLink; `docs/benchmarks/multi-gpu.md`):
+//! how many GPUs a run uses (`--gpus auto`: the fewest that are not slower end to end),
+//! who sequences a split run's levels (`--mode auto`) and the order its parts are cut
+//! in (`--reorder auto`).
+//!
+//! GPUs (`--gpus auto`):
 //!
 //! - A graph that does not fit on one GPU is split over all of them.
 //! - PageRank on large power-law graphs is split: its iterations are long and dense,
@@ -13,7 +18,8 @@
 use chatty_algo::Algorithm;
 use chatty_graph::Graph;
 
-use crate::DeviceGraph;
+use super::Mode;
+use crate::{DeviceGraph, Order};
 
 /// Fewer edges than this: a split's set-up and exchanges cost more than it saves.
 const SPLIT_FROM_EDGES: u64 = 1 << 28;
@@ -61,6 +67,40 @@ pub fn choose_gpus(g: &Graph, algs: &[Algorithm], available: usize, free_on_one:
     GpuChoice { gpus: available, why: format!("{names} on {m} edges, mean degree {mean_degree:.1}: splits well") }
 }
 
+/// `--mode auto` for `alg` on a split graph that is `road_like` (mean degree below 8),
+/// `peer` when every part can store into the others' memory (one process, peer
+/// access). On road-like graphs BFS and SSSP levels are many and light, so the GPUs
+/// run them without the host: bfs on road-NE 20.3 ms async against 64.5 host-driven,
+/// moscow 8.8 against 30.0, the 4096² grid 111 against 344 (through messages, where
+/// no peer pointers reach: 34.8, 15.6, 190). On power-law graphs levels are few and
+/// heavy and the GPU-driven kernel is top-down only: rmat22 bfs 1.06 ms host-driven
+/// against 11.1, sssp 17.3 against 33.2. (cnr-2000 bfs, not road-like, ran 1.4 ms
+/// async against 23.0: a search of 4 levels that reached few vertices.)
+pub fn choose_mode(alg: Algorithm, road_like: bool, peer: bool) -> (Mode, String) {
+    if !matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
+        return (Mode::Bsp, format!("{} runs host-driven", alg.name()));
+    }
+    if !road_like {
+        return (Mode::Bsp, "levels are few and heavy (mean degree 8 or more)".into());
+    }
+    match peer {
+        true => (Mode::Async, "a deep, sparse graph: every level on the GPUs, meeting through peer stores".into()),
+        false => (Mode::Gmpi, "a deep, sparse graph: every level on the GPUs, meeting through messages (no peer pointers)".into()),
+    }
+}
+
+/// `--reorder auto` for a split of `g`: breadth-first where it is road-like, which
+/// cuts the parts' shared boundary by one to two orders of magnitude (two parts:
+/// moscow 136,113 → 2,583 boundary vertices, road-NE 780,805 → 4,029), else the
+/// graph's own order (power-law graphs share a boundary in any order, and
+/// renumbering costs a pass over the edges).
+pub fn choose_order(g: &Graph) -> (Order, String) {
+    match crate::device::road_like(g.num_vertices(), g.num_edges()) {
+        true => (Order::Bfs, "a road-like graph: breadth-first order keeps neighbours in one part".into()),
+        false => (Order::Natural, "mean degree 8 or more: the graph's own order".into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +120,15 @@ mod tests {
         let tight = choose_gpus(&g, &[Algorithm::Bfs], 4, 1000);
         assert_eq!(tight.gpus, 4, "does not fit: {}", tight.why);
         assert_eq!(choose_gpus(&g, &[Algorithm::Bc], 4, 1000).gpus, 1, "bc runs on one GPU");
+    }
+
+    #[test]
+    fn road_like_graphs_run_their_levels_on_the_gpus_in_breadth_first_order() {
+        assert_eq!(choose_mode(Algorithm::Bfs, true, true).0, Mode::Async);
+        assert_eq!(choose_mode(Algorithm::Sssp, true, false).0, Mode::Gmpi, "no peer pointers: messages");
+        assert_eq!(choose_mode(Algorithm::Bfs, false, true).0, Mode::Bsp, "power-law");
+        assert_eq!(choose_mode(Algorithm::Pr, true, true).0, Mode::Bsp, "only bfs and sssp run GPU-driven");
+        assert_eq!(choose_order(&graph(1000, 2)).0, Order::Bfs);
+        assert_eq!(choose_order(&graph(1000, 8)).0, Order::Natural);
     }
 }

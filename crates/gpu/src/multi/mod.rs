@@ -39,7 +39,7 @@ use chatty_comm::calibrate::{self, Calibration};
 use chatty_graph::{Graph, WeightType};
 
 pub use chatty_comm::{Comm, Processes, Transport};
-pub use choose::{choose_gpus, GpuChoice};
+pub use choose::{choose_gpus, choose_mode, choose_order, GpuChoice};
 pub use crew::Control;
 
 use crate::device::Bins;
@@ -85,24 +85,27 @@ pub enum Mode {
     /// As `Async`, but each level's records and counts travel as device-initiated
     /// messages (`kernels/gmpi.cuh`, served by host proxies: [`crate::Messaging`]).
     Gmpi,
+    /// The engine's choice per kernel ([`choose_mode`]).
+    Auto,
 }
 
 impl Mode {
-    /// `bsp` or `async`.
+    /// The `--mode` name.
     pub fn name(self) -> &'static str {
         match self {
             Mode::Bsp => "bsp",
             Mode::Async => "async",
             Mode::Gmpi => "gmpi",
+            Mode::Auto => "auto",
         }
     }
 
-    /// Every mode, as `--mode` lists them.
+    /// Every mode that runs as itself (the ablation's), without `Auto`.
     pub const ALL: [Mode; 3] = [Mode::Bsp, Mode::Async, Mode::Gmpi];
 
-    /// Whether the mode runs `alg` (the GPU-driven modes: bfs and sssp).
+    /// Whether the mode runs `alg` (the GPU-driven modes: bfs and sssp; auto: all).
     pub fn supports(self, alg: Algorithm) -> bool {
-        self == Mode::Bsp || matches!(alg, Algorithm::Bfs | Algorithm::Sssp)
+        matches!(self, Mode::Bsp | Mode::Auto) || matches!(alg, Algorithm::Bfs | Algorithm::Sssp)
     }
 
     /// Refuses kernels the mode lacks.
@@ -404,6 +407,10 @@ pub struct MultiGpu {
     watchdog: Duration,
     n: usize,
     weight_type: WeightType,
+    /// Mean degree below 8 (`device::road_like`): what `--mode auto` goes by.
+    road_like: bool,
+    /// The vertex order the parts were cut in (`--reorder`, resolved).
+    order: Order,
     /// Block-local chase rounds of SSSP (and BFS) on this graph (0: none): on
     /// road-like graphs cut in BFS order, where it was measured (docs/benchmarks/gpu.md,
     /// "fifth pass"); in the graph's own order the parts share more boundary and the
@@ -516,15 +523,21 @@ impl MultiGpu {
             }
         }
 
+        let road_like = crate::device::road_like(n, g.num_edges());
+        let order = match o.reorder {
+            Order::Auto => {
+                let (order, why) = choose_order(g);
+                notes.push(format!("reorder: {} (auto: {why})", order.name()));
+                order
+            }
+            order => order,
+        };
         let start = Instant::now();
-        let renumbered = Renumbering::of(g, o.reorder)?;
+        let renumbered = Renumbering::of(g, order)?;
         if let (Some(r), Some(p)) = (&renumbered, &processes) {
             let digest = xxhash_rust::xxh3::xxh3_64(bytemuck::cast_slice(&r.new_id));
             if p.counts(digest).iter().any(|&d| d != digest) {
-                return Err(GpuError::Unsupported(format!(
-                    "the processes renumbered the graph differently (--reorder {})",
-                    o.reorder.name()
-                )));
+                return Err(GpuError::Unsupported(format!("the processes renumbered the graph differently (--reorder {})", order.name())));
             }
         }
         let graph = renumbered.as_ref().map_or(g, |r| &r.graph);
@@ -591,7 +604,9 @@ impl MultiGpu {
             watchdog: o.watchdog,
             n,
             weight_type: g.weight_type(),
-            local_rounds: if o.reorder == Order::Bfs { crate::device::sssp_local_rounds(n, g.num_edges()) } else { 0 },
+            road_like,
+            order,
+            local_rounds: if order == Order::Bfs { crate::device::sssp_local_rounds(n, g.num_edges()) } else { 0 },
             alg,
             new_id: renumbered.map(|r| r.new_id),
             info,
@@ -627,9 +642,28 @@ impl MultiGpu {
         Ok(())
     }
 
+    /// Who sequences the steps (resolved: never `Auto`).
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The vertex order the parts were cut in (resolved: never `Auto`).
+    pub fn order(&self) -> Order {
+        self.order
+    }
+
     /// Changes who sequences the steps (the benchmark runs both modes on one upload).
     pub fn set_mode(&mut self, mode: Mode) -> Result<()> {
         mode.check(self.alg)?;
+        let mode = match mode {
+            Mode::Auto => {
+                let peer = self.processes.is_none() && (self.k() == 1 || self.available.contains(&Transport::Peer));
+                let (mode, why) = choose_mode(self.alg, self.road_like, peer);
+                self.notes.push(format!("mode: {} (auto: {why})", mode.name()));
+                mode
+            }
+            mode => mode,
+        };
         // Proxies spin while they wait: run them only for the mode that needs them.
         self.messaging = match (mode, self.messaging.take()) {
             (Mode::Gmpi, Some(m)) => Some(m),
@@ -683,7 +717,8 @@ impl MultiGpu {
             Algorithm::Bfs => self.bfs(renamed(sources[0]), &mut stats),
             Algorithm::Sssp => match self.mode {
                 Mode::Async | Mode::Gmpi => self.traverse_async(renamed(sources[0]), true, &mut stats),
-                Mode::Bsp => self.sssp(renamed(sources[0]), &mut stats),
+                // set_mode resolves Auto.
+                Mode::Bsp | Mode::Auto => self.sssp(renamed(sources[0]), &mut stats),
             },
             Algorithm::Pr => self.pagerank(p, &mut stats, &mut residual),
             Algorithm::Spmv => {
