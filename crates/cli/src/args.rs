@@ -535,10 +535,10 @@ pub struct GpuArgs {
     /// Who sequences a multi-GPU run: bsp (the host runs each step and exchange),
     /// async (one kernel per GPU runs every level, GPUs meet through flags in each
     /// other's memory) or gmpi (the same kernel, levels exchanged as device-initiated
-    /// messages through host proxies); async and gmpi run bfs and sssp. auto: per
-    /// kernel, bfs and sssp on road-like graphs (mean degree below 8) GPU-driven (async,
-    /// or gmpi where no peer pointers reach), everything else bsp; bsp whenever --comm
-    /// is given. The run says what it chose.
+    /// messages through host proxies); async and gmpi run bfs and sssp. auto: the
+    /// engine's choice per kernel, which is bsp as measured so far (with --reorder
+    /// auto's breadth-first order on road-like graphs), and always with --comm; the
+    /// run says why.
     #[arg(long, default_value = "auto", value_parser = mode())]
     pub mode: Mode,
     /// Vertex order on the GPUs, applied before upload (and before splitting into GPUs

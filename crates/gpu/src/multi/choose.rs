@@ -67,26 +67,22 @@ pub fn choose_gpus(g: &Graph, algs: &[Algorithm], available: usize, free_on_one:
     GpuChoice { gpus: available, why: format!("{names} on {m} edges, mean degree {mean_degree:.1}: splits well") }
 }
 
-/// `--mode auto` for `alg` on a split graph that is `road_like` (mean degree below 8),
-/// `peer` when every part can store into the others' memory (one process, peer
-/// access). On road-like graphs BFS and SSSP levels are many and light, so the GPUs
-/// run them without the host: bfs on road-NE 20.3 ms async against 64.5 host-driven,
-/// moscow 8.8 against 30.0, the 4096² grid 111 against 344 (through messages, where
-/// no peer pointers reach: 34.8, 15.6, 190). On power-law graphs levels are few and
-/// heavy and the GPU-driven kernel is top-down only: rmat22 bfs 1.06 ms host-driven
-/// against 11.1, sssp 17.3 against 33.2. (cnr-2000 bfs, not road-like, ran 1.4 ms
-/// async against 23.0: a search of 4 levels that reached few vertices.)
-pub fn choose_mode(alg: Algorithm, road_like: bool, peer: bool) -> (Mode, String) {
-    if !matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
-        return (Mode::Bsp, format!("{} runs host-driven", alg.name()));
-    }
-    if !road_like {
-        return (Mode::Bsp, "levels are few and heavy (mean degree 8 or more)".into());
-    }
-    match peer {
-        true => (Mode::Async, "a deep, sparse graph: every level on the GPUs, meeting through peer stores".into()),
-        false => (Mode::Gmpi, "a deep, sparse graph: every level on the GPUs, meeting through messages (no peer pointers)".into()),
-    }
+/// `--mode auto` for `alg` on a split graph that is `road_like` (mean degree below 8):
+/// host-driven rounds (`bsp`) everywhere, as measured since those rounds chase within
+/// blocks in breadth-first order (two parts of one H200, kernel ms, bsp / async / gmpi,
+/// `docs/benchmarks/data/gpu-mpi/session20-call4-rows.txt`): moscow bfs 5.3 / 7.5 /
+/// 11.4 and sssp 14.1 / 86.0 / 105.5, road-NE bfs 9.3 / 15.8 / 21.7, a 1024² grid bfs
+/// 16.2 / 21.9 / 34.7 and sssp 23.5 / 177.7 / 196.9; rmat20 bfs 0.61 / 4.3 / 4.2
+/// (levels few and heavy; the GPU-driven kernel is top-down only). The GPU-driven
+/// modes stay for the user to ask for; on two GPUs a host round trip costs more than
+/// between two parts of one, which a two-GPU measurement may change this for.
+pub fn choose_mode(alg: Algorithm, road_like: bool) -> (Mode, String) {
+    let why = match (alg, road_like) {
+        (Algorithm::Bfs | Algorithm::Sssp, true) => "deep and sparse: host-driven rounds chase within blocks, fewer than the levels",
+        (Algorithm::Bfs | Algorithm::Sssp, false) => "levels are few and heavy (mean degree 8 or more)",
+        _ => "only bfs and sssp run GPU-driven",
+    };
+    (Mode::Bsp, why.into())
 }
 
 /// `--reorder auto` for a split of `g`: breadth-first where it is road-like, which
@@ -123,11 +119,10 @@ mod tests {
     }
 
     #[test]
-    fn road_like_graphs_run_their_levels_on_the_gpus_in_breadth_first_order() {
-        assert_eq!(choose_mode(Algorithm::Bfs, true, true).0, Mode::Async);
-        assert_eq!(choose_mode(Algorithm::Sssp, true, false).0, Mode::Gmpi, "no peer pointers: messages");
-        assert_eq!(choose_mode(Algorithm::Bfs, false, true).0, Mode::Bsp, "power-law");
-        assert_eq!(choose_mode(Algorithm::Pr, true, true).0, Mode::Bsp, "only bfs and sssp run GPU-driven");
+    fn road_like_graphs_are_cut_in_breadth_first_order_and_run_host_driven() {
+        for (alg, road_like) in [(Algorithm::Bfs, true), (Algorithm::Sssp, false), (Algorithm::Pr, true)] {
+            assert_eq!(choose_mode(alg, road_like).0, Mode::Bsp, "measured fastest on every graph");
+        }
         assert_eq!(choose_order(&graph(1000, 2)).0, Order::Bfs);
         assert_eq!(choose_order(&graph(1000, 8)).0, Order::Natural);
     }

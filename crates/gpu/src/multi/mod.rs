@@ -657,8 +657,7 @@ impl MultiGpu {
         mode.check(self.alg)?;
         let mode = match mode {
             Mode::Auto => {
-                let peer = self.processes.is_none() && (self.k() == 1 || self.available.contains(&Transport::Peer));
-                let (mode, why) = choose_mode(self.alg, self.road_like, peer);
+                let (mode, why) = choose_mode(self.alg, self.road_like);
                 self.notes.push(format!("mode: {} (auto: {why})", mode.name()));
                 mode
             }
