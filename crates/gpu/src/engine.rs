@@ -4,12 +4,13 @@
 
 use chatty_algo::{sssp, Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Params, PrMethod, Transfer, Trial};
 use chatty_graph::Graph;
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::device::{run, DeviceGraph, Gpu};
 use crate::multi::{Comm, Control, Mode, MultiGpu, MultiOptions};
 use crate::renumber::{output_to_caller, to_device, Order, Renumbering};
-use crate::GpuError;
+use crate::{Check, GpuError};
 
 /// The GPU engine over a graph in host memory.
 pub struct GpuEngine {
@@ -31,9 +32,9 @@ enum Devices {
         engine: Option<MultiGpu>,
         prepared: Option<Algorithm>,
         notes: Vec<String>,
-        /// BC across processes: the whole graph on this process's first GPU, which
-        /// runs its share of the sources.
-        bc: Option<Box<(Gpu, DeviceGraph)>>,
+        /// BC: the whole graph on each of this process's GPUs, each running its share
+        /// of the sources (split across processes first), the scores summed.
+        bc: Vec<(Gpu, DeviceGraph)>,
     },
 }
 
@@ -68,6 +69,50 @@ fn detail(d: impl Serialize) -> Result<serde_json::Value, Error> {
     serde_json::to_value(d).map_err(Error::engine)
 }
 
+/// BC from `sources` on this process's GPUs, each holding the whole graph of `n`
+/// vertices: the sources dealt round-robin, every GPU from its own thread, the scores
+/// summed. The kernel time is the slowest GPU's; a GPU (or process) with no sources
+/// adds zeros.
+fn bc_split(
+    gpus: &[(Gpu, DeviceGraph)],
+    p: &Params,
+    sources: &[u32],
+    n: usize,
+    progress: &dyn chatty_graph::Progress,
+) -> Result<(Vec<f64>, f64, Breakdown, DeviceTrial), Error> {
+    let k = gpus.len();
+    let runs: Vec<_> = std::thread::scope(|s| {
+        let threads: Vec<_> = gpus
+            .iter()
+            .enumerate()
+            .map(|(i, (gpu, device))| {
+                let share: Vec<u32> = sources.iter().skip(i).step_by(k).copied().collect();
+                // One bar: the first GPU's.
+                let progress: &dyn chatty_graph::Progress = if i == 0 { progress } else { &chatty_graph::NoProgress };
+                s.spawn(move || {
+                    if share.is_empty() {
+                        return Ok(None);
+                    }
+                    gpu.ctx.bind_to_thread().check("binding a GPU")?;
+                    run(gpu, device, Algorithm::Bc, p, &share, progress).map(Some)
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap_or_else(|_| Err(GpuError::Thread("a BC thread panicked".into())))).collect()
+    });
+    let (mut scores, mut seconds, mut b, mut d) = (vec![0.0; n], 0.0f64, Breakdown::default(), DeviceTrial { peak_device_memory_bytes: 0 });
+    for r in runs {
+        let Some(r) = r.map_err(Error::engine)? else { continue };
+        let chatty_algo::Output::Values(v) = r.output else { unreachable!("bc answers values") };
+        scores.par_iter_mut().zip(&v).for_each(|(s, x)| *s += x);
+        seconds = seconds.max(r.kernel_seconds);
+        b.setup_seconds = b.setup_seconds.max(r.setup_seconds);
+        b.download_seconds = b.download_seconds.max(r.download_seconds);
+        d.peak_device_memory_bytes = d.peak_device_memory_bytes.max(r.peak_device_bytes);
+    }
+    Ok((scores, seconds, b, d))
+}
+
 impl GpuEngine {
     /// One GPU over `graph`, uploaded in `order` by [`Engine::prepare`] (`Auto`: the
     /// graph's own).
@@ -78,7 +123,7 @@ impl GpuEngine {
 
     /// The multi-GPU engine over `graph` on `options.devices` (opened by [`Engine::prepare`]).
     pub fn several(graph: Graph, options: MultiOptions) -> GpuEngine {
-        GpuEngine { graph, devices: Devices::Several { options, engine: None, prepared: None, notes: Vec::new(), bc: None } }
+        GpuEngine { graph, devices: Devices::Several { options, engine: None, prepared: None, notes: Vec::new(), bc: Vec::new() } }
     }
 
     /// The host graph.
@@ -159,19 +204,22 @@ impl Engine for GpuEngine {
                     *new_id = renumbered.map(|r| r.new_id);
                 }
             }
-            Devices::Several { options, bc, engine, prepared, .. } if alg == Algorithm::Bc && options.processes.is_some() => {
+            Devices::Several { options, bc, engine, prepared, .. } if alg == Algorithm::Bc => {
                 // One kernel's device memory at a time.
                 (*engine, *prepared) = (None, None);
-                if bc.is_none() {
-                    let gpu = Gpu::open(options.devices[0]).map_err(Error::engine)?;
-                    let device = DeviceGraph::upload(&gpu, &self.graph).map_err(Error::engine)?;
-                    *bc = Some(Box::new((gpu, device)));
+                if bc.is_empty() {
+                    for &d in &options.devices {
+                        let gpu = Gpu::open(d).map_err(Error::engine)?;
+                        let device = DeviceGraph::upload(&gpu, &self.graph).map_err(Error::engine)?;
+                        bc.push((gpu, device));
+                    }
                 }
             }
             Devices::Several { options, engine, prepared, notes, bc } => {
                 if *prepared != Some(alg) {
                     // One kernel's parts at a time.
-                    (*engine, *prepared, *bc) = (None, None, None);
+                    (*engine, *prepared) = (None, None);
+                    bc.clear();
                     let mg = MultiGpu::open(&self.graph, alg, options).map_err(Error::engine)?;
                     notes.extend(mg.notes.iter().cloned());
                     (*engine, *prepared) = (Some(mg), Some(alg));
@@ -235,23 +283,18 @@ impl Engine for GpuEngine {
                 };
                 Ok(trial(output, r.iterations, r.kernel_seconds, b, r.residual, Vec::new(), detail(d)?))
             }
-            Devices::Several { options, bc: Some(bc), .. } if alg == Algorithm::Bc => {
-                let (gpu, device) = &**bc;
-                let processes = options.processes.as_ref().ok_or_else(unprepared)?;
-                let (rank, size) = (processes.0.rank(), processes.0.size());
+            Devices::Several { options, bc, .. } if alg == Algorithm::Bc => {
+                if bc.is_empty() {
+                    return Err(unprepared());
+                }
+                let (rank, size) = options.processes.as_ref().map_or((0, 1), |p| (p.0.rank(), p.0.size()));
                 let mine: Vec<u32> = sources.iter().skip(rank).step_by(size).copied().collect();
-                // A process with no sources adds zeros.
-                let (mine, seconds, mut b, d) = match mine.is_empty() {
-                    true => (vec![0.0; self.graph.num_vertices()], 0.0, Breakdown::default(), DeviceTrial { peak_device_memory_bytes: 0 }),
-                    false => {
-                        let r = run(gpu, device, alg, p, &mine, progress).map_err(Error::engine)?;
-                        let chatty_algo::Output::Values(v) = r.output else { unreachable!("bc answers values") };
-                        let b = Breakdown { setup_seconds: r.setup_seconds, exchange_seconds: 0.0, download_seconds: r.download_seconds };
-                        (v, r.kernel_seconds, b, DeviceTrial { peak_device_memory_bytes: r.peak_device_bytes })
-                    }
-                };
+                let (scores, seconds, mut b, d) = bc_split(bc, p, &mine, self.graph.num_vertices(), progress)?;
                 let summed = std::time::Instant::now();
-                let scores = processes.0.sum_f64(&mine);
+                let scores = match &options.processes {
+                    Some(processes) => processes.0.sum_f64(&scores),
+                    None => scores,
+                };
                 b.download_seconds += summed.elapsed().as_secs_f64();
                 Ok(trial(chatty_algo::Output::Values(scores), sources.len() as u64, seconds, b, None, Vec::new(), detail(d)?))
             }

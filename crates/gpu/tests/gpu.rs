@@ -177,6 +177,41 @@ fn bc_from_every_source_on_deep_graphs_and_in_several_batches() {
     assert!(matches!(verified(&mut engine, Algorithm::Bc, &one, 1), Err(Error::PathCountOverflow)));
 }
 
+/// BC on several GPUs: each holds the whole graph and runs its share of the sources
+/// (more GPUs than sources too), the scores summed; and a run of several kernels on
+/// one engine, BC between two split ones.
+#[test]
+fn bc_splits_its_sources_over_the_gpus() {
+    if Gpu::count() == 0 {
+        return;
+    }
+    let options = |devices: Vec<usize>| MultiOptions {
+        devices,
+        control: Control::Threads,
+        comm: Comm::Auto,
+        reorder: Order::Auto,
+        watchdog: Duration::from_secs(60),
+        mode: Mode::Auto,
+        processes: None,
+    };
+    let rmat = || generate::rmat(12, 8, GenOptions { seed: 8, max_weight: None, undirected: true }, &NoProgress).unwrap();
+    let some = |k| Params { bc_sources: BcSources::Random(k), ..Params::default() };
+    let all = Params { bc_sources: BcSources::All, ..Params::default() };
+    for (label, g, p) in [
+        ("path of 2,000 with a star of 1,000, every source", path_with_star(2000, 1000), &all),
+        ("rmat-12, 9 sources", rmat(), &some(9)),
+        ("rmat-12, one source on three GPUs", rmat(), &some(1)),
+    ] {
+        let devices = if Gpu::count() >= 3 { vec![0, 1, 2] } else { vec![0; 3] };
+        let mut engine = GpuEngine::several(g, options(devices));
+        verified(&mut engine, Algorithm::Bc, p, 2).unwrap_or_else(|e| panic!("{label}: {e}"));
+    }
+    let mut engine = GpuEngine::several(rmat(), options(multi_devices()));
+    for alg in [Algorithm::Bfs, Algorithm::Bc, Algorithm::Wcc, Algorithm::Bc] {
+        verified(&mut engine, alg, &some(5), 1).unwrap_or_else(|e| panic!("rmat-12 {}: {e}", alg.name()));
+    }
+}
+
 #[test]
 fn sssp_with_equal_zero_or_mixed_weights_matches_the_cpu() {
     if Gpu::count() == 0 {
@@ -456,8 +491,9 @@ fn bc_and_impossible_transports_are_refused_clearly() {
         .err()
         .expect("mpi needs processes");
     assert!(err.to_string().contains("mpirun"), "{err}");
-    let err = MultiGpu::open(&g, Algorithm::Bc, &MultiOptions { comm: Comm::Auto, ..o }).err().expect("bc is single-GPU");
-    assert!(err.to_string().contains("one GPU"), "{err}");
+    let err =
+        MultiGpu::open(&g, Algorithm::Bc, &MultiOptions { comm: Comm::Auto, ..o }).err().expect("bc splits its sources, not the graph");
+    assert!(err.to_string().contains("splitting the sources"), "{err}");
 }
 
 /// Device-initiated messaging (kernels/gmpi.cuh through the proxies): MPI ordering

@@ -54,7 +54,7 @@ fn verdict(v: &Option<std::result::Result<(), String>>) -> Option<String> {
 
 pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
     if a.kernels.contains(&Algorithm::Bc) {
-        bail!("--kernels: bc runs on one GPU");
+        bail!("--kernels: bc does not split the graph (chatty run bc --gpus K splits its sources); this is the split engine's ablation");
     }
     // BSP under every transport; the GPU-driven modes bring their own (peer stores,
     // messages) and show as their mode's name.

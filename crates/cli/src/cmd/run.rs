@@ -446,7 +446,8 @@ fn open_engine(a: &RunArgs, quiet: bool, bc_sources: &BcSources) -> Result<Box<d
     drop(bar);
     let (gpu, multi) = match (gpu, multi) {
         (Some(gpu), Some(mut o)) if gpus_auto => {
-            let choice = chatty_gpu::choose_gpus(&graph, &a.algorithm, o.devices.len(), gpu.free_bytes()?);
+            let bc = a.algorithm.contains(&Algorithm::Bc).then(|| bc_sources.count(graph.num_vertices()) as u64);
+            let choice = chatty_gpu::choose_gpus(&graph, &a.algorithm, bc, o.devices.len(), gpu.free_bytes()?);
             eprintln!("gpus: {} of {} (auto: {})", choice.gpus, o.devices.len(), choice.why);
             if choice.gpus == 1 {
                 (Some(gpu), None)
@@ -581,13 +582,6 @@ fn multi_options(a: &GpuArgs, algs: &[Algorithm]) -> Result<(Option<MultiOptions
                 bail!("--gpus {wanted}: this machine has {count} GPU{}", if count == 1 { "" } else { "s" });
             }
             if wanted <= 1 {
-                return Ok((None, false));
-            }
-            if algs.contains(&Algorithm::Bc) {
-                if a.gpus != "all" && !auto {
-                    bail!("bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv");
-                }
-                eprintln!("note: bc runs on one GPU");
                 return Ok((None, false));
             }
             (0..wanted).collect()

@@ -12,8 +12,12 @@
 //! - Everything else stays on one GPU: BFS and SpMV gain 1–2 ms of kernel on rmat25,
 //!   less than a split's set-up and gather; SSSP and WCC have persistent single-GPU
 //!   kernels the split engine lacks; road-like graphs (low mean degree, thousands of
-//!   levels) pay a host round trip per level on several GPUs (0.12–0.56× of one);
-//!   BC runs on one GPU.
+//!   levels) pay a host round trip per level on several GPUs (0.12–0.56× of one).
+//! - BC does not split the graph: from at least [`BC_SOURCES_PER_GPU`] sources a GPU it
+//!   runs on every GPU, each holding the whole graph and running a share of the
+//!   sources (a source costs milliseconds on a large graph: kron22 about 3 ms each in
+//!   batches of 64; the scores' sum per trial costs a pass over n values); from fewer,
+//!   or mixed with other kernels, on one.
 
 use chatty_algo::Algorithm;
 use chatty_graph::Graph;
@@ -25,6 +29,8 @@ use crate::{DeviceGraph, Order};
 const SPLIT_FROM_EDGES: u64 = 1 << 28;
 /// Below this mean degree a graph is deep and sparse (road-like): per-level exchanges dominate.
 const SPLIT_FROM_MEAN_DEGREE: f64 = 8.0;
+/// BC sources per GPU from which BC runs on every GPU.
+pub const BC_SOURCES_PER_GPU: u64 = 4;
 
 /// The engine's choice of GPU count, and why, in words for the user.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,16 +41,22 @@ pub struct GpuChoice {
     pub why: String,
 }
 
-/// How many of `available` GPUs to run `algs` on `g` with, given the free bytes of
-/// one GPU.
-pub fn choose_gpus(g: &Graph, algs: &[Algorithm], available: usize, free_on_one: u64) -> GpuChoice {
+/// How many of `available` GPUs to run `algs` on `g` with (BC from `bc_sources`
+/// sources when it is among them), given the free bytes of one GPU.
+pub fn choose_gpus(g: &Graph, algs: &[Algorithm], bc_sources: Option<u64>, available: usize, free_on_one: u64) -> GpuChoice {
     let one = |why: String| GpuChoice { gpus: 1, why };
     if available <= 1 {
         return one("this machine has one GPU".into());
     }
     let needed = DeviceGraph::bytes_needed(g);
-    if algs.contains(&Algorithm::Bc) {
-        return one("bc runs on one GPU".into());
+    if let Some(sources) = bc_sources.filter(|_| algs.contains(&Algorithm::Bc)) {
+        if algs.iter().any(|&a| a != Algorithm::Bc) {
+            return one("bc with other kernels: one GPU".into());
+        }
+        if sources < BC_SOURCES_PER_GPU * available as u64 {
+            return one(format!("bc from {sources} sources: fewer than {BC_SOURCES_PER_GPU} a GPU"));
+        }
+        return GpuChoice { gpus: available, why: format!("bc from {sources} sources: each GPU runs a share on its copy of the graph") };
     }
     if needed > free_on_one {
         return GpuChoice {
@@ -110,12 +122,14 @@ mod tests {
     fn one_gpu_unless_the_run_splits_well_or_does_not_fit() {
         let g = graph(1000, 4);
         let big = u64::MAX;
-        assert_eq!(choose_gpus(&g, &[Algorithm::Pr], 1, big).gpus, 1);
-        assert_eq!(choose_gpus(&g, &[Algorithm::Pr], 2, big).gpus, 1, "small graph");
-        assert_eq!(choose_gpus(&g, &[Algorithm::Bfs], 4, big).gpus, 1);
-        let tight = choose_gpus(&g, &[Algorithm::Bfs], 4, 1000);
+        assert_eq!(choose_gpus(&g, &[Algorithm::Pr], None, 1, big).gpus, 1);
+        assert_eq!(choose_gpus(&g, &[Algorithm::Pr], None, 2, big).gpus, 1, "small graph");
+        assert_eq!(choose_gpus(&g, &[Algorithm::Bfs], None, 4, big).gpus, 1);
+        let tight = choose_gpus(&g, &[Algorithm::Bfs], None, 4, 1000);
         assert_eq!(tight.gpus, 4, "does not fit: {}", tight.why);
-        assert_eq!(choose_gpus(&g, &[Algorithm::Bc], 4, 1000).gpus, 1, "bc runs on one GPU");
+        assert_eq!(choose_gpus(&g, &[Algorithm::Bc], Some(15), 4, big).gpus, 1, "a few sources");
+        assert_eq!(choose_gpus(&g, &[Algorithm::Bc], Some(16), 4, big).gpus, 4, "a share of the sources each");
+        assert_eq!(choose_gpus(&g, &[Algorithm::Bc, Algorithm::Bfs], Some(1000), 4, big).gpus, 1, "mixed kernels");
     }
 
     #[test]

@@ -466,7 +466,7 @@ impl MultiGpu {
         }
         if alg == Algorithm::Bc {
             return Err(GpuError::Unsupported(
-                "bc runs on one GPU (--gpus 1); the multi-GPU engine has bfs, sssp, pr, wcc and spmv".into(),
+                "bc does not split the graph: the GPU engine runs it on every GPU's whole copy, splitting the sources".into(),
             ));
         }
         let n = g.num_vertices();
