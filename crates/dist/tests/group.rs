@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chatty_comm::messaging::{Copier, HeapRegion, Hub, Kind, Layout, Region, Request, Status, ANY_SOURCE, INLINE_BYTES};
+use chatty_comm::messaging::{Copier, HeapRegion, HostMemory, Hub, Kind, Layout, Region, Request, Status, ANY_SOURCE, INLINE_BYTES};
 use chatty_comm::{Group, Processes};
 
 const CHILD: &str = "CHATTY_GROUP_TEST_RANK";
@@ -81,28 +81,6 @@ fn messages_cross_the_link(group: &dyn Group) {
         assert!(bytes.len() == len && bytes.iter().enumerate().all(|(b, &x)| x == (b + i + other) as u8), "message {i}");
     }
     group.sum_u64(&[0]);
-}
-
-/// Each rank's memory as a byte array; addresses are offsets.
-struct HostMemory(Vec<Mutex<Vec<u8>>>);
-
-impl Copier for HostMemory {
-    fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> Result<(), String> {
-        let mut data = vec![0; bytes as usize];
-        self.read(src, src_addr, &mut data)?;
-        self.write(dst, dst_addr, &data)
-    }
-    fn write_host(&self, dst: u32, dst_addr: u64, data: &[u8]) -> bool {
-        self.write(dst, dst_addr, data).is_ok()
-    }
-    fn read(&self, src: u32, src_addr: u64, into: &mut [u8]) -> Result<(), String> {
-        into.copy_from_slice(&self.0[src as usize].lock().unwrap()[src_addr as usize..src_addr as usize + into.len()]);
-        Ok(())
-    }
-    fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> Result<(), String> {
-        self.0[dst as usize].lock().unwrap()[dst_addr as usize..dst_addr as usize + data.len()].copy_from_slice(data);
-        Ok(())
-    }
 }
 
 /// GMPI's ranks 0 and 1 in process 0, 2 and 3 in process 1, host threads posting as

@@ -211,15 +211,21 @@ fn report_across(rows: &[MessagingRow]) -> String {
     }
     if let Some(big) = rows.iter().map(|r| r.bytes).max() {
         if let (Some(k), Some(h)) = (time("kernel", big), time("host", big)) {
-            out += &format!(
-                "- {big} B: kernel-initiated {:.2} GB/s against the host-initiated MPI path's {:.2} GB/s ({:.0}%; target ≥ 85%)\n",
-                2.0 * big as f64 / k / 1e3,
-                2.0 * big as f64 / h / 1e3,
-                100.0 * h / k
-            );
+            out += &large_messages(&format!("{big} B"), big, k, "the host-initiated MPI path's", h, 85);
         }
     }
     out
+}
+
+/// The large-message target's line: `bytes` both ways in `kernel` against `host` µs.
+fn large_messages(what: &str, bytes: u64, kernel: f64, baseline: &str, host: f64, target: u32) -> String {
+    let gbs = |us: f64| 2.0 * bytes as f64 / us / 1e3;
+    format!(
+        "- {what}: kernel-initiated {:.2} GB/s against {baseline} {:.2} GB/s ({:.0}%; target ≥ {target}%)\n",
+        gbs(kernel),
+        gbs(host),
+        100.0 * host / kernel
+    )
 }
 
 /// The tables and the targets.
@@ -250,12 +256,7 @@ fn report(rows: &[MessagingRow]) -> String {
     }
     if let Some(big) = rows.iter().filter(|r| r.experiment == "pingpong").map(|r| r.bytes).max() {
         if let (Some(k), Some(h)) = (find("pingpong", "gpu-gpu", "kernel", big), find("pingpong", "gpu-gpu", "host", big)) {
-            out += &format!(
-                "- {big} B GPU-GPU: kernel-initiated {:.1} GB/s against the host-initiated peer copy {:.1} GB/s ({:.0}%; target ≥ 90%)\n",
-                2.0 * big as f64 / k / 1e3,
-                2.0 * big as f64 / h / 1e3,
-                100.0 * h / k
-            );
+            out += &large_messages(&format!("{big} B GPU-GPU"), big, k, "the host-initiated peer copy", h, 90);
         }
     }
     out

@@ -157,6 +157,36 @@ pub trait Copier: Sync {
     fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> Result<(), String>;
 }
 
+/// Ranks whose memory is one byte array each, addressed by offset: host ranks with
+/// no GPU behind them (the messaging tests' ranks, in one process or several).
+pub struct HostMemory(pub Vec<Mutex<Vec<u8>>>);
+
+impl Copier for HostMemory {
+    fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> Result<(), String> {
+        let mut data = vec![0; bytes as usize];
+        self.read(src, src_addr, &mut data)?;
+        self.write(dst, dst_addr, &data)
+    }
+
+    fn write_host(&self, dst: u32, dst_addr: u64, data: &[u8]) -> bool {
+        self.write(dst, dst_addr, data).is_ok()
+    }
+
+    fn read(&self, src: u32, src_addr: u64, into: &mut [u8]) -> Result<(), String> {
+        let memory = self.0.get(src as usize).ok_or_else(|| format!("no rank {src}"))?.lock().expect("a rank's memory");
+        let from = memory.get(src_addr as usize..src_addr as usize + into.len()).ok_or("a read past the rank's memory")?;
+        into.copy_from_slice(from);
+        Ok(())
+    }
+
+    fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> Result<(), String> {
+        let mut memory = self.0.get(dst as usize).ok_or_else(|| format!("no rank {dst}"))?.lock().expect("a rank's memory");
+        let to = memory.get_mut(dst_addr as usize..dst_addr as usize + data.len()).ok_or("a write past the rank's memory")?;
+        to.copy_from_slice(data);
+        Ok(())
+    }
+}
+
 /// The ranks of a job that other processes serve: which process serves each rank,
 /// and the link their messages travel through.
 struct Remote {
@@ -481,32 +511,6 @@ impl Hub {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Ranks' memory as plain byte arrays; addresses are offsets.
-    struct HostMemory(Vec<Mutex<Vec<u8>>>);
-
-    impl Copier for HostMemory {
-        fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> Result<(), String> {
-            let mut data = vec![0; bytes as usize];
-            self.read(src, src_addr, &mut data)?;
-            self.0[dst as usize].lock().unwrap()[dst_addr as usize..(dst_addr + bytes) as usize].copy_from_slice(&data);
-            Ok(())
-        }
-
-        fn write_host(&self, dst: u32, dst_addr: u64, data: &[u8]) -> bool {
-            self.write(dst, dst_addr, data).is_ok()
-        }
-
-        fn read(&self, src: u32, src_addr: u64, into: &mut [u8]) -> Result<(), String> {
-            into.copy_from_slice(&self.0[src as usize].lock().unwrap()[src_addr as usize..src_addr as usize + into.len()]);
-            Ok(())
-        }
-
-        fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> Result<(), String> {
-            self.0[dst as usize].lock().unwrap()[dst_addr as usize..dst_addr as usize + data.len()].copy_from_slice(data);
-            Ok(())
-        }
-    }
 
     fn req(kind: Kind, peer: u32, tag: u32, request: u32, bytes: u64, addr: u64) -> Request {
         Request { kind, peer, tag, request, bytes, addr, inline: None }
