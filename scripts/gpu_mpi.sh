@@ -10,8 +10,9 @@
 # - bench: kernel time of one GPU, of two parts in one process (--devices 0,0 or 0,1)
 #   and of two processes with one part each, side by side.
 #
-# - faults: a watchdog firing under mpirun, and rank 1 killed mid-run (every rank must
-#   end with an error, promptly, with no output file).
+# - faults: a watchdog firing under mpirun, and rank 1 killed mid-run, with host-driven
+#   and with GMPI levels (every rank must end with an error, promptly, with no output
+#   file).
 #
 # usage: scripts/gpu_mpi.sh [correctness|bench|faults|all]   (default all)
 # Environment: CHATTY (a build with `--features mpi`, default target/release/chatty),
@@ -121,31 +122,33 @@ PY
 }
 
 faults() {
-    echo "== faults: a watchdog firing on the ranks, a rank killed mid-run"
+    echo "== faults: a watchdog firing on the ranks, a rank killed mid-run (host-driven and GMPI levels)"
     local g
     g=$(bench_graph road-NE)
-    local t0 rc
-    t0=$(date +%s%N)
-    mpi 2 "$CHATTY" run bfs "$g" --engine gpu --watchdog 0.000001 -n 3 > "$OUT/watchdog.log" 2>&1
-    rc=$?
-    echo "watchdog: exit $rc after $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(grep -m1 'error' "$OUT/watchdog.log")"
-    [ $rc -ne 0 ] && grep -q "watchdog" "$OUT/watchdog.log" || fails=$((fails + 1))
-    rm -f "$WORK/mpi/killed.txt"
-    mpi 2 "$CHATTY" run bfs "$g" --engine gpu -n 300 -o "$WORK/mpi/killed.txt" > "$OUT/kill.log" 2>&1 &
-    local job=$!
-    sleep 10
-    local p
-    for p in $(pgrep -f "run bfs $g --engine gpu -n 300"); do
-        tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' && kill -9 "$p"
+    local t0 rc mode
+    for mode in bsp gmpi; do
+        t0=$(date +%s%N)
+        mpi 2 "$CHATTY" run bfs "$g" --engine gpu --mode $mode --watchdog 0.000001 -n 3 > "$OUT/watchdog.log" 2>&1
+        rc=$?
+        echo "watchdog, --mode $mode: exit $rc after $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(grep -m1 'error' "$OUT/watchdog.log")"
+        [ $rc -ne 0 ] && grep -qE "watchdog|gmpi" "$OUT/watchdog.log" || fails=$((fails + 1))
+        rm -f "$WORK/mpi/killed.txt"
+        mpi 2 "$CHATTY" run bfs "$g" --engine gpu --mode $mode -n 300 -o "$WORK/mpi/killed.txt" > "$OUT/kill.log" 2>&1 &
+        local job=$!
+        sleep 10
+        local p
+        for p in $(pgrep -f "run bfs $g --engine gpu --mode $mode -n 300"); do
+            tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' && kill -9 "$p"
+        done
+        t0=$(date +%s%N)
+        for _ in $(seq 300); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+        wait $job
+        rc=$?
+        local left
+        left=$(pgrep -fc "run bfs $g --engine gpu --mode $mode -n 300")
+        echo "killed rank 1, --mode $mode: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms after the kill; processes left ${left:-0}; output file $([ -e "$WORK/mpi/killed.txt" ] && echo written || echo none)"
+        [ $rc -ne 0 ] && [ "${left:-0}" = 0 ] && [ ! -e "$WORK/mpi/killed.txt" ] || fails=$((fails + 1))
     done
-    t0=$(date +%s%N)
-    for _ in $(seq 300); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
-    wait $job
-    rc=$?
-    local left
-    left=$(pgrep -fc "run bfs $g --engine gpu -n 300")
-    echo "killed rank 1: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms after the kill; processes left ${left:-0}; output file $([ -e "$WORK/mpi/killed.txt" ] && echo written || echo none)"
-    [ $rc -ne 0 ] && [ "${left:-0}" = 0 ] && [ ! -e "$WORK/mpi/killed.txt" ] || fails=$((fails + 1))
 }
 
 case $MODE in
