@@ -61,10 +61,6 @@ const DONE_INLINE: u32 = 5;
 /// Requests a proxy takes from its ring before matching them under one lock.
 const BATCH: usize = 64;
 
-/// How often an idle proxy looks at the job's link: a look is a call into MPI, which
-/// with MPI_THREAD_MULTIPLE takes a lock the process's other MPI calls wait for.
-const IDLE_LINK_POLL: Duration = Duration::from_micros(20);
-
 impl Status {
     /// A completion record's status (`GMPI_*` in gmpi.cuh).
     pub fn from_code(v: u32) -> Status {
@@ -369,7 +365,6 @@ impl Hub {
         let mut last_sweep = Instant::now();
         let mut idle = ring::Idle::default();
         let (mut batch, mut matched, mut gone, mut forward) = (Vec::with_capacity(BATCH), Vec::new(), Vec::new(), Vec::new());
-        let mut last_link_poll = Instant::now();
         while !stop.load(Ordering::Relaxed) {
             while batch.len() < BATCH {
                 match ring.poll() {
@@ -377,10 +372,7 @@ impl Hub {
                     None => break,
                 }
             }
-            if !idle.yielding() || last_link_poll.elapsed() >= IDLE_LINK_POLL {
-                stats.failed += self.receive_forwarded(&mut matched);
-                last_link_poll = Instant::now();
-            }
+            stats.failed += self.receive_forwarded(&mut matched);
             if batch.is_empty() && matched.is_empty() {
                 if last_sweep.elapsed() > self.timeout / 8 {
                     stats.failed += self.sweep(rank);

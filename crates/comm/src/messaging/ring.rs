@@ -24,11 +24,6 @@ impl Idle {
             std::thread::yield_now();
         }
     }
-
-    /// Whether it has stopped spinning (nothing came for a while).
-    pub(crate) fn yielding(&self) -> bool {
-        self.0 >= 1024
-    }
 }
 
 /// What a request asks for.
