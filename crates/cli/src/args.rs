@@ -513,8 +513,9 @@ pub struct RunArgs {
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "GPU engine")]
 pub struct GpuArgs {
-    /// GPUs to split the graph over: a count, `all`, or `auto` (one GPU unless the
-    /// graph does not fit on one or the run is faster split; says which). bc runs on one.
+    /// GPUs to run on: a count, `all`, or `auto` (one GPU unless the graph does not fit
+    /// on one or the run is faster on all; says which). bfs, sssp, pr, wcc and spmv split
+    /// the graph; bc keeps it whole on every GPU and splits its sources.
     /// Under mpirun (--engine gpu): GPUs per rank, after the lower local ranks' (auto: one).
     #[arg(long, default_value = "auto")]
     pub gpus: String,
