@@ -26,8 +26,9 @@ pub struct Comm {
     bytes: AtomicU64,
 }
 
-// SAFETY: MPI provides at least `Threading::Serialized`, and the engines call the
-// communicator from one thread at a time (the link, used from several, has its own): the harness's thread, or the rayon worker a
+// SAFETY: MPI provides at least `Threading::Serialized`, and the engines call this
+// communicator from one thread at a time (the link, used from several, has its own
+// communicator and needs MPI_THREAD_MULTIPLE): the harness's thread, or the rayon worker a
 // trial's kernel runs on (never from the parallel steps inside it); `Sync` is needed
 // because `Engine: Sync`, `Send` because the GPU engine holds it shared.
 unsafe impl Sync for Comm {}

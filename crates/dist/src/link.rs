@@ -42,18 +42,11 @@ impl MpiLink {
 
     /// Frees the buffers of the sends that completed.
     fn reap(sending: &mut Vec<InFlight>) {
-        let mut i = 0;
-        while i < sending.len() {
-            let InFlight { request, bytes } = sending.swap_remove(i);
+        for InFlight { request, bytes } in std::mem::take(sending) {
             match request.test() {
                 // SAFETY: MPI no longer reads the buffer; it came from Box::into_raw.
                 Ok(_) => drop(unsafe { Box::from_raw(bytes) }),
-                Err(request) => {
-                    sending.push(InFlight { request, bytes });
-                    let last = sending.len() - 1;
-                    sending.swap(i, last);
-                    i += 1;
-                }
+                Err(request) => sending.push(InFlight { request, bytes }),
             }
         }
     }

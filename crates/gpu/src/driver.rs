@@ -6,7 +6,7 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use cudarc::driver::{sys, CudaContext, CudaSlice, DevicePtr, LaunchArgs, LaunchConfig, PushKernelArg};
+use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchArgs, LaunchConfig, PushKernelArg};
 
 use crate::{Gpu, GpuError, Result};
 
@@ -24,6 +24,20 @@ impl<T> Check<T> for std::result::Result<T, cudarc::driver::DriverError> {
 impl Check<()> for sys::CUresult {
     fn check(self, what: &str) -> Result<()> {
         self.result().check(what)
+    }
+}
+
+/// Copies `bytes` from `src` to `dst` on `stream` (device or host addresses: UVA tells
+/// them apart) and waits for the copy.
+///
+/// # Safety
+///
+/// Both ranges must be live allocations of at least `bytes`.
+pub(crate) unsafe fn copy_and_wait(stream: &CudaStream, dst: u64, src: u64, bytes: usize) -> std::result::Result<(), DriverError> {
+    // SAFETY: the caller's promise.
+    unsafe {
+        sys::cuMemcpyAsync(dst, src, bytes, stream.cu_stream()).result()?;
+        sys::cuStreamSynchronize(stream.cu_stream()).result()
     }
 }
 

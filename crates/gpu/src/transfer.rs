@@ -55,6 +55,11 @@ fn par_copy(src: &[u8], dst: &mut [u8]) {
     dst.par_chunks_mut(PIECE).zip(src.par_chunks(PIECE)).for_each(|(d, s)| d.copy_from_slice(s));
 }
 
+/// An event after the copies queued on `stream` so far.
+fn marker(stream: &CudaStream, what: &str) -> Result<CudaEvent> {
+    stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).check(what)
+}
+
 impl StagingSlot {
     fn staging(&self, ctx: &Arc<CudaContext>) -> Result<MutexGuard<'_, Option<Staging>>> {
         let mut slot = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -67,16 +72,15 @@ impl StagingSlot {
 
     /// Copies `src` to device address `dst` in `stream`'s order; returns once `src` may
     /// be reused (the last chunk may still be in flight).
-    pub(crate) fn write_bytes(&self, ctx: &Arc<CudaContext>, stream: &CudaStream, dst: u64, src: &[u8], what: &str) -> Result<()> {
-        ctx.bind_to_thread().check(what)?;
-        let marker = || stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).check(what);
+    pub(crate) fn write_bytes(&self, stream: &CudaStream, dst: u64, src: &[u8], what: &str) -> Result<()> {
+        stream.context().bind_to_thread().check(what)?;
         let cu = stream.cu_stream();
         if src.len() < DIRECT_BELOW {
             // SAFETY: `dst` holds `src.len()` bytes; a pageable source is copied out
             // before the call returns.
             return unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len(), cu) }.check(what);
         }
-        let mut guard = self.staging(ctx)?;
+        let mut guard = self.staging(stream.context())?;
         let st = guard.as_mut().expect("allocated above");
         for (i, chunk) in src.chunks(CHUNK).enumerate() {
             let b = i % 2;
@@ -88,22 +92,21 @@ impl StagingSlot {
             par_copy(chunk, buf);
             // SAFETY: pinned source of `chunk.len()` bytes, device range inside `dst`.
             unsafe { sys::cuMemcpyHtoDAsync_v2(dst + (i * CHUNK) as u64, st.bufs[b].host, chunk.len(), cu) }.check(what)?;
-            st.in_flight[b] = Some(marker()?);
+            st.in_flight[b] = Some(marker(stream, what)?);
         }
         Ok(())
     }
 
     /// Copies `dst.len()` bytes from device address `src` into `dst`, after the work
     /// already queued on `stream`.
-    pub(crate) fn read_bytes(&self, ctx: &Arc<CudaContext>, stream: &CudaStream, src: u64, dst: &mut [u8], what: &str) -> Result<()> {
-        ctx.bind_to_thread().check(what)?;
-        let marker = || stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).check(what);
+    pub(crate) fn read_bytes(&self, stream: &CudaStream, src: u64, dst: &mut [u8], what: &str) -> Result<()> {
+        stream.context().bind_to_thread().check(what)?;
         let cu = stream.cu_stream();
         if dst.len() < DIRECT_BELOW {
             // SAFETY: `src` holds `dst.len()` bytes; a pageable copy returns when done.
             return unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src, dst.len(), cu) }.check(what);
         }
-        let mut guard = self.staging(ctx)?;
+        let mut guard = self.staging(stream.context())?;
         let st = guard.as_mut().expect("allocated above");
         let chunks: Vec<&mut [u8]> = dst.chunks_mut(CHUNK).collect();
         let issue = |st: &mut Staging, i: usize, len: usize| -> Result<()> {
@@ -113,7 +116,7 @@ impl StagingSlot {
             }
             // SAFETY: the buffer holds CHUNK ≥ len bytes and nothing else uses it now.
             unsafe { sys::cuMemcpyDtoHAsync_v2(st.bufs[b].host, src + (i * CHUNK) as u64, len, cu) }.check(what)?;
-            st.in_flight[b] = Some(marker()?);
+            st.in_flight[b] = Some(marker(stream, what)?);
             Ok(())
         };
         let lens: Vec<usize> = chunks.iter().map(|c| c.len()).collect();
@@ -137,12 +140,12 @@ impl StagingSlot {
 impl Gpu {
     /// Copies `src` to device address `dst` on the GPU's stream (see [`StagingSlot::write_bytes`]).
     pub(crate) fn write_bytes(&self, dst: u64, src: &[u8], what: &str) -> Result<()> {
-        self.staging.write_bytes(&self.ctx, &self.stream, dst, src, what)
+        self.staging.write_bytes(&self.stream, dst, src, what)
     }
 
     /// Copies from device address `src` into `dst` on the GPU's stream (see [`StagingSlot::read_bytes`]).
     pub(crate) fn read_bytes(&self, src: u64, dst: &mut [u8], what: &str) -> Result<()> {
-        self.staging.read_bytes(&self.ctx, &self.stream, src, dst, what)
+        self.staging.read_bytes(&self.stream, src, dst, what)
     }
 
     /// A new device array holding `data`.

@@ -83,7 +83,7 @@ pub struct Posted {
     pub since: Instant,
     /// A send from another process: the message as it came off the link, its
     /// bytes after the envelope ([`ENVELOPE_BYTES`]).
-    pub payload: Option<Arc<Vec<u8>>>,
+    pub payload: Option<Vec<u8>>,
 }
 
 /// The two halves of a message.
@@ -223,7 +223,7 @@ fn opened(m: Vec<u8>) -> Option<Posted> {
         return None;
     }
     let request = Request { kind: Kind::Send, peer, tag, request: 0, bytes, addr: 0, inline: None };
-    Some(Posted { rank, request, since: Instant::now(), payload: Some(Arc::new(m)) })
+    Some(Posted { rank, request, since: Instant::now(), payload: Some(m) })
 }
 
 /// What the proxies of this process's ranks share: the matcher, each rank's ring and
@@ -305,8 +305,10 @@ impl Hub {
 
     /// The process serving `rank`, when it is another one.
     fn remote_owner(&self, rank: u32) -> Option<usize> {
-        let remote = self.remote.as_ref()?;
-        self.local(rank).is_none().then(|| remote.owner.get(rank as usize).copied()).flatten()
+        match self.local(rank) {
+            Some(_) => None,
+            None => self.remote.as_ref()?.owner.get(rank as usize).copied(),
+        }
     }
 
     /// Whether `rank` exists and, if this process serves it, its proxy runs.

@@ -12,7 +12,7 @@ use serde::Serialize;
 use chatty_comm::messaging::{Kind, Request, Status, INLINE_BYTES, NUMBERS};
 
 use super::Messaging;
-use crate::driver::ptr;
+use crate::driver::{copy_and_wait, ptr};
 use crate::{Check, GpuError, Result};
 
 fn wait_stream(stream: &CudaStream, deadline: Instant, what: &str) -> Result<()> {
@@ -219,13 +219,8 @@ impl Messaging {
         };
         let stream = &self.gpus[a].stream;
         self.gpus[a].ctx.bind_to_thread().check("binding the GPU")?;
-        let copy = |dst: u64, src: u64| -> Result<()> {
-            // SAFETY: both addresses hold `bytes` (allocated above).
-            unsafe {
-                sys::cuMemcpyAsync(dst, src, bytes as usize, stream.cu_stream()).result().check("a host-initiated copy")?;
-                sys::cuStreamSynchronize(stream.cu_stream()).result().check("synchronising")
-            }
-        };
+        // SAFETY: both addresses hold `bytes` (allocated above).
+        let copy = |dst: u64, src: u64| unsafe { copy_and_wait(stream, dst, src, bytes as usize) }.check("a host-initiated copy");
         copy(other, sa)?;
         let start = Instant::now();
         for _ in 0..rounds {
@@ -329,13 +324,8 @@ impl Messaging {
         // SAFETY: `bytes` of the pinned allocation, touched only through this slice.
         let staged = unsafe { std::slice::from_raw_parts_mut(host.host.cast::<u8>(), bytes as usize) };
         let (dev, at) = (ptr(&buf, gpu), staged.as_ptr() as u64);
-        let copy = |dst: u64, src: u64| -> Result<()> {
-            // SAFETY: both addresses hold `bytes` (allocated above; UVA).
-            unsafe {
-                sys::cuMemcpyAsync(dst, src, bytes as usize, gpu.stream.cu_stream()).result().check("a host-initiated copy")?;
-                sys::cuStreamSynchronize(gpu.stream.cu_stream()).result().check("synchronising")
-            }
-        };
+        // SAFETY: both addresses hold `bytes` (allocated above).
+        let copy = |dst: u64, src: u64| unsafe { copy_and_wait(&gpu.stream, dst, src, bytes as usize) }.check("a host-initiated copy");
         let mpi = |e: String| GpuError::Messaging(format!("host-initiated ping-pong across processes: {e}"));
         gpu.ctx.bind_to_thread().check("binding the GPU")?;
         let mut start = Instant::now();

@@ -19,13 +19,13 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{sys, CudaSlice, CudaStream, LaunchConfig};
+use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 
 use chatty_comm::messaging::{Copier, Hub, Layout, ProxyStats, Region};
 use chatty_comm::ProcessLink;
 
 use crate::device::control;
-use crate::driver::{enable_peer_access, ptr, Pinned};
+use crate::driver::{copy_and_wait, enable_peer_access, ptr, Pinned};
 
 pub mod experiments;
 use crate::{Check, Gpu, GpuError, Result};
@@ -109,12 +109,8 @@ impl CudaCopier {
     fn copy_on(&self, rank: u32, dst: u64, src: u64, bytes: usize) -> std::result::Result<(), String> {
         let stream = &self.locked(rank)?.stream;
         stream.context().bind_to_thread().map_err(|e| e.to_string())?;
-        // SAFETY: the addresses come from posted requests of live buffers, or from the
-        // caller's host memory of `bytes` (UVA tells them apart).
-        unsafe {
-            sys::cuMemcpyAsync(dst, src, bytes, stream.cu_stream()).result().map_err(|e| e.to_string())?;
-            sys::cuStreamSynchronize(stream.cu_stream()).result().map_err(|e| e.to_string())
-        }
+        // SAFETY: the addresses come from posted requests of live buffers.
+        unsafe { copy_and_wait(stream, dst, src, bytes) }.map_err(|e| e.to_string())
     }
 }
 
@@ -148,7 +144,7 @@ impl Copier for CudaCopier {
             return Ok(());
         }
         let p = self.locked(src)?;
-        p.staging.read_bytes(p.stream.context(), &p.stream, src_addr, into, "a message").map_err(|e| e.to_string())
+        p.staging.read_bytes(&p.stream, src_addr, into, "a message").map_err(|e| e.to_string())
     }
 
     fn write(&self, dst: u32, dst_addr: u64, data: &[u8]) -> std::result::Result<(), String> {
@@ -156,7 +152,7 @@ impl Copier for CudaCopier {
             return Ok(());
         }
         let p = self.locked(dst)?;
-        p.staging.write_bytes(p.stream.context(), &p.stream, dst_addr, data, "a message").map_err(|e| e.to_string())?;
+        p.staging.write_bytes(&p.stream, dst_addr, data, "a message").map_err(|e| e.to_string())?;
         p.stream.synchronize().map_err(|e| e.to_string())
     }
 }

@@ -41,15 +41,15 @@ pub struct GpuChoice {
     pub why: String,
 }
 
-/// How many of `available` GPUs to run `algs` on `g` with (BC from `bc_sources`
-/// sources when it is among them), given the free bytes of one GPU.
+/// How many of `available` GPUs to run `algs` on `g` with (`bc_sources`: BC's source
+/// count when it is among them), given the free bytes of one GPU.
 pub fn choose_gpus(g: &Graph, algs: &[Algorithm], bc_sources: Option<u64>, available: usize, free_on_one: u64) -> GpuChoice {
     let one = |why: String| GpuChoice { gpus: 1, why };
     if available <= 1 {
         return one("this machine has one GPU".into());
     }
     let needed = DeviceGraph::bytes_needed(g);
-    if let Some(sources) = bc_sources.filter(|_| algs.contains(&Algorithm::Bc)) {
+    if let Some(sources) = bc_sources {
         if algs.iter().any(|&a| a != Algorithm::Bc) {
             return one("bc with other kernels: one GPU".into());
         }
