@@ -197,7 +197,9 @@ pub struct TopoArgs {
     #[arg(long)]
     pub json: bool,
     /// Also measure latency and bandwidth of each transport, 4 B up to --max-bytes
-    /// (cached per machine; reused unless --recalibrate).
+    /// (cached per machine; reused unless --recalibrate). Under mpirun (a build with
+    /// the mpi feature): the link between the processes instead, MPI and NCCL
+    /// exchanges, each process on its local GPU (cached per job).
     #[arg(long)]
     pub calibrate: bool,
     /// Largest message of the calibration, e.g. 256M.

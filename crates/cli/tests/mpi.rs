@@ -349,3 +349,21 @@ fn bench_messaging_spans_two_processes_or_says_there_is_no_gpu() {
     let o = mpirun(3).args([CHATTY, "bench", "messaging"]).output().unwrap();
     assert!(!o.status.success() && text(&o).contains("runs on two"), "{}", text(&o));
 }
+
+/// `chatty topo --calibrate` under mpirun measures the link between the processes;
+/// without a GPU (CI) every rank stops with a clear error.
+#[test]
+fn topo_calibrates_between_processes_or_says_there_is_no_gpu() {
+    let d = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let o = mpirun(2).env("CHATTY_CACHE_DIR", d.path()).args([CHATTY, "topo", "--calibrate", "--max-bytes", "64K"]).output().unwrap();
+    let t = text(&o);
+    assert!(!t.contains("panicked"), "{t}");
+    if t.contains("needs a GPU") {
+        assert!(!o.status.success(), "{t}");
+        assert!(started.elapsed() < Duration::from_secs(60), "{t}");
+    } else {
+        assert!(o.status.success(), "{t}");
+        assert!(t.contains("Parts of the job: 2") && t.contains("every part -> every other part") && t.contains("mpi us"), "{t}");
+    }
+}

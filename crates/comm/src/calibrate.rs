@@ -17,6 +17,11 @@
 //!   them; an all-gather: one rank's part).
 //!
 //! Results are cached per machine (host name and GPU bus ids) and reused.
+//!
+//! Between the processes of a job ([`for_job`]) it measures whole exchanges, every
+//! part sending the same bytes to every other: `mpi` (each GPU to pinned memory, an
+//! MPI all-gather, back to every GPU) and `nccl-bcast` across the ranks, cached per
+//! job (every part's host and GPU).
 
 use std::path::PathBuf;
 
@@ -26,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::nccl::{Communicators, NcclError};
 use crate::topology::Topology;
 use crate::transport::Method;
+use crate::Group;
 
 /// One measurement: `bytes` moved by `transport` from `src` to `dst` (GPU ordinals;
 /// `None` is the host) in `seconds` (median).
@@ -491,6 +497,211 @@ fn nccl(
     Ok(out)
 }
 
+/// Every part of a job, in job order, as "host/PCI bus id" of its GPU (collective:
+/// every process passes its parts' ordinals). Two parts on one GPU have equal names.
+pub fn job_parts(group: &dyn Group, ordinals: &[usize]) -> Result<Vec<String>, CalibrationError> {
+    const NAME: usize = 128;
+    let mut mine = vec![0u8; NAME * ordinals.len()];
+    for (entry, &d) in mine.chunks_mut(NAME).zip(ordinals) {
+        let bus = crate::topology::bus_id(d).map_err(|e| CalibrationError::Io(e.to_string()))?;
+        let name = format!("{}/{bus}", host_name());
+        let name = &name.as_bytes()[..name.len().min(NAME)];
+        entry[..name.len()].copy_from_slice(name);
+    }
+    let counts = crate::Processes::counts_in(group, ordinals.len() as u64);
+    let mut all = vec![0u8; NAME * counts.iter().sum::<u64>() as usize];
+    group.all_gather_into(&mine, &mut all).map_err(|e| CalibrationError::Io(format!("between the processes: {e}")))?;
+    Ok(all.chunks(NAME).map(|e| String::from_utf8_lossy(e).trim_end_matches('\0').to_string()).collect())
+}
+
+/// The calibration of the link between the processes of a job (collective): rank 0's
+/// cached one when it was made for these parts and covers `max_bytes` (unless
+/// `fresh`), else measured now by every process and cached by rank 0. Its samples have
+/// no route (`src`, `dst` are `None`): each is one exchange in which every part sends
+/// `bytes` to every other, by MPI (through pinned host memory, as the multi-GPU engine
+/// exchanges) and, where every part has its own GPU, by NCCL broadcasts; the time is
+/// the slowest process's, the same on every process, so that every process makes
+/// the same choice from it. Returns it and whether it was measured now.
+pub fn for_job(
+    group: &dyn Group,
+    ordinals: &[usize],
+    max_bytes: u64,
+    fresh: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(Calibration, bool), CalibrationError> {
+    let parts = job_parts(group, ordinals)?;
+    let io = |e: crate::GroupError| CalibrationError::Io(format!("between the processes: {e}"));
+    let cached: Vec<u8> = match group.rank() {
+        0 if !fresh => load_cached_job(&parts, max_bytes).map(|c| serde_json::to_vec(&c).expect("serialisable")).unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let len = group.sum_u64(&[cached.len() as u64])[0] as usize;
+    if len > 0 {
+        let mut all = vec![0u8; len];
+        group.all_gather_into(&cached, &mut all).map_err(io)?;
+        let c = serde_json::from_slice(&all).map_err(|e| CalibrationError::Io(format!("rank 0's cached calibration: {e}")))?;
+        return Ok((c, false));
+    }
+    let distinct = parts.iter().collect::<std::collections::HashSet<_>>().len() == parts.len();
+    let samples = measure_job(group, ordinals, &parts, max_bytes.max(4), distinct, progress)?;
+    let c = Calibration {
+        host: JOB.into(),
+        gpus: parts,
+        unix_time: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        samples,
+    };
+    if group.rank() == 0 {
+        save_to(&c, &job_cache_path(&c.gpus))?;
+    }
+    Ok((c, true))
+}
+
+/// A job calibration's `host`.
+const JOB: &str = "job";
+
+/// The exchanges of [`for_job`], at every size.
+fn measure_job(
+    group: &dyn Group,
+    ordinals: &[usize],
+    parts: &[String],
+    max_bytes: u64,
+    distinct: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<Sample>, CalibrationError> {
+    let io = |e: crate::GroupError| CalibrationError::Io(format!("between the processes: {e}"));
+    let (k, mine) = (parts.len(), ordinals.len());
+    let first = crate::Processes::counts_in(group, mine as u64)[..group.rank()].iter().sum::<u64>() as usize;
+    let ctxs: Vec<_> = ordinals
+        .iter()
+        .map(|&d| CudaContext::new(d).map_err(|e| CalibrationError::Io(format!("GPU {d}: cannot create a context: {e:?}"))))
+        .collect::<Result<_, _>>()?;
+    let current = |i: usize| -> Result<(), CalibrationError> {
+        // SAFETY: a live primary context.
+        ok(unsafe { sys::cuCtxSetCurrent(ctxs[i].cu_ctx()) }, format!("GPU {}: setting the context", ordinals[i]))
+    };
+    let (mut bufs, mut timers) = (Vec::new(), Vec::new());
+    for (i, d) in ordinals.iter().enumerate() {
+        current(i)?;
+        let mut p: sys::CUdeviceptr = 0;
+        let bytes = k * max_bytes as usize;
+        // SAFETY: allocation and fill in the current context; checked.
+        unsafe {
+            ok(sys::cuMemAlloc_v2(&mut p, bytes), format!("GPU {d}: allocating {bytes} bytes"))?;
+            bufs.push(DeviceBuf(p));
+            ok(sys::cuMemsetD8_v2(p, (first + i + 1) as u8, bytes), "filling")?;
+        }
+        timers.push(Timer::new()?);
+    }
+    let pinned = |bytes: usize| -> Result<HostBuf, CalibrationError> {
+        let mut h = std::ptr::null_mut();
+        // SAFETY: pinned, portable host memory; checked; freed by HostBuf.
+        ok(unsafe { sys::cuMemHostAlloc(&mut h, bytes, sys::CU_MEMHOSTALLOC_PORTABLE) }, "allocating pinned host memory")?;
+        Ok(HostBuf(h))
+    };
+    let (staging, gathered) = (pinned(mine * max_bytes as usize)?, pinned(k * max_bytes as usize)?);
+    let sync = |what: &str| -> Result<(), CalibrationError> {
+        timers.iter().try_for_each(|t| ok(unsafe { sys::cuStreamSynchronize(t.stream) }, what))
+    };
+    let comms = match distinct {
+        true => {
+            progress("nccl: making communicators across the processes");
+            let bind = |i: usize| ctxs[i].bind_to_thread().map_err(|e| format!("binding GPU {}: {e:?}", ordinals[i]));
+            match Communicators::in_job(group, ordinals, first, k, &bind) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    progress(&format!("nccl skipped: {e}"));
+                    None
+                }
+            }
+        }
+        false => {
+            progress("nccl skipped: it needs a GPU of its own for every part");
+            None
+        }
+    };
+    // The slowest process's time of each repetition (the same on every process),
+    // after two untimed ones; the median.
+    let timed = |exchange: &dyn Fn() -> Result<(), CalibrationError>, reps: usize| -> Result<f64, CalibrationError> {
+        let mut local = vec![0.0; group.size() * reps];
+        for rep in 0..reps + 2 {
+            group.sum_u64(&[0]);
+            let start = std::time::Instant::now();
+            exchange()?;
+            if rep >= 2 {
+                local[group.rank() * reps + rep - 2] = start.elapsed().as_secs_f64();
+            }
+        }
+        let all = group.sum_f64(&local);
+        let mut slowest: Vec<f64> = (0..reps).map(|r| (0..group.size()).map(|p| all[p * reps + r]).fold(0.0, f64::max)).collect();
+        slowest.sort_by(f64::total_cmp);
+        Ok(slowest[reps / 2])
+    };
+    let mut out = Vec::new();
+    let mut record = |method: Method, bytes: u64, seconds: f64| {
+        out.push(Sample {
+            transport: method,
+            src: None,
+            dst: None,
+            bytes,
+            seconds,
+            gb_per_s: ((k - 1) as u64 * bytes) as f64 / seconds / 1e9,
+        })
+    };
+    for bytes in sizes(max_bytes) {
+        let b = bytes as usize;
+        let reps = if bytes <= 1 << 20 { 20 } else { 5 };
+        progress(&format!("mpi exchange, {bytes} B a part"));
+        // As `--comm mpi` exchanges: each part's message to pinned memory, one
+        // all-gather, every other part's message to each GPU.
+        let mpi = || -> Result<(), CalibrationError> {
+            for (i, t) in timers.iter().enumerate() {
+                current(i)?;
+                // SAFETY: the staging holds `mine` messages of `max_bytes`; the buffer holds k.
+                ok(
+                    unsafe { sys::cuMemcpyDtoHAsync_v2((staging.0 as *mut u8).add(i * b).cast(), bufs[i].0, b, t.stream) },
+                    "a copy to the host",
+                )?;
+            }
+            sync("a copy to the host")?;
+            // SAFETY: both pinned buffers hold these lengths; the streams are idle.
+            let (send, into) = unsafe {
+                (std::slice::from_raw_parts(staging.0 as *const u8, mine * b), std::slice::from_raw_parts_mut(gathered.0 as *mut u8, k * b))
+            };
+            group.all_gather_into(send, into).map_err(io)?;
+            for (i, t) in timers.iter().enumerate() {
+                current(i)?;
+                for r in (0..k).filter(|&r| r != first + i) {
+                    let (dst, src) = (bufs[i].0 + (r * b) as u64, (gathered.0 as *const u8).wrapping_add(r * b));
+                    // SAFETY: both hold `b` bytes at these offsets.
+                    ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), b, t.stream) }, "a copy from the host")?;
+                }
+            }
+            sync("a copy from the host")
+        };
+        record(Method::Mpi, bytes, timed(&mpi, reps)?);
+        if let Some(comms) = &comms {
+            progress(&format!("nccl exchange, {bytes} B a part"));
+            // As `--comm nccl` exchanges: a broadcast from every part, in one group.
+            let nccl = || -> Result<(), CalibrationError> {
+                Communicators::group(|| {
+                    for (i, t) in timers.iter().enumerate() {
+                        for root in 0..k {
+                            let at = bufs[i].0 + (root * b) as u64;
+                            // SAFETY: every rank issues the same broadcasts; each buffer holds k messages.
+                            unsafe { comms.broadcast(i, at, at, b, root, t.stream as crate::nccl::Stream)? };
+                        }
+                    }
+                    Ok::<_, CalibrationError>(())
+                })?;
+                sync("an NCCL exchange")
+            };
+            record(Method::NcclBcast, bytes, timed(&nccl, reps)?);
+        }
+    }
+    drop(comms);
+    Ok(out)
+}
+
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
 }
@@ -517,15 +728,35 @@ pub fn load_cached(topology: &Topology, max_bytes: u64) -> Option<Calibration> {
     (c.host == host_name() && c.gpus == gpus && covers).then_some(c)
 }
 
-/// Writes the cache (through a temporary file, so a crash leaves the old one).
+/// Where a job's calibration is kept: beside [`cache_path`], named by its first
+/// part's host and its number of parts.
+pub fn job_cache_path(parts: &[String]) -> PathBuf {
+    let first = parts.first().map_or("none", |p| p.split('/').next().unwrap_or("none"));
+    cache_path().with_file_name(format!("calibration-job-{first}-{}.json", parts.len()))
+}
+
+/// The cached calibration of a job, if it was made for exactly these parts and
+/// covers `max_bytes`.
+fn load_cached_job(parts: &[String], max_bytes: u64) -> Option<Calibration> {
+    let c: Calibration = serde_json::from_slice(&std::fs::read(job_cache_path(parts)).ok()?).ok()?;
+    let covers = c.samples.iter().any(|s| s.bytes >= max_bytes);
+    (c.host == JOB && c.gpus == parts && covers).then_some(c)
+}
+
+/// Writes this machine's cache (through a temporary file, so a crash leaves the old one).
 pub fn save(c: &Calibration) -> Result<PathBuf, CalibrationError> {
     let path = cache_path();
+    save_to(c, &path)?;
+    Ok(path)
+}
+
+fn save_to(c: &Calibration, path: &std::path::Path) -> Result<(), CalibrationError> {
     let io = |e: std::io::Error| CalibrationError::Io(format!("{}: cannot write the calibration cache: {e}", path.display()));
     std::fs::create_dir_all(path.parent().expect("a file in a directory")).map_err(io)?;
     let tmp = path.with_extension("json.partial");
     std::fs::write(&tmp, serde_json::to_vec_pretty(c).expect("serialisable")).map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(io)?;
-    Ok(path)
+    std::fs::rename(&tmp, path).map_err(io)?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -64,9 +64,14 @@ impl std::fmt::Debug for Processes {
 impl Processes {
     /// Each process's `count` (say, its GPUs), in rank order.
     pub fn counts(&self, count: u64) -> Vec<u64> {
-        let mut mine = vec![0; self.0.size()];
-        mine[self.0.rank()] = count;
-        self.0.sum_u64(&mine)
+        Processes::counts_in(&*self.0, count)
+    }
+
+    /// [`Processes::counts`] of any group.
+    pub fn counts_in(group: &dyn Group, count: u64) -> Vec<u64> {
+        let mut mine = vec![0; group.size()];
+        mine[group.rank()] = count;
+        group.sum_u64(&mine)
     }
 
     /// The `k` entries of a per-part vector of which this process holds `mine`, from

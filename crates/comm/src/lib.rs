@@ -8,7 +8,8 @@
 //!
 //! - [`calibrate`]: latency and bandwidth by message size of each transport (peer
 //!   copies with and without peer access, peer stores, NCCL broadcast and all-gather,
-//!   GPU↔host), cached per machine.
+//!   GPU↔host), cached per machine; and of a job's link between its processes (MPI
+//!   through host memory, NCCL across ranks), cached per job.
 //!
 //! - [`transport`]: the typed names of what moves bytes ([`Method`] measured,
 //!   [`Transport`] exchanged, [`Comm`] asked for) and [`choose`], the choice among
@@ -37,4 +38,4 @@ pub mod transport;
 
 pub use group::{Group, GroupError, ProcessLink, Processes, Threads};
 pub use topology::{probe, Gpu, Link, Pair, Topology};
-pub use transport::{choose, Comm, Method, Transport};
+pub use transport::{choose, choose_across, Comm, Method, Transport};

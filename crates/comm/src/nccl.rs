@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use cudarc::nccl::sys as nccl;
 
+use crate::Group;
+
 pub use nccl::cudaStream_t as Stream;
 
 /// What went wrong in NCCL.
@@ -20,6 +22,9 @@ pub enum NcclError {
     /// No `libnccl.so` on this machine.
     #[error("NCCL (libnccl.so) is not installed")]
     Missing,
+    /// A process of the job cannot take part (named in the message).
+    #[error("{0}")]
+    Job(String),
     /// A call failed.
     #[error("NCCL {what} failed: {code:?}")]
     Call {
@@ -39,7 +44,7 @@ fn ok(code: nccl::ncclResult_t, what: &str) -> Result<(), NcclError> {
 
 /// The id that names a communicator across processes (`ncclGetUniqueId`, on one
 /// process; the others receive it).
-pub fn unique_id() -> Result<[u8; 128], NcclError> {
+fn unique_id() -> Result<[u8; 128], NcclError> {
     // SAFETY: only probes whether the shared library can be opened.
     if !unsafe { nccl::is_culib_present() } {
         return Err(NcclError::Missing);
@@ -80,7 +85,7 @@ impl Communicators {
     /// `ranks` over several processes named by `id` ([`unique_id`] of one of them);
     /// `bind(i)` makes device `ordinals[i]` current on this thread (NCCL creates each
     /// rank on the current device). Every process calls it at once.
-    pub fn across(
+    fn across(
         ordinals: &[usize],
         first: usize,
         ranks: usize,
@@ -104,6 +109,48 @@ impl Communicators {
         })?;
         made.failed.store(false, Ordering::SeqCst);
         Ok(made)
+    }
+
+    /// [`Communicators::across`] over every part of a job, run by every process at
+    /// once: the first makes the id, and every process hears whether each could take
+    /// part before any enters NCCL, whose set-up would otherwise wait forever for a
+    /// process that never joins. Made everywhere or nowhere: a process whose ranks
+    /// failed tells the others, which abort theirs.
+    pub fn in_job(
+        group: &dyn Group,
+        ordinals: &[usize],
+        first: usize,
+        ranks: usize,
+        bind: &dyn Fn(usize) -> Result<(), String>,
+    ) -> Result<Communicators, NcclError> {
+        const ENTRY: usize = 129;
+        let job = |e: crate::GroupError| NcclError::Job(format!("between the processes: {e}"));
+        // SAFETY: only probes whether the shared library can be opened.
+        let present = unsafe { nccl::is_culib_present() };
+        let mut mine = [0u8; ENTRY];
+        let made = match (group.rank(), present) {
+            (_, false) => Err(NcclError::Missing),
+            (0, true) => unique_id().map(|id| mine[1..].copy_from_slice(&id)),
+            _ => Ok(()),
+        };
+        mine[0] = made.is_ok() as u8;
+        let mut all = vec![0u8; ENTRY * group.size()];
+        group.all_gather_into(&mine, &mut all).map_err(job)?;
+        made?;
+        if let Some(p) = all.chunks(ENTRY).position(|e| e[0] == 0) {
+            return Err(NcclError::Job(format!("process {p} of the job cannot use NCCL (see its error)")));
+        }
+        let id: [u8; 128] = all[1..ENTRY].try_into().expect("128 bytes");
+        let made = Communicators::across(ordinals, first, ranks, id, bind);
+        let failed = group.sum_u64(&[made.is_err() as u64])[0];
+        match made {
+            Err(e) => Err(e),
+            Ok(c) if failed > 0 => {
+                c.mark_failed();
+                Err(NcclError::Job(format!("{failed} process(es) of the job could not make their NCCL ranks (see their errors)")))
+            }
+            Ok(c) => Ok(c),
+        }
     }
 
     /// Number of ranks in this process.
@@ -182,5 +229,26 @@ impl Drop for Communicators {
                 let _ = if failed { nccl::ncclCommAbort(c) } else { nccl::ncclCommDestroy(c) };
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job whose processes cannot all make their ranks (here: no NCCL, or no GPU to
+    /// bind) fails on every process; none waits in NCCL for another.
+    #[test]
+    fn a_job_that_cannot_make_its_ranks_fails_everywhere() {
+        let started = std::time::Instant::now();
+        let results: Vec<bool> = std::thread::scope(|s| {
+            let members: Vec<_> = crate::Threads::job(2)
+                .into_iter()
+                .map(|m| s.spawn(move || Communicators::in_job(&m, &[0], m.rank(), 2, &|_| Err("no GPU here".into())).is_err()))
+                .collect();
+            members.into_iter().map(|m| m.join().unwrap()).collect()
+        });
+        assert_eq!(results, [true, true]);
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
     }
 }

@@ -78,6 +78,19 @@ fn check<T>(r: Result<T, cudarc::driver::DriverError>, what: impl Into<String>) 
     r.map_err(|source| ProbeError { what: what.into(), source })
 }
 
+/// GPU `ordinal`'s PCI bus id, as [`Gpu::pci_bus_id`] spells it.
+pub fn bus_id(ordinal: usize) -> Result<String, ProbeError> {
+    check(cudarc::driver::result::init(), "initialising CUDA")?;
+    let mut bus = [0i8; 64];
+    // SAFETY: queries on a device handle the driver returned; results are checked.
+    unsafe {
+        let mut dev = 0;
+        check(sys::cuDeviceGet(&mut dev, ordinal as i32).result(), format!("GPU {ordinal}"))?;
+        check(sys::cuDeviceGetPCIBusId(bus.as_mut_ptr(), bus.len() as i32, dev).result(), format!("GPU {ordinal}: PCI bus id"))?;
+        Ok(normalise_bus_id(&std::ffi::CStr::from_ptr(bus.as_ptr()).to_string_lossy()))
+    }
+}
+
 /// Probes every GPU and pair. No driver or no GPU is not an error: the topology is
 /// empty and `notes` says why.
 pub fn probe() -> Result<Topology, ProbeError> {
@@ -102,15 +115,13 @@ pub fn probe() -> Result<Topology, ProbeError> {
             };
             let mut name = [0i8; 256];
             check(sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, dev).result(), format!("GPU {ordinal}: name"))?;
-            let mut bus = [0i8; 64];
-            check(sys::cuDeviceGetPCIBusId(bus.as_mut_ptr(), bus.len() as i32, dev).result(), format!("GPU {ordinal}: PCI bus id"))?;
             let mut memory = 0usize;
             check(sys::cuDeviceTotalMem_v2(&mut memory, dev).result(), format!("GPU {ordinal}: memory"))?;
             use sys::CUdevice_attribute as A;
             gpus.push(Gpu {
                 ordinal,
                 name: std::ffi::CStr::from_ptr(name.as_ptr()).to_string_lossy().into_owned(),
-                pci_bus_id: normalise_bus_id(&std::ffi::CStr::from_ptr(bus.as_ptr()).to_string_lossy()),
+                pci_bus_id: bus_id(ordinal)?,
                 memory_bytes: memory as u64,
                 sms: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
                 compute_capability: (

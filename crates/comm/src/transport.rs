@@ -1,7 +1,8 @@
 //! What moves bytes between devices, as named everywhere: the methods the
 //! calibration measures ([`Method`]), the transports the multi-GPU engine can exchange
 //! vertex values over ([`Transport`], each measured as one method), `--comm`
-//! ([`Comm`]), and the choice among transports from the measurements ([`choose`]).
+//! ([`Comm`]), and the choice among transports from the measurements ([`choose`]
+//! within a process, [`choose_across`] between processes).
 //! One typed vocabulary: the calibration cache stores [`Method`]s, so a rename is a
 //! compile error, not a silent fallback.
 
@@ -167,6 +168,22 @@ pub fn choose(c: Option<&Calibration>, ordinals: &[usize], bytes: &[u64], availa
         .unwrap_or(if available.contains(&Transport::P2p) { Transport::P2p } else { Transport::Staged })
 }
 
+/// [`choose`] between processes: the transport of least predicted time for an
+/// exchange in which part g of the job sends `bytes[g]` to every other, from a job's
+/// calibration ([`crate::calibrate::for_job`]: whole exchanges, every part sending the
+/// same bytes), at the parts' mean. Without a measurement: NCCL where it was made
+/// (a GPU of its own for every part), else MPI.
+pub fn choose_across(c: Option<&Calibration>, bytes: &[u64], available: &[Transport]) -> Transport {
+    let mean = bytes.iter().sum::<u64>().div_ceil(bytes.len().max(1) as u64);
+    let measured = c.and_then(|c| {
+        (available.iter())
+            .filter_map(|&t| c.predict(t.method(), None, None, mean).map(|s| (t, s)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(t, _)| t)
+    });
+    measured.unwrap_or(if available.contains(&Transport::Nccl) { Transport::Nccl } else { Transport::Mpi })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +218,32 @@ mod tests {
         assert_eq!(choose(Some(&c), &[0, 1], &[64 << 20, 0], &[Transport::Staged, Transport::Uva]), Transport::Staged);
         assert_eq!(choose(None, &[0, 1], &[1, 1], &all), Transport::P2p);
         assert_eq!(choose(None, &[0, 1], &[1, 1], &[Transport::Staged, Transport::Uva]), Transport::Staged);
+    }
+
+    #[test]
+    fn between_processes_the_choice_follows_the_job_calibration() {
+        // MPI through host memory: low latency, little bandwidth; NCCL the reverse.
+        let exchange = |method: Method, lat: f64, gbps: f64| {
+            [4u64, 1 << 16, 1 << 26].map(|b| Sample {
+                transport: method,
+                src: None,
+                dst: None,
+                bytes: b,
+                seconds: lat + b as f64 / gbps / 1e9,
+                gb_per_s: 0.0,
+            })
+        };
+        let samples = [exchange(Method::Mpi, 20e-6, 5.0), exchange(Method::NcclBcast, 60e-6, 100.0)].concat();
+        let c = Calibration { host: "job".into(), gpus: vec![], unix_time: 0, samples };
+        let both = [Transport::Mpi, Transport::Nccl];
+        assert_eq!(choose_across(Some(&c), &[4, 8], &both), Transport::Mpi);
+        assert_eq!(choose_across(Some(&c), &[16 << 20, 0], &both), Transport::Nccl, "judged at the mean, 8 MiB");
+        assert_eq!(choose_across(Some(&c), &[16 << 20, 0], &[Transport::Mpi]), Transport::Mpi, "only what was made");
+        assert_eq!(choose_across(None, &[4, 4], &both), Transport::Nccl);
+        assert_eq!(choose_across(None, &[4, 4], &[Transport::Mpi]), Transport::Mpi);
+        // A machine's calibration (routes between GPUs) says nothing about processes.
+        let machine = Calibration { host: "h".into(), gpus: vec![], unix_time: 0, samples: line(Method::Mpi, 0, 1, 1.0, 1.0) };
+        assert_eq!(choose_across(Some(&machine), &[4, 4], &both), Transport::Nccl);
     }
 
     #[test]

@@ -1,17 +1,20 @@
 //! `chatty topo`: the GPUs of this machine, how each pair is linked, and with
 //! `--calibrate` what each transport achieves by message size.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use chatty_comm::calibrate::{self, Calibration};
 use chatty_comm::Method;
 
 use crate::args::TopoArgs;
 
 pub fn run(a: &TopoArgs) -> Result<i32> {
+    let max =
+        chatty_graph::parse_size(&a.max_bytes).with_context(|| format!("--max-bytes `{}`: expected a size like 256M", a.max_bytes))?;
+    if a.calibrate && super::run::under_mpirun() {
+        return calibrate_job(a, max);
+    }
     let t = chatty_comm::probe()?;
     let calibration = if a.calibrate {
-        let max =
-            chatty_graph::parse_size(&a.max_bytes).with_context(|| format!("--max-bytes `{}`: expected a size like 256M", a.max_bytes))?;
         Some(match calibrate::load_cached(&t, max).filter(|_| !a.recalibrate) {
             Some(c) => {
                 eprintln!("calibration: cached in {} (--recalibrate to measure again)", calibrate::cache_path().display());
@@ -72,9 +75,56 @@ pub fn run(a: &TopoArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// Under `mpirun`: the link between the job's processes, each on its local GPU
+/// (the multi-GPU engine's exchanges: every part sending to every other), measured
+/// by every process and printed by rank 0.
+#[cfg(feature = "mpi")]
+fn calibrate_job(a: &TopoArgs, max: u64) -> Result<i32> {
+    let comm = chatty_dist::start(super::run::command_digest())?;
+    let rank = comm.rank();
+    let count = chatty_gpu::Gpu::count();
+    if count == 0 {
+        bail!("rank {rank}: calibrating needs a GPU (no CUDA driver or no device on this host)");
+    }
+    let device = super::run::local_rank(rank) % count;
+    let speaks = rank == 0;
+    let (c, measured) = calibrate::for_job(&comm, &[device], max, a.recalibrate, &mut |what| {
+        if speaks {
+            eprintln!("calibrating {what} ...")
+        }
+    })?;
+    if !speaks {
+        return Ok(0);
+    }
+    let path = calibrate::job_cache_path(&c.gpus);
+    match measured {
+        true => eprintln!("calibration: saved to {}", path.display()),
+        false => eprintln!("calibration: cached in {} (--recalibrate to measure again)", path.display()),
+    }
+    if a.json {
+        println!("{}", serde_json::json!({ "job_calibration": c }));
+        return Ok(0);
+    }
+    println!("Parts of the job: {}", c.gpus.len());
+    for (i, part) in c.gpus.iter().enumerate() {
+        println!("  part {i}  {part}");
+    }
+    print_calibration(&c);
+    Ok(0)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn calibrate_job(_: &TopoArgs, _: u64) -> Result<i32> {
+    bail!("topo --calibrate under mpirun measures the link between processes, which needs a build with `--features mpi`")
+}
+
 /// One table per endpoint pair: a row per size, latency and bandwidth per transport.
 fn print_calibration(c: &Calibration) {
     let name = |e: Option<usize>| e.map_or("host".to_string(), |g| format!("GPU{g}"));
+    let route = |src, dst| match (src, dst) {
+        (None, None) => "every part -> every other part, an exchange (bytes a part; GB/s: what each part receives)".to_string(),
+        _ => format!("{} -> {}", name(src), name(dst)),
+    };
     let mut routes: Vec<(Option<usize>, Option<usize>)> = c.samples.iter().map(|s| (s.src, s.dst)).collect();
     routes.sort();
     routes.dedup();
@@ -89,7 +139,7 @@ fn print_calibration(c: &Calibration) {
         let mut sizes: Vec<u64> = here.iter().map(|s| s.bytes).collect();
         sizes.sort();
         sizes.dedup();
-        println!("\n{} -> {} (best: the fastest measured at that size)", name(src), name(dst));
+        println!("\n{} (best: the fastest measured at that size)", route(src, dst));
         print!("{:>12}", "bytes");
         transports.iter().for_each(|t| print!(" {:>22}", format!("{} us | GB/s", t.name())));
         println!(" {:>15}", "best");

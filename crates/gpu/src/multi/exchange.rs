@@ -2,14 +2,14 @@
 //! behind one contract: [`MultiGpu::send`] (the senders' half, before the barrier)
 //! returns a [`Sent`] that [`MultiGpu::receive`] completes on each receiver (queued
 //! before the kernels that read the data). The choice among transports is
-//! `chatty_comm::choose`'s; across processes it is MPI's. Every exchange has the same
+//! `chatty_comm::choose`'s (`choose_across`'s between processes). Every exchange has the same
 //! shape: each part g of the job offers `bytes[g]` at `src[g]` in its GPU's memory, to
 //! be written at `dst(g, j)` in the memory of every other part j.
 
 use cudarc::driver::sys;
 
 use chatty_comm::nccl::{Communicators, NcclError};
-use chatty_comm::{choose, Comm, Transport};
+use chatty_comm::{Comm, Transport};
 
 use super::{launch, Arg, CommStats, MultiGpu};
 use crate::driver::ptr;
@@ -29,8 +29,7 @@ impl Nccl {
     }
 
     /// This process's ranks of communicators over the parts of every process (rank
-    /// `first + i` on `devices[i]`), from an id the job's first process makes
-    /// (collective).
+    /// `first + i` on `devices[i]`; collective).
     pub fn across(
         ctxs: &[std::sync::Arc<cudarc::driver::CudaContext>],
         devices: &[usize],
@@ -38,16 +37,8 @@ impl Nccl {
         k: usize,
         processes: &chatty_comm::Processes,
     ) -> Result<Nccl> {
-        let nccl_error = |e: NcclError| GpuError::Nccl(format!("{e}; use --comm mpi"));
-        let mine = match processes.0.rank() {
-            0 => chatty_comm::nccl::unique_id().map_err(nccl_error)?,
-            _ => [0; 128],
-        };
-        let mut all = vec![0u8; 128 * processes.0.size()];
-        processes.0.all_gather_into(&mine, &mut all).map_err(|e| GpuError::Processes(e.to_string()))?;
-        let id: [u8; 128] = all[..128].try_into().expect("128 bytes");
         let bind = |i: usize| ctxs[i].bind_to_thread().map_err(|e| format!("binding GPU {}: {e:?}", devices[i]));
-        Communicators::across(devices, first, k, id, &bind).map(Nccl).map_err(nccl_error)
+        Communicators::in_job(&*processes.0, devices, first, k, &bind).map(Nccl).map_err(|e| GpuError::Nccl(format!("{e}; use --comm mpi")))
     }
 
     /// Broadcasts `bytes[r]` from `src` of each part r (this process's part g is part
@@ -100,8 +91,7 @@ impl MultiGpu {
     pub(super) fn transport(&self, bytes: &[u64]) -> Transport {
         match self.comm {
             Comm::Forced(t) => t,
-            Comm::Auto if self.processes.is_some() => Transport::Mpi,
-            Comm::Auto => choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available),
+            Comm::Auto => self.auto_choice(bytes),
         }
     }
 

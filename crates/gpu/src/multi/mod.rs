@@ -383,6 +383,52 @@ fn calibration(notes: &mut Vec<String>) -> Option<Calibration> {
     }
 }
 
+/// NCCL communicators across the job's processes (collective), for `--comm nccl`, or
+/// for `--comm auto` where every part has a GPU of its own (NCCL refuses two ranks on
+/// one GPU); `auto` without them exchanges through MPI and says why.
+fn nccl_across(
+    p: &Processes,
+    ctxs: &[std::sync::Arc<cudarc::driver::CudaContext>],
+    devices: &[usize],
+    first: usize,
+    k: usize,
+    comm: Comm,
+    notes: &mut Vec<String>,
+) -> Result<Option<Nccl>> {
+    let parts = calibrate::job_parts(&*p.0, devices).map_err(|e| GpuError::Processes(e.to_string()))?;
+    let shared = (0..k).find_map(|a| (a + 1..k).find(|&b| parts[a] == parts[b]).map(|b| (a, b)));
+    let why = match (shared, comm) {
+        (Some((a, b)), Comm::Forced(_)) => {
+            return Err(GpuError::Unsupported(format!(
+                "--comm nccl needs a GPU of its own for every part, and parts {a} and {b} share {}; use --comm mpi",
+                parts[a]
+            )))
+        }
+        (Some((a, b)), _) => format!("parts {a} and {b} share {}", parts[a]),
+        (None, _) => match Nccl::across(ctxs, devices, first, k, p) {
+            Ok(c) => return Ok(Some(c)),
+            Err(e) if comm == Comm::Auto => e.to_string(),
+            Err(e) => return Err(e),
+        },
+    };
+    notes.push(format!("nccl across processes unavailable ({why}): exchanging through MPI"));
+    Ok(None)
+}
+
+/// The job's calibration between its processes: cached, or measured now by every
+/// process (up to 64 MiB a part; collective).
+fn job_calibration(p: &Processes, devices: &[usize], notes: &mut Vec<String>) -> Result<Calibration> {
+    let (c, measured) = calibrate::for_job(&*p.0, devices, 64 << 20, false, &mut |_| {})
+        .map_err(|e| GpuError::Processes(format!("calibrating the link between the processes: {e}")))?;
+    if measured {
+        notes.push(format!(
+            "calibrated the link between the processes (mpi and nccl exchanges, 4 B to 64 MiB a part; `mpirun ... chatty topo --calibrate` shows it), cached in {}",
+            calibrate::job_cache_path(&c.gpus).display()
+        ));
+    }
+    Ok(c)
+}
+
 /// The graph on several GPUs, ready to run one kernel.
 pub struct MultiGpu {
     /// This process's parts: the job's `first..first + parts.len()`.
@@ -495,10 +541,16 @@ impl MultiGpu {
                 }
                 Err(e) => return Err(e),
             }
-        } else if let (Some(p), Comm::Forced(Transport::Nccl)) = (&processes, o.comm) {
-            Some(Nccl::across(&ctxs, &o.devices, first, k, p)?)
+        } else if let (Some(p), Comm::Auto | Comm::Forced(Transport::Nccl)) = (&processes, o.comm) {
+            nccl_across(p, &ctxs, &o.devices, first, k, o.comm, &mut notes)?
         } else {
             None
+        };
+        // Between processes `--comm auto` chooses between MPI and NCCL from the job's
+        // calibration, when both are there to choose from.
+        let calibration = match (&processes, &nccl) {
+            (Some(p), Some(_)) if o.comm == Comm::Auto => Some(job_calibration(p, &o.devices, &mut notes)?),
+            _ => calibration,
         };
         let available: Vec<Transport> = Transport::ALL
             .into_iter()
@@ -685,9 +737,12 @@ impl MultiGpu {
         Ok(())
     }
 
-    /// The transport `--comm auto` picks for an exchange of `bytes` from each GPU.
+    /// The transport `--comm auto` picks for an exchange of `bytes` from each part.
     pub fn auto_choice(&self, bytes: &[u64]) -> Transport {
-        chatty_comm::choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available)
+        match self.processes {
+            Some(_) => chatty_comm::choose_across(self.calibration.as_ref(), bytes, &self.available),
+            None => chatty_comm::choose(self.calibration.as_ref(), &self.ordinals, bytes, &self.available),
+        }
     }
 
     /// The GPUs' names.
