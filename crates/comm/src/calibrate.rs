@@ -20,8 +20,9 @@
 //!
 //! Between the processes of a job ([`for_job`]) it measures whole exchanges, every
 //! part sending the same bytes to every other: `mpi` (each GPU to pinned memory, an
-//! MPI all-gather, back to every GPU) and `nccl-bcast` across the ranks, cached per
-//! job (every part's host and GPU).
+//! MPI all-gather, back to every GPU), its all-gather alone (`mpi-host`: where the
+//! time goes) and `nccl-bcast` across the ranks, cached per job (every part's host
+//! and GPU).
 
 use std::path::PathBuf;
 
@@ -679,6 +680,14 @@ fn measure_job(
             sync("a copy from the host")
         };
         record(Method::Mpi, bytes, timed(&mpi, reps)?);
+        let all_gather = || -> Result<(), CalibrationError> {
+            // SAFETY: as above; no copy is in flight.
+            let (send, into) = unsafe {
+                (std::slice::from_raw_parts(staging.0 as *const u8, mine * b), std::slice::from_raw_parts_mut(gathered.0 as *mut u8, k * b))
+            };
+            group.all_gather_into(send, into).map_err(io)
+        };
+        record(Method::MpiHost, bytes, timed(&all_gather, reps)?);
         if let Some(comms) = &comms {
             progress(&format!("nccl exchange, {bytes} B a part"));
             // As `--comm nccl` exchanges: a broadcast from every part, in one group.

@@ -35,6 +35,9 @@ pub enum Method {
     /// A GPU to pinned host memory, an MPI all-gather between processes, host memory
     /// to the other GPUs (what the multi-process engine exchanges through).
     Mpi,
+    /// The MPI all-gather of that exchange alone, host memory to host memory: what
+    /// `mpi` costs without its GPU copies.
+    MpiHost,
 }
 
 impl Method {
@@ -50,6 +53,7 @@ impl Method {
             Method::NcclBcast => "nccl-bcast",
             Method::NcclAllgather => "nccl-allgather",
             Method::Mpi => "mpi",
+            Method::MpiHost => "mpi-host",
         }
     }
 }
@@ -260,6 +264,7 @@ mod tests {
             Method::NcclBcast,
             Method::NcclAllgather,
             Method::Mpi,
+            Method::MpiHost,
         ] {
             assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{}\"", m.name()));
         }

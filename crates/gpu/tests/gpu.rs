@@ -455,7 +455,7 @@ fn a_job_calibration_is_measured_alike_by_every_process_and_cached() {
     assert_eq!(measured[0].0.samples, measured[1].0.samples, "every process holds the same times");
     let c = &measured[0].0;
     let sizes = chatty_comm::calibrate::sizes(1 << 20);
-    for method in [Method::Mpi, Method::NcclBcast] {
+    for method in [Method::Mpi, Method::MpiHost, Method::NcclBcast] {
         let times: Vec<f64> = c.samples.iter().filter(|s| s.transport == method && s.src.is_none()).map(|s| s.seconds).collect();
         if method == Method::NcclBcast && gpus < 2 {
             assert!(times.is_empty(), "two parts on one GPU: no NCCL");

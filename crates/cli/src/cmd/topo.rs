@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use chatty_comm::calibrate::{self, Calibration};
-use chatty_comm::Method;
+use chatty_comm::{Method, Transport};
 
 use crate::args::TopoArgs;
 
@@ -151,7 +151,12 @@ fn print_calibration(c: &Calibration) {
                     None => print!(" {:>22}", "-"),
                 }
             }
-            println!(" {:>15}", c.best(src, dst, b).map_or("-", |(t, _)| t.name()));
+            // Between processes, the choice `--comm auto` makes (mpi-host is no exchange).
+            let best = match (src, dst) {
+                (None, None) => Some(chatty_comm::choose_across(Some(c), &[b], &[Transport::Mpi, Transport::Nccl]).method()),
+                _ => c.best(src, dst, b).map(|(t, _)| t),
+            };
+            println!(" {:>15}", best.map_or("-", |t| t.name()));
         }
     }
 }
