@@ -804,6 +804,16 @@ mod tests {
         assert!(c.best(Some(1), Some(0), 4).is_none(), "no measurement, no choice");
     }
 
+    /// Every process of a job must hold the same numbers, and rank 0's cache is what
+    /// they share: it reads back bit for bit.
+    #[test]
+    fn a_cached_calibration_reads_back_exactly() {
+        let samples = (1..300u64).map(|i| sample(Method::Mpi, None, None, i * 977, 1.0 / (i as f64 * 3.7 + 0.1))).collect();
+        let c = Calibration { host: JOB.into(), gpus: vec!["h/0000:01:00.0".into()], unix_time: 1, samples };
+        let back: Calibration = serde_json::from_slice(&serde_json::to_vec_pretty(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+    }
+
     #[test]
     fn without_a_gpu_calibration_says_so() {
         let t = Topology { gpus: Vec::new(), pairs: Vec::new(), notes: vec!["no CUDA driver".into()] };
