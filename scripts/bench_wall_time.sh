@@ -9,7 +9,8 @@
 # Environment: CHATTY (default target/release/chatty), CHATTY_OLD (optional baseline),
 # DATASETS (default .device-data/datasets), OUT (logs; the device tool sets it),
 # TRIALS (default 5), SPLIT (the multi-GPU rows' --devices: default 0,1 with two GPUs,
-# else 0,0: two parts on one GPU, which measures the split's overheads, not scaling).
+# else 0,0: two parts on one GPU, which measures the split's overheads, not scaling),
+# SPECS (graph:algo rows, default "rmat25:pr rmat25:bfs rmat25:spmv road-NE:bfs").
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 CHATTY=${CHATTY:-target/release/chatty}
@@ -57,7 +58,7 @@ PY
 for build in ${CHATTY_OLD:+old} new; do
     bin=$CHATTY
     [ "$build" = old ] && bin=$CHATTY_OLD
-    for spec in rmat25:pr rmat25:bfs rmat25:spmv road-NE:bfs; do
+    for spec in ${SPECS:-rmat25:pr rmat25:bfs rmat25:spmv road-NE:bfs}; do
         name=${spec%%:*} alg=${spec#*:}
         row "$build" "$bin" "$name" "$alg" 1 --gpus 1
         row "$build" "$bin" "$name" "$alg" "${SPLIT//,/+}" --devices "$SPLIT"

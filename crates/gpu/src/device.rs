@@ -19,6 +19,7 @@ use chatty_graph::{Graph, Progress, WeightType};
 
 use crate::driver::{ptr, Kernel};
 use crate::kernels::{arch_for, FUNCTIONS};
+use crate::transfer::ReadyArray;
 use crate::{Check, GpuError, Result};
 
 pub(crate) const BLOCK: u32 = 256;
@@ -514,6 +515,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         return Err(GpuError::Unsupported(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
     }
     let called = Instant::now();
+    let answer = ReadyArray::start(dg.n, if matches!(alg, Algorithm::Bfs | Algorithm::Wcc) { 4 } else { 8 });
     let mut peak = gpu.used_bytes();
     let (output, iterations, start, stop) = match alg {
         Algorithm::Bfs => bfs(gpu, dg, sources[0], &mut peak)?,
@@ -530,7 +532,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
     let setup_seconds = (called.elapsed().as_secs_f64() - kernel_seconds).max(0.0);
     let download = Instant::now();
-    let (output, residual) = output.fetch(gpu, dg)?;
+    let (output, residual) = output.fetch(gpu, dg, answer)?;
     Ok(GpuRun {
         output,
         iterations,
@@ -557,18 +559,20 @@ enum Pending {
 }
 
 impl Pending {
-    /// The output, and PageRank's residual.
-    fn fetch(self, gpu: &Gpu, dg: &DeviceGraph) -> Result<(Output, Option<f64>)> {
+    /// The output, into `answer`, and PageRank's residual.
+    fn fetch(self, gpu: &Gpu, dg: &DeviceGraph, answer: ReadyArray) -> Result<(Output, Option<f64>)> {
         let n = dg.n;
         Ok(match self {
-            Pending::Depths(d) => (Output::Depths(gpu.download(&d, n, "depths")?), None),
-            Pending::IntDistances(d) => (Output::Distances(Distances::Int(gpu.download(&d, n, "distances")?)), None),
-            Pending::FloatDistances(d) => (Output::Distances(Distances::Float(float_distances(gpu.download(&d, n, "distances")?))), None),
-            Pending::Values(v) => (Output::Values(gpu.download(&v, n, "values")?), None),
-            Pending::Labels(l) => (Output::Labels(gpu.download(&l, n, "labels")?), None),
+            Pending::Depths(d) => (Output::Depths(gpu.download_answer(&d, n, answer, "depths")?), None),
+            Pending::IntDistances(d) => (Output::Distances(Distances::Int(gpu.download_answer(&d, n, answer, "distances")?)), None),
+            Pending::FloatDistances(d) => {
+                (Output::Distances(Distances::Float(float_distances(gpu.download_answer(&d, n, answer, "distances")?))), None)
+            }
+            Pending::Values(v) => (Output::Values(gpu.download_answer(&v, n, answer, "values")?), None),
+            Pending::Labels(l) => (Output::Labels(gpu.download_answer(&l, n, answer, "labels")?), None),
             Pending::PageRank { scores, sums } => {
                 let residual = gpu.download(&sums, 1, "the residual")?[0];
-                (Output::Values(gpu.download(&scores, n, "scores")?), Some(residual))
+                (Output::Values(gpu.download_answer(&scores, n, answer, "scores")?), Some(residual))
             }
         })
     }

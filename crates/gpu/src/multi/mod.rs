@@ -46,6 +46,7 @@ use crate::device::Bins;
 use crate::driver::{enable_peer_access, ptr, Pinned};
 use crate::messaging::JobRanks;
 use crate::renumber::{output_to_caller, to_device, Order, Renumbering};
+use crate::transfer::ReadyArray;
 use crate::{Check, Gpu, GpuError, Messaging, MessagingConfig, Result};
 use crew::Crew;
 use exchange::{Dst, Nccl, Sent};
@@ -441,6 +442,8 @@ pub struct MultiGpu {
     /// every part's message of an exchange lands in, in part order.
     processes: Option<Processes>,
     gathered: Option<Pinned>,
+    /// The trial's answer array, made ready while its kernels run.
+    answer: std::sync::Mutex<Option<ReadyArray>>,
     crew: Crew,
     nccl: Option<Nccl>,
     available: Vec<Transport>,
@@ -645,6 +648,7 @@ impl MultiGpu {
             boundaries,
             processes,
             gathered,
+            answer: Default::default(),
             crew,
             nccl,
             available,
@@ -766,6 +770,8 @@ impl MultiGpu {
         let mut stats = CommStats::default();
         let mut residual = None;
         let called = Instant::now();
+        *self.answer.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(ReadyArray::start(self.n, if matches!(alg, Algorithm::Bfs | Algorithm::Wcc) { 4 } else { 8 }));
         let outcome = match alg {
             Algorithm::Bfs if self.mode != Mode::Bsp => self.traverse_async(renamed(sources[0]), false, &mut stats),
             Algorithm::Bfs => self.bfs(renamed(sources[0]), &mut stats),
@@ -897,7 +903,11 @@ impl MultiGpu {
         stats: &mut CommStats,
     ) -> Result<Vec<T>> {
         let start = Instant::now();
-        let mut all: Vec<T> = crate::transfer::host_array(self.n);
+        let ready = self.answer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let mut all: Vec<T> = match ready {
+            Some(ready) => ready.take(self.n),
+            None => crate::transfer::host_array(self.n),
+        };
         let mut slices = Vec::with_capacity(self.parts.len());
         let mine = self.ranges[self.first].0 as usize..self.parts.last().map_or(0, |p| p.hi as usize);
         let mut rest = &mut all[mine.clone()];
