@@ -25,7 +25,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)" | tee -a "$OUT/gpu.txt"
 # shellcheck source=scripts/device_graphs.sh
 source "$(dirname "$0")/device_graphs.sh"
-echo "build,graph,algo,gpus,kernel_ms,e2e_ms,setup_ms,exchange_ms,download_ms,other_ms,upload_s,upload_gb_s,prepare_s" > "$OUT/wall.csv"
+echo "build,graph,algo,gpus,kernel_ms,e2e_ms,setup_ms,exchange_ms,download_ms,other_ms,upload_s,upload_gb_s,prepare_s,upload_edges_s,upload_host_copy_s" > "$OUT/wall.csv"
 
 row() { # build binary graph-name algo gpus-label gpu-flags...
     local build=$1 bin=$2 name=$3 alg=$4 label=$5
@@ -51,7 +51,8 @@ print(",".join([build, name, alg, label,
     f'{statistics.median(j["trial_seconds"]) * 1e3:.2f}', f'{statistics.median(j["end_to_end_seconds"]) * 1e3:.2f}',
     ms("setup_seconds"), ms("exchange_seconds"), ms("download_seconds"), ms("other_seconds"),
     f'{d.get("upload_seconds", 0):.3f}', f'{d["upload_gb_per_s"]:.1f}' if "upload_gb_per_s" in d else
-    f'{d.get("upload_bytes", 0) / max(d.get("upload_seconds", 0), 1e-9) / 1e9:.1f}', f'{j.get("prepare_seconds", 0):.3f}']))
+    f'{d.get("upload_bytes", 0) / max(d.get("upload_seconds", 0), 1e-9) / 1e9:.1f}', f'{j.get("prepare_seconds", 0):.3f}',
+    f'{d.get("upload_edges_seconds", 0):.3f}', f'{d.get("upload_host_copy_seconds", 0):.3f}']))
 PY
 }
 
@@ -70,7 +71,7 @@ echo "== wall time: medians of $TRIALS trials; breakdown of the last trial; uplo
 python3 - "$OUT/wall.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-cols = ["build", "graph", "algo", "gpus", "kernel_ms", "e2e_ms", "setup_ms", "exchange_ms", "download_ms", "other_ms", "upload_s", "upload_gb_s", "prepare_s"]
+cols = ["build", "graph", "algo", "gpus", "kernel_ms", "e2e_ms", "setup_ms", "exchange_ms", "download_ms", "other_ms", "upload_s", "upload_gb_s", "prepare_s", "upload_edges_s", "upload_host_copy_s"]
 print(" ".join(f"{c:>11}" for c in cols))
 for r in rows:
     print(" ".join(f"{r[c]:>11}" for c in cols))

@@ -240,6 +240,11 @@ pub struct DeviceGraph {
     pull_hubs: Option<PullHubs>,
     /// Seconds the upload took (the copies, binning vertices by degree, the hub masks).
     pub upload_seconds: f64,
+    /// Of which: the edges' allocations and copies.
+    pub edges_seconds: f64,
+    /// Of those: the host's copies into the pinned staging (the rest is allocation and
+    /// the DMA the copies did not hide).
+    pub host_copy_seconds: f64,
     /// Bytes uploaded.
     pub upload_bytes: u64,
 }
@@ -272,19 +277,26 @@ impl DeviceGraph {
         let uniform_weight = uniform_weight(out);
         let hubs = (0..n as u32).into_par_iter().filter(|&v| out.degree(v) as u64 >= HUB_DEGREE).count() as u32;
         let start = Instant::now();
+        let copied_before = gpu.host_copy_seconds();
+        let out_edges = DeviceAdjacency::upload(gpu, out)?;
+        let inc = inc_adj.map(|a| DeviceAdjacency::upload(gpu, a)).transpose()?;
+        gpu.stream.synchronize().check("uploading the edges")?;
+        let (edges_seconds, host_copy_seconds) = (start.elapsed().as_secs_f64(), gpu.host_copy_seconds() - copied_before);
         let dg = DeviceGraph {
             n,
             m: g.num_edges(),
             directed: g.is_directed(),
             weight_type: g.weight_type(),
-            out: DeviceAdjacency::upload(gpu, out)?,
-            inc: inc_adj.map(|a| DeviceAdjacency::upload(gpu, a)).transpose()?,
+            out: out_edges,
+            inc,
             bins: Bins::upload(gpu, 0..n as u32, |v| pull.degree(v) as u64)?,
             uniform_weight,
             hubs,
             pull_hubs: None,
             upload_seconds: 0.0,
             upload_bytes: g.size_bytes() + 4 * n as u64,
+            edges_seconds,
+            host_copy_seconds,
         };
         let pulls = !g.is_directed() || inc_adj.is_some();
         let pull_hubs = (pulls && !road_like(n, g.num_edges())).then(|| PullHubs::build(gpu, &dg, pull)).transpose()?;

@@ -355,12 +355,15 @@ impl Engine for GpuEngine {
         match &self.devices {
             Devices::One { gpu, device, order, reorder_seconds, .. } => {
                 let (upload_seconds, upload_bytes) = device.as_ref().map_or((0.0, 0), |d| (d.upload_seconds, d.upload_bytes));
+                let (edges_seconds, host_copy_seconds) = device.as_ref().map_or((0.0, 0.0), |d| (d.edges_seconds, d.host_copy_seconds));
                 serde_json::json!({
                     "reorder": order.name(),
                     "reorder_seconds": reorder_seconds,
                     "upload_seconds": upload_seconds,
                     "upload_bytes": upload_bytes,
                     "upload_gb_per_s": gb_per_s(upload_bytes, upload_seconds),
+                    "upload_edges_seconds": edges_seconds,
+                    "upload_host_copy_seconds": host_copy_seconds,
                     "compile_seconds": gpu.compile_seconds,
                 })
             }

@@ -7,6 +7,7 @@
 //! moves the other chunk, so both directions run near the slower of the link and the
 //! host's memory bandwidth. Small copies take the driver's path.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytemuck::Pod;
@@ -29,9 +30,10 @@ pub(crate) struct Staging {
     in_flight: [Option<CudaEvent>; 2],
 }
 
-/// The staging of one GPU's stream, allocated on first use.
+/// The staging of one GPU's stream, allocated on first use, and the time its uploads
+/// spent copying into it (the host's share of an upload).
 #[derive(Default)]
-pub(crate) struct StagingSlot(Mutex<Option<Staging>>);
+pub(crate) struct StagingSlot(Mutex<Option<Staging>>, AtomicU64);
 
 /// A zeroed host array for `len` downloaded elements. Its pages are fresh (calloc maps
 /// them untouched), so faulting them in as the copy writes costs more than the copy;
@@ -138,7 +140,9 @@ impl StagingSlot {
             }
             // SAFETY: the buffer holds CHUNK bytes and no copy reads it (waited above).
             let buf = unsafe { std::slice::from_raw_parts_mut(st.bufs[b].host.cast::<u8>(), chunk.len()) };
+            let copying = std::time::Instant::now();
             par_copy(chunk, buf);
+            self.1.fetch_add(copying.elapsed().as_nanos() as u64, Relaxed);
             // SAFETY: pinned source of `chunk.len()` bytes, device range inside `dst`.
             unsafe { sys::cuMemcpyHtoDAsync_v2(dst + (i * CHUNK) as u64, st.bufs[b].host, chunk.len(), cu) }.check(what)?;
             st.in_flight[b] = Some(marker(stream, what)?);
@@ -187,6 +191,11 @@ impl StagingSlot {
 }
 
 impl Gpu {
+    /// Seconds this GPU's uploads have spent copying into its staging so far.
+    pub(crate) fn host_copy_seconds(&self) -> f64 {
+        self.staging.1.load(Relaxed) as f64 / 1e9
+    }
+
     /// Copies `src` to device address `dst` on the GPU's stream (see [`StagingSlot::write_bytes`]).
     pub(crate) fn write_bytes(&self, dst: u64, src: &[u8], what: &str) -> Result<()> {
         self.staging.write_bytes(&self.stream, dst, src, what)
