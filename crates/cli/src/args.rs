@@ -484,7 +484,9 @@ pub struct RunArgs {
     /// as GAPBS's pr; CPU engine; the SSD engine iterates it as jacobi).
     #[arg(long, default_value = "jacobi", value_parser = pr_method())]
     pub pr_method: PrMethod,
-    /// BC sources: a count of random sources, or `all` (default: one, as --source).
+    /// BC sources: a count of random sources, `all`, or vertex ids separated by commas
+    /// (`3,17,42`, or `3,` for one; numbered as --source; a repeated id counts each
+    /// time) (default: one, as --source).
     #[arg(long)]
     pub sources: Option<String>,
     /// With --engine mpi, BC: split the sources across ranks, each holding the whole

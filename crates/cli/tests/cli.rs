@@ -513,6 +513,20 @@ fn answers_people_can_read_and_load() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["parameters"]["source_count"].as_u64().unwrap())
         .collect();
     assert_eq!(counts, [1, 4]);
+    // Listed sources, numbered as --source (a repeated one counts each time): twice
+    // from one source is twice its scores.
+    let scores = |sources: &str| -> Vec<f64> {
+        let o = chatty(&["run", "bc", &p("g.cgr"), "--sources", sources, "--zero-based", "-o", &p("bc.txt")]);
+        assert!(o.status.success(), "{}", text(&o));
+        std::fs::read_to_string(p("bc.txt")).unwrap().lines().map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap()).collect()
+    };
+    let (once, twice) = (scores("7,"), scores("7,7"));
+    assert!(once.iter().zip(&twice).all(|(a, b)| (2.0 * a - b).abs() <= 1e-9 * b.abs().max(1.0)) && once.iter().any(|&x| x > 0.0));
+    let o = chatty(&["run", "bc", &p("g.cgr"), "--sources", "3,40", "--zero-based", "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["parameters"]["sources"], serde_json::json!([3, 40]));
+    fails(&["run", "bc", &p("g.cgr"), "--sources", "3,x"], "vertex ids separated by commas");
+    fails(&["run", "bc", &p("g.cgr"), "--sources", "3,99999999", "--zero-based"], "--sources 99999999 is not a vertex");
 }
 
 /// Memory limits hold (sizes parsed in any common spelling, kernel arrays counted,

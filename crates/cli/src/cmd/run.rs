@@ -23,9 +23,19 @@ fn params(a: &RunArgs) -> Result<Params> {
     let bc_sources = match a.sources.as_deref() {
         None => BcSources::One,
         Some("all") => BcSources::All,
+        Some(list) if list.contains(',') => {
+            let ids: Vec<u32> = (list.split(',').map(str::trim).filter(|v| !v.is_empty()))
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .with_context(|| format!("--sources `{list}`: expected vertex ids separated by commas"))?;
+            if ids.is_empty() {
+                bail!("--sources `{list}` lists no vertex");
+            }
+            BcSources::List(ids)
+        }
         Some(k) => match k.parse::<usize>() {
             Ok(k) if k > 0 => BcSources::Random(k),
-            _ => bail!("--sources takes a positive count or `all`, not `{k}`"),
+            _ => bail!("--sources takes a positive count, `all` or a list of vertex ids (`3,17,42`), not `{k}`"),
         },
     };
     if a.split_sources && (a.engine != EngineChoice::Mpi && !(a.engine == EngineChoice::Auto && under_mpirun())) {
@@ -123,7 +133,12 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let load_seconds = start.elapsed().as_secs_f64();
     let graph = engine.graph_info();
     let base = if a.zero_based { 0 } else { graph.id_base };
-    p.source = a.source.map(|s| user_source(s, base, graph.n)).transpose()?;
+    p.source = a.source.map(|s| user_source("--source", s, base, graph.n)).transpose()?;
+    if let BcSources::List(list) = &mut p.bc_sources {
+        for s in list.iter_mut() {
+            *s = user_source("--sources", *s, base, graph.n)?;
+        }
+    }
     if let BcSources::Random(k) = p.bc_sources {
         if k >= graph.n {
             eprintln!("note: --sources {k}: the graph has {} vertices; bc runs from every one with out-edges", graph.n);
@@ -226,16 +241,16 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     Ok(i32::from(failed))
 }
 
-/// `--source` in the user's numbering (from `base`) as a 0-based vertex, or an error
-/// that names the valid range.
-fn user_source(s: u32, base: u32, n: usize) -> Result<u32> {
+/// A source given with `flag` in the user's numbering (from `base`) as a 0-based
+/// vertex, or an error that names the valid range.
+fn user_source(flag: &str, s: u32, base: u32, n: usize) -> Result<u32> {
     if n == 0 {
-        bail!("--source {s}: the graph has no vertices");
+        bail!("{flag} {s}: the graph has no vertices");
     }
     let last = n as u64 - 1 + base as u64;
     if s < base || s as u64 > last {
         let hint = if base == 1 { " (its input numbers vertices from 1; --zero-based numbers them from 0)" } else { "" };
-        bail!("--source {s} is not a vertex: this graph's vertices are {base} to {last}{hint}");
+        bail!("{flag} {s} is not a vertex: this graph's vertices are {base} to {last}{hint}");
     }
     Ok(s - base)
 }
