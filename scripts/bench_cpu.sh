@@ -18,7 +18,10 @@
 # (Jacobi, the networkx iteration) against GAPBS's pr_spmv (Jacobi); pr-gs is ours
 # with --pr-method gauss-seidel against GAPBS's pr (Gauss–Seidel). bfs and sssp
 # search from the same source on both sides (GAPBS's -r set to the one ours drew):
-# on a directed graph two random sources can reach very different parts.
+# on a directed graph two random sources can reach very different parts. bc runs four
+# sources on both sides, all the same vertex (ours' --sources S,S,S,S, GAPBS's -r S
+# -i 4; S drawn as for bfs): each system drawing its own four compared different work
+# on graphs of many components (ego-Twitter, cnr-2000).
 set -euo pipefail
 GAPBS=$(cd "$1" && pwd)
 WORK=${2:-data/bench-cpu}
@@ -67,6 +70,11 @@ theirs() { # threads binary graph-file extra-args... -> average seconds
 
 source_of() { # ours' row name, graph, threads -> the source it searched from, 0-based
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["parameters"]["sources"][0] - d["graph"]["id_base"])' "ours-$1-$2-$3.json"
+}
+
+bc_source() { # graph -> a source with out-edges, 0-based, drawn by ours as for bfs
+    "$CHATTY" run bfs "$1.cgr" -n 1 --json --engine cpu > "bc-source-$1.json"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["parameters"]["sources"][0] - d["graph"]["id_base"])' "bc-source-$1.json"
 }
 
 row() { # kernel graph threads ours gapbs ("n/a" where GAPBS has no such kernel)
@@ -131,7 +139,10 @@ for g in $GRAPHS; do
                         "$(theirs "$t" pr "$g.sg" -t 1e-4 -i 1000)"
                     ;;
                 wcc) row wcc "$g" "$t" "$(ours "$t" wcc "$g" wcc)" "$(theirs "$t" cc "$g.sg")" ;;
-                bc) row bc "$g" "$t" "$(ours "$t" bc "$g" bc --sources 4)" "$(theirs "$t" bc "$g.sg" -i 4)" ;;
+                bc)
+                    s=$(bc_source "$g")
+                    row bc "$g" "$t" "$(ours "$t" bc "$g" bc --zero-based --sources "$s,$s,$s,$s")" "$(theirs "$t" bc "$g.sg" -r "$s" -i 4)"
+                    ;;
                 spmv) row spmv "$g" "$t" "$(ours "$t" spmv "$g" spmv)" "n/a" ;;
             esac
         done
