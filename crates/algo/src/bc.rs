@@ -83,16 +83,23 @@ fn add_f64(cell: &AtomicU64, x: f64) {
 pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progress) -> Result<Vec<f64>> {
     progress.start("bc: sources", sources.len() as u64);
     match g.csr() {
-        Some(csr) if one_source_per_thread(csr, sources)? => Ok(brandes_by_source(csr, sources, progress)),
-        Some(csr) => Ok(brandes_levels(csr, sources, progress)),
+        Some(csr) => match one_source_per_thread(csr, sources)? {
+            Some(threads) => Ok(brandes_by_source(csr, sources, threads, progress)),
+            None => Ok(brandes_levels(csr, sources, progress)),
+        },
         None => brandes_edge_map(g, sources, progress),
     }
 }
 
-/// Whether several sources on this graph are better run one per thread
-/// ([`brandes_by_source`]) than one at a time over all threads ([`brandes_levels`]),
-/// from a BFS from the first source (run only when there are sources for every
-/// thread and their arrays fit):
+/// How many threads, if any, should run several sources on this graph one per thread
+/// ([`brandes_by_source`]) rather than one at a time over all threads
+/// ([`brandes_levels`]), from a search from the first source:
+/// - searches that end within a few small levels ([`probe`], from each of the first
+///   [`PROBES`] sources) reached all their sources can reach: the sources run on as
+///   many threads as their searches pay for ([`threads_worth`]; one where they reach
+///   a few vertices, as sources in small components of cnr-2000, whose searches cost
+///   less than a thread's arrays);
+/// - otherwise only when there are sources for every thread and their arrays fit;
 /// - a deep graph, whose BFS reaches so few vertices per level that a sweep has
 ///   little to share, runs one source per thread once the sources fill the threads.
 ///   With fewer sources than threads the sweeps win even on roads, since they run in
@@ -104,35 +111,75 @@ pub fn bc<G: EdgeMapGraph + ?Sized>(g: &G, sources: &[u32], progress: &dyn Progr
 ///   paths at a fraction of the sequential top-down cost (16-core host, kron22: 64
 ///   sources on 16 threads 7.7 s against 22.8 s one per thread, 4 sources on one
 ///   thread 6.7 s against 15.4 s; urand22 6.6 against 30.0 and 6.1 against 17.4).
-fn one_source_per_thread(g: &Graph, sources: &[u32]) -> Result<bool> {
+fn one_source_per_thread(g: &Graph, sources: &[u32]) -> Result<Option<usize>> {
     let threads = rayon::current_num_threads();
-    let many = sources.len() >= SOURCES_PER_THREAD * threads;
-    let fill = sources_fill_threads(sources.len());
-    if !(many || fill) || !by_source_fits(g.num_vertices(), sources.len()) {
-        return Ok(false);
+    let (n, k) = (g.num_vertices(), sources.len());
+    if k < 2 {
+        return Ok(None);
     }
-    if certainly_deep(g, sources[0]) {
-        return Ok(true);
+    // The first sources whose searches end decide alone; the first that does not
+    // decides as below.
+    let (mut reached, mut first) = (0, None);
+    for &s in sources.iter().take(PROBES) {
+        match probe(g, s) {
+            Probe::Ended { reached: r } => reached += r,
+            probed => {
+                first = Some((s, probed));
+                break;
+            }
+        }
     }
-    let (depth, levels) = crate::bfs::bfs(g, sources[0], crate::Direction::Auto, &chatty_graph::NoProgress)?;
+    let Some((source, probed)) = first else {
+        let t = threads_worth(n, k, reached / k.min(PROBES));
+        return Ok(by_source_fits(n, t).then_some(t));
+    };
+    let many = k >= SOURCES_PER_THREAD * threads;
+    if !(many || sources_fill_threads(k)) || !by_source_fits(n, k) {
+        return Ok(None);
+    }
+    if probed == Probe::Deep {
+        return Ok(Some(threads));
+    }
+    let (depth, levels) = crate::bfs::bfs(g, source, crate::Direction::Auto, &chatty_graph::NoProgress)?;
     let reached = depth.par_iter().filter(|&&d| d != crate::bfs::UNREACHED).count();
     let sweep_pays = g.num_edges() >= SWEEP_EDGES_PER_THREAD * threads as u64 && goes_bottom_up(g, &depth, levels);
-    Ok(levels_run_on_one_thread(reached, levels) || (many && !sweep_pays))
+    Ok((levels_run_on_one_thread(reached, levels) || (many && !sweep_pays)).then_some(threads))
 }
 
-/// Whether a search from `source` runs more than n / [`SEQUENTIAL_FRONTIER`] levels,
-/// so that [`levels_run_on_one_thread`] holds whatever it reaches: a sequential search
-/// that stops there, or undecided (false) at a level wider than a few thousand
-/// vertices or past a quarter of the edges. On a road graph it settles the choice for
-/// a sliver of the BFS the decision otherwise runs (moscow: 101 of about 700 levels,
-/// some 20-70K edges of 900K; road-NE: 373 of 1,100, 0.7M of 3.9M); a power-law
-/// graph widens at its second or third level.
-fn certainly_deep(g: &Graph, source: u32) -> bool {
+/// Sources [`one_source_per_thread`] probes at most.
+const PROBES: usize = 8;
+
+/// Threads of [`brandes_by_source`] that `k` sources, each reaching about `reached`
+/// of `n` vertices, pay for: each thread's arrays cost about n (allocated, reset where
+/// reached, summed into the answer), each source about what it reaches.
+fn threads_worth(n: usize, k: usize, reached: usize) -> usize {
+    (k.saturating_mul(reached) / n.max(1)).clamp(1, rayon::current_num_threads().min(k))
+}
+
+/// What a short sequential search from a source found.
+#[derive(Debug, PartialEq)]
+enum Probe {
+    /// It ran more than n / [`SEQUENTIAL_FRONTIER`] levels, so that
+    /// [`levels_run_on_one_thread`] holds whatever it reaches.
+    Deep,
+    /// It ended, having reached `reached` vertices (the source included).
+    Ended { reached: usize },
+    /// Undecided: a level wider than a few thousand vertices, or past a quarter of
+    /// the edges.
+    Wide,
+}
+
+/// A sequential search from `source`, stopped once it is known to be [`Probe::Deep`]
+/// or [`Probe::Wide`]. On a road graph it settles the choice for a sliver of the BFS
+/// the decision otherwise runs (moscow: 101 of about 700 levels, some 20-70K edges of
+/// 900K; road-NE: 373 of 1,100, 0.7M of 3.9M); a power-law graph widens at its second
+/// or third level.
+fn probe(g: &Graph, source: u32) -> Probe {
     let (out, n) = (g.out_edges(), g.num_vertices());
     let (deep, budget) = (n.div_ceil(SEQUENTIAL_FRONTIER), out.num_edges() / 4);
     let seen = Bitmap::new(n);
     seen.set(source as usize);
-    let (mut frontier, mut next, mut edges) = (vec![source], Vec::new(), 0u64);
+    let (mut frontier, mut next, mut edges, mut reached) = (vec![source], Vec::new(), 0u64, 1);
     for _ in 0..deep {
         for &u in &frontier {
             edges += out.degree(u) as u64;
@@ -143,13 +190,17 @@ fn certainly_deep(g: &Graph, source: u32) -> bool {
                 }
             }
         }
-        if next.is_empty() || next.len() > 4 * SEQUENTIAL_FRONTIER || edges > budget {
-            return false;
+        reached += next.len();
+        if next.is_empty() {
+            return Probe::Ended { reached };
+        }
+        if next.len() > 4 * SEQUENTIAL_FRONTIER || edges > budget {
+            return Probe::Wide;
         }
         (frontier, next) = (next, frontier);
         next.clear();
     }
-    true
+    Probe::Deep
 }
 
 /// Edges per thread below which many sources run one per thread even where the sweep
@@ -232,16 +283,16 @@ pub fn predicted_seconds(n: usize, m: u64, sources: usize, levels: u32) -> f64 {
     }
 }
 
-/// Brandes' sequential algorithm from one source per thread, many sources at once
-/// (the coarse-grained parallelism of [2]): no atomics and no barrier per level,
-/// which is what many sources on a high-diameter graph need (a level-synchronous
-/// sweep pays a barrier per level per source). Each thread resets only the vertices
-/// its last source reached.
-pub fn brandes_by_source(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Vec<f64> {
+/// Brandes' sequential algorithm from one source per thread on up to `threads`
+/// threads, many sources at once (the coarse-grained parallelism of [2]): no atomics
+/// and no barrier per level, which is what many sources on a high-diameter graph need
+/// (a level-synchronous sweep pays a barrier per level per source). Each thread resets
+/// only the vertices its last source reached.
+pub fn brandes_by_source(g: &Graph, sources: &[u32], threads: usize, progress: &dyn Progress) -> Vec<f64> {
     let n = g.num_vertices();
     let out = g.out_edges();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = rayon::current_num_threads().min(sources.len()).max(1);
+    let threads = threads.min(rayon::current_num_threads()).min(sources.len()).max(1);
     let partials: Vec<Vec<f64>> = (0..threads)
         .into_par_iter()
         .map(|_| {
@@ -289,7 +340,10 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], progress: &dyn Progress) ->
             score
         })
         .collect();
-    (0..n).into_par_iter().map(|v| partials.iter().map(|p| p[v]).sum()).collect()
+    match <[Vec<f64>; 1]>::try_from(partials) {
+        Ok([score]) => score,
+        Err(partials) => (0..n).into_par_iter().map(|v| partials.iter().map(|p| p[v]).sum()).collect(),
+    }
 }
 
 /// Brandes one source at a time over all threads, both sweeps of a source in one
@@ -717,7 +771,7 @@ mod tests {
         let choose = |g: &chatty_graph::Graph, count: u32| {
             let hub = (0..g.num_vertices() as u32).max_by_key(|&v| g.out_edges().degree(v)).unwrap();
             let sources: Vec<u32> = std::iter::once(hub).chain((0..count - 1).filter(|&v| v != hub)).take(count as usize).collect();
-            pool.install(|| super::one_source_per_thread(g, &sources).unwrap())
+            pool.install(|| super::one_source_per_thread(g, &sources).unwrap().is_some())
         };
         // Large enough that a BFS reaches more than a sweep would run on one thread, and
         // with SWEEP_EDGES_PER_THREAD edges for each of the two threads.
@@ -734,19 +788,43 @@ mod tests {
     }
 
     #[test]
+    fn sources_that_reach_few_vertices_run_on_the_threads_they_pay_for() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let rmat = generate::rmat(16, 16, GenOptions { seed: 4, max_weight: None, undirected: true }, &NoProgress).unwrap();
+        let n = rmat.num_vertices() as u32;
+        // The power-law graph, then 2,000 pairs of vertices, each its own component.
+        let out = rmat.out_edges();
+        let mut edges: Vec<(u32, u32)> =
+            (0..n).flat_map(|u| out.neighbors(u).iter().filter(move |&&v| u < v).map(move |&v| (u, v))).collect();
+        edges.extend((0..2000).map(|i| (n + 2 * i, n + 2 * i + 1)));
+        let g = chatty_graph::from_edges(n as usize + 4000, &edges, false);
+        let hub = (0..n).max_by_key(|&v| g.out_edges().degree(v)).unwrap();
+        let choose = |sources: &[u32]| pool.install(|| super::one_source_per_thread(&g, sources).unwrap());
+        let pairs: Vec<u32> = (0..16).map(|i| n + 2 * i).collect();
+        assert_eq!(choose(&pairs), Some(1), "sixteen searches of two vertices: one thread");
+        let mixed: Vec<u32> = std::iter::once(n).chain(std::iter::repeat_n(hub, 15)).collect();
+        assert_eq!(choose(&mixed), None, "the first search that does not end decides: a sweep");
+    }
+
+    #[test]
     fn a_deep_search_is_known_before_it_ends() {
         let o = GenOptions { seed: 4, max_weight: None, undirected: true };
         // n / 4096 levels: a 4096 x 40 grid's 40 rows are searched past 40 levels from a corner.
         let deep = generate::grid(4096, 40, o, &NoProgress).unwrap();
-        assert!(super::certainly_deep(&deep, 0));
+        assert_eq!(super::probe(&deep, 0), super::Probe::Deep);
         // A star of 10,000 leaves needs 3 levels; its search ends at the second: undecided.
         let star: Vec<(u32, u32)> = (1..=10_000).map(|v| (0, v)).collect();
-        assert!(!super::certainly_deep(&chatty_graph::from_edges(10_001, &star, false), 0));
+        assert_eq!(super::probe(&chatty_graph::from_edges(10_001, &star, false), 0), super::Probe::Wide);
         // A power-law graph widens at once; an isolated source reaches nothing.
         let rmat = generate::rmat(16, 16, o, &NoProgress).unwrap();
         let hub = (0..rmat.num_vertices() as u32).max_by_key(|&v| rmat.out_edges().degree(v)).unwrap();
-        assert!(!super::certainly_deep(&rmat, hub));
-        let isolated = chatty_graph::from_edges(3, &[(0, 1)], false);
-        assert!(!super::certainly_deep(&isolated, 2));
+        assert_eq!(super::probe(&rmat, hub), super::Probe::Wide);
+        // A search that ends within n / 4096 levels reached all it can: an edge and an
+        // isolated vertex beside a cycle of 1,000.
+        let mut edges: Vec<(u32, u32)> = (2..1002).map(|v| (v, if v == 1001 { 2 } else { v + 1 })).collect();
+        edges.push((0, 1));
+        let small = chatty_graph::from_edges(10_000, &edges, false);
+        assert_eq!(super::probe(&small, 5000), super::Probe::Ended { reached: 1 });
+        assert_eq!(super::probe(&small, 0), super::Probe::Ended { reached: 2 });
     }
 }

@@ -440,7 +440,7 @@ fn bc_one_source_per_thread_matches_the_level_synchronous_sweep_both_ways() {
     for (name, g) in &graphs {
         let sources: Vec<u32> = (0..g.num_vertices() as u32).step_by(7).collect();
         assert!(chatty_algo::bc::by_source_pays(g.num_vertices(), sources.len()), "{name}");
-        let by_source = chatty_algo::bc::brandes_by_source(g, &sources, &NoProgress);
+        let by_source = chatty_algo::bc::brandes_by_source(g, &sources, usize::MAX, &NoProgress);
         let level = chatty_algo::bc::brandes_levels(g, &sources, &NoProgress);
         let want = chatty_algo::bc::reference(g, &sources);
         for (v, (a, b)) in by_source.iter().zip(&level).enumerate() {
@@ -457,7 +457,7 @@ fn bc_path_counts_beyond_a_double_are_an_error_never_a_score() {
     let g = generate::grid(600, 600, GenOptions { seed: 1, max_weight: None, undirected: true }, &NoProgress).unwrap();
     let sources = [0u32];
     let runs = [
-        ("by source", chatty_algo::bc::brandes_by_source(&g, &sources, &NoProgress)),
+        ("by source", chatty_algo::bc::brandes_by_source(&g, &sources, usize::MAX, &NoProgress)),
         ("levels", chatty_algo::bc::brandes_levels(&g, &sources, &NoProgress)),
         ("edge map", chatty_algo::bc::brandes_edge_map(&g, &sources, &NoProgress).unwrap()),
         ("reference", chatty_algo::bc::reference(&g, &sources)),
