@@ -336,9 +336,10 @@ fn staging_words(alg: Algorithm, n: usize, send_words: u64, own: u64) -> u64 {
 
 fn needs_of(alg: Algorithm) -> Needs {
     match alg {
-        Algorithm::Bfs => Needs { push: true, pull: true, both: false },
-        Algorithm::Sssp => Needs { push: true, ..Needs::default() },
-        Algorithm::Pr | Algorithm::Spmv => Needs { pull: true, ..Needs::default() },
+        Algorithm::Bfs => Needs { push: true, pull: true, ..Needs::default() },
+        Algorithm::Sssp => Needs { push: true, weights: true, ..Needs::default() },
+        Algorithm::Pr => Needs { pull: true, ..Needs::default() },
+        Algorithm::Spmv => Needs { pull: true, weights: true, ..Needs::default() },
         Algorithm::Wcc => Needs { both: true, ..Needs::default() },
         Algorithm::Bc => Needs::default(),
     }

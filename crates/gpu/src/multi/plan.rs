@@ -17,6 +17,9 @@ pub(crate) struct Needs {
     pub pull: bool,
     /// Neighbours both ways of the part's vertices (WCC).
     pub both: bool,
+    /// The weights of the push and pull edges (SSSP, SpMV); without them none are
+    /// copied or uploaded (on rmat25 a quarter of the bytes).
+    pub weights: bool,
 }
 
 /// A CSR over all `n` vertices in global ids, of which only some rows are non-empty.
@@ -45,8 +48,9 @@ pub(crate) struct LocalGraph<'g> {
     pub boundary: u64,
 }
 
-/// The rows `lo..hi` of `a`, other rows empty: a slice of `a`, no copy of its edges.
-fn rows<'g>(a: &'g Adjacency, lo: u32, hi: u32) -> LocalCsr<'g> {
+/// The rows `lo..hi` of `a`, other rows empty: a slice of `a`, no copy of its edges
+/// (with their weights if `weights`).
+fn rows<'g>(a: &'g Adjacency, lo: u32, hi: u32, weights: bool) -> LocalCsr<'g> {
     let off = a.offsets();
     let (base, end) = (off[lo as usize], off[hi as usize]);
     let offsets = (0..=off.len() - 1)
@@ -64,7 +68,7 @@ fn rows<'g>(a: &'g Adjacency, lo: u32, hi: u32) -> LocalCsr<'g> {
     LocalCsr {
         offsets,
         targets: Cow::Borrowed(&a.targets()[base as usize..end as usize]),
-        weights: a.raw_weights().map(|w| Cow::Borrowed(&w[base as usize..end as usize])),
+        weights: a.raw_weights().filter(|_| weights).map(|w| Cow::Borrowed(&w[base as usize..end as usize])),
     }
 }
 
@@ -86,9 +90,10 @@ fn row_blocks<'a, T>(offsets: &[u64], mut dst: &'a mut [T]) -> Vec<&'a mut [T]> 
         .collect()
 }
 
-/// Of every row of `a`, the edges whose target is in `lo..hi`: rows counted, then
-/// filled in place by blocks of rows in parallel (one pass over the edges each).
-fn into_range(a: &Adjacency, lo: u32, hi: u32) -> LocalCsr<'static> {
+/// Of every row of `a`, the edges whose target is in `lo..hi` (with their weights if
+/// `weights`): rows counted, then filled in place by blocks of rows in parallel (one
+/// pass over the edges each).
+fn into_range(a: &Adjacency, lo: u32, hi: u32, weights: bool) -> LocalCsr<'static> {
     let n = a.offsets().len() - 1;
     let inside = |t: &u32| (lo..hi).contains(t);
     let counts: Vec<u64> = (0..n as u32).into_par_iter().map(|u| a.neighbors(u).iter().filter(|t| inside(t)).count() as u64).collect();
@@ -101,7 +106,8 @@ fn into_range(a: &Adjacency, lo: u32, hi: u32) -> LocalCsr<'static> {
     }
     let (off, all_targets) = (a.offsets(), a.targets());
     let mut targets = vec![0u32; total as usize];
-    let mut weights = a.raw_weights().map(|_| vec![0u32; total as usize]);
+    let raw_weights = a.raw_weights().filter(|_| weights);
+    let mut weights = raw_weights.map(|_| vec![0u32; total as usize]);
     let target_blocks = row_blocks(&offsets, &mut targets);
     let weight_blocks: Vec<Option<&mut [u32]>> = match &mut weights {
         Some(w) => row_blocks(&offsets, w).into_iter().map(Some).collect(),
@@ -112,7 +118,7 @@ fn into_range(a: &Adjacency, lo: u32, hi: u32) -> LocalCsr<'static> {
         for i in off[b * ROWS_PER_TASK] as usize..off[((b + 1) * ROWS_PER_TASK).min(n)] as usize {
             if inside(&all_targets[i]) {
                 t[k] = all_targets[i];
-                if let (Some(w), Some(raw)) = (w.as_deref_mut(), a.raw_weights()) {
+                if let (Some(w), Some(raw)) = (w.as_deref_mut(), raw_weights) {
                     w[k] = raw[i];
                 }
                 k += 1;
@@ -158,9 +164,9 @@ pub(crate) fn split<'g>(g: &'g Graph, starts: &[u32], which: std::ops::Range<usi
             LocalGraph {
                 lo,
                 hi,
-                push: needs.push.then(|| into_range(out, lo, hi)),
-                pull: needs.pull.then(|| rows(inc, lo, hi)),
-                both: needs.both.then(|| if g.is_directed() { both_ways(out, inc, lo, hi) } else { rows(out, lo, hi) }),
+                push: needs.push.then(|| into_range(out, lo, hi, needs.weights)),
+                pull: needs.pull.then(|| rows(inc, lo, hi, needs.weights)),
+                both: needs.both.then(|| if g.is_directed() { both_ways(out, inc, lo, hi) } else { rows(out, lo, hi, false) }),
                 send_flag,
                 boundary,
             }
@@ -184,7 +190,7 @@ mod tests {
         let g = generate::rmat(10, 8, GenOptions { seed: 4, max_weight: Some(9), undirected: false }, &NoProgress).unwrap().with_in_edges();
         let n = g.num_vertices();
         let starts = vec![0, 300, 301, 700, n as u32];
-        let parts = split(&g, &starts, 0..starts.len() - 1, Needs { push: true, pull: true, both: true });
+        let parts = split(&g, &starts, 0..starts.len() - 1, Needs { push: true, pull: true, both: true, weights: true });
         let inc = g.transpose_if_built().unwrap();
         for (p, part) in parts.iter().enumerate() {
             let (lo, hi) = (starts[p], starts[p + 1]);
@@ -220,6 +226,19 @@ mod tests {
         }
         let total: usize = parts.iter().map(|p| p.push.as_ref().unwrap().targets.len()).sum();
         assert_eq!(total as u64, g.num_edges());
+    }
+
+    #[test]
+    fn weights_are_split_only_for_the_kernels_that_read_them() {
+        let g = generate::rmat(8, 8, GenOptions { seed: 4, max_weight: Some(9), undirected: false }, &NoProgress).unwrap().with_in_edges();
+        let starts = [0, 100, g.num_vertices() as u32];
+        for weights in [false, true] {
+            let parts = split(&g, &starts, 0..2, Needs { push: true, pull: true, weights, ..Needs::default() });
+            for p in &parts {
+                assert_eq!(p.push.as_ref().unwrap().weights.is_some(), weights);
+                assert_eq!(p.pull.as_ref().unwrap().weights.is_some(), weights);
+            }
+        }
     }
 
     #[test]
