@@ -117,11 +117,17 @@ fn one_source_per_thread(g: &Graph, sources: &[u32]) -> Result<Option<usize>> {
     if k < 2 {
         return Ok(None);
     }
+    let many = k >= SOURCES_PER_THREAD * threads;
+    let gate = (many || sources_fill_threads(k)) && by_source_fits(n, k);
     // The first sources whose searches end decide alone; the first that does not
-    // decides as below.
+    // decides as below. Past the gate a probe runs until it knows (a quarter of the
+    // edges at most); short of it, only long enough to catch a search that ends at
+    // once (a road graph's sweeps would otherwise wait for a sequential probe).
+    let m = g.out_edges().num_edges();
+    let budget = if gate { m / 4 } else { (n as u64 / 16).min(m / 4) };
     let (mut reached, mut first) = (0, None);
     for &s in sources.iter().take(PROBES) {
-        match probe(g, s) {
+        match probe(g, s, budget) {
             Probe::Ended { reached: r } => reached += r,
             probed => {
                 first = Some((s, probed));
@@ -133,8 +139,7 @@ fn one_source_per_thread(g: &Graph, sources: &[u32]) -> Result<Option<usize>> {
         let t = threads_worth(n, k, reached / k.min(PROBES));
         return Ok(by_source_fits(n, t).then_some(t));
     };
-    let many = k >= SOURCES_PER_THREAD * threads;
-    if !(many || sources_fill_threads(k)) || !by_source_fits(n, k) {
+    if !gate {
         return Ok(None);
     }
     if probed == Probe::Deep {
@@ -160,27 +165,28 @@ fn threads_worth(n: usize, k: usize, reached: usize) -> usize {
 #[derive(Debug, PartialEq)]
 enum Probe {
     /// It ran more than n / [`SEQUENTIAL_FRONTIER`] levels, so that
-    /// [`levels_run_on_one_thread`] holds whatever it reaches.
+    /// [`levels_run_on_one_thread`] holds whatever it reaches, or it held over a
+    /// quarter of the edges.
     Deep,
     /// It ended, having reached `reached` vertices (the source included).
     Ended { reached: usize },
-    /// Undecided: a level wider than a few thousand vertices, or past a quarter of
-    /// the edges.
+    /// Undecided: a level wider than a few thousand vertices, or past its budget of
+    /// edges.
     Wide,
 }
 
-/// A sequential search from `source`, stopped once it is known to be [`Probe::Deep`]
-/// or [`Probe::Wide`]. On a road graph it settles the choice for a sliver of the BFS
-/// the decision otherwise runs (moscow: 101 of about 700 levels, some 20-70K edges of
-/// 900K; road-NE: 373 of 1,100, 0.7M of 3.9M); a power-law graph widens at its second
-/// or third level.
-fn probe(g: &Graph, source: u32) -> Probe {
+/// A sequential search from `source` over at most about `budget` edges, stopped once
+/// it is known to be [`Probe::Deep`] or [`Probe::Wide`]. On a road graph it settles
+/// the choice for a sliver of the BFS the decision otherwise runs (moscow: 101 of
+/// about 700 levels, some 20-70K edges of 900K; road-NE: 373 of 1,100, 0.7M of 3.9M);
+/// a power-law graph widens at its second or third level.
+fn probe(g: &Graph, source: u32, budget: u64) -> Probe {
     let (out, n) = (g.out_edges(), g.num_vertices());
-    let (deep, budget) = (n.div_ceil(SEQUENTIAL_FRONTIER), out.num_edges() / 4);
+    let deep = n.div_ceil(SEQUENTIAL_FRONTIER);
     let seen = Bitmap::new(n);
     seen.set(source as usize);
     let (mut frontier, mut next, mut edges, mut reached) = (vec![source], Vec::new(), 0u64, 1);
-    for _ in 0..deep {
+    for level in 1..=deep {
         for &u in &frontier {
             edges += out.degree(u) as u64;
             for &v in out.neighbors(u) {
@@ -194,8 +200,17 @@ fn probe(g: &Graph, source: u32) -> Probe {
         if next.is_empty() {
             return Probe::Ended { reached };
         }
-        if next.len() > 4 * SEQUENTIAL_FRONTIER || edges > budget {
+        if next.len() > 4 * SEQUENTIAL_FRONTIER {
             return Probe::Wide;
+        }
+        if edges > budget {
+            // Narrow levels over a quarter of the edges: a road network's search
+            // (road-NE from some sources spends the budget in fewer than its 373 levels).
+            return if budget >= out.num_edges() / 4 && levels_run_on_one_thread(reached, level as u32) {
+                Probe::Deep
+            } else {
+                Probe::Wide
+            };
         }
         (frontier, next) = (next, frontier);
         next.clear();
@@ -804,6 +819,12 @@ mod tests {
         assert_eq!(choose(&pairs), Some(1), "sixteen searches of two vertices: one thread");
         let mixed: Vec<u32> = std::iter::once(n).chain(std::iter::repeat_n(hub, 15)).collect();
         assert_eq!(choose(&mixed), None, "the first search that does not end decides: a sweep");
+        // Fewer sources than threads: a short probe still catches searches that end,
+        // and a deep graph keeps its sweeps without a long sequential probe.
+        let four = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        assert_eq!(four.install(|| super::one_source_per_thread(&g, &pairs[..2]).unwrap()), Some(1));
+        let grid = generate::grid(400, 300, GenOptions { seed: 4, max_weight: None, undirected: true }, &NoProgress).unwrap();
+        assert_eq!(four.install(|| super::one_source_per_thread(&grid, &[0, 1]).unwrap()), None);
     }
 
     #[test]
@@ -811,20 +832,20 @@ mod tests {
         let o = GenOptions { seed: 4, max_weight: None, undirected: true };
         // n / 4096 levels: a 4096 x 40 grid's 40 rows are searched past 40 levels from a corner.
         let deep = generate::grid(4096, 40, o, &NoProgress).unwrap();
-        assert_eq!(super::probe(&deep, 0), super::Probe::Deep);
+        assert_eq!(super::probe(&deep, 0, u64::MAX), super::Probe::Deep);
         // A star of 10,000 leaves needs 3 levels; its search ends at the second: undecided.
         let star: Vec<(u32, u32)> = (1..=10_000).map(|v| (0, v)).collect();
-        assert_eq!(super::probe(&chatty_graph::from_edges(10_001, &star, false), 0), super::Probe::Wide);
+        assert_eq!(super::probe(&chatty_graph::from_edges(10_001, &star, false), 0, 5000), super::Probe::Wide);
         // A power-law graph widens at once; an isolated source reaches nothing.
         let rmat = generate::rmat(16, 16, o, &NoProgress).unwrap();
         let hub = (0..rmat.num_vertices() as u32).max_by_key(|&v| rmat.out_edges().degree(v)).unwrap();
-        assert_eq!(super::probe(&rmat, hub), super::Probe::Wide);
+        assert_eq!(super::probe(&rmat, hub, u64::MAX), super::Probe::Wide);
         // A search that ends within n / 4096 levels reached all it can: an edge and an
         // isolated vertex beside a cycle of 1,000.
         let mut edges: Vec<(u32, u32)> = (2..1002).map(|v| (v, if v == 1001 { 2 } else { v + 1 })).collect();
         edges.push((0, 1));
         let small = chatty_graph::from_edges(10_000, &edges, false);
-        assert_eq!(super::probe(&small, 5000), super::Probe::Ended { reached: 1 });
-        assert_eq!(super::probe(&small, 0), super::Probe::Ended { reached: 2 });
+        assert_eq!(super::probe(&small, 5000, 100), super::Probe::Ended { reached: 1 });
+        assert_eq!(super::probe(&small, 0, 100), super::Probe::Ended { reached: 2 });
     }
 }
