@@ -165,13 +165,13 @@ fn threads_worth(n: usize, k: usize, reached: usize) -> usize {
 #[derive(Debug, PartialEq)]
 enum Probe {
     /// It ran more than n / [`SEQUENTIAL_FRONTIER`] levels, so that
-    /// [`levels_run_on_one_thread`] holds whatever it reaches, or it held over a
-    /// quarter of the edges.
+    /// [`levels_run_on_one_thread`] holds whatever it reaches, or that held over its
+    /// whole budget of edges.
     Deep,
     /// It ended, having reached `reached` vertices (the source included).
     Ended { reached: usize },
-    /// Undecided: a level wider than a few thousand vertices, or past its budget of
-    /// edges.
+    /// Undecided: a level wider than a few thousand vertices, or wider levels on
+    /// average over its budget of edges.
     Wide,
 }
 
@@ -204,13 +204,9 @@ fn probe(g: &Graph, source: u32, budget: u64) -> Probe {
             return Probe::Wide;
         }
         if edges > budget {
-            // Narrow levels over a quarter of the edges: a road network's search
-            // (road-NE from some sources spends the budget in fewer than its 373 levels).
-            return if budget >= out.num_edges() / 4 && levels_run_on_one_thread(reached, level as u32) {
-                Probe::Deep
-            } else {
-                Probe::Wide
-            };
+            // Narrow levels over the whole budget: a road network's search (road-NE
+            // from some sources spends a quarter of its edges in fewer than 373 levels).
+            return if levels_run_on_one_thread(reached, level as u32) { Probe::Deep } else { Probe::Wide };
         }
         (frontier, next) = (next, frontier);
         next.clear();

@@ -98,6 +98,13 @@ pub enum CalibrationError {
     Io(String),
     #[error(transparent)]
     Nccl(#[from] NcclError),
+    #[error("between the processes: {0}")]
+    Processes(#[from] crate::GroupError),
+}
+
+/// Seconds since the Unix epoch (a calibration's `unix_time`).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 fn ok(r: sys::CUresult, what: impl Into<String>) -> Result<(), CalibrationError> {
@@ -300,7 +307,7 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
     Ok(Calibration {
         host: host_name(),
         gpus: topology.gpus.iter().map(|g| g.pci_bus_id.clone()).collect(),
-        unix_time: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        unix_time: unix_now(),
         samples,
     })
 }
@@ -511,11 +518,17 @@ pub fn job_parts(group: &dyn Group, ordinals: &[usize]) -> Result<Vec<String>, C
     }
     let counts = crate::Processes::counts_in(group, ordinals.len() as u64);
     let mut all = vec![0u8; NAME * counts.iter().sum::<u64>() as usize];
-    group.all_gather_into(&mine, &mut all).map_err(|e| CalibrationError::Io(format!("between the processes: {e}")))?;
+    group.all_gather_into(&mine, &mut all)?;
     Ok(all.chunks(NAME).map(|e| String::from_utf8_lossy(e).trim_end_matches('\0').to_string()).collect())
 }
 
-/// The calibration of the link between the processes of a job (collective): rank 0's
+/// Two parts of the job ([`job_parts`]) on one GPU, if any.
+pub fn shared_gpu(parts: &[String]) -> Option<(usize, usize)> {
+    (0..parts.len()).find_map(|a| (a + 1..parts.len()).find(|&b| parts[a] == parts[b]).map(|b| (a, b)))
+}
+
+/// The calibration of the link between the processes of a job, whose parts
+/// ([`job_parts`]) are on this process's GPUs `ordinals` (collective): rank 0's
 /// cached one when it was made for these parts and covers `max_bytes` (unless
 /// `fresh`), else measured now by every process and cached by rank 0. Its samples have
 /// no route (`src`, `dst` are `None`): each is one exchange in which every part sends
@@ -526,31 +539,24 @@ pub fn job_parts(group: &dyn Group, ordinals: &[usize]) -> Result<Vec<String>, C
 pub fn for_job(
     group: &dyn Group,
     ordinals: &[usize],
+    parts: &[String],
     max_bytes: u64,
     fresh: bool,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Calibration, bool), CalibrationError> {
-    let parts = job_parts(group, ordinals)?;
-    let io = |e: crate::GroupError| CalibrationError::Io(format!("between the processes: {e}"));
     let cached: Vec<u8> = match group.rank() {
-        0 if !fresh => load_cached_job(&parts, max_bytes).map(|c| serde_json::to_vec(&c).expect("serialisable")).unwrap_or_default(),
+        0 if !fresh => load_cached_job(parts, max_bytes).map(|c| serde_json::to_vec(&c).expect("serialisable")).unwrap_or_default(),
         _ => Vec::new(),
     };
     let len = group.sum_u64(&[cached.len() as u64])[0] as usize;
     if len > 0 {
         let mut all = vec![0u8; len];
-        group.all_gather_into(&cached, &mut all).map_err(io)?;
+        group.all_gather_into(&cached, &mut all)?;
         let c = serde_json::from_slice(&all).map_err(|e| CalibrationError::Io(format!("rank 0's cached calibration: {e}")))?;
         return Ok((c, false));
     }
-    let distinct = parts.iter().collect::<std::collections::HashSet<_>>().len() == parts.len();
-    let samples = measure_job(group, ordinals, &parts, max_bytes.max(4), distinct, progress)?;
-    let c = Calibration {
-        host: JOB.into(),
-        gpus: parts,
-        unix_time: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
-        samples,
-    };
+    let samples = measure_job(group, ordinals, parts, max_bytes.max(4), progress)?;
+    let c = Calibration { host: JOB.into(), gpus: parts.to_vec(), unix_time: unix_now(), samples };
     if group.rank() == 0 {
         save_to(&c, &job_cache_path(&c.gpus))?;
     }
@@ -566,10 +572,8 @@ fn measure_job(
     ordinals: &[usize],
     parts: &[String],
     max_bytes: u64,
-    distinct: bool,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<Sample>, CalibrationError> {
-    let io = |e: crate::GroupError| CalibrationError::Io(format!("between the processes: {e}"));
     let (k, mine) = (parts.len(), ordinals.len());
     let first = crate::Processes::counts_in(group, mine as u64)[..group.rank()].iter().sum::<u64>() as usize;
     let ctxs: Vec<_> = ordinals
@@ -603,7 +607,7 @@ fn measure_job(
     let sync = |what: &str| -> Result<(), CalibrationError> {
         timers.iter().try_for_each(|t| ok(unsafe { sys::cuStreamSynchronize(t.stream) }, what))
     };
-    let comms = match distinct {
+    let comms = match shared_gpu(parts).is_none() {
         true => {
             progress("nccl: making communicators across the processes");
             let bind = |i: usize| ctxs[i].bind_to_thread().map_err(|e| format!("binding GPU {}: {e:?}", ordinals[i]));
@@ -651,6 +655,14 @@ fn measure_job(
     for bytes in sizes(max_bytes) {
         let b = bytes as usize;
         let reps = if bytes <= 1 << 20 { 20 } else { 5 };
+        // This process's messages from the staging to every part's in `gathered`.
+        let all_gather = || -> Result<(), CalibrationError> {
+            // SAFETY: both pinned buffers hold these lengths; no copy uses them now.
+            let (send, into) = unsafe {
+                (std::slice::from_raw_parts(staging.0 as *const u8, mine * b), std::slice::from_raw_parts_mut(gathered.0 as *mut u8, k * b))
+            };
+            Ok(group.all_gather_into(send, into)?)
+        };
         progress(&format!("mpi exchange, {bytes} B a part"));
         // As `--comm mpi` exchanges: each part's message to pinned memory, one
         // all-gather, every other part's message to each GPU.
@@ -664,11 +676,7 @@ fn measure_job(
                 )?;
             }
             sync("a copy to the host")?;
-            // SAFETY: both pinned buffers hold these lengths; the streams are idle.
-            let (send, into) = unsafe {
-                (std::slice::from_raw_parts(staging.0 as *const u8, mine * b), std::slice::from_raw_parts_mut(gathered.0 as *mut u8, k * b))
-            };
-            group.all_gather_into(send, into).map_err(io)?;
+            all_gather()?;
             for (i, t) in timers.iter().enumerate() {
                 current(i)?;
                 for r in (0..k).filter(|&r| r != first + i) {
@@ -680,13 +688,6 @@ fn measure_job(
             sync("a copy from the host")
         };
         record(Method::Mpi, bytes, timed(&mpi, reps)?);
-        let all_gather = || -> Result<(), CalibrationError> {
-            // SAFETY: as above; no copy is in flight.
-            let (send, into) = unsafe {
-                (std::slice::from_raw_parts(staging.0 as *const u8, mine * b), std::slice::from_raw_parts_mut(gathered.0 as *mut u8, k * b))
-            };
-            group.all_gather_into(send, into).map_err(io)
-        };
         record(Method::MpiHost, bytes, timed(&all_gather, reps)?);
         if let Some(comms) = &comms {
             progress(&format!("nccl exchange, {bytes} B a part"));

@@ -557,7 +557,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         return Err(GpuError::Unsupported(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
     }
     let called = Instant::now();
-    let answer = ReadyArray::start(dg.n, if matches!(alg, Algorithm::Bfs | Algorithm::Wcc) { 4 } else { 8 });
+    let answer = ReadyArray::for_answer(alg, dg.n);
     let mut peak = gpu.used_bytes();
     let (output, iterations, start, stop) = match alg {
         Algorithm::Bfs => bfs(gpu, dg, sources[0], &mut peak)?,

@@ -30,10 +30,13 @@ pub(crate) struct Staging {
     in_flight: [Option<CudaEvent>; 2],
 }
 
-/// The staging of one GPU's stream, allocated on first use, and the time its uploads
-/// spent copying into it (the host's share of an upload).
+/// The staging of one GPU's stream, allocated on first use.
 #[derive(Default)]
-pub(crate) struct StagingSlot(Mutex<Option<Staging>>, AtomicU64);
+pub(crate) struct StagingSlot {
+    staging: Mutex<Option<Staging>>,
+    /// Nanoseconds its uploads spent copying into it (the host's share of an upload).
+    host_copy_nanos: AtomicU64,
+}
 
 /// A zeroed host array for `len` downloaded elements. Its pages are fresh (calloc maps
 /// them untouched), so faulting them in as the copy writes costs more than the copy;
@@ -78,8 +81,15 @@ fn faulted_in<W: Pod + Send>(len: usize) -> Vec<W> {
 }
 
 impl ReadyArray {
+    /// Starts making the array for `alg`'s answer on `n` vertices: 4-byte depths and
+    /// labels, 8-byte distances and values.
+    pub(crate) fn for_answer(alg: chatty_algo::Algorithm, n: usize) -> ReadyArray {
+        use chatty_algo::Algorithm;
+        ReadyArray::start(n, if matches!(alg, Algorithm::Bfs | Algorithm::Wcc) { 4 } else { 8 })
+    }
+
     /// Starts making an array of `len` elements of `elem` bytes (4 or 8).
-    pub(crate) fn start(len: usize, elem: usize) -> ReadyArray {
+    fn start(len: usize, elem: usize) -> ReadyArray {
         let made = std::thread::Builder::new()
             .name("answer pages".into())
             .spawn(move || match elem {
@@ -113,7 +123,7 @@ fn marker(stream: &CudaStream, what: &str) -> Result<CudaEvent> {
 
 impl StagingSlot {
     fn staging(&self, ctx: &Arc<CudaContext>) -> Result<MutexGuard<'_, Option<Staging>>> {
-        let mut slot = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut slot = self.staging.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if slot.is_none() {
             let bufs = [Pinned::new(ctx, CHUNK, "a staging buffer")?, Pinned::new(ctx, CHUNK, "a staging buffer")?];
             *slot = Some(Staging { bufs, in_flight: [None, None] });
@@ -142,7 +152,7 @@ impl StagingSlot {
             let buf = unsafe { std::slice::from_raw_parts_mut(st.bufs[b].host.cast::<u8>(), chunk.len()) };
             let copying = std::time::Instant::now();
             par_copy(chunk, buf);
-            self.1.fetch_add(copying.elapsed().as_nanos() as u64, Relaxed);
+            self.host_copy_nanos.fetch_add(copying.elapsed().as_nanos() as u64, Relaxed);
             // SAFETY: pinned source of `chunk.len()` bytes, device range inside `dst`.
             unsafe { sys::cuMemcpyHtoDAsync_v2(dst + (i * CHUNK) as u64, st.bufs[b].host, chunk.len(), cu) }.check(what)?;
             st.in_flight[b] = Some(marker(stream, what)?);
@@ -193,7 +203,7 @@ impl StagingSlot {
 impl Gpu {
     /// Seconds this GPU's uploads have spent copying into its staging so far.
     pub(crate) fn host_copy_seconds(&self) -> f64 {
-        self.staging.1.load(Relaxed) as f64 / 1e9
+        self.staging.host_copy_nanos.load(Relaxed) as f64 / 1e9
     }
 
     /// Copies `src` to device address `dst` on the GPU's stream (see [`StagingSlot::write_bytes`]).

@@ -443,7 +443,8 @@ fn a_job_calibration_is_measured_alike_by_every_process_and_cached() {
                 .map(|member| {
                     s.spawn(move || {
                         let device = if gpus >= 2 { chatty_comm::Group::rank(&member) } else { 0 };
-                        chatty_comm::calibrate::for_job(&member, &[device], 1 << 20, fresh, &mut |_| {}).unwrap()
+                        let parts = chatty_comm::calibrate::job_parts(&member, &[device]).unwrap();
+                        chatty_comm::calibrate::for_job(&member, &[device], &parts, 1 << 20, fresh, &mut |_| {}).unwrap()
                     })
                 })
                 .collect();

@@ -88,7 +88,8 @@ fn calibrate_job(a: &TopoArgs, max: u64) -> Result<i32> {
     }
     let device = super::run::local_rank(rank) % count;
     let speaks = rank == 0;
-    let (c, measured) = calibrate::for_job(&comm, &[device], max, a.recalibrate, &mut |what| {
+    let parts = calibrate::job_parts(&comm, &[device])?;
+    let (c, measured) = calibrate::for_job(&comm, &[device], &parts, max, a.recalibrate, &mut |what| {
         if speaks {
             eprintln!("calibrating {what} ...")
         }

@@ -386,20 +386,19 @@ fn calibration(notes: &mut Vec<String>) -> Option<Calibration> {
 }
 
 /// NCCL communicators across the job's processes (collective), for `--comm nccl`, or
-/// for `--comm auto` where every part has a GPU of its own (NCCL refuses two ranks on
-/// one GPU); `auto` without them exchanges through MPI and says why.
+/// for `--comm auto` where every part ([`calibrate::job_parts`]) has a GPU of its own
+/// (NCCL refuses two ranks on one GPU); `auto` without them exchanges through MPI and
+/// says why.
 fn nccl_across(
     p: &Processes,
     ctxs: &[std::sync::Arc<cudarc::driver::CudaContext>],
     devices: &[usize],
+    parts: &[String],
     first: usize,
-    k: usize,
     comm: Comm,
     notes: &mut Vec<String>,
 ) -> Result<Option<Nccl>> {
-    let parts = calibrate::job_parts(&*p.0, devices).map_err(|e| GpuError::Processes(e.to_string()))?;
-    let shared = (0..k).find_map(|a| (a + 1..k).find(|&b| parts[a] == parts[b]).map(|b| (a, b)));
-    let why = match (shared, comm) {
+    let why = match (calibrate::shared_gpu(parts), comm) {
         (Some((a, b)), Comm::Forced(_)) => {
             return Err(GpuError::Unsupported(format!(
                 "--comm nccl needs a GPU of its own for every part, and parts {a} and {b} share {}; use --comm mpi",
@@ -407,7 +406,7 @@ fn nccl_across(
             )))
         }
         (Some((a, b)), _) => format!("parts {a} and {b} share {}", parts[a]),
-        (None, _) => match Nccl::across(ctxs, devices, first, k, p) {
+        (None, _) => match Nccl::across(ctxs, devices, first, parts.len(), p) {
             Ok(c) => return Ok(Some(c)),
             Err(e) if comm == Comm::Auto => e.to_string(),
             Err(e) => return Err(e),
@@ -419,8 +418,8 @@ fn nccl_across(
 
 /// The job's calibration between its processes: cached, or measured now by every
 /// process (up to 64 MiB a part; collective).
-fn job_calibration(p: &Processes, devices: &[usize], notes: &mut Vec<String>) -> Result<Calibration> {
-    let (c, measured) = calibrate::for_job(&*p.0, devices, 64 << 20, false, &mut |_| {})
+fn job_calibration(p: &Processes, devices: &[usize], parts: &[String], notes: &mut Vec<String>) -> Result<Calibration> {
+    let (c, measured) = calibrate::for_job(&*p.0, devices, parts, 64 << 20, false, &mut |_| {})
         .map_err(|e| GpuError::Processes(format!("calibrating the link between the processes: {e}")))?;
     if measured {
         notes.push(format!(
@@ -531,7 +530,7 @@ impl MultiGpu {
         let local = processes.is_none() && k > 1;
         // Calibrate before this process enables peer access: the staged measurement
         // needs it off.
-        let calibration = if o.comm == Comm::Auto && local && distinct { calibration(&mut notes) } else { None };
+        let mut calibration = if o.comm == Comm::Auto && local && distinct { calibration(&mut notes) } else { None };
         let gpus: Vec<Gpu> = o.devices.iter().map(|&d| Gpu::open(d)).collect::<Result<_>>()?;
         let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();
         let peer = local && enable_peer_access(&ctxs)?;
@@ -546,15 +545,16 @@ impl MultiGpu {
                 Err(e) => return Err(e),
             }
         } else if let (Some(p), Comm::Auto | Comm::Forced(Transport::Nccl)) = (&processes, o.comm) {
-            nccl_across(p, &ctxs, &o.devices, first, k, o.comm, &mut notes)?
+            let parts = calibrate::job_parts(&*p.0, &o.devices).map_err(|e| GpuError::Processes(e.to_string()))?;
+            let made = nccl_across(p, &ctxs, &o.devices, &parts, first, o.comm, &mut notes)?;
+            // `--comm auto` chooses between MPI and NCCL from the job's calibration,
+            // when both are there to choose from.
+            if made.is_some() && o.comm == Comm::Auto {
+                calibration = Some(job_calibration(p, &o.devices, &parts, &mut notes)?);
+            }
+            made
         } else {
             None
-        };
-        // Between processes `--comm auto` chooses between MPI and NCCL from the job's
-        // calibration, when both are there to choose from.
-        let calibration = match (&processes, &nccl) {
-            (Some(p), Some(_)) if o.comm == Comm::Auto => Some(job_calibration(p, &o.devices, &mut notes)?),
-            _ => calibration,
         };
         let available: Vec<Transport> = Transport::ALL
             .into_iter()
@@ -771,8 +771,7 @@ impl MultiGpu {
         let mut stats = CommStats::default();
         let mut residual = None;
         let called = Instant::now();
-        *self.answer.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(ReadyArray::start(self.n, if matches!(alg, Algorithm::Bfs | Algorithm::Wcc) { 4 } else { 8 }));
+        *self.answer.lock().unwrap_or_else(|e| e.into_inner()) = Some(ReadyArray::for_answer(alg, self.n));
         let outcome = match alg {
             Algorithm::Bfs if self.mode != Mode::Bsp => self.traverse_async(renamed(sources[0]), false, &mut stats),
             Algorithm::Bfs => self.bfs(renamed(sources[0]), &mut stats),
