@@ -16,6 +16,8 @@ use crate::{Check, GpuError};
 pub struct GpuEngine {
     graph: Graph,
     devices: Devices,
+    /// Seconds the last `prepare` spent building the in-edges (0 when stored).
+    in_edges_seconds: f64,
 }
 
 enum Devices {
@@ -118,12 +120,16 @@ impl GpuEngine {
     /// graph's own).
     pub fn one(gpu: Gpu, graph: Graph, order: Order) -> GpuEngine {
         let order = if order == Order::Auto { Order::Natural } else { order };
-        GpuEngine { graph, devices: Devices::One { gpu, device: None, order, new_id: None, reorder_seconds: 0.0 } }
+        GpuEngine { graph, devices: Devices::One { gpu, device: None, order, new_id: None, reorder_seconds: 0.0 }, in_edges_seconds: 0.0 }
     }
 
     /// The multi-GPU engine over `graph` on `options.devices` (opened by [`Engine::prepare`]).
     pub fn several(graph: Graph, options: MultiOptions) -> GpuEngine {
-        GpuEngine { graph, devices: Devices::Several { options, engine: None, prepared: None, notes: Vec::new(), bc: Vec::new() } }
+        GpuEngine {
+            graph,
+            devices: Devices::Several { options, engine: None, prepared: None, notes: Vec::new(), bc: Vec::new() },
+            in_edges_seconds: 0.0,
+        }
     }
 
     /// The host graph.
@@ -148,6 +154,45 @@ impl GpuEngine {
         }
         *options = MultiOptions { control, comm, mode, ..options.clone() };
         Ok(())
+    }
+
+    /// The figures of the devices' preparation (the report's `detail`).
+    fn devices_detail(&self) -> serde_json::Value {
+        match &self.devices {
+            Devices::One { gpu, device, order, reorder_seconds, .. } => {
+                let (upload_seconds, upload_bytes) = device.as_ref().map_or((0.0, 0), |d| (d.upload_seconds, d.upload_bytes));
+                let (edges_seconds, host_copy_seconds) = device.as_ref().map_or((0.0, 0.0), |d| (d.edges_seconds, d.host_copy_seconds));
+                serde_json::json!({
+                    "reorder": order.name(),
+                    "reorder_seconds": reorder_seconds,
+                    "upload_seconds": upload_seconds,
+                    "upload_bytes": upload_bytes,
+                    "upload_gb_per_s": gb_per_s(upload_bytes, upload_seconds),
+                    "upload_edges_seconds": edges_seconds,
+                    "upload_host_copy_seconds": host_copy_seconds,
+                    "compile_seconds": gpu.compile_seconds,
+                })
+            }
+            Devices::Several { engine: None, .. } => serde_json::Value::Null,
+            Devices::Several { options: o, engine: Some(mg), .. } => serde_json::json!({
+                "split_seconds": mg.split_seconds,
+                "upload_seconds": mg.upload_seconds,
+                "upload_bytes": mg.upload_bytes,
+                "upload_gb_per_s": gb_per_s(mg.upload_bytes, mg.upload_seconds),
+                "compile_seconds": mg.compile_seconds,
+                "open_seconds": mg.open_seconds,
+                "finish_seconds": mg.finish_seconds,
+                "gpus": mg.info.len(),
+                "processes": o.processes.as_ref().map_or(1, |p| p.0.size()),
+                "control": mg.control().name(),
+                "comm": o.comm.name(),
+                "mode": mg.mode().name(),
+                "calibrated": mg.calibrated(),
+                "reorder": mg.order().name(),
+                "parts": mg.info.iter().map(|p| serde_json::json!({"device": p.device, "lo": p.lo, "hi": p.hi, "edges": p.edges, "boundary": p.boundary})).collect::<Vec<_>>(),
+                "notes": mg.notes,
+            }),
+        }
     }
 }
 
@@ -187,9 +232,11 @@ impl Engine for GpuEngine {
         let had_in_edges = self.graph.transpose_if_built().is_some();
         let multi = matches!(self.devices, Devices::Several { .. });
         // The multi-GPU WCC reads edges both ways.
+        let building = std::time::Instant::now();
         if alg.wants_in_edges() || (multi && alg == Algorithm::Wcc) {
             self.graph.build_in_edges().map_err(Error::engine)?;
         }
+        self.in_edges_seconds = building.elapsed().as_secs_f64();
         if alg == Algorithm::Sssp {
             sssp::check_weights(&self.graph)?;
         }
@@ -352,39 +399,11 @@ impl Engine for GpuEngine {
     }
 
     fn detail(&self) -> serde_json::Value {
-        match &self.devices {
-            Devices::One { gpu, device, order, reorder_seconds, .. } => {
-                let (upload_seconds, upload_bytes) = device.as_ref().map_or((0.0, 0), |d| (d.upload_seconds, d.upload_bytes));
-                let (edges_seconds, host_copy_seconds) = device.as_ref().map_or((0.0, 0.0), |d| (d.edges_seconds, d.host_copy_seconds));
-                serde_json::json!({
-                    "reorder": order.name(),
-                    "reorder_seconds": reorder_seconds,
-                    "upload_seconds": upload_seconds,
-                    "upload_bytes": upload_bytes,
-                    "upload_gb_per_s": gb_per_s(upload_bytes, upload_seconds),
-                    "upload_edges_seconds": edges_seconds,
-                    "upload_host_copy_seconds": host_copy_seconds,
-                    "compile_seconds": gpu.compile_seconds,
-                })
-            }
-            Devices::Several { engine: None, .. } => serde_json::Value::Null,
-            Devices::Several { options: o, engine: Some(mg), .. } => serde_json::json!({
-                "split_seconds": mg.split_seconds,
-                "upload_seconds": mg.upload_seconds,
-                "upload_bytes": mg.upload_bytes,
-                "upload_gb_per_s": gb_per_s(mg.upload_bytes, mg.upload_seconds),
-                "compile_seconds": mg.compile_seconds,
-                "gpus": mg.info.len(),
-                "processes": o.processes.as_ref().map_or(1, |p| p.0.size()),
-                "control": mg.control().name(),
-                "comm": o.comm.name(),
-                "mode": mg.mode().name(),
-                "calibrated": mg.calibrated(),
-                "reorder": mg.order().name(),
-                "parts": mg.info.iter().map(|p| serde_json::json!({"device": p.device, "lo": p.lo, "hi": p.hi, "edges": p.edges, "boundary": p.boundary})).collect::<Vec<_>>(),
-                "notes": mg.notes,
-            }),
+        let mut detail = self.devices_detail();
+        if let Some(d) = detail.as_object_mut() {
+            d.insert("in_edges_seconds".into(), self.in_edges_seconds.into());
         }
+        detail
     }
 
     fn take_notes(&mut self) -> Vec<String> {

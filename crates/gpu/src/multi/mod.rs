@@ -478,6 +478,11 @@ pub struct MultiGpu {
     pub upload_bytes: u64,
     /// Seconds NVRTC took (all GPUs).
     pub compile_seconds: f64,
+    /// Seconds to open the GPUs (contexts, kernel modules, peer access, NCCL, the
+    /// calibration), before the split.
+    pub open_seconds: f64,
+    /// Seconds after the upload: control threads, pinned buffers, the mode's set-up.
+    pub finish_seconds: f64,
     /// What the engine had to settle for (no NCCL, no calibration...).
     pub notes: Vec<String>,
 }
@@ -485,6 +490,7 @@ pub struct MultiGpu {
 impl MultiGpu {
     /// Splits `g` over `o.devices` and uploads the parts with the edge sets `alg` reads.
     pub fn open(g: &Graph, alg: Algorithm, o: &MultiOptions) -> Result<MultiGpu> {
+        let opening = Instant::now();
         let mine = o.devices.len();
         if mine == 0 {
             return Err(GpuError::Unsupported("no GPUs to run on".into()));
@@ -588,6 +594,7 @@ impl MultiGpu {
             }
             order => order,
         };
+        let open_seconds = opening.elapsed().as_secs_f64();
         let start = Instant::now();
         let renumbered = Renumbering::of(g, order)?;
         if let (Some(r), Some(p)) = (&renumbered, &processes) {
@@ -626,6 +633,7 @@ impl MultiGpu {
             parts.push(part);
         }
         let upload_seconds = start.elapsed().as_secs_f64();
+        let finishing = Instant::now();
         let info = parts
             .iter()
             .map(|p| {
@@ -671,9 +679,12 @@ impl MultiGpu {
             upload_seconds,
             upload_bytes,
             compile_seconds,
+            open_seconds,
+            finish_seconds: 0.0,
             notes,
         };
         mg.set_mode(o.mode)?;
+        mg.finish_seconds = finishing.elapsed().as_secs_f64();
         Ok(mg)
     }
 
