@@ -18,7 +18,7 @@ use chatty_algo::{tuning_override, Algorithm, Distances, Output, Params};
 use chatty_graph::{Graph, Progress, WeightType};
 
 use crate::driver::{ptr, Kernel};
-use crate::kernels::{arch_for, FUNCTIONS};
+use crate::kernels::FUNCTIONS;
 use crate::transfer::ReadyArray;
 use crate::{Check, GpuError, Result};
 
@@ -97,7 +97,7 @@ impl Gpu {
         let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).check("querying SMs")?;
         let l2_bytes = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE).check("querying the L2 size")?;
         let name = ctx.name().check("querying the device name")?;
-        let (ptx, compile_seconds) = crate::kernels::ptx_for(arch_for(major, minor))?;
+        let (ptx, compile_seconds) = crate::kernels::kernels_for(major, minor)?;
         let module = ctx.load_module(ptx).check("loading the kernels")?;
         let mut functions = HashMap::new();
         for f in FUNCTIONS {
