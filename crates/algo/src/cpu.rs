@@ -104,4 +104,8 @@ impl Engine for CpuEngine {
     fn reference_graph(&self) -> Result<HostGraph<'_>> {
         Ok(HostGraph::Borrowed(&self.graph))
     }
+
+    fn host_graph_mut(&mut self) -> Option<&mut Graph> {
+        Some(&mut self.graph)
+    }
 }

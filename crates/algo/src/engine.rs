@@ -147,6 +147,12 @@ pub trait Engine: Sync {
     fn detail(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
+    /// The graph in host memory the engine runs on, where it holds one (CPU, GPU): the
+    /// harness builds the in-edges a kernel reads there before [`Engine::prepare`], so
+    /// that their time is reported alike for every engine.
+    fn host_graph_mut(&mut self) -> Option<&mut Graph> {
+        None
+    }
     /// Notes for the user gathered since the last call (a fallback taken, a
     /// measurement made); the front end prints them.
     fn take_notes(&mut self) -> Vec<String> {

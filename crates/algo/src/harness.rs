@@ -56,6 +56,9 @@ pub struct Report {
     pub breakdowns: Vec<Breakdown>,
     /// Seconds readying the engine for the kernel (uploads, transposes), once.
     pub prepare_seconds: f64,
+    /// Of those, seconds building the in-edges the kernel reads, which the graph's
+    /// file did not store (`chatty convert --transpose` stores them).
+    pub in_edges_seconds: f64,
     /// Seconds of the untimed first trial (0 where the engine needs none).
     pub warm_up_seconds: f64,
     /// The last trial (its output is the run's answer).
@@ -68,6 +71,19 @@ pub struct Report {
     pub edges_traversed: u64,
     /// The engine's configuration and the last trial's figures.
     pub detail: Value,
+}
+
+/// Builds the in-edges `alg` reads in the engine's host graph where it has none yet,
+/// returning the seconds it took (0 when stored, not needed, or no host graph).
+fn build_in_edges(engine: &mut dyn Engine, alg: Algorithm) -> Result<f64> {
+    match engine.host_graph_mut() {
+        Some(g) if alg.wants_in_edges() && g.is_directed() && g.transpose_if_built().is_none() => {
+            let building = Instant::now();
+            g.build_in_edges().map_err(crate::Error::engine)?;
+            Ok(building.elapsed().as_secs_f64())
+        }
+        _ => Ok(0.0),
+    }
 }
 
 /// Runs `opts.trials` trials of `alg` on `engine`, calling `on_trial` after each.
@@ -85,6 +101,7 @@ pub fn run_with_progress(
     mut on_trial: impl FnMut(TrialEvent),
 ) -> Result<Report> {
     let preparing = Instant::now();
+    let in_edges_seconds = build_in_edges(engine, alg)?;
     engine.prepare(alg)?;
     let prepare_seconds = preparing.elapsed().as_secs_f64();
     let graph = engine.graph_info();
@@ -202,6 +219,7 @@ pub fn run_with_progress(
         end_to_end_seconds,
         breakdowns,
         prepare_seconds,
+        in_edges_seconds,
         warm_up_seconds,
         last,
         verification,
@@ -332,6 +350,7 @@ impl Report {
                 o
             }).collect::<Vec<_>>(),
             "prepare_seconds": self.prepare_seconds,
+            "in_edges_seconds": self.in_edges_seconds,
             "warm_up_seconds": self.warm_up_seconds,
             "average_seconds": self.average_seconds(),
             "iterations": self.last.iterations,

@@ -62,6 +62,28 @@ fn generate_convert_info_round_trip() {
     );
 }
 
+/// The in-edges a kernel reads are built once per run when the file does not store
+/// them, and the report says how long that took, whatever the engine.
+#[test]
+fn the_report_times_the_in_edges_built_for_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let plain = d.path().join("plain.cgr");
+    let stored = d.path().join("stored.cgr");
+    assert!(chatty(&["generate", "rmat", "-s", "12", "-e", "8", "-o", plain.to_str().unwrap(), "-q"]).status.success());
+    assert!(chatty(&["convert", plain.to_str().unwrap(), "-o", stored.to_str().unwrap(), "--transpose", "-q"]).status.success());
+    let in_edges = |g: &std::path::Path, alg: &str| {
+        let o = chatty(&["run", alg, g.to_str().unwrap(), "-n", "1", "--json"]);
+        assert!(o.status.success(), "{}", text(&o));
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let s = j["in_edges_seconds"].as_f64().expect("in_edges_seconds");
+        assert!(s <= j["prepare_seconds"].as_f64().unwrap(), "{j}");
+        s
+    };
+    assert!(in_edges(&plain, "pr") > 0.0, "pr pulls over in-edges the file lacks");
+    assert_eq!(in_edges(&stored, "pr"), 0.0, "stored in the file");
+    assert_eq!(in_edges(&plain, "sssp"), 0.0, "sssp reads out-edges only");
+}
+
 #[test]
 fn run_prints_gapbs_lines_json_and_output_files() {
     let d = tempfile::tempdir().unwrap();

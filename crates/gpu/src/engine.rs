@@ -16,8 +16,6 @@ use crate::{Check, GpuError};
 pub struct GpuEngine {
     graph: Graph,
     devices: Devices,
-    /// Seconds the last `prepare` spent building the in-edges (0 when stored).
-    in_edges_seconds: f64,
 }
 
 enum Devices {
@@ -120,16 +118,12 @@ impl GpuEngine {
     /// graph's own).
     pub fn one(gpu: Gpu, graph: Graph, order: Order) -> GpuEngine {
         let order = if order == Order::Auto { Order::Natural } else { order };
-        GpuEngine { graph, devices: Devices::One { gpu, device: None, order, new_id: None, reorder_seconds: 0.0 }, in_edges_seconds: 0.0 }
+        GpuEngine { graph, devices: Devices::One { gpu, device: None, order, new_id: None, reorder_seconds: 0.0 } }
     }
 
     /// The multi-GPU engine over `graph` on `options.devices` (opened by [`Engine::prepare`]).
     pub fn several(graph: Graph, options: MultiOptions) -> GpuEngine {
-        GpuEngine {
-            graph,
-            devices: Devices::Several { options, engine: None, prepared: None, notes: Vec::new(), bc: Vec::new() },
-            in_edges_seconds: 0.0,
-        }
+        GpuEngine { graph, devices: Devices::Several { options, engine: None, prepared: None, notes: Vec::new(), bc: Vec::new() } }
     }
 
     /// The host graph.
@@ -232,11 +226,9 @@ impl Engine for GpuEngine {
         let had_in_edges = self.graph.transpose_if_built().is_some();
         let multi = matches!(self.devices, Devices::Several { .. });
         // The multi-GPU WCC reads edges both ways.
-        let building = std::time::Instant::now();
         if alg.wants_in_edges() || (multi && alg == Algorithm::Wcc) {
             self.graph.build_in_edges().map_err(Error::engine)?;
         }
-        self.in_edges_seconds = building.elapsed().as_secs_f64();
         if alg == Algorithm::Sssp {
             sssp::check_weights(&self.graph)?;
         }
@@ -399,11 +391,11 @@ impl Engine for GpuEngine {
     }
 
     fn detail(&self) -> serde_json::Value {
-        let mut detail = self.devices_detail();
-        if let Some(d) = detail.as_object_mut() {
-            d.insert("in_edges_seconds".into(), self.in_edges_seconds.into());
-        }
-        detail
+        self.devices_detail()
+    }
+
+    fn host_graph_mut(&mut self) -> Option<&mut Graph> {
+        Some(&mut self.graph)
     }
 
     fn take_notes(&mut self) -> Vec<String> {
