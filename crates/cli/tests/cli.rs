@@ -424,9 +424,13 @@ fn multi_gpu_report_makes_tables_and_charts_from_rows() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("| g | pr | 10.000 | 6.000 | 1.67x | p2p threads none | 5.800 | 1.03 | 4.000 | 2.50x |"), "{out}");
     assert!(out.contains("p2p 20x 0.00 MB"), "{out}");
-    for chart in ["scaling.svg", "modes.svg"] {
-        assert!(std::fs::read_to_string(charts.join(chart)).unwrap().starts_with("<svg"), "{chart}");
+    // One chart per kernel, so that each reads at page width.
+    for chart in ["scaling-pr.svg", "modes-pr.svg"] {
+        let svg = std::fs::read_to_string(charts.join(chart)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("width=\"800\""), "{chart}");
+        assert!(svg.contains("\ng\n</text>"), "{chart}: the graph names the group");
     }
+    assert_eq!(std::fs::read_dir(&charts).unwrap().count(), 2, "no chart of other kernels");
     std::fs::write(&file, "{not json").unwrap();
     fails(&["bench", "multi-gpu-report", file.to_str().unwrap()], "not a bench multi-gpu row");
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{load_graph, median};
 use crate::args::{MultiGpuBenchArgs, MultiGpuReportArgs, Reorder};
-use crate::chart::bar_chart;
+use crate::chart::speedup_chart;
 use crate::progress::Bar;
 
 /// One configuration's result.
@@ -267,7 +267,7 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
             100.0 * auto.communicated as f64 / auto.updated.max(1) as f64,
             verification
         );
-        categories.push(format!("{} {}", key.0, key.1));
+        categories.push(key.clone());
         scaling[0].1.push(base / auto.seconds);
         scaling[1].1.push(base / best.seconds);
         scaling[2].1.push(async_best.map_or(f64::NAN, |r| base / r.seconds));
@@ -329,30 +329,36 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
             );
         }
     }
-    if scaling[2].1.iter().all(|x| x.is_nan()) {
-        scaling.pop();
-    }
     if let Some(dir) = &a.charts {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let gpus = rows.iter().map(|r| r.gpus).max().unwrap_or(2);
-        // A few outliers (a slow single-GPU run) would flatten every other bar.
-        const CAP: f64 = 4.0;
-        let capped = scaling.iter().any(|(_, v)| v.iter().any(|&x| x > CAP));
-        let scaling: Vec<(String, Vec<f64>)> =
-            scaling.into_iter().map(|(n, v)| (n, v.into_iter().map(|x| if x > CAP { CAP } else { x }).collect())).collect();
-        let title = format!("Speedup of {gpus} GPUs over one{}", if capped { " (bars capped at 4x; see the table)" } else { "" });
-        bar_chart(&dir.join("scaling.svg"), &title, "speedup over 1 GPU", &categories, &scaling, Some(1.0))?;
-        let all_categories: Vec<String> =
-            keys.iter().filter(|k| one(k).is_some() && select(&rows, k).any(|r| r.gpus > 1)).map(|k| format!("{} {}", k.0, k.1)).collect();
-        bar_chart(
-            &dir.join("modes.svg"),
-            "Speedup by transport (threads control)",
-            "speedup over 1 GPU",
-            &all_categories,
-            &per_mode,
-            Some(1.0),
-        )?;
+        charts_per_kernel(dir, "scaling", &format!("{gpus} GPUs over one"), &categories, &scaling)?;
+        let mode_categories: Vec<(String, String)> =
+            keys.iter().filter(|k| one(k).is_some() && select(&rows, k).any(|r| r.gpus > 1)).cloned().collect();
+        charts_per_kernel(dir, "modes", "Each transport (threads control)", &mode_categories, &per_mode)?;
         eprintln!("charts: {}", Path::new(dir).display());
     }
     Ok(0)
+}
+
+/// One speedup chart per kernel, `DIR/STEM-KERNEL.svg`, its graphs the groups:
+/// every (graph, kernel) pair in one chart was unreadable at page width.
+fn charts_per_kernel(dir: &Path, stem: &str, title: &str, categories: &[(String, String)], series: &[(String, Vec<f64>)]) -> Result<()> {
+    let mut kernels: Vec<&str> = Vec::new();
+    for (_, kernel) in categories {
+        if !kernels.contains(&kernel.as_str()) {
+            kernels.push(kernel);
+        }
+    }
+    for kernel in kernels {
+        let at: Vec<usize> = (0..categories.len()).filter(|&i| categories[i].1 == kernel).collect();
+        let graphs: Vec<String> = at.iter().map(|&i| categories[i].0.clone()).collect();
+        let values: Vec<(String, Vec<f64>)> = series
+            .iter()
+            .map(|(name, v)| (name.clone(), at.iter().map(|&i| v[i]).collect::<Vec<f64>>()))
+            .filter(|(_, v)| v.iter().any(|x| x.is_finite()))
+            .collect();
+        speedup_chart(&dir.join(format!("{stem}-{kernel}.svg")), &format!("{title}: {kernel}"), "speedup over 1 GPU", &graphs, &values)?;
+    }
+    Ok(())
 }
