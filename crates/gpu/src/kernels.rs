@@ -93,7 +93,7 @@ pub(crate) fn compile_cubin(arch: &str) -> Result<Vec<u8>> {
     let prog = result::create_program(&src, None).map_err(|e| failed("creating the program", e))?;
     let options: Vec<String> = std::iter::once(format!("--gpu-architecture={arch}")).chain(OPTIONS.iter().map(|o| o.to_string())).collect();
     // SAFETY: `prog` is live until destroyed below; the CUBIN buffer is sized by NVRTC.
-    let cubin = unsafe {
+    unsafe {
         let compiled = result::compile_program(prog, &options).map_err(|e| {
             let log = result::get_program_log(prog).unwrap_or_default();
             let log = std::ffi::CStr::from_ptr(log.as_ptr()).to_string_lossy().into_owned();
@@ -108,8 +108,7 @@ pub(crate) fn compile_cubin(arch: &str) -> Result<Vec<u8>> {
         });
         let _ = result::destroy_program(prog);
         cubin
-    };
-    cubin
+    }
 }
 
 /// Compiled kernels, as the driver takes them.
