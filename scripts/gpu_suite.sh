@@ -28,6 +28,9 @@ fails=0
 correctness() {
     echo "== correctness (Rust): every kernel on every dataset and generated graphs, GPU vs CPU references"
     if [ -n "${GPU_TEST:-}" ]; then
+        # A crash attaches this debugger to print every thread's stack (report_crashes).
+        CHATTY_CRASH_DEBUGGER=${CHATTY_CRASH_DEBUGGER:-$(command -v cuda-gdb || command -v gdb)}
+        export CHATTY_CRASH_DEBUGGER
         # --nocapture names the graph each multi-GPU check is on, so a crash says where;
         # a death by signal (status over 128) is reported as such.
         CHATTY_DATASETS=$DATASETS "$GPU_TEST" --nocapture --test-threads 1 > "$OUT/gpu-test.log" 2>&1

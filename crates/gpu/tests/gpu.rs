@@ -34,27 +34,79 @@ fn nccl_environment_is_safe() {
 }
 
 /// A crash inside a driver call or the engine prints its stack (raw addresses, for
-/// `addr2line -e` with this binary) before the process dies: the GPU machine has no
-/// debugger, and a segfault was once seen in the multi-GPU check.
+/// `addr2line -e` with this binary) and the faulting address before the process dies.
+/// With `CHATTY_CRASH_DEBUGGER` naming a gdb (the GPU machine has `cuda-gdb`), that
+/// debugger is then attached to print every thread's stack: the multi-GPU check's
+/// intermittent segfault happens in a thread of libcuda's own, so the other threads
+/// are where its cause shows (docs/benchmarks/wall-time.md).
 fn report_crashes() {
+    use std::ffi::CString;
+    use std::sync::OnceLock;
     extern "C" {
         fn backtrace(frames: *mut *mut libc::c_void, size: i32) -> i32;
         fn backtrace_symbols_fd(frames: *const *mut libc::c_void, size: i32, fd: i32);
     }
-    extern "C" fn on_crash(signal: i32) {
+    /// The debugger's command line, made before any crash: the handler may not allocate.
+    struct Debugger {
+        args: Vec<CString>,
+        argv: Vec<*const libc::c_char>,
+    }
+    // SAFETY: written once before the handler is installed, then only read.
+    unsafe impl Send for Debugger {}
+    unsafe impl Sync for Debugger {}
+    static DEBUGGER: OnceLock<Option<Debugger>> = OnceLock::new();
+    DEBUGGER.get_or_init(|| {
+        let path = std::env::var("CHATTY_CRASH_DEBUGGER").ok()?;
+        let pid = std::process::id().to_string();
+        let args: Vec<CString> = [path.as_str(), "-q", "-batch", "-p", &pid, "-ex", "info threads", "-ex", "thread apply all bt 25"]
+            .iter()
+            .map(|a| CString::new(*a).expect("no NUL in the debugger's arguments"))
+            .collect();
+        let argv = args.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
+        // SAFETY: lets any process of this user trace this one (Yama), nothing else.
+        unsafe { libc::prctl(libc::PR_SET_PTRACER, libc::PR_SET_PTRACER_ANY) };
+        Some(Debugger { args, argv })
+    });
+    extern "C" fn on_crash(signal: i32, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
         let mut frames = [std::ptr::null_mut(); 64];
-        // SAFETY: glibc's backtrace writes at most 64 frames; the default action is
-        // restored before the signal is raised again, so the process still dies by it.
+        // SAFETY: glibc's backtrace writes at most 64 frames; the address line is
+        // formatted on the stack; fork, execv, waitpid and write are async-signal-safe;
+        // the default action is restored before the signal is raised again, so the
+        // process still dies by it.
         unsafe {
+            let mut line = *b"fault address 0x0000000000000000\n";
+            let address = (*info).si_addr() as usize;
+            for (i, c) in line[16..32].iter_mut().enumerate() {
+                *c = b"0123456789abcdef"[(address >> (60 - 4 * i)) & 15];
+            }
+            libc::write(2, line.as_ptr().cast(), line.len());
             let n = backtrace(frames.as_mut_ptr(), 64);
             backtrace_symbols_fd(frames.as_ptr(), n, 2);
+            if let Some(Some(d)) = DEBUGGER.get() {
+                match libc::fork() {
+                    0 => {
+                        libc::execv(d.args[0].as_ptr(), d.argv.as_ptr());
+                        libc::_exit(127);
+                    }
+                    child if child > 0 => {
+                        libc::waitpid(child, std::ptr::null_mut(), 0);
+                    }
+                    _ => {}
+                }
+            }
             libc::signal(signal, libc::SIG_DFL);
             libc::raise(signal);
         }
     }
     for signal in [libc::SIGSEGV, libc::SIGBUS] {
-        // SAFETY: installs a handler that only writes to standard error and re-raises.
-        unsafe { libc::signal(signal, on_crash as extern "C" fn(i32) as libc::sighandler_t) };
+        // SAFETY: installs a handler that only formats on the stack, writes to
+        // standard error, runs the debugger and re-raises.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_crash as extern "C" fn(i32, *mut libc::siginfo_t, *mut libc::c_void) as libc::sighandler_t;
+            action.sa_flags = libc::SA_SIGINFO;
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
     }
 }
 
