@@ -122,26 +122,23 @@ pub fn build_adjacency<S: EdgeSource>(source: &S, opts: BuildOptions, progress: 
     let mut weights = if weighted { vec![0u32; m] } else { Vec::new() };
     {
         let (cur, t_out, w_out) = (Scatter(cursor.as_mut_ptr()), Scatter(targets.as_mut_ptr()), Scatter(weights.as_mut_ptr()));
-        by_source(
-            source,
-            opts,
-            n,
-            progress,
-            |u, v, w| (u, v, w),
-            |(u, v, w)| {
-                // SAFETY: u's cursor is touched only by the task owning u's range, and the
-                // slots it hands out lie in u's range of the output, sized by the count.
-                unsafe {
-                    let c = cur.get_mut(u as usize);
-                    let slot = *c as usize;
-                    *c += 1;
-                    t_out.write(slot, v);
-                    if weighted {
-                        w_out.write(slot, w);
-                    }
-                }
-            },
-        );
+        // SAFETY: u's cursor is touched only by the task owning u's range, and the
+        // slots it hands out lie in u's range of the output, sized by the count.
+        let place = |u: u32, v: u32, w: Option<u32>| unsafe {
+            let c = cur.get_mut(u as usize);
+            let slot = *c as usize;
+            *c += 1;
+            t_out.write(slot, v);
+            if let Some(w) = w {
+                w_out.write(slot, w);
+            }
+        };
+        // Unweighted edges are staged without a weight word: 8 bytes, not 12.
+        if weighted {
+            by_source(source, opts, n, progress, |u, v, w| (u, v, w), |(u, v, w)| place(u, v, Some(w)));
+        } else {
+            by_source(source, opts, n, progress, |u, v, _| (u, v), |(u, v)| place(u, v, None));
+        }
     }
     drop(cursor);
 
