@@ -309,6 +309,11 @@ impl DeviceGraph {
         self.inc.as_ref().unwrap_or(&self.out)
     }
 
+    /// Whether the in-edges of a directed graph were uploaded.
+    pub(crate) fn has_in_edges(&self) -> bool {
+        self.inc.is_some()
+    }
+
     fn pull_graph(&self) -> PullGraph<'_> {
         let inc = self.in_edges();
         PullGraph {

@@ -223,7 +223,6 @@ impl Engine for GpuEngine {
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<(), Error> {
-        let had_in_edges = self.graph.transpose_if_built().is_some();
         let multi = matches!(self.devices, Devices::Several { .. });
         // The multi-GPU WCC reads edges both ways.
         if alg.wants_in_edges() || (multi && alg == Algorithm::Wcc) {
@@ -234,7 +233,10 @@ impl Engine for GpuEngine {
         }
         match &mut self.devices {
             Devices::One { gpu, device, order, new_id, reorder_seconds } => {
-                if device.is_none() || self.graph.transpose_if_built().is_some() != had_in_edges {
+                // Upload again where the host graph has gained in-edges since (built for
+                // this kernel, here or by the harness).
+                let has_in_edges = self.graph.is_directed() && self.graph.transpose_if_built().is_some();
+                if device.as_ref().is_none_or(|d| d.has_in_edges() != has_in_edges) {
                     *device = None; // free the old copy first
                     let renumbered = Renumbering::of(&self.graph, *order).map_err(Error::engine)?;
                     let graph = renumbered.as_ref().map_or(&self.graph, |r| &r.graph);
