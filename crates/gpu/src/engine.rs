@@ -149,45 +149,6 @@ impl GpuEngine {
         *options = MultiOptions { control, comm, mode, ..options.clone() };
         Ok(())
     }
-
-    /// The figures of the devices' preparation (the report's `detail`).
-    fn devices_detail(&self) -> serde_json::Value {
-        match &self.devices {
-            Devices::One { gpu, device, order, reorder_seconds, .. } => {
-                let (upload_seconds, upload_bytes) = device.as_ref().map_or((0.0, 0), |d| (d.upload_seconds, d.upload_bytes));
-                let (edges_seconds, host_copy_seconds) = device.as_ref().map_or((0.0, 0.0), |d| (d.edges_seconds, d.host_copy_seconds));
-                serde_json::json!({
-                    "reorder": order.name(),
-                    "reorder_seconds": reorder_seconds,
-                    "upload_seconds": upload_seconds,
-                    "upload_bytes": upload_bytes,
-                    "upload_gb_per_s": gb_per_s(upload_bytes, upload_seconds),
-                    "upload_edges_seconds": edges_seconds,
-                    "upload_host_copy_seconds": host_copy_seconds,
-                    "compile_seconds": gpu.compile_seconds,
-                })
-            }
-            Devices::Several { engine: None, .. } => serde_json::Value::Null,
-            Devices::Several { options: o, engine: Some(mg), .. } => serde_json::json!({
-                "split_seconds": mg.split_seconds,
-                "upload_seconds": mg.upload_seconds,
-                "upload_bytes": mg.upload_bytes,
-                "upload_gb_per_s": gb_per_s(mg.upload_bytes, mg.upload_seconds),
-                "compile_seconds": mg.compile_seconds,
-                "open_seconds": mg.open_seconds,
-                "finish_seconds": mg.finish_seconds,
-                "gpus": mg.info.len(),
-                "processes": o.processes.as_ref().map_or(1, |p| p.0.size()),
-                "control": mg.control().name(),
-                "comm": o.comm.name(),
-                "mode": mg.mode().name(),
-                "calibrated": mg.calibrated(),
-                "reorder": mg.order().name(),
-                "parts": mg.info.iter().map(|p| serde_json::json!({"device": p.device, "lo": p.lo, "hi": p.hi, "edges": p.edges, "boundary": p.boundary})).collect::<Vec<_>>(),
-                "notes": mg.notes,
-            }),
-        }
-    }
 }
 
 /// Near-far's Δ on the GPU, from the mean weight w and mean degree d. A GPU step costs
@@ -393,7 +354,41 @@ impl Engine for GpuEngine {
     }
 
     fn detail(&self) -> serde_json::Value {
-        self.devices_detail()
+        match &self.devices {
+            Devices::One { gpu, device, order, reorder_seconds, .. } => {
+                let (upload_seconds, upload_bytes) = device.as_ref().map_or((0.0, 0), |d| (d.upload_seconds, d.upload_bytes));
+                let (edges_seconds, host_copy_seconds) = device.as_ref().map_or((0.0, 0.0), |d| (d.edges_seconds, d.host_copy_seconds));
+                serde_json::json!({
+                    "reorder": order.name(),
+                    "reorder_seconds": reorder_seconds,
+                    "upload_seconds": upload_seconds,
+                    "upload_bytes": upload_bytes,
+                    "upload_gb_per_s": gb_per_s(upload_bytes, upload_seconds),
+                    "upload_edges_seconds": edges_seconds,
+                    "upload_host_copy_seconds": host_copy_seconds,
+                    "compile_seconds": gpu.compile_seconds,
+                })
+            }
+            Devices::Several { engine: None, .. } => serde_json::Value::Null,
+            Devices::Several { options: o, engine: Some(mg), .. } => serde_json::json!({
+                "split_seconds": mg.split_seconds,
+                "upload_seconds": mg.upload_seconds,
+                "upload_bytes": mg.upload_bytes,
+                "upload_gb_per_s": gb_per_s(mg.upload_bytes, mg.upload_seconds),
+                "compile_seconds": mg.compile_seconds,
+                "open_seconds": mg.open_seconds,
+                "finish_seconds": mg.finish_seconds,
+                "gpus": mg.info.len(),
+                "processes": o.processes.as_ref().map_or(1, |p| p.0.size()),
+                "control": mg.control().name(),
+                "comm": o.comm.name(),
+                "mode": mg.mode().name(),
+                "calibrated": mg.calibrated(),
+                "reorder": mg.order().name(),
+                "parts": mg.info.iter().map(|p| serde_json::json!({"device": p.device, "lo": p.lo, "hi": p.hi, "edges": p.edges, "boundary": p.boundary})).collect::<Vec<_>>(),
+                "notes": mg.notes,
+            }),
+        }
     }
 
     fn host_graph_mut(&mut self) -> Option<&mut Graph> {
