@@ -74,7 +74,7 @@ impl Gpu {
         if ordinal >= count.max(0) as usize {
             return Err(GpuError::Unsupported(format!("GPU {ordinal} does not exist ({count} found)")));
         }
-        let ctx = CudaContext::new(ordinal).check("creating a context")?;
+        let ctx = chatty_comm::topology::primary_context(ordinal).check("creating a context")?;
         // One stream, in order: cudarc's per-buffer event tracking is not needed.
         // SAFETY: no other stream of this context touches our buffers.
         unsafe { ctx.disable_event_tracking() };
@@ -83,11 +83,14 @@ impl Gpu {
         let stream = ctx.new_stream().check("creating a stream")?;
         // cudarc allocates from the stream-ordered pool, which by default returns its
         // memory to the OS at every synchronisation: each trial would map its arrays
-        // afresh. Keep it.
+        // afresh. Keep it. The context outlives engines, so what an earlier engine of
+        // this process freed into the pool goes back first (only unused memory is
+        // trimmed): the free memory measured below is then the device's.
         // SAFETY: plain driver calls on this context's device; results are checked.
         unsafe {
             let mut pool = std::ptr::null_mut();
             sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()).result().check("getting the memory pool")?;
+            sys::cuMemPoolTrimTo(pool, 0).result().check("trimming the memory pool")?;
             let mut keep = u64::MAX;
             sys::cuMemPoolSetAttribute(pool, sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, (&mut keep as *mut u64).cast())
                 .result()
