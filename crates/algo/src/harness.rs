@@ -278,8 +278,12 @@ pub const SOURCES_LISTED: usize = 1000;
 pub struct Context<'a> {
     /// The graph's path as the user gave it.
     pub path: &'a str,
-    /// Seconds to load (and convert) the graph.
+    /// Seconds to load (and convert) the graph and open the engine (a GPU's context
+    /// and kernels; several GPUs open in `prepare`).
     pub load_seconds: f64,
+    /// Seconds from the command's start to this report, when there is a command:
+    /// with the exit, all a user waits for.
+    pub elapsed_seconds: Option<f64>,
     /// The commit the binary was built from.
     pub commit: &'a str,
     /// How many of the largest values or components the `result` lists.
@@ -340,6 +344,7 @@ impl Report {
                 "direction": p.direction.name(),
             },
             "load_seconds": ctx.load_seconds,
+            "elapsed_seconds": ctx.elapsed_seconds,
             "trial_seconds": self.trial_seconds,
             "trial_timing": self.engine.trial_timing,
             "end_to_end_seconds": self.end_to_end_seconds,

@@ -6,9 +6,21 @@ mod chart;
 mod cmd;
 mod progress;
 
+use std::sync::OnceLock;
+use std::time::Instant;
+
 use clap::Parser;
 
+/// When the command started: reports count the seconds a user has waited from here.
+static STARTED: OnceLock<Instant> = OnceLock::new();
+
+/// Seconds since the command started.
+fn elapsed_seconds() -> f64 {
+    STARTED.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
 fn main() {
+    STARTED.get_or_init(Instant::now);
     // Like other Unix tools, end quietly when the reader of our output goes away
     // (`chatty run ... | head`), instead of panicking in println!.
     // SAFETY: restoring the default disposition of one signal, before any thread starts.

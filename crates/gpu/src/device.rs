@@ -52,6 +52,9 @@ pub struct Gpu {
     /// Seconds NVRTC took to compile the kernels for this open (0 when this process
     /// had compiled them already).
     pub compile_seconds: f64,
+    /// Seconds this open took: the driver's start, the context, the stream, the
+    /// kernels (`compile_seconds` included).
+    pub open_seconds: f64,
 }
 
 impl Gpu {
@@ -66,6 +69,7 @@ impl Gpu {
 
     /// Opens device `ordinal` and compiles the kernels for its architecture.
     pub fn open(ordinal: usize) -> Result<Gpu> {
+        let opening = Instant::now();
         // SAFETY: only probes whether the shared library can be opened.
         if !unsafe { sys::is_culib_present() } {
             return Err(GpuError::NoDriver);
@@ -118,6 +122,7 @@ impl Gpu {
             free_at_open: free as u64,
             staging: Default::default(),
             compile_seconds,
+            open_seconds: opening.elapsed().as_secs_f64(),
         })
     }
 

@@ -367,6 +367,7 @@ impl Engine for GpuEngine {
                     "upload_edges_seconds": edges_seconds,
                     "upload_host_copy_seconds": host_copy_seconds,
                     "compile_seconds": gpu.compile_seconds,
+                    "open_seconds": gpu.open_seconds,
                 })
             }
             Devices::Several { engine: None, .. } => serde_json::Value::Null,
