@@ -439,7 +439,7 @@ fn run<'py>(
                 let e = holder.engine().expect("engine_for made an engine");
                 let opts = harness::Options { trials: 1, verify: false, against: None };
                 let report = harness::run(e, alg, &p, &opts, |_| {}).map_err(|e| e.to_string())?;
-                let ctx = harness::Context { path: &graph.path, load_seconds: 0.0, elapsed_seconds: None, commit: env!("CARGO_PKG_VERSION"), top, id_base: 0 };
+                let ctx = harness::Context { path: &graph.path, load_seconds: 0.0, started: None, commit: env!("CARGO_PKG_VERSION"), top, id_base: 0 };
                 let json = report.json(&ctx).to_string();
                 Ok((report, json))
             };

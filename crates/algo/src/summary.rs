@@ -1,9 +1,11 @@
 //! A kernel's answer in a few figures: what `chatty run` prints and the report's
 //! `result` carries, the same for every engine.
 
-use std::collections::HashMap;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::{bfs, Distances, Output};
@@ -48,53 +50,132 @@ pub enum Summary {
     },
 }
 
+/// Vertices per parallel piece of a summary: fixed, so sums come out the same
+/// whatever the thread count.
+const CHUNK: usize = 1 << 16;
+
 impl Output {
-    /// The summary, with the `k` largest values or components.
+    /// The summary, with the `k` largest values or components. Parallel, and in one
+    /// pass with no vertex-sized copy: on 16.7M vertices the sequential version
+    /// (every vertex's pair sorted for the top, every label hashed) took 0.4 s of a
+    /// 1.7 s PageRank command on the GPU host.
     pub fn summary(&self, k: usize) -> Summary {
         match self {
             Output::Depths(d) => {
-                let mut histogram = Vec::new();
-                for &x in d.iter().filter(|&&x| x != bfs::UNREACHED) {
-                    if histogram.len() <= x as usize {
-                        histogram.resize(x as usize + 1, 0);
+                let histogram = (d.par_chunks(CHUNK).map(|d| {
+                    let mut histogram: Vec<u64> = Vec::new();
+                    for &x in d.iter().filter(|&&x| x != bfs::UNREACHED) {
+                        if histogram.len() <= x as usize {
+                            histogram.resize(x as usize + 1, 0);
+                        }
+                        histogram[x as usize] += 1;
                     }
-                    histogram[x as usize] += 1;
-                }
+                    histogram
+                }))
+                .reduce(Vec::new, |mut a, b| {
+                    if a.len() < b.len() {
+                        a.resize(b.len(), 0);
+                    }
+                    a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
+                    a
+                });
                 Summary::Depths { reached: histogram.iter().sum(), max_depth: histogram.len().saturating_sub(1) as u32, histogram }
             }
             Output::Distances(d) => {
-                let finite: Vec<f64> = match d {
-                    Distances::Int(d) => d.iter().filter(|&&x| x != u64::MAX).map(|&x| x as f64).collect(),
-                    Distances::Float(d) => d.iter().copied().filter(|x| x.is_finite()).collect(),
+                // (reached, max, sum) of the finite distances.
+                let finite =
+                    |xs: &mut dyn Iterator<Item = f64>| xs.fold((0u64, 0.0f64, 0.0), |(n, max, sum), x| (n + 1, max.max(x), sum + x));
+                let parts: Vec<(u64, f64, f64)> = match d {
+                    Distances::Int(d) => {
+                        d.par_chunks(CHUNK).map(|d| finite(&mut d.iter().filter(|&&x| x != u64::MAX).map(|&x| x as f64))).collect()
+                    }
+                    Distances::Float(d) => d.par_chunks(CHUNK).map(|d| finite(&mut d.iter().copied().filter(|x| x.is_finite()))).collect(),
                 };
-                let max = finite.iter().copied().fold(0.0, f64::max);
-                let mean = if finite.is_empty() { 0.0 } else { finite.iter().sum::<f64>() / finite.len() as f64 };
-                Summary::Distances { reached: finite.len() as u64, max, mean }
+                let (reached, max, sum) =
+                    parts.iter().fold((0, 0.0f64, 0.0), |(n, max, sum), &(pn, pmax, psum)| (n + pn, max.max(pmax), sum + psum));
+                Summary::Distances { reached, max, mean: if reached == 0 { 0.0 } else { sum / reached as f64 } }
             }
             Output::Labels(l) => {
-                let mut sizes: HashMap<u32, u64> = HashMap::new();
-                for &c in l {
-                    *sizes.entry(c).or_default() += 1;
+                // The components' sizes, the `k` largest kept as they stream past.
+                let components = |count: usize, sizes: &mut dyn Iterator<Item = (u32, u64)>| {
+                    let largest = largest(sizes.map(|(c, s)| (s, Reverse(c))), k);
+                    Summary::Components { count: count as u64, largest: largest.into_iter().map(|(s, Reverse(c))| (c, s)).collect() }
+                };
+                match l.iter().max() {
+                    // Labels are vertex ids (each component's smallest member): counted
+                    // in an array, not hashed.
+                    Some(&max) if (max as usize) < l.len() => {
+                        let mut sizes = vec![0u32; max as usize + 1];
+                        l.iter().for_each(|&c| sizes[c as usize] += 1);
+                        let count = sizes.iter().filter(|&&s| s > 0).count();
+                        components(count, &mut sizes.iter().enumerate().filter(|&(_, &s)| s > 0).map(|(c, &s)| (c as u32, s as u64)))
+                    }
+                    _ => {
+                        let mut sizes: HashMap<u32, u64> = HashMap::new();
+                        l.iter().for_each(|&c| *sizes.entry(c).or_default() += 1);
+                        components(sizes.len(), &mut sizes.into_iter())
+                    }
                 }
-                let count = sizes.len() as u64;
-                let mut largest: Vec<(u32, u64)> = sizes.into_iter().collect();
-                largest.sort_unstable_by_key(|&(c, s)| (std::cmp::Reverse(s), c));
-                largest.truncate(k);
-                Summary::Components { count, largest }
             }
             Output::Values(v) => {
-                let mut top: Vec<(u32, f64)> = v.iter().enumerate().map(|(i, &x)| (i as u32, x)).collect();
-                let k = k.min(top.len());
-                if k > 0 {
-                    top.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                let parts: Vec<(f64, f64, Vec<(Total, Reverse<u32>)>)> = (v.par_chunks(CHUNK).enumerate())
+                    .map(|(i, v)| {
+                        let ranked = v.iter().enumerate().map(|(j, &x)| (Total(x), Reverse((i * CHUNK + j) as u32)));
+                        // Folded from +0 (an empty `sum()` of floats is -0, shown as "-0.0").
+                        (v.iter().fold(0.0, |a, x| a + x), v.iter().fold(0.0, |a, x| a + x * x), largest(ranked, k))
+                    })
+                    .collect();
+                let top = largest(parts.iter().flat_map(|p| p.2.iter().copied()), k);
+                Summary::Values {
+                    sum: parts.iter().fold(0.0, |a, p| a + p.0),
+                    norm: parts.iter().fold(0.0, |a, p| a + p.1).sqrt(),
+                    top: top.into_iter().map(|(Total(x), Reverse(v))| (v, x)).collect(),
                 }
-                top.truncate(k);
-                top.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                // Folded from +0 (an empty `sum()` of floats is -0, shown as "-0.0").
-                Summary::Values { sum: v.iter().fold(0.0, |a, x| a + x), norm: v.iter().fold(0.0, |a, x| a + x * x).sqrt(), top }
             }
         }
     }
+}
+
+/// An f64 ordered by `total_cmp`, so values rank in a heap.
+#[derive(Copy, Clone, Debug)]
+struct Total(f64);
+
+impl PartialEq for Total {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+impl Eq for Total {}
+impl PartialOrd for Total {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Total {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// The `k` greatest items, greatest first, in one pass holding `k` of them: most
+/// items lose one comparison against the least kept.
+fn largest<T: Ord>(items: impl Iterator<Item = T>, k: usize) -> Vec<T> {
+    let mut kept: BinaryHeap<Reverse<T>> = BinaryHeap::with_capacity(k.saturating_add(1).min(1 << 20));
+    if k == 0 {
+        return Vec::new();
+    }
+    for item in items {
+        if kept.len() < k {
+            kept.push(Reverse(item));
+        } else if let Some(mut least) = kept.peek_mut() {
+            if item > least.0 {
+                *least = Reverse(item);
+            }
+        }
+    }
+    let mut kept: Vec<T> = kept.into_iter().map(|Reverse(t)| t).collect();
+    kept.sort_unstable_by(|a, b| b.cmp(a));
+    kept
 }
 
 impl Summary {
@@ -154,6 +235,89 @@ impl fmt::Display for Summary {
                 Some((v, x)) => write!(f, "Largest value:       {x:.6e} at vertex {v}"),
                 None => write!(f, "Largest value:       none (no vertices)"),
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The summary as first written: every vertex sorted or hashed, sequentially.
+    fn by_sorting(o: &Output, k: usize) -> Summary {
+        match o {
+            Output::Depths(d) => {
+                let reached: Vec<u32> = d.iter().copied().filter(|&x| x != bfs::UNREACHED).collect();
+                let max_depth = reached.iter().copied().max();
+                let mut histogram = vec![0; max_depth.map_or(0, |m| m as usize + 1)];
+                reached.iter().for_each(|&x| histogram[x as usize] += 1);
+                Summary::Depths { reached: reached.len() as u64, max_depth: max_depth.unwrap_or(0), histogram }
+            }
+            Output::Distances(Distances::Int(d)) => {
+                let finite: Vec<f64> = d.iter().filter(|&&x| x != u64::MAX).map(|&x| x as f64).collect();
+                let mean = if finite.is_empty() { 0.0 } else { finite.iter().sum::<f64>() / finite.len() as f64 };
+                Summary::Distances { reached: finite.len() as u64, max: finite.iter().copied().fold(0.0, f64::max), mean }
+            }
+            Output::Distances(Distances::Float(_)) => unreachable!("not generated"),
+            Output::Labels(l) => {
+                let mut sizes: HashMap<u32, u64> = HashMap::new();
+                l.iter().for_each(|&c| *sizes.entry(c).or_default() += 1);
+                let count = sizes.len() as u64;
+                let mut largest: Vec<(u32, u64)> = sizes.into_iter().collect();
+                largest.sort_unstable_by_key(|&(c, s)| (Reverse(s), c));
+                largest.truncate(k);
+                Summary::Components { count, largest }
+            }
+            Output::Values(v) => {
+                let mut top: Vec<(u32, f64)> = v.iter().enumerate().map(|(i, &x)| (i as u32, x)).collect();
+                top.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                top.truncate(k);
+                Summary::Values { sum: v.iter().sum(), norm: v.iter().map(|x| x * x).sum::<f64>().sqrt(), top }
+            }
+        }
+    }
+
+    /// Equal, floating-point totals within rounding (summed in another order).
+    fn assert_same(got: Summary, want: Summary) {
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        match (&got, &want) {
+            (Summary::Values { sum, norm, top }, Summary::Values { sum: s, norm: n, top: t }) => {
+                assert!(close(*sum, *s) && close(*norm, *n) && top == t, "{got:?} against {want:?}");
+            }
+            (Summary::Distances { reached, max, mean }, Summary::Distances { reached: r, max: m, mean: a }) => {
+                assert!(reached == r && max == m && close(*mean, *a), "{got:?} against {want:?}");
+            }
+            _ => assert_eq!(got, want),
+        }
+    }
+
+    #[test]
+    fn the_parallel_summary_is_the_sorted_one() {
+        // Sizes around the parallel pieces, values with ties (ids break them), labels
+        // that are vertex ids and labels that are not (the map).
+        let mut state = 12345u64;
+        let mut next = |bound: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % bound
+        };
+        for n in [0, 1, 7, CHUNK - 1, CHUNK + 5, 3 * CHUNK + 17] {
+            let depths: Vec<u32> = (0..n).map(|_| if next(5) == 0 { bfs::UNREACHED } else { next(40) as u32 }).collect();
+            let distances: Vec<u64> = (0..n).map(|_| if next(7) == 0 { u64::MAX } else { next(1 << 40) }).collect();
+            let values: Vec<f64> = (0..n).map(|_| next(1000) as f64 / 7.0).collect();
+            let labels: Vec<u32> = (0..n).map(|_| next(n.max(1) as u64 / 3 + 1) as u32).collect();
+            let far_labels: Vec<u32> = (0..n).map(|_| u32::MAX - next(50) as u32).collect();
+            let outputs = [
+                Output::Depths(depths),
+                Output::Distances(Distances::Int(distances)),
+                Output::Values(values),
+                Output::Labels(labels),
+                Output::Labels(far_labels),
+            ];
+            for o in &outputs {
+                for k in [0, 1, 3, 10, 1000] {
+                    assert_same(o.summary(k), by_sorting(o, k));
+                }
+            }
         }
     }
 }

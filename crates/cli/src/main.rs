@@ -14,9 +14,9 @@ use clap::Parser;
 /// When the command started: reports count the seconds a user has waited from here.
 static STARTED: OnceLock<Instant> = OnceLock::new();
 
-/// Seconds since the command started.
-fn elapsed_seconds() -> f64 {
-    STARTED.get_or_init(Instant::now).elapsed().as_secs_f64()
+/// When the command started.
+fn started() -> Instant {
+    *STARTED.get_or_init(Instant::now)
 }
 
 fn main() {

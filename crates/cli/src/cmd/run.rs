@@ -220,7 +220,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             let ctx = harness::Context {
                 path: &a.graph.display().to_string(),
                 load_seconds,
-                elapsed_seconds: Some(crate::elapsed_seconds()),
+                started: Some(crate::started()),
                 commit: env!("CHATTY_COMMIT"),
                 top: a.top,
                 id_base: base,
