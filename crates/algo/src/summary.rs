@@ -118,7 +118,7 @@ impl Output {
                 }
             }
             Output::Values(v) => {
-                let parts: Vec<(f64, f64, Vec<(Total, Reverse<u32>)>)> = (v.par_chunks(CHUNK).enumerate())
+                let parts: Vec<_> = (v.par_chunks(CHUNK).enumerate())
                     .map(|(i, v)| {
                         let ranked = v.iter().enumerate().map(|(j, &x)| (Total(x), Reverse((i * CHUNK + j) as u32)));
                         // Folded from +0 (an empty `sum()` of floats is -0, shown as "-0.0").
