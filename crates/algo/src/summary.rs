@@ -96,26 +96,40 @@ impl Output {
                 Summary::Distances { reached, max, mean: if reached == 0 { 0.0 } else { sum / reached as f64 } }
             }
             Output::Labels(l) => {
-                // The components' sizes, the `k` largest kept as they stream past.
-                let components = |count: usize, sizes: &mut dyn Iterator<Item = (u32, u64)>| {
-                    let largest = largest(sizes.map(|(c, s)| (s, Reverse(c))), k);
-                    Summary::Components { count: count as u64, largest: largest.into_iter().map(|(s, Reverse(c))| (c, s)).collect() }
+                let kept = |sizes: &[u32], first: usize| {
+                    let present = || sizes.iter().enumerate().filter(|&(_, &s)| s > 0);
+                    (present().count(), largest(present().map(|(i, &s)| (s as u64, Reverse((first + i) as u32))), k))
                 };
-                match l.iter().max() {
+                let (count, largest) = match l.iter().max() {
                     // Labels are vertex ids (each component's smallest member): counted
-                    // in an array, not hashed.
+                    // in arrays, not hashed, each thread counting one range of labels
+                    // over all of them (a shared array would contend on the giant
+                    // component's counter).
                     Some(&max) if (max as usize) < l.len() => {
-                        let mut sizes = vec![0u32; max as usize + 1];
-                        l.iter().for_each(|&c| sizes[c as usize] += 1);
-                        let count = sizes.iter().filter(|&&s| s > 0).count();
-                        components(count, &mut sizes.iter().enumerate().filter(|&(_, &s)| s > 0).map(|(c, &s)| (c as u32, s as u64)))
+                        let labels = max as usize + 1;
+                        let width = labels.div_ceil(rayon::current_num_threads().max(1));
+                        let parts: Vec<_> = (0..labels.div_ceil(width))
+                            .into_par_iter()
+                            .map(|r| {
+                                let first = r * width;
+                                let mut sizes = vec![0u32; width.min(labels - first)];
+                                for &c in l {
+                                    if let Some(s) = sizes.get_mut((c as usize).wrapping_sub(first)) {
+                                        *s += 1;
+                                    }
+                                }
+                                kept(&sizes, first)
+                            })
+                            .collect();
+                        (parts.iter().map(|p| p.0).sum(), largest(parts.into_iter().flat_map(|p| p.1), k))
                     }
                     _ => {
                         let mut sizes: HashMap<u32, u64> = HashMap::new();
                         l.iter().for_each(|&c| *sizes.entry(c).or_default() += 1);
-                        components(sizes.len(), &mut sizes.into_iter())
+                        (sizes.len(), largest(sizes.into_iter().map(|(c, s)| (s, Reverse(c))), k))
                     }
-                }
+                };
+                Summary::Components { count: count as u64, largest: largest.into_iter().map(|(s, Reverse(c))| (c, s)).collect() }
             }
             Output::Values(v) => {
                 let parts: Vec<_> = (v.par_chunks(CHUNK).enumerate())
@@ -313,9 +327,13 @@ mod tests {
                 Output::Labels(labels),
                 Output::Labels(far_labels),
             ];
-            for o in &outputs {
-                for k in [0, 1, 3, 10, 1000] {
-                    assert_same(o.summary(k), by_sorting(o, k));
+            // Labels are counted in one range per thread: one, and three.
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                for o in &outputs {
+                    for k in [0, 1, 3, 10, 1000] {
+                        assert_same(pool.install(|| o.summary(k)), by_sorting(o, k));
+                    }
                 }
             }
         }
