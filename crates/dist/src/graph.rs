@@ -265,12 +265,10 @@ impl LocalGraph {
 
     fn check_consistency(&self, comm: &Comm, file: &CgrFile, path: &Path) -> Result<(), DistError> {
         let key = comm.broadcast_u64(std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), self.rank));
-        let fp = chatty_graph::cgr::rows_fingerprint;
-        let [out, out_reversed, transposed] = comm.sum_u64([
-            fp(&self.out, key, false),
-            fp(&self.out, key, true),
-            if file.has_transpose() { fp(self.inc(), key, true) } else { 0 },
-        ]);
+        let fp = chatty_graph::cgr::rows_fingerprints;
+        let [out, out_reversed] = fp(&self.out, key);
+        let [out, out_reversed, transposed] =
+            comm.sum_u64([out, out_reversed, if file.has_transpose() { fp(self.inc(), key)[1] } else { 0 }]);
         let bad = |msg: &str| Err(DistError::Inconsistent(format!("{}: {msg}", path.display())));
         if file.has_transpose() && transposed != out {
             return bad("the stored transpose is not the transpose of the out-edges: the file is inconsistent");

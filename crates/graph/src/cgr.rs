@@ -328,58 +328,86 @@ fn graph_from(path: &Path, mapped: Mapped) -> Result<Graph> {
 pub(crate) fn check_consistency(g: &Graph) -> std::result::Result<(), String> {
     use std::hash::BuildHasher;
     let key = std::collections::hash_map::RandomState::new().hash_one(0x6368_6174_7479u64);
-    let out = edge_fingerprint(&g.out, key, false);
+    let out = match (&g.inc, g.directed) {
+        (None, true) => return Ok(()),
+        // One pass for both sums: the edges are read once.
+        (None, false) => lists_fingerprints::<true, true>(g.out.offsets(), g.out.targets(), g.out.raw_weights(), 0, key),
+        (Some(_), _) => lists_fingerprints::<true, false>(g.out.offsets(), g.out.targets(), g.out.raw_weights(), 0, key),
+    };
     if let Some(inc) = &g.inc {
-        if inc.weight_type() != g.out.weight_type() || edge_fingerprint(inc, key, true) != out {
+        let [_, transposed] = lists_fingerprints::<false, true>(inc.offsets(), inc.targets(), inc.raw_weights(), 0, key);
+        if inc.weight_type() != g.out.weight_type() || transposed != out[0] {
             return Err("the stored transpose is not the transpose of the out-edges: the file is inconsistent".into());
         }
     }
-    if !g.directed && edge_fingerprint(&g.out, key, true) != out {
-        return Err("marked undirected, but its edges are not symmetric (some u→v has no v→u): the file is inconsistent".into());
+    if !g.directed {
+        let [_, reversed] = match &g.inc {
+            None => out,
+            Some(_) => lists_fingerprints::<false, true>(g.out.offsets(), g.out.targets(), g.out.raw_weights(), 0, key),
+        };
+        if reversed != out[0] {
+            return Err("marked undirected, but its edges are not symmetric (some u→v has no v→u): the file is inconsistent".into());
+        }
     }
     Ok(())
 }
 
-/// The wrapping sum over the edges of `adj` of a keyed hash of `(u, v, weight)`,
-/// with `u` and `v` exchanged when `reverse`.
-fn edge_fingerprint(adj: &Adjacency, key: u64, reverse: bool) -> u64 {
-    lists_fingerprint(adj.offsets(), adj.targets(), adj.raw_weights(), 0, key, reverse)
+/// [`check_consistency`]'s sums of some rows of an adjacency, for a graph whose rows
+/// are spread over processes: the sums of all rows add up (wrapping) to the whole's.
+/// `[edges, edges reversed]`.
+pub fn rows_fingerprints(rows: &Rows, key: u64) -> [u64; 2] {
+    lists_fingerprints::<true, true>(rows.offsets(), rows.targets(), rows.raw_weights(), rows.first() as usize, key)
 }
 
-/// [`edge_fingerprint`] of some rows of an adjacency, for a graph whose rows are
-/// spread over processes: the sums of all rows add up (wrapping) to the whole's.
-pub fn rows_fingerprint(rows: &Rows, key: u64, reverse: bool) -> u64 {
-    lists_fingerprint(rows.offsets(), rows.targets(), rows.raw_weights(), rows.first() as usize, key, reverse)
-}
-
-fn lists_fingerprint(o: &[u64], t: &[u32], w: Option<&[u32]>, first: usize, key: u64, reverse: bool) -> u64 {
+/// The wrapping sums over the edges `u → v` of rows `first..` of a keyed hash of
+/// `(u, v, weight)` (where `FORWARD`) and of `(v, u, weight)` (where `REVERSED`), 0
+/// where not asked for.
+fn lists_fingerprints<const FORWARD: bool, const REVERSED: bool>(
+    o: &[u64],
+    t: &[u32],
+    w: Option<&[u32]>,
+    first: usize,
+    key: u64,
+) -> [u64; 2] {
     fn mix(mut x: u64) -> u64 {
         // splitmix64's finaliser: every input bit moves every output bit.
         x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         x ^ (x >> 31)
     }
+    /// Row `u`'s sums; generic over the weights, so the unweighted loop has no load
+    /// or test for them.
+    fn row<const FORWARD: bool, const REVERSED: bool>(u: u64, targets: &[u32], weights: impl Iterator<Item = u64>, key: u64) -> [u64; 2] {
+        let hash = |a: u64, b: u64, weight: u64| mix((key ^ (a << 32 | b)).wrapping_add(weight.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        let mut sums = [0u64; 2];
+        for (&v, weight) in targets.iter().zip(weights) {
+            if FORWARD {
+                sums[0] = sums[0].wrapping_add(hash(u, v as u64, weight));
+            }
+            if REVERSED {
+                sums[1] = sums[1].wrapping_add(hash(v as u64, u, weight));
+            }
+        }
+        sums
+    }
     (0..o.len() - 1)
         .into_par_iter()
         .with_min_len(1024)
         .map(|i| {
-            let u = (first + i) as u64;
-            let mut sum = 0u64;
-            for e in o[i] as usize..o[i + 1] as usize {
-                let (a, b) = if reverse { (t[e] as u64, u) } else { (u, t[e] as u64) };
-                let weight = w.map_or(0, |w| w[e]) as u64;
-                sum = sum.wrapping_add(mix((key ^ (a << 32 | b)).wrapping_add(weight.wrapping_mul(0x9e37_79b9_7f4a_7c15))));
+            let (u, edges) = ((first + i) as u64, o[i] as usize..o[i + 1] as usize);
+            match w {
+                Some(w) => row::<FORWARD, REVERSED>(u, &t[edges.clone()], w[edges].iter().map(|&x| x as u64), key),
+                None => row::<FORWARD, REVERSED>(u, &t[edges], std::iter::repeat(0), key),
             }
-            sum
         })
-        .reduce(|| 0, u64::wrapping_add)
+        .reduce(|| [0, 0], |a, b| [a[0].wrapping_add(b[0]), a[1].wrapping_add(b[1])])
 }
 
 /// A `.cgr` file mapped and its header validated, read by rows: each process of the
 /// multi-process engine opens the same file and touches only its own rows' pages.
 /// The checks [`load`] makes on the whole graph are made here piece by piece, so that
 /// processes can split them: [`CgrFile::rows`] checks the rows' structure,
-/// [`rows_fingerprint`] sums to the whole's consistency fingerprints, and
+/// [`rows_fingerprints`] sum to the whole's consistency fingerprints, and
 /// [`CgrFile::piece_checksum`]s combine into the section checksums.
 pub struct CgrFile {
     path: std::path::PathBuf,
