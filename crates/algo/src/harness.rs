@@ -61,6 +61,9 @@ pub struct Report {
     pub in_edges_seconds: f64,
     /// Seconds of the untimed first trial (0 where the engine needs none).
     pub warm_up_seconds: f64,
+    /// Seconds verifying: the reference graph made ready, every trial's answer checked
+    /// (0 without verification).
+    pub verify_seconds: f64,
     /// The last trial (its output is the run's answer).
     pub last: Trial,
     /// `None` unless verifying; else the first failure, or `Ok`.
@@ -135,6 +138,7 @@ pub fn run_with_progress(
         engine.run(alg, &engine_params, &sources(0)?, progress)?;
     }
     let warm_up_seconds = if engine.warm_up() { warming.elapsed().as_secs_f64() } else { 0.0 };
+    let verifying = Instant::now();
     let (reference, verified_against) = match (&opts.verify, &opts.against) {
         (false, _) => (None, None),
         (true, Some((name, g))) => {
@@ -166,6 +170,7 @@ pub fn run_with_progress(
             )))
         }
     };
+    let mut verify_seconds = verifying.elapsed().as_secs_f64();
     let mut trial_seconds = Vec::new();
     let mut end_to_end_seconds = Vec::new();
     let mut breakdowns = Vec::new();
@@ -181,8 +186,10 @@ pub fn run_with_progress(
             }
         }
         let mut end_to_end = start.elapsed().as_secs_f64();
+        let verifying = Instant::now();
         let stored_verdict =
             reference.as_ref().filter(|_| verify_stored).map(|g| verify(alg, g, &engine_params, &trial.sources, &trial.output));
+        verify_seconds += verifying.elapsed().as_secs_f64();
         // The answer in the input's ids is part of what the user waits for: its
         // mapping counts as download, like a GPU engine's own renumbering.
         let trial = match order {
@@ -198,7 +205,9 @@ pub fn run_with_progress(
         end_to_end_seconds.push(end_to_end);
         trial_seconds.push(trial.seconds);
         breakdowns.push(trial.breakdown.clone());
+        let verifying = Instant::now();
         let verdict = stored_verdict.or_else(|| reference.as_ref().map(|g| verify(alg, g, &p, &trial.sources, &trial.output)));
+        verify_seconds += verifying.elapsed().as_secs_f64();
         if let Some(v) = &verdict {
             let so_far = verification.take().unwrap_or(Ok(()));
             verification = Some(so_far.and(v.as_ref().map_err(|e| e.to_string()).copied()));
@@ -221,6 +230,7 @@ pub fn run_with_progress(
         prepare_seconds,
         in_edges_seconds,
         warm_up_seconds,
+        verify_seconds,
         last,
         verification,
         verified_against,
@@ -360,6 +370,7 @@ impl Report {
             "prepare_seconds": self.prepare_seconds,
             "in_edges_seconds": self.in_edges_seconds,
             "warm_up_seconds": self.warm_up_seconds,
+            "verify_seconds": self.verify_seconds,
             "average_seconds": self.average_seconds(),
             "iterations": self.last.iterations,
             "edges_traversed": self.edges_traversed,

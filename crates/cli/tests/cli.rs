@@ -73,15 +73,16 @@ fn the_report_times_the_in_edges_built_for_the_run_and_the_whole_wait() {
     assert!(chatty(&["generate", "rmat", "-s", "12", "-e", "8", "-o", plain.to_str().unwrap(), "-q"]).status.success());
     assert!(chatty(&["convert", plain.to_str().unwrap(), "-o", stored.to_str().unwrap(), "--transpose", "-q"]).status.success());
     let in_edges = |g: &std::path::Path, alg: &str| {
-        let o = chatty(&["run", alg, g.to_str().unwrap(), "-n", "1", "--json"]);
+        let o = chatty(&["run", alg, g.to_str().unwrap(), "-n", "2", "--verify", "--json"]);
         assert!(o.status.success(), "{}", text(&o));
         let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let s = j["in_edges_seconds"].as_f64().expect("in_edges_seconds");
         assert!(s <= j["prepare_seconds"].as_f64().unwrap(), "{j}");
         let part = |k: &str| j[k].as_f64().unwrap_or_else(|| panic!("{k}: {j}"));
         let trials: f64 = j["end_to_end_seconds"].as_array().unwrap().iter().map(|t| t.as_f64().unwrap()).sum();
-        let accounted = part("load_seconds") + part("prepare_seconds") + part("warm_up_seconds") + trials;
-        assert!(part("elapsed_seconds") >= accounted, "elapsed covers load, prepare, warm-up and trials: {j}");
+        assert!(part("verify_seconds") > 0.0, "{j}");
+        let accounted = part("load_seconds") + part("prepare_seconds") + part("warm_up_seconds") + trials + part("verify_seconds");
+        assert!(part("elapsed_seconds") >= accounted, "elapsed covers load, prepare, warm-up, trials and verifying: {j}");
         s
     };
     assert!(in_edges(&plain, "pr") > 0.0, "pr pulls over in-edges the file lacks");
