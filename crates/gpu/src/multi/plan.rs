@@ -195,10 +195,18 @@ mod tests {
     }
 
     /// Every edge appears in exactly the part that owns its target (push) or source
-    /// row (pull), and the send flags match their definition.
+    /// row (pull), and the send flags match their definition; on one block of rows
+    /// and on several (the push offsets are summed by blocks).
     #[test]
     fn parts_hold_each_edge_once_and_flag_what_others_read() {
-        let g = generate::rmat(10, 8, GenOptions { seed: 4, max_weight: Some(9), undirected: false }, &NoProgress).unwrap().with_in_edges();
+        for scale in [10, 13] {
+            parts_hold_each_edge_once(scale);
+        }
+    }
+
+    fn parts_hold_each_edge_once(scale: u32) {
+        let g =
+            generate::rmat(scale, 8, GenOptions { seed: 4, max_weight: Some(9), undirected: false }, &NoProgress).unwrap().with_in_edges();
         let n = g.num_vertices();
         let starts = vec![0, 300, 301, 700, n as u32];
         let parts = split(&g, &starts, 0..starts.len() - 1, Needs { push: true, pull: true, both: true, weights: true });
