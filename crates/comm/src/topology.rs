@@ -16,16 +16,22 @@ use serde::Serialize;
 /// then in its own event-handler thread while a context was destroyed, in processes
 /// that open and close engine after engine (the GPU tests; docs/benchmarks/wall-time.md).
 pub fn primary_context(ordinal: usize) -> Result<Arc<CudaContext>, DriverError> {
-    static HELD: Mutex<Vec<Option<Arc<CudaContext>>>> = Mutex::new(Vec::new());
-    let mut held = HELD.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if held.len() <= ordinal {
-        held.resize(ordinal + 1, None);
-    }
-    if let Some(ctx) = &held[ordinal] {
+    type Slot = Arc<Mutex<Option<Arc<CudaContext>>>>;
+    static HELD: Mutex<Vec<Slot>> = Mutex::new(Vec::new());
+    // A slot per GPU, so threads opening different GPUs make their contexts at once.
+    let slot = {
+        let mut held = HELD.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if held.len() <= ordinal {
+            held.resize_with(ordinal + 1, Slot::default);
+        }
+        held[ordinal].clone()
+    };
+    let mut held = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(ctx) = &*held {
         return Ok(ctx.clone());
     }
     let ctx = CudaContext::new(ordinal)?;
-    held[ordinal] = Some(ctx.clone());
+    *held = Some(ctx.clone());
     Ok(ctx)
 }
 
