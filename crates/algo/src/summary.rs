@@ -102,12 +102,13 @@ impl Output {
                 };
                 let (count, largest) = match l.iter().max() {
                     // Labels are vertex ids (each component's smallest member): counted
-                    // in arrays, not hashed, each thread counting one range of labels
-                    // over all of them (a shared array would contend on the giant
-                    // component's counter).
+                    // in arrays, not hashed, each of a few threads counting one range of
+                    // labels over all of them (a shared array would contend on the giant
+                    // component's counter). Every range reads every label: at most 8,
+                    // or a 128-core machine would read them 128 times.
                     Some(&max) if (max as usize) < l.len() => {
                         let labels = max as usize + 1;
-                        let width = labels.div_ceil(rayon::current_num_threads().max(1));
+                        let width = labels.div_ceil(rayon::current_num_threads().clamp(1, 8));
                         let parts: Vec<_> = (0..labels.div_ceil(width))
                             .into_par_iter()
                             .map(|r| {
@@ -327,8 +328,9 @@ mod tests {
                 Output::Labels(labels),
                 Output::Labels(far_labels),
             ];
-            // Labels are counted in one range per thread: one, and three.
-            for threads in [1, 3] {
+            // Labels are counted in one range per thread up to 8: one, three, and
+            // more threads than ranges.
+            for threads in [1, 3, 10] {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 for o in &outputs {
                     for k in [0, 1, 3, 10, 1000] {
