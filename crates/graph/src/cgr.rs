@@ -328,28 +328,29 @@ fn graph_from(path: &Path, mapped: Mapped) -> Result<Graph> {
 pub(crate) fn check_consistency(g: &Graph) -> std::result::Result<(), String> {
     use std::hash::BuildHasher;
     let key = std::collections::hash_map::RandomState::new().hash_one(0x6368_6174_7479u64);
-    let out = match (&g.inc, g.directed) {
-        (None, true) => return Ok(()),
-        // One pass for both sums: the edges are read once.
-        (None, false) => lists_fingerprints::<true, true>(g.out.offsets(), g.out.targets(), g.out.raw_weights(), 0, key),
-        (Some(_), _) => lists_fingerprints::<true, false>(g.out.offsets(), g.out.targets(), g.out.raw_weights(), 0, key),
+    if g.directed && g.inc.is_none() {
+        return Ok(()); // nothing to compare
+    }
+    // An undirected graph's two sums come from one pass over its edges.
+    let [out, reversed] = match g.directed {
+        true => adjacency_fingerprints::<true, false>(&g.out, key),
+        false => adjacency_fingerprints::<true, true>(&g.out, key),
     };
     if let Some(inc) = &g.inc {
-        let [_, transposed] = lists_fingerprints::<false, true>(inc.offsets(), inc.targets(), inc.raw_weights(), 0, key);
-        if inc.weight_type() != g.out.weight_type() || transposed != out[0] {
+        let [_, transposed] = adjacency_fingerprints::<false, true>(inc, key);
+        if inc.weight_type() != g.out.weight_type() || transposed != out {
             return Err("the stored transpose is not the transpose of the out-edges: the file is inconsistent".into());
         }
     }
-    if !g.directed {
-        let [_, reversed] = match &g.inc {
-            None => out,
-            Some(_) => lists_fingerprints::<false, true>(g.out.offsets(), g.out.targets(), g.out.raw_weights(), 0, key),
-        };
-        if reversed != out[0] {
-            return Err("marked undirected, but its edges are not symmetric (some u→v has no v→u): the file is inconsistent".into());
-        }
+    if !g.directed && reversed != out {
+        return Err("marked undirected, but its edges are not symmetric (some u→v has no v→u): the file is inconsistent".into());
     }
     Ok(())
+}
+
+/// [`lists_fingerprints`] of a whole adjacency.
+fn adjacency_fingerprints<const FORWARD: bool, const REVERSED: bool>(adj: &Adjacency, key: u64) -> [u64; 2] {
+    lists_fingerprints::<FORWARD, REVERSED>(adj.offsets(), adj.targets(), adj.raw_weights(), 0, key)
 }
 
 /// [`check_consistency`]'s sums of some rows of an adjacency, for a graph whose rows
