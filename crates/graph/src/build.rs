@@ -217,15 +217,23 @@ pub(crate) fn edge_balanced_ranges(offsets: &[u64], per_chunk: u64) -> Vec<std::
     edge_balanced_ranges_capped(offsets, per_chunk, usize::MAX)
 }
 
-/// [`edge_balanced_ranges`], none longer than `most` vertices (at least 1): for tasks
-/// whose per-vertex work matters as well as their edges.
+/// [`edge_balanced_ranges`] within blocks of `most` vertices (at least 1): for tasks
+/// whose per-vertex work matters as well as their edges. A range under budget at its
+/// block's end takes one look at the offsets, not a search: PageRank cuts its vertices
+/// afresh every iteration, and a search over all offsets per range (on one thread,
+/// while the others wait) took 0.4 ms an iteration on the 2048² grid.
 pub fn edge_balanced_ranges_capped(offsets: &[u64], per_chunk: u64, most: usize) -> Vec<std::ops::Range<usize>> {
-    let n = offsets.len() - 1;
-    let mut ranges = Vec::new();
+    let (n, most) = (offsets.len() - 1, most.max(1));
+    let mut ranges = Vec::with_capacity(n.div_ceil(most));
     let mut start = 0;
     while start < n {
+        let block_end = (start / most + 1).saturating_mul(most).min(n);
         let goal = offsets[start] + per_chunk;
-        let end = offsets.partition_point(|&o| o < goal).clamp(start + 1, n).min(start.saturating_add(most.max(1)));
+        let end = if offsets[block_end] < goal {
+            block_end
+        } else {
+            (start + offsets[start..=block_end].partition_point(|&o| o < goal)).clamp(start + 1, block_end)
+        };
         ranges.push(start..end);
         start = end;
     }
@@ -368,5 +376,11 @@ mod tests {
         let capped = super::edge_balanced_ranges_capped(&offsets, per_chunk, 1000);
         assert!(capped.iter().all(|r| !r.is_empty() && r.len() <= 1000) && capped[capped.len() - 1].end == offsets.len() - 1);
         assert!(capped.windows(2).all(|p| p[0].end == p[1].start) && capped[..10].iter().all(|r| r.len() == 1));
+        // Each capped range ends at its budget or its block of 1,000, whichever is first.
+        let n = offsets.len() - 1;
+        for r in &capped {
+            let budget_end = (r.start + 1..=n).find(|&e| offsets[e] - offsets[r.start] >= per_chunk).unwrap_or(n);
+            assert_eq!(r.end, budget_end.min((r.start / 1000 + 1) * 1000).min(n), "{r:?}");
+        }
     }
 }
