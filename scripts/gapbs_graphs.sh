@@ -3,10 +3,11 @@
 # simple graph (sourced by bench_cpu.sh and bench_gpu_vs_gapbs.sh; needs CHATTY,
 # GAPBS (a built checkout) and DATASETS).
 
-# make_graph NAME: NAME.cgr, NAME.sg and (weighted) NAME.wsg, unless NAME.cgr exists.
+# make_graph NAME: NAME.cgr, NAME.sg and (weighted) NAME.wsg, unless NAME.cgr and
+# NAME.sg exist (a NAME.cgr alone, made by another script, is made again with its .sg).
 make_graph() {
     local name=$1
-    [ -f "$name.cgr" ] && return
+    [ -f "$name.cgr" ] && [ -f "$name.sg" ] && return
     case $name in
         rmat20) "$CHATTY" generate rmat -s 20 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
         rmat22 | kron22) "$CHATTY" generate rmat -s 22 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
