@@ -176,8 +176,12 @@ fn iterate<G: EdgeMapGraph + ?Sized>(
     let out_offsets = g.out_offsets();
     // The dangling mass is summed over a list of the dangling vertices made once: summed
     // in the contribution pass, its chain of additions (4 cycles a vertex) held that
-    // pass to 1.5x GAPBS's time (moscow, one thread; now 0.6x).
-    let dangling: Vec<u32> = (0..n as u32).into_par_iter().filter(|&v| g.out_degree(v) == 0).collect();
+    // pass to 1.5x GAPBS's time (moscow, one thread; now 0.6x). Gauss–Seidel spreads no
+    // dangling mass (below), so it lists none.
+    let dangling: Vec<u32> = match p.method {
+        PrMethod::Jacobi => (0..n as u32).into_par_iter().filter(|&v| g.out_degree(v) == 0).collect(),
+        PrMethod::GaussSeidel => Vec::new(),
+    };
     const CHUNK: usize = 4096;
     let contribute = |c: &mut [f32], score: &[f64]| -> f64 {
         (c.par_chunks_mut(CHUNK).zip(score.par_chunks(CHUNK)).enumerate()).for_each(|(i, (c, s))| {
