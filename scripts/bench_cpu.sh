@@ -11,7 +11,14 @@
 #   WORK_DIR:  where generated graphs and logs go (default: data/bench-cpu, git-ignored)
 # Environment: CHATTY (binary; default: build target/release/chatty), TRIALS (default
 # 5), GRAPHS (names in scripts/gapbs_graphs.sh; default: the issue-19 set below),
-# THREADS (default "1 <cores>"), KERNELS (default "bfs sssp pr pr-gs wcc bc spmv").
+# THREADS (default "1 <cores>"), KERNELS (default "bfs sssp pr pr-gs wcc bc spmv"),
+# ROUNDS (default 1).
+#
+# ROUNDS=R runs each pair R times, the order swapped every round (ours first in odd
+# rounds, GAPBS first in even ones); a row quotes each side's median and the spread
+# (slowest / fastest round) of each, so a row a loaded host moved is seen as such:
+# the lent host has moved GAPBS's own row 2-8x between runs of one call. The footer's
+# "steady" mean keeps only rows whose two spreads are both below 1.25.
 #
 # pr runs to the same stopping rule on both sides (GAPBS stops when the L1 change is
 # below ε = 1e-4; ours when it is below N·tolerance, so tolerance = ε/N): pr is ours
@@ -26,6 +33,7 @@ set -euo pipefail
 GAPBS=$(cd "$1" && pwd)
 WORK=${2:-data/bench-cpu}
 TRIALS=${TRIALS:-5}
+ROUNDS=${ROUNDS:-1}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 THREADS=${THREADS:-"1 $(nproc)"}
 KERNELS=${KERNELS:-"bfs sssp pr pr-gs wcc bc spmv"}
@@ -49,10 +57,10 @@ delta_for() {
     esac
 }
 
-ours() { # threads row-name graph algo extra-args... -> average seconds
-    local t=$1 name=$2 g=$3 a=$4
-    shift 4
-    local log="ours-$name-$g-$t"
+ours() { # round threads row-name graph algo extra-args... -> average seconds
+    local r=$1 t=$2 name=$3 g=$4 a=$5
+    shift 5
+    local log="ours-$name-$g-$t-r$r"
     # A refusal (e.g. BC path counts beyond a double on the grid) is a row, not the end.
     if "$CHATTY" run "$a" "$g.cgr" -n "$TRIALS" --json --engine cpu --threads "$t" "$@" > "$log.json" 2> "$log.err"; then
         python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["average_seconds"])' "$log.json"
@@ -61,15 +69,33 @@ ours() { # threads row-name graph algo extra-args... -> average seconds
     fi
 }
 
-theirs() { # threads binary graph-file extra-args... -> average seconds
-    local t=$1 b=$2 f=$3
-    shift 3
-    OMP_NUM_THREADS=$t "$GAPBS/$b" -f "$f" -n "$TRIALS" "$@" > "gapbs-$b-$f-$t.log"
-    awk '/Average Time:/ {print $3}' "gapbs-$b-$f-$t.log"
+theirs() { # round threads binary graph-file extra-args... -> average seconds
+    local r=$1 t=$2 b=$3 f=$4
+    shift 4
+    OMP_NUM_THREADS=$t "$GAPBS/$b" -f "$f" -n "$TRIALS" "$@" > "gapbs-$b-$f-$t-r$r.log"
+    awk '/Average Time:/ {print $3}' "gapbs-$b-$f-$t-r$r.log"
 }
 
-source_of() { # ours' row name, graph, threads -> the source it searched from, 0-based
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["parameters"]["sources"][0] - d["graph"]["id_base"])' "ours-$1-$2-$3.json"
+source_of() { # ours' row name, graph, threads -> the source its first round searched from, 0-based
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["parameters"]["sources"][0] - d["graph"]["id_base"])' "ours-$1-$2-$3-r1.json"
+}
+
+# pair KERNEL GRAPH THREADS OURS-COMMAND THEIRS-COMMAND: both commands (ours, theirs
+# above, without their round) ROUNDS times, order swapped every round, then the row.
+# A theirs-command may name the source ours drew (source_of), so ours runs first in
+# round 1.
+pair() {
+    local k=$1 g=$2 t=$3 mine=$4 peer=$5 r o=() p=()
+    for r in $(seq "$ROUNDS"); do
+        if ((r % 2)); then
+            o+=("$(eval "ours $r $t $mine")")
+            p+=("$(eval "theirs $r $t $peer")")
+        else
+            p+=("$(eval "theirs $r $t $peer")")
+            o+=("$(eval "ours $r $t $mine")")
+        fi
+    done
+    row "$k" "$g" "$t" "${o[*]}" "${p[*]}"
 }
 
 bc_source() { # graph -> a source with out-edges, 0-based, drawn by ours as for bfs
@@ -77,19 +103,22 @@ bc_source() { # graph -> a source with out-edges, 0-based, drawn by ours as for 
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["parameters"]["sources"][0] - d["graph"]["id_base"])' "bc-source-$1.json"
 }
 
-row() { # kernel graph threads ours gapbs ("n/a" where GAPBS has no such kernel)
+row() { # kernel graph threads "ours' rounds" "GAPBS's rounds" ("n/a" where GAPBS has no such kernel)
     python3 -c '
-import sys
+import statistics, sys
 k, g, t, o, p = sys.argv[1:]
-if o == "refused":
-    print(f"| {k} | {g} | {t} | refused | {p} | n/a |")
+def spread(x):
+    return f"{max(x) / min(x):.2f}" if len(x) > 1 else "-"
+if "refused" in o.split():
+    print(f"| {k} | {g} | {t} | refused | {p.split()[0]} | n/a | - | - |")
     sys.exit()
-o = float(o)
-if p == "n/a":
-    print(f"| {k} | {g} | {t} | {o:.4f} | n/a | n/a |")
+o = [float(x) for x in o.split()]
+if p.split()[0] == "n/a":
+    print(f"| {k} | {g} | {t} | {statistics.median(o):.4f} | n/a | n/a | {spread(o)} | - |")
 else:
-    p = float(p)
-    print(f"| {k} | {g} | {t} | {o:.4f} | {p:.4f} | {p / o:.2f} |")' "$@" | tee -a rows.md
+    p = [float(x) for x in p.split()]
+    om, pm = statistics.median(o), statistics.median(p)
+    print(f"| {k} | {g} | {t} | {om:.4f} | {pm:.4f} | {pm / om:.2f} | {spread(o)} | {spread(p)} |")' "$@" | tee -a rows.md
 }
 
 pr_tolerance() { # graph -> ε / N
@@ -98,15 +127,20 @@ pr_tolerance() { # graph -> ε / N
 
 footer() { # the geometric mean of GAPBS / chatty per thread count, over rows.md
     echo
-    echo "| threads | rows | geometric mean of GAPBS / chatty |"
-    echo "|---|---|---|"
+    echo "| threads | rows | geometric mean of GAPBS / chatty | steady rows | their geometric mean |"
+    echo "|---|---|---|---|---|"
     python3 - "$THREADS" rows.md <<'EOF'
 import math, sys
-rows = [l.strip("|\n").split("|") for l in open(sys.argv[2]) if l.startswith("|")]
+rows = [[c.strip() for c in l.strip("|\n").split("|")] for l in open(sys.argv[2]) if l.startswith("|")]
+def mean(r):
+    return f"{math.exp(sum(map(math.log, r)) / len(r)):.2f}" if r else "-"
+def steady(c):
+    return all(s != "-" and float(s) < 1.25 for s in c[6:8])
 for t in sys.argv[1].split():
-    r = [float(c[5]) for c in rows if c[2].strip() == t and c[5].strip() != "n/a"]
+    r = [c for c in rows if c[2] == t and c[5] != "n/a"]
     if r:
-        print(f"| {t} | {len(r)} | {math.exp(sum(map(math.log, r)) / len(r)):.2f} |")
+        s = [c for c in r if steady(c)]
+        print(f"| {t} | {len(r)} | {mean([float(c[5]) for c in r])} | {len(s)} | {mean([float(c[5]) for c in s])} |")
 EOF
 }
 # Under `timeout`, the rows measured so far still get their footer.
@@ -114,36 +148,35 @@ trap 'footer; exit 143' TERM
 
 GRAPHS=${GRAPHS:-"kron22 urand22 grid roadNE moscow twitter web"}
 : > rows.md
-echo "| kernel | graph | threads | chatty (s) | GAPBS (s) | GAPBS / chatty |"
-echo "|---|---|---|---|---|---|"
+echo "| kernel | graph | threads | chatty (s) | GAPBS (s) | GAPBS / chatty | chatty's spread | GAPBS's spread |"
+echo "|---|---|---|---|---|---|---|---|"
 for g in $GRAPHS; do
     make_graph "$g" 2>> generate.log
     tol=$(pr_tolerance "$g")
     for k in $KERNELS; do
         for t in $THREADS; do
             case $k in
-                bfs)
-                    o=$(ours "$t" bfs "$g" bfs)
-                    row bfs "$g" "$t" "$o" "$(theirs "$t" bfs "$g.sg" -r "$(source_of bfs "$g" "$t")")"
-                    ;;
+                bfs) pair bfs "$g" "$t" 'bfs "$g" bfs' 'bfs "$g.sg" -r "$(source_of bfs "$g" "$t")"' ;;
                 sssp)
                     [ -f "$g.wsg" ] || continue
                     d=$(delta_for "$g")
-                    o=$(ours "$t" sssp "$g" sssp --delta "$d")
-                    row sssp "$g" "$t" "$o" "$(theirs "$t" sssp "$g.wsg" -d "$d" -r "$(source_of sssp "$g" "$t")")"
+                    pair sssp "$g" "$t" 'sssp "$g" sssp --delta "$d"' 'sssp "$g.wsg" -d "$d" -r "$(source_of sssp "$g" "$t")"'
                     ;;
-                pr) row pr "$g" "$t" "$(ours "$t" pr "$g" pr --tolerance "$tol" --max-iters 1000)" "$(theirs "$t" pr_spmv "$g.sg" -t 1e-4 -i 1000)" ;;
+                pr) pair pr "$g" "$t" 'pr "$g" pr --tolerance "$tol" --max-iters 1000' 'pr_spmv "$g.sg" -t 1e-4 -i 1000' ;;
                 pr-gs)
                     [[ $("$CHATTY" run --help) == *--pr-method* ]] || continue # older builds
-                    row pr-gs "$g" "$t" "$(ours "$t" pr-gs "$g" pr --tolerance "$tol" --max-iters 1000 --pr-method gauss-seidel)" \
-                        "$(theirs "$t" pr "$g.sg" -t 1e-4 -i 1000)"
+                    pair pr-gs "$g" "$t" 'pr-gs "$g" pr --tolerance "$tol" --max-iters 1000 --pr-method gauss-seidel' 'pr "$g.sg" -t 1e-4 -i 1000'
                     ;;
-                wcc) row wcc "$g" "$t" "$(ours "$t" wcc "$g" wcc)" "$(theirs "$t" cc "$g.sg")" ;;
+                wcc) pair wcc "$g" "$t" 'wcc "$g" wcc' 'cc "$g.sg"' ;;
                 bc)
                     s=$(bc_source "$g")
-                    row bc "$g" "$t" "$(ours "$t" bc "$g" bc --zero-based --sources "$s,$s,$s,$s")" "$(theirs "$t" bc "$g.sg" -r "$s" -i 4)"
+                    pair bc "$g" "$t" 'bc "$g" bc --zero-based --sources "$s,$s,$s,$s"' 'bc "$g.sg" -r "$s" -i 4'
                     ;;
-                spmv) row spmv "$g" "$t" "$(ours "$t" spmv "$g" spmv)" "n/a" ;;
+                spmv)
+                    o=()
+                    for r in $(seq "$ROUNDS"); do o+=("$(ours "$r" "$t" spmv "$g" spmv)"); done
+                    row spmv "$g" "$t" "${o[*]}" "n/a"
+                    ;;
             esac
         done
     done
