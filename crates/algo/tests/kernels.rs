@@ -41,8 +41,8 @@ impl EdgeMapGraph for Streaming<'_> {
         S: Sync,
         T: Send,
         R: Send + std::iter::Sum<R>,
-        F: Fn(&S, u32) -> f64 + Sync,
-        A: Fn(u32, f64, &mut T) -> R + Sync,
+        F: Fn(&S, u32) -> f64 + Sync + Copy,
+        A: Fn(u32, f64, &mut T) -> R + Sync + Copy,
     {
         self.0.sum_in(out, opts, source, value, finish)
     }

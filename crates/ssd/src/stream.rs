@@ -435,8 +435,8 @@ impl EdgeMapGraph for SsdGraph {
         S: Sync,
         T: Send,
         R: Send + std::iter::Sum<R>,
-        F: Fn(&S, u32) -> f64 + Sync,
-        A: Fn(u32, f64, &mut T) -> R + Sync,
+        F: Fn(&S, u32) -> f64 + Sync + Copy,
+        A: Fn(u32, f64, &mut T) -> R + Sync + Copy,
     {
         let n = self.layout.num_vertices();
         assert!(source.len() == n && out.len() == n, "sum_in: {} sources and {} outputs for {n} vertices", source.len(), out.len());
