@@ -298,7 +298,9 @@ pub fn predicted_seconds(n: usize, m: u64, sources: usize, levels: u32) -> f64 {
 /// threads, many sources at once (the coarse-grained parallelism of [2]): no atomics
 /// and no barrier per level, which is what many sources on a high-diameter graph need
 /// (a level-synchronous sweep pays a barrier per level per source). Each thread resets
-/// only the vertices its last source reached.
+/// only the depths of the vertices its last source reached: a vertex's path count is
+/// set at its first visit and its share as the backward sweep passes it, each before
+/// it is read.
 pub fn brandes_by_source(g: &Graph, sources: &[u32], threads: usize, progress: &dyn Progress) -> Vec<f64> {
     let n = g.num_vertices();
     let out = g.out_edges();
@@ -322,14 +324,15 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], threads: usize, progress: &
                 let mut head = 0;
                 while let Some(&u) = order.get(head) {
                     head += 1;
-                    let d = depth[u as usize] + 1;
+                    let (d, su) = (depth[u as usize] + 1, sigma[u as usize]);
                     for &v in out.neighbors(u) {
-                        if depth[v as usize] == UNSEEN {
-                            depth[v as usize] = d;
+                        let dv = &mut depth[v as usize];
+                        if *dv == UNSEEN {
+                            *dv = d;
                             order.push(v);
-                        }
-                        if depth[v as usize] == d {
-                            sigma[v as usize] += sigma[u as usize];
+                            sigma[v as usize] = su;
+                        } else if *dv == d {
+                            sigma[v as usize] += su;
                         }
                     }
                 }
@@ -344,7 +347,7 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], threads: usize, progress: &
                     share[u as usize] = (1.0 + delta) / su;
                 }
                 for &u in &order {
-                    (depth[u as usize], sigma[u as usize]) = (UNSEEN, 0.0);
+                    depth[u as usize] = UNSEEN;
                 }
             }
             score
