@@ -246,8 +246,8 @@ fn two_sums(list: &[u32], at: impl Fn(usize, u32) -> f64) -> f64 {
 /// `fresh`, a block's sums are gathered before any of its vertices is finished: the
 /// gather is bound by load latency, and a loop this short keeps more loads in flight
 /// (PageRank on moscow, one thread: 15% faster than finishing each vertex at once when
-/// measured; since then within ±16% either way by graph and thread count, docs/
-/// benchmarks/cpu.md, sessions 24 and 25).
+/// measured; since then within ±16% either way by graph and thread count, as
+/// `docs/benchmarks/cpu.md` records in sessions 24 and 25).
 fn sum_chunks<T, R, A>(offsets: &[u64], out: &mut [T], fresh: bool, list: impl Fn(usize, usize) -> f64 + Sync + Copy, finish: A) -> R
 where
     T: Send,
