@@ -5,7 +5,7 @@ use std::time::Instant;
 use chatty_graph::{Graph, Progress};
 
 use crate::engine::{Breakdown, Engine, EngineInfo, GraphInfo, HostGraph, Trial};
-use crate::{run_kernel, sssp, Algorithm, Params, Result};
+use crate::{pool, run_kernel, sssp, Algorithm, Params, Result};
 
 /// Bytes per vertex a kernel allocates on the CPU (results, frontiers, per-thread
 /// bins at their worst), for the admission check.
@@ -83,7 +83,10 @@ impl Engine for CpuEngine {
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<Trial> {
         let start = Instant::now();
-        let (output, iterations, residual) = run_kernel(&self.graph, alg, p, sources, progress)?;
+        // On a worker, the others awake: a kernel's parallel loops then neither wake
+        // the pool from outside nor wait for sleeping workers (`pool`).
+        let wait = pool::wait_policy()?;
+        let (output, iterations, residual) = pool::run_on_pool(wait, || run_kernel(&self.graph, alg, p, sources, progress))?;
         let seconds = start.elapsed().as_secs_f64();
         Ok(Trial {
             output,

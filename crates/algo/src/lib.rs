@@ -36,6 +36,7 @@ mod engine;
 mod error;
 pub mod frontier;
 pub mod harness;
+pub mod pool;
 pub mod pr;
 mod region;
 pub mod renumber;

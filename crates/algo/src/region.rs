@@ -214,10 +214,11 @@ pub(crate) fn run<R: Send>(op: impl Fn(&Member) -> R + Sync) -> Vec<R> {
 /// waking a thread from a condition variable costs as much. With more threads than
 /// cores a spinning waiter holds the core a late arrival needs, so the barrier then
 /// sleeps instead (`std::sync::Barrier`; moscow-osm BC from one source, 4 threads on 2
-/// cores: 6.1 s spinning, 0.7 s yielding, against 0.13 s on 2 threads).
+/// cores: 6.1 s spinning, 0.7 s yielding, against 0.13 s on 2 threads), as it does
+/// under `CHATTY_WAIT_POLICY=passive` ([`crate::pool::may_spin`]).
 struct SpinBarrier {
     threads: usize,
-    /// Set when the threads outnumber the cores.
+    /// Set where waiters may not spin.
     sleeping: Option<std::sync::Barrier>,
     arrived: Line<AtomicUsize>,
     generation: Line<AtomicUsize>,
@@ -237,11 +238,7 @@ impl<T> std::ops::Deref for Line<T> {
 
 impl SpinBarrier {
     fn new(threads: usize) -> SpinBarrier {
-        // Asked once: on Linux it reads the cgroup's CPU quota from files, and BC
-        // starts a region per source.
-        static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-        let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from));
-        let sleeping = (threads > cores).then(|| std::sync::Barrier::new(threads));
+        let sleeping = (!crate::pool::may_spin(threads)).then(|| std::sync::Barrier::new(threads));
         SpinBarrier { threads, sleeping, arrived: Line(AtomicUsize::new(0)), generation: Line(AtomicUsize::new(0)) }
     }
 

@@ -38,6 +38,7 @@ const SAMPLES: usize = 1024;
 /// Joins the trees of `u` and `v`, hooking the larger root under the smaller
 /// (lock-free; any thread may link any pair at once), so every root is its tree's
 /// smallest id.
+#[inline]
 pub fn link(u: u32, v: u32, comp: &[AtomicU32]) {
     let mut p1 = comp[u as usize].load(Relaxed);
     let mut p2 = comp[v as usize].load(Relaxed);

@@ -584,6 +584,19 @@ fn limits_and_messages_say_what_they_mean() {
     }
     let o = limited("lots", &["run", "pr", &p("g.cgr")]);
     assert!(o.status.code() == Some(2) && text(&o).contains("CHATTY_MEMORY_LIMIT=`lots`"), "{}", text(&o));
+    // How idle threads wait: both policies give the same answer; anything else is refused.
+    let waiting = |policy: &str| {
+        Command::new(env!("CARGO_BIN_EXE_chatty"))
+            .args(["run", "wcc", &p("g.cgr"), "--threads", "2", "--verify"])
+            .env("CHATTY_WAIT_POLICY", policy)
+            .output()
+            .unwrap()
+    };
+    for policy in ["active", "passive", "PASSIVE"] {
+        assert!(waiting(policy).status.success(), "{policy}: {}", text(&waiting(policy)));
+    }
+    let o = waiting("lazy");
+    assert!(o.status.code() == Some(2) && text(&o).contains("CHATTY_WAIT_POLICY=`lazy`: expected `active` or `passive`"), "{}", text(&o));
     // One cause, said once.
     let t = text(&chatty(&["info", &p("missing.el")]));
     assert_eq!(t.matches("No such file").count(), 1, "{t}");

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 use std::time::Instant;
 
+use chatty_algo::pool::{run_on_pool, WaitPolicy};
 use chatty_algo::{
     Algorithm, Breakdown, Engine, EngineInfo, Error, GraphInfo, HostGraph, Output, Params, PrMethod, Result, Transfer, Trial,
 };
@@ -434,9 +435,10 @@ impl Engine for DistEngine {
         let start = Instant::now();
         // The kernel runs on a rayon worker: its many small parallel steps (thousands
         // of levels on road graphs) then start inline instead of waking the pool from
-        // outside each time. Its MPI calls come from that one thread.
+        // outside each time. Its MPI calls come from that one thread. Idle workers sleep
+        // (passive): ranks sharing a host would each keep a pool's worth of cores busy.
         let (p, internal) = self.to_engine_ids(p, sources);
-        let (outcome, ()) = rayon::join(|| self.run_kernel(alg, &p, &internal, progress), || ());
+        let outcome = run_on_pool(WaitPolicy::Passive, || self.run_kernel(alg, &p, &internal, progress));
         let (output, iterations, residual) = outcome.map_err(Error::engine)?;
         let output = self.to_file_ids(output);
         let gather_seconds = self.gather_nanos.load(SeqCst) as f64 * 1e-9;

@@ -1,0 +1,133 @@
+//! Running a kernel on the thread pool, with idle workers awake as OpenMP's are.
+//!
+//! A rayon worker with nothing to do sleeps after about 32 rounds of looking for work
+//! (tens of microseconds), and the next parallel loop must wake it: a futex call and,
+//! in a virtual machine, an interrupt through the hypervisor to a halted virtual CPU
+//! (about 30 µs a parallel loop on the 2-core development VM, measured with loops of
+//! 100 µs of work 50 µs apart). OpenMP's threads (GAPBS's) look for work for some
+//! milliseconds before they sleep. A kernel is a chain of parallel loops with short
+//! sequential steps between them: PageRank on cnr-2000 at 2 threads took 1.60 ms an
+//! iteration with rayon's sleeping workers and 1.24 ms with them awake (GAPBS's
+//! `pr_spmv` 1.2 ms). `docs/benchmarks/cpu.md`, session 26, has the measurements.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long a worker finds no work before it goes back to rayon's sleep: libgomp's
+/// default spin (300,000 rounds of `pause`) is a few milliseconds.
+const SPIN: Duration = Duration::from_millis(2);
+
+/// How idle workers wait during a kernel, from `$CHATTY_WAIT_POLICY` (OpenMP's
+/// `OMP_WAIT_POLICY` names), read once: `active` (the default) looks for work for up
+/// to [`SPIN`] and spins at a region's barriers, `passive` sleeps at once, as rayon
+/// does, for machines shared with other work.
+pub fn wait_policy() -> crate::Result<WaitPolicy> {
+    static POLICY: OnceLock<Result<WaitPolicy, String>> = OnceLock::new();
+    let policy = POLICY.get_or_init(|| match std::env::var("CHATTY_WAIT_POLICY") {
+        Err(std::env::VarError::NotPresent) => Ok(WaitPolicy::Active),
+        Ok(v) if v.eq_ignore_ascii_case("active") => Ok(WaitPolicy::Active),
+        Ok(v) if v.eq_ignore_ascii_case("passive") => Ok(WaitPolicy::Passive),
+        Ok(v) => Err(format!("CHATTY_WAIT_POLICY=`{v}`: expected `active` or `passive`")),
+        Err(e) => Err(format!("CHATTY_WAIT_POLICY: {e}")),
+    });
+    policy.clone().map_err(crate::Error::Parameter)
+}
+
+/// Whether the waiting threads of a pool of `threads` may spin: not under the passive
+/// policy, nor when they outnumber the cores (a spinning waiter would hold the core
+/// that a late arrival needs).
+pub(crate) fn may_spin(threads: usize) -> bool {
+    // Asked once: on Linux it reads the cgroup's CPU quota from files, and BC starts a
+    // region per source.
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from));
+    threads <= cores && wait_policy().map_or(true, |w| w == WaitPolicy::Active)
+}
+
+/// See [`wait_policy`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitPolicy {
+    /// Idle workers look for work for up to [`SPIN`] before they sleep.
+    Active,
+    /// Idle workers sleep at once (rayon's own behaviour).
+    Passive,
+}
+
+/// Runs `op` on a worker of the current rayon pool, so its parallel loops start on
+/// that worker rather than from outside the pool, where each one woke a worker and
+/// then the caller. Under [`WaitPolicy::Active`] where [`may_spin`], every other worker looks for work, never sleeping, until `op` returns or it has
+/// found none for [`SPIN`]. Called from a worker (a test's `install`, a kernel within
+/// a kernel), it runs `op` as it is.
+pub fn run_on_pool<R: Send>(wait: WaitPolicy, op: impl FnOnce() -> R + Send) -> R {
+    if rayon::current_thread_index().is_some() {
+        return op();
+    }
+    if wait == WaitPolicy::Passive || !may_spin(rayon::current_num_threads()) {
+        return rayon::scope(|_| op());
+    }
+    let done = AtomicBool::new(false);
+    let op = Mutex::new(Some(op));
+    // One call per worker, queued to every worker before any runs: a worker takes its
+    // call before any other work, so its loop is at the bottom of its stack (a loop
+    // begun above a job it was waiting in would hold that job until `op` ended). The
+    // caller sleeps meanwhile: spinning, it would take a core from the workers.
+    let mut results = rayon::broadcast(|ctx| {
+        if ctx.index() != 0 {
+            look_for_work(&done);
+            return None;
+        }
+        let _done = Done(&done);
+        let op = op.lock().unwrap_or_else(|e| e.into_inner()).take().expect("worker 0 runs op once");
+        Some(op())
+    });
+    results.swap_remove(0).expect("worker 0 ran op")
+}
+
+/// Sets the flag when dropped, so the workers stop looking when `op` panics too.
+struct Done<'a>(&'a AtomicBool);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs whatever work the pool has until `done`, or until none came for [`SPIN`].
+fn look_for_work(done: &AtomicBool) {
+    let mut last_work = Instant::now();
+    while !done.load(Ordering::Relaxed) {
+        match rayon::yield_now() {
+            Some(rayon::Yield::Executed) => last_work = Instant::now(),
+            _ if last_work.elapsed() > SPIN => return,
+            _ => std::hint::spin_loop(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rayon::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn runs_the_work_and_returns_its_result() {
+        for policy in [WaitPolicy::Active, WaitPolicy::Passive] {
+            for n in [0u64, 1, 1000, 100_000] {
+                assert_eq!(run_on_pool(policy, || (0..n).into_par_iter().sum::<u64>()), n * n.saturating_sub(1) / 2);
+            }
+            // From inside the pool: as it is.
+            assert_eq!(rayon::scope(|_| run_on_pool(policy, || (0..10u64).into_par_iter().sum::<u64>())), 45);
+            // From outside: on a worker.
+            assert!(run_on_pool(policy, || rayon::current_thread_index().is_some()));
+        }
+    }
+
+    #[test]
+    fn a_panic_reaches_the_caller_and_the_pool_runs_on() {
+        let caught = std::panic::catch_unwind(|| run_on_pool(WaitPolicy::Active, || panic!("in op")));
+        assert!(caught.is_err());
+        assert_eq!(run_on_pool(WaitPolicy::Active, || (0..100u64).into_par_iter().sum::<u64>()), 4950);
+    }
+}
