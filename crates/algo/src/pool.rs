@@ -124,6 +124,31 @@ mod tests {
         }
     }
 
+    /// Kernels started at once from several threads outside the pool (tests, Python
+    /// threads), each with parallel loops and regions (every worker at a barrier):
+    /// a worker's loop may begin above another's job, which must not hang any of them.
+    #[test]
+    fn kernels_started_together_all_finish() {
+        let kernel = |seed: u64| {
+            (0..20u64)
+                .map(|round| {
+                    let sum: u64 = (0..10_000u64).into_par_iter().map(|x| x ^ seed ^ round).sum();
+                    let members = crate::region::run(|member| {
+                        (0..10).for_each(|_| member.wait());
+                        member.index()
+                    });
+                    sum + members[0] as u64
+                })
+                .sum::<u64>()
+        };
+        let expected: Vec<u64> = (0..6).map(kernel).collect();
+        let got: Vec<u64> = std::thread::scope(|s| {
+            let runs: Vec<_> = (0..6u64).map(|seed| s.spawn(move || run_on_pool(WaitPolicy::Active, || kernel(seed)))).collect();
+            runs.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        assert_eq!(got, expected);
+    }
+
     #[test]
     fn a_panic_reaches_the_caller_and_the_pool_runs_on() {
         let caught = std::panic::catch_unwind(|| run_on_pool(WaitPolicy::Active, || panic!("in op")));
