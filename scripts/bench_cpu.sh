@@ -12,7 +12,9 @@
 # Environment: CHATTY (binary; default: build target/release/chatty), TRIALS (default
 # 5), GRAPHS (names in scripts/gapbs_graphs.sh; default: the issue-19 set below),
 # THREADS (default "1 <cores>"), KERNELS (default "bfs sssp pr pr-gs wcc bc spmv"),
-# ROUNDS (default 1).
+# ROUNDS (default 1), BASE (another chatty binary, e.g. the build before a change: run
+# beside the two in every round, its median and base / chatty added to each row and
+# their geometric mean to the footer).
 #
 # ROUNDS=R runs each pair R times, the order swapped every round (ours first in odd
 # rounds, GAPBS first in even ones); a row quotes each side's median and the spread
@@ -34,6 +36,7 @@ GAPBS=$(cd "$1" && pwd)
 WORK=${2:-data/bench-cpu}
 TRIALS=${TRIALS:-5}
 ROUNDS=${ROUNDS:-1}
+BASE=${BASE:+$(realpath "$BASE")}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 THREADS=${THREADS:-"1 $(nproc)"}
 KERNELS=${KERNELS:-"bfs sssp pr pr-gs wcc bc spmv"}
@@ -57,12 +60,12 @@ delta_for() {
     esac
 }
 
-ours() { # round threads row-name graph algo extra-args... -> average seconds
+ours() { # round threads row-name graph algo extra-args... -> average seconds ($BIN, default $CHATTY)
     local r=$1 t=$2 name=$3 g=$4 a=$5
     shift 5
-    local log="ours-$name-$g-$t-r$r"
+    local log="${LOG:-ours}-$name-$g-$t-r$r"
     # A refusal (e.g. BC path counts beyond a double on the grid) is a row, not the end.
-    if "$CHATTY" run "$a" "$g.cgr" -n "$TRIALS" --json --engine cpu --threads "$t" "$@" > "$log.json" 2> "$log.err"; then
+    if "${BIN:-$CHATTY}" run "$a" "$g.cgr" -n "$TRIALS" --json --engine cpu --threads "$t" "$@" > "$log.json" 2> "$log.err"; then
         python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["average_seconds"])' "$log.json"
     else
         echo refused
@@ -81,21 +84,23 @@ source_of() { # ours' row name, graph, threads -> the source its first round sea
 }
 
 # pair KERNEL GRAPH THREADS OURS-COMMAND THEIRS-COMMAND: both commands (ours, theirs
-# above, without their round) ROUNDS times, order swapped every round, then the row.
-# A theirs-command may name the source ours drew (source_of), so ours runs first in
-# round 1.
+# above, without their round; BASE's between them) ROUNDS times, order reversed every
+# round, then the row. A theirs-command may name the source ours drew (source_of), so
+# ours runs first in round 1.
 pair() {
-    local k=$1 g=$2 t=$3 mine=$4 peer=$5 r o=() p=()
+    local k=$1 g=$2 t=$3 mine=$4 peer=$5 r o=() p=() b=()
     for r in $(seq "$ROUNDS"); do
         if ((r % 2)); then
             o+=("$(eval "ours $r $t $mine")")
+            [ -z "$BASE" ] || b+=("$(eval "BIN=\"\$BASE\" LOG=base ours $r $t $mine")")
             p+=("$(eval "theirs $r $t $peer")")
         else
             p+=("$(eval "theirs $r $t $peer")")
+            [ -z "$BASE" ] || b+=("$(eval "BIN=\"\$BASE\" LOG=base ours $r $t $mine")")
             o+=("$(eval "ours $r $t $mine")")
         fi
     done
-    row "$k" "$g" "$t" "${o[*]}" "${p[*]}"
+    row "$k" "$g" "$t" "${o[*]}" "${p[*]}" "${b[*]}"
 }
 
 bc_source() { # graph -> a source with out-edges, 0-based, drawn by ours as for bfs
@@ -103,32 +108,40 @@ bc_source() { # graph -> a source with out-edges, 0-based, drawn by ours as for 
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["parameters"]["sources"][0] - d["graph"]["id_base"])' "bc-source-$1.json"
 }
 
-row() { # kernel graph threads "ours' rounds" "GAPBS's rounds" ("n/a" where GAPBS has no such kernel)
+row() { # kernel graph threads "ours' rounds" "GAPBS's rounds" ("n/a" where GAPBS has no such kernel) ["BASE's rounds"]
     python3 -c '
 import statistics, sys
-k, g, t, o, p = sys.argv[1:]
+k, g, t, o, p, b = sys.argv[1:]
 def spread(x):
     return f"{max(x) / min(x):.2f}" if len(x) > 1 else "-"
+def base(om):
+    if not b.split():
+        return ""
+    if "refused" in b.split() or om is None:
+        return " refused | n/a |"
+    bm = statistics.median(float(x) for x in b.split())
+    return f" {bm:.4f} | {bm / om:.2f} |"
 if "refused" in o.split():
-    print(f"| {k} | {g} | {t} | refused | {p.split()[0]} | n/a | - | - |")
+    print(f"| {k} | {g} | {t} | refused | {p.split()[0]} | n/a | - | - |{base(None)}")
     sys.exit()
 o = [float(x) for x in o.split()]
+om = statistics.median(o)
 if p.split()[0] == "n/a":
-    print(f"| {k} | {g} | {t} | {statistics.median(o):.4f} | n/a | n/a | {spread(o)} | - |")
+    print(f"| {k} | {g} | {t} | {om:.4f} | n/a | n/a | {spread(o)} | - |{base(om)}")
 else:
     p = [float(x) for x in p.split()]
-    om, pm = statistics.median(o), statistics.median(p)
-    print(f"| {k} | {g} | {t} | {om:.4f} | {pm:.4f} | {pm / om:.2f} | {spread(o)} | {spread(p)} |")' "$@" | tee -a rows.md
+    pm = statistics.median(p)
+    print(f"| {k} | {g} | {t} | {om:.4f} | {pm:.4f} | {pm / om:.2f} | {spread(o)} | {spread(p)} |{base(om)}")' "$1" "$2" "$3" "$4" "$5" "${6:-}" | tee -a rows.md
 }
 
 pr_tolerance() { # graph -> ε / N
     "$CHATTY" info "$1.cgr" --json | python3 -c 'import json,sys; print(1e-4 / json.load(sys.stdin)["vertices"])'
 }
 
-footer() { # the geometric mean of GAPBS / chatty per thread count, over rows.md
+footer() { # the geometric mean of GAPBS / chatty (and base / chatty) per thread count, over rows.md
     echo
-    echo "| threads | rows | geometric mean of GAPBS / chatty | steady rows | their geometric mean |"
-    echo "|---|---|---|---|---|"
+    echo "| threads | rows | geometric mean of GAPBS / chatty | steady rows | their geometric mean |${BASE:+ base / chatty |}"
+    echo "|---|---|---|---|---|${BASE:+---|}"
     python3 - "$THREADS" rows.md <<'EOF'
 import math, sys
 rows = [[c.strip() for c in l.strip("|\n").split("|")] for l in open(sys.argv[2]) if l.startswith("|")]
@@ -138,9 +151,10 @@ def steady(c):
     return all(s != "-" and float(s) < 1.25 for s in c[6:8])
 for t in sys.argv[1].split():
     r = [c for c in rows if c[2] == t and c[5] != "n/a"]
+    b = [float(c[9]) for c in rows if c[2] == t and len(c) > 9 and c[9] != "n/a"]
     if r:
         s = [c for c in r if steady(c)]
-        print(f"| {t} | {len(r)} | {mean([float(c[5]) for c in r])} | {len(s)} | {mean([float(c[5]) for c in s])} |")
+        print(f"| {t} | {len(r)} | {mean([float(c[5]) for c in r])} | {len(s)} | {mean([float(c[5]) for c in s])} |" + (f" {mean(b)} |" if b else ""))
 EOF
 }
 # Under `timeout`, the rows measured so far still get their footer.
@@ -148,8 +162,8 @@ trap 'footer; exit 143' TERM
 
 GRAPHS=${GRAPHS:-"kron22 urand22 grid roadNE moscow twitter web"}
 : > rows.md
-echo "| kernel | graph | threads | chatty (s) | GAPBS (s) | GAPBS / chatty | chatty's spread | GAPBS's spread |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| kernel | graph | threads | chatty (s) | GAPBS (s) | GAPBS / chatty | chatty's spread | GAPBS's spread |${BASE:+ base (s) | base / chatty |}"
+echo "|---|---|---|---|---|---|---|---|${BASE:+---|---|}"
 for g in $GRAPHS; do
     make_graph "$g" 2>> generate.log
     tol=$(pr_tolerance "$g")
@@ -173,9 +187,12 @@ for g in $GRAPHS; do
                     pair bc "$g" "$t" 'bc "$g" bc --zero-based --sources "$s,$s,$s,$s"' 'bc "$g.sg" -r "$s" -i 4'
                     ;;
                 spmv)
-                    o=()
-                    for r in $(seq "$ROUNDS"); do o+=("$(ours "$r" "$t" spmv "$g" spmv)"); done
-                    row spmv "$g" "$t" "${o[*]}" "n/a"
+                    o=() b=()
+                    for r in $(seq "$ROUNDS"); do
+                        o+=("$(ours "$r" "$t" spmv "$g" spmv)")
+                        [ -z "$BASE" ] || b+=("$(BIN=$BASE LOG=base ours "$r" "$t" spmv "$g" spmv)")
+                    done
+                    row spmv "$g" "$t" "${o[*]}" "n/a" "${b[*]}"
                     ;;
             esac
         done
