@@ -1,14 +1,19 @@
-//! Running a kernel on the thread pool, with idle workers awake as OpenMP's are.
+//! Running a kernel on the thread pool: on a worker, and how idle threads wait.
+//!
+//! Called from outside the pool (the CLI's main thread), each parallel loop of a
+//! kernel was sent into the pool, and the caller slept until it ended: a wake-up of a
+//! worker and one of the caller per loop. In a virtual machine an idle virtual CPU
+//! halts, so each wake-up goes through the hypervisor. Run on a worker instead, the
+//! loops start inside the pool: PageRank on moscow-osm at one thread on the 16-core
+//! host took 0.125 s against 0.176 s before (GAPBS's `pr_spmv` 0.142 s).
 //!
 //! A rayon worker with nothing to do sleeps after about 32 rounds of looking for work
-//! (tens of microseconds), and the next parallel loop must wake it: a futex call and,
-//! in a virtual machine, an interrupt through the hypervisor to a halted virtual CPU
-//! (about 30 µs a parallel loop on the 2-core development VM, measured with loops of
-//! 100 µs of work 50 µs apart). OpenMP's threads (GAPBS's) look for work for some
-//! milliseconds before they sleep. A kernel is a chain of parallel loops with short
-//! sequential steps between them: PageRank on cnr-2000 at 2 threads took 1.60 ms an
-//! iteration with rayon's sleeping workers and 1.24 ms with them awake (GAPBS's
-//! `pr_spmv` 1.2 ms). `docs/benchmarks/cpu.md`, session 26, has the measurements.
+//! (tens of microseconds); OpenMP's threads (GAPBS's) look for some milliseconds
+//! first. [`WaitPolicy::Active`] keeps the workers looking through a kernel; it was
+//! faster on the 2-core development VM (PageRank on cnr-2000 at 2 threads, 1.23-1.29
+//! against 1.13-1.16 ms an iteration) but not on the host at 16 threads (cnr-2000's
+//! millisecond kernels up to 1.3x slower), so it is not the default.
+//! `docs/benchmarks/cpu.md`, session 26, has the measurements.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -18,20 +23,31 @@ use std::time::{Duration, Instant};
 /// default spin (300,000 rounds of `pause`) is a few milliseconds.
 const SPIN: Duration = Duration::from_millis(2);
 
-/// How idle workers wait during a kernel, from `$CHATTY_WAIT_POLICY` (OpenMP's
-/// `OMP_WAIT_POLICY` names), read once: `active` (the default) looks for work for up
-/// to [`SPIN`] and spins at a region's barriers, `passive` sleeps at once, as rayon
-/// does, for machines shared with other work.
+/// How idle threads wait during a kernel, from `$CHATTY_WAIT_POLICY` (OpenMP's
+/// `OMP_WAIT_POLICY` names), read once: unset, a region's barriers spin and workers
+/// sleep between parallel loops as rayon's do; `active`, workers also look for work for
+/// up to [`SPIN`]; `passive`, nothing spins, for machines shared with other work.
 pub fn wait_policy() -> crate::Result<WaitPolicy> {
     static POLICY: OnceLock<Result<WaitPolicy, String>> = OnceLock::new();
     let policy = POLICY.get_or_init(|| match std::env::var("CHATTY_WAIT_POLICY") {
-        Err(std::env::VarError::NotPresent) => Ok(WaitPolicy::Active),
+        Err(std::env::VarError::NotPresent) => Ok(WaitPolicy::Barriers),
         Ok(v) if v.eq_ignore_ascii_case("active") => Ok(WaitPolicy::Active),
         Ok(v) if v.eq_ignore_ascii_case("passive") => Ok(WaitPolicy::Passive),
-        Ok(v) => Err(format!("CHATTY_WAIT_POLICY=`{v}`: expected `active` or `passive`")),
+        Ok(v) => Err(format!("CHATTY_WAIT_POLICY=`{v}`: expected `active` or `passive` (or unset)")),
         Err(e) => Err(format!("CHATTY_WAIT_POLICY: {e}")),
     });
     policy.clone().map_err(crate::Error::Parameter)
+}
+
+/// See [`wait_policy`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitPolicy {
+    /// Nothing spins: barriers and idle workers sleep.
+    Passive,
+    /// A region's barriers spin; idle workers sleep between parallel loops (the default).
+    Barriers,
+    /// Barriers spin, and idle workers look for work for up to [`SPIN`] before they sleep.
+    Active,
 }
 
 /// Whether the waiting threads of a pool of `threads` may spin: not under the passive
@@ -42,28 +58,20 @@ pub(crate) fn may_spin(threads: usize) -> bool {
     // region per source.
     static CORES: OnceLock<usize> = OnceLock::new();
     let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from));
-    threads <= cores && wait_policy().map_or(true, |w| w == WaitPolicy::Active)
-}
-
-/// See [`wait_policy`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WaitPolicy {
-    /// Idle workers look for work for up to [`SPIN`] before they sleep.
-    Active,
-    /// Idle workers sleep at once (rayon's own behaviour).
-    Passive,
+    threads <= cores && wait_policy().map_or(true, |w| w != WaitPolicy::Passive)
 }
 
 /// Runs `op` on a worker of the current rayon pool, so its parallel loops start on
 /// that worker rather than from outside the pool, where each one woke a worker and
-/// then the caller. Under [`WaitPolicy::Active`] where [`may_spin`], every other worker looks for work, never sleeping, until `op` returns or it has
-/// found none for [`SPIN`]. Called from a worker (a test's `install`, a kernel within
-/// a kernel), it runs `op` as it is.
+/// then the caller. Under [`WaitPolicy::Active`], where [`may_spin`], every other
+/// worker looks for work, never sleeping, until `op` returns or it has found none for
+/// [`SPIN`]. Called from a worker (a test's `install`, a kernel within a kernel), it
+/// runs `op` as it is.
 pub fn run_on_pool<R: Send>(wait: WaitPolicy, op: impl FnOnce() -> R + Send) -> R {
     if rayon::current_thread_index().is_some() {
         return op();
     }
-    if wait == WaitPolicy::Passive || !may_spin(rayon::current_num_threads()) {
+    if wait != WaitPolicy::Active || !may_spin(rayon::current_num_threads()) {
         return rayon::scope(|_| op());
     }
     let done = AtomicBool::new(false);
@@ -113,7 +121,7 @@ mod tests {
 
     #[test]
     fn runs_the_work_and_returns_its_result() {
-        for policy in [WaitPolicy::Active, WaitPolicy::Passive] {
+        for policy in [WaitPolicy::Active, WaitPolicy::Barriers, WaitPolicy::Passive] {
             for n in [0u64, 1, 1000, 100_000] {
                 assert_eq!(run_on_pool(policy, || (0..n).into_par_iter().sum::<u64>()), n * n.saturating_sub(1) / 2);
             }
