@@ -596,7 +596,11 @@ fn limits_and_messages_say_what_they_mean() {
         assert!(waiting(policy).status.success(), "{policy}: {}", text(&waiting(policy)));
     }
     let o = waiting("lazy");
-    assert!(o.status.code() == Some(2) && text(&o).contains("CHATTY_WAIT_POLICY=`lazy`: expected `active` or `passive` (or unset)"), "{}", text(&o));
+    assert!(
+        o.status.code() == Some(2) && text(&o).contains("CHATTY_WAIT_POLICY=`lazy`: expected `active` or `passive` (or unset)"),
+        "{}",
+        text(&o)
+    );
     // One cause, said once.
     let t = text(&chatty(&["info", &p("missing.el")]));
     assert_eq!(t.matches("No such file").count(), 1, "{t}");
