@@ -1,18 +1,17 @@
 //! Running a kernel on the thread pool: on a worker, and how idle threads wait.
 //!
 //! Called from outside the pool (the CLI's main thread), each parallel loop of a
-//! kernel was sent into the pool, and the caller slept until it ended: a wake-up of a
-//! worker and one of the caller per loop. In a virtual machine an idle virtual CPU
-//! halts, so each wake-up goes through the hypervisor. Run on a worker instead, the
-//! loops start inside the pool: PageRank on moscow-osm at one thread on the 16-core
-//! host took 0.125 s against 0.176 s before (GAPBS's `pr_spmv` 0.142 s).
+//! kernel is sent into the pool and the caller sleeps until it ends: a wake-up of a
+//! worker and one of the caller per loop. Run on a worker, the loops start inside the
+//! pool; the CPU and MPI engines both do (on the 16-core host, within the noise of
+//! calling from outside).
 //!
 //! A rayon worker with nothing to do sleeps after about 32 rounds of looking for work
 //! (tens of microseconds); OpenMP's threads (GAPBS's) look for some milliseconds
-//! first. [`WaitPolicy::Active`] keeps the workers looking through a kernel; it was
+//! first. [`WaitPolicy::Active`] keeps the workers looking through a kernel. It was
 //! faster on the 2-core development VM (PageRank on cnr-2000 at 2 threads, 1.23-1.29
-//! against 1.13-1.16 ms an iteration) but not on the host at 16 threads (cnr-2000's
-//! millisecond kernels up to 1.3x slower), so it is not the default.
+//! against 1.13-1.16 ms an iteration) and slower on the 16-core host at 16 threads
+//! (cnr-2000's 2-4 ms kernels, up to 4x), so it is not the default.
 //! `docs/benchmarks/cpu.md`, session 26, has the measurements.
 
 use std::sync::atomic::{AtomicBool, Ordering};

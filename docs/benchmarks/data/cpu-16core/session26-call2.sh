@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# session 26, issue 19, call 2 (written, not run: no device machine could be started again): the parts of 25d24f8 one by one, at 1/4/16 threads,
+# session 26, issue 19, call 2 (as run; four tries were refused before it): the parts of 25d24f8 one by one, at 1/4/16 threads,
 # three rounds each: (a) worker = 25d24f8 with the kernel on a pool worker and no workers
 # kept awake, against old = a1f75d4; (b) new = 25d24f8 (workers awake) against worker;
 # (c) gentle = new with 64 pauses between its workers' looks for work, against worker.
