@@ -83,8 +83,8 @@ impl Engine for CpuEngine {
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<Trial> {
         let start = Instant::now();
-        // On a worker, the others awake: a kernel's parallel loops then neither wake
-        // the pool from outside nor wait for sleeping workers (`pool`).
+        // On a worker: the kernel's parallel loops start inside the pool, not sent in
+        // from this thread one at a time (`pool`).
         let wait = pool::wait_policy()?;
         let (output, iterations, residual) = pool::run_on_pool(wait, || run_kernel(&self.graph, alg, p, sources, progress))?;
         let seconds = start.elapsed().as_secs_f64();

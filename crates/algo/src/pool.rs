@@ -50,27 +50,31 @@ pub enum WaitPolicy {
 }
 
 /// Whether the waiting threads of a pool of `threads` may spin: not under the passive
-/// policy, nor when they outnumber the cores (a spinning waiter would hold the core
-/// that a late arrival needs).
+/// policy, nor when they outnumber the cores.
 pub(crate) fn may_spin(threads: usize) -> bool {
+    fits_cores(threads) && wait_policy().map_or(true, |w| w != WaitPolicy::Passive)
+}
+
+/// Whether `threads` spinning threads leave a core to each: where they outnumber the
+/// cores, a spinning waiter holds the core that a late arrival needs.
+fn fits_cores(threads: usize) -> bool {
     // Asked once: on Linux it reads the cgroup's CPU quota from files, and BC starts a
     // region per source.
     static CORES: OnceLock<usize> = OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from));
-    threads <= cores && wait_policy().map_or(true, |w| w != WaitPolicy::Passive)
+    threads <= *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// Runs `op` on a worker of the current rayon pool, so its parallel loops start on
 /// that worker rather than from outside the pool, where each one woke a worker and
-/// then the caller. Under [`WaitPolicy::Active`], where [`may_spin`], every other
-/// worker looks for work, never sleeping, until `op` returns or it has found none for
+/// then the caller. Under [`WaitPolicy::Active`], with no more workers than cores,
+/// every other worker looks for work, never sleeping, until `op` returns or it has found none for
 /// [`SPIN`]. Called from a worker (a test's `install`, a kernel within a kernel), it
 /// runs `op` as it is.
 pub fn run_on_pool<R: Send>(wait: WaitPolicy, op: impl FnOnce() -> R + Send) -> R {
     if rayon::current_thread_index().is_some() {
         return op();
     }
-    if wait != WaitPolicy::Active || !may_spin(rayon::current_num_threads()) {
+    if wait != WaitPolicy::Active || !fits_cores(rayon::current_num_threads()) {
         return rayon::scope(|_| op());
     }
     let done = AtomicBool::new(false);
