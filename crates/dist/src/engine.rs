@@ -436,7 +436,8 @@ impl Engine for DistEngine {
         // The kernel runs on a rayon worker: its many small parallel steps (thousands
         // of levels on road graphs) then start inline instead of waking the pool from
         // outside each time. Its MPI calls come from that one thread. Idle workers sleep
-        // (passive): ranks sharing a host would each keep a pool's worth of cores busy.
+        // between loops whatever `CHATTY_WAIT_POLICY` says (regions' barriers still follow
+        // it): ranks sharing a host would each keep a pool's worth of cores looking.
         let (p, internal) = self.to_engine_ids(p, sources);
         let outcome = run_on_pool(WaitPolicy::Passive, || self.run_kernel(alg, &p, &internal, progress));
         let (output, iterations, residual) = outcome.map_err(Error::engine)?;
