@@ -263,7 +263,7 @@ fn levels_run_on_one_thread(reached: usize, levels: u32) -> bool {
 pub const SOURCES_PER_THREAD: usize = 4;
 
 /// Bytes per vertex each thread of [`brandes_by_source`] holds.
-const BY_SOURCE_BYTES: u64 = 36;
+const BY_SOURCE_BYTES: u64 = 28;
 
 /// Whether BC from `sources` sources on `n` vertices has sources enough for one per
 /// thread, and memory for their arrays (the model behind `--engine auto`).
@@ -299,8 +299,8 @@ pub fn predicted_seconds(n: usize, m: u64, sources: usize, levels: u32) -> f64 {
 /// and no barrier per level, which is what many sources on a high-diameter graph need
 /// (a level-synchronous sweep pays a barrier per level per source). Each thread resets
 /// only the depths of the vertices its last source reached: a vertex's path count is
-/// set at its first visit and its share as the backward sweep passes it, each before
-/// it is read.
+/// set at its first visit and replaced by its share as the backward sweep passes it,
+/// each before it is read.
 pub fn brandes_by_source(g: &Graph, sources: &[u32], threads: usize, progress: &dyn Progress) -> Vec<f64> {
     let n = g.num_vertices();
     let out = g.out_edges();
@@ -309,45 +309,51 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], threads: usize, progress: &
     let partials: Vec<Vec<f64>> = (0..threads)
         .into_par_iter()
         .map(|_| {
-            // `share[v]` is (1 + δ(v)) / σ(v), what v's predecessors read, written when
-            // the backward sweep passes v, before any predecessor reads it: one load and
-            // no division per edge (road-NE, 4 sources, one and two threads: 2-4% faster).
-            let (mut score, mut sigma, mut share) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-            let mut depth = vec![UNSEEN; n];
+            // `value[v]` is v's path count σ(v) until the backward sweep passes v, then
+            // (1 + δ(v)) / σ(v), what v's predecessors read: one load and no division per
+            // edge (road-NE, 4 sources, one and two threads: 2-4% faster), and one array
+            // where two would each be cleared per run. Depths count from 1 (0: not
+            // reached), so every array is zeroed memory, which the allocator leaves to
+            // the kernel's zero pages when fresh: sources that reach a few vertices
+            // (cnr-2000's in the benchmark: 12) cost little more than these arrays.
+            let (mut score, mut value) = (vec![0.0; n], vec![0.0; n]);
+            let mut depth = vec![0u32; n];
             let mut order: Vec<u32> = Vec::new();
             while let Some(&s) = sources.get(next.fetch_add(1, Relaxed)) {
                 progress.advance(1);
                 order.clear();
                 order.push(s);
-                depth[s as usize] = 0;
-                sigma[s as usize] = 1.0;
+                depth[s as usize] = 1;
+                value[s as usize] = 1.0;
                 let mut head = 0;
                 while let Some(&u) = order.get(head) {
                     head += 1;
-                    let (d, su) = (depth[u as usize] + 1, sigma[u as usize]);
+                    let (d, su) = (depth[u as usize] + 1, value[u as usize]);
                     for &v in out.neighbors(u) {
                         let dv = &mut depth[v as usize];
-                        if *dv == UNSEEN {
+                        if *dv == 0 {
                             *dv = d;
                             order.push(v);
-                            sigma[v as usize] = su;
+                            value[v as usize] = su;
                         } else if *dv == d {
-                            sigma[v as usize] += su;
+                            value[v as usize] += su;
                         }
                     }
                 }
+                // Deepest first, so a vertex's successors (one level deeper) hold their
+                // shares and the vertices of its own level still their counts.
                 for &u in order.iter().rev() {
                     let d = depth[u as usize] + 1;
-                    let su = sigma[u as usize];
-                    let shares: f64 = out.neighbors(u).iter().filter(|&&v| depth[v as usize] == d).map(|&v| share[v as usize]).sum();
+                    let su = value[u as usize];
+                    let shares: f64 = out.neighbors(u).iter().filter(|&&v| depth[v as usize] == d).map(|&v| value[v as usize]).sum();
                     let delta = dependency(su, su * shares);
                     if u != s {
                         score[u as usize] += delta;
                     }
-                    share[u as usize] = (1.0 + delta) / su;
+                    value[u as usize] = (1.0 + delta) / su;
                 }
                 for &u in &order {
-                    depth[u as usize] = UNSEEN;
+                    depth[u as usize] = 0;
                 }
             }
             score
