@@ -180,29 +180,33 @@ fn iterate<G: EdgeMapGraph + ?Sized>(
     // the plain gather an instruction per edge.
     let mut plain: Vec<f32> = crate::zeroed_vec(n);
     let out_offsets = g.out_offsets();
-    // The dangling mass is summed over a list of the dangling vertices made once: summed
+    // The dangling mass is summed over lists of the dangling vertices made once: summed
     // over every vertex in the contribution pass, its chain of additions (4 cycles a
     // vertex) held that pass to 1.5x GAPBS's time (moscow, one thread; now 0.6x). Each
-    // chunk of the pass sums its own part of the list after its contributions, in the
-    // same parallel loop: a loop of its own cost a fork-join an iteration, 27-35 µs at 16
-    // threads on the 16-core host (moscow's iteration: 472 µs). Gauss–Seidel spreads no
-    // dangling mass (below), so it lists none.
+    // chunk of the pass sums its own list after its contributions, in the same parallel
+    // loop: a loop of its own cost a fork-join an iteration, 27-35 µs at 16 threads on
+    // the 16-core host (moscow's iteration: 472 µs). A chunk's list holds its dangling
+    // vertices numbered from the chunk's first; most are empty and allocate nothing
+    // (found by a loop over each chunk's offsets: a parallel filter over all vertices
+    // took 18-20 ms of a trial on the 2048² grid at one thread, now 6). Gauss–Seidel
+    // spreads no dangling mass (below), so it lists none.
     const CHUNK: usize = 4096;
-    let dangling: Vec<u32> = match p.method {
-        PrMethod::Jacobi => (0..n as u32).into_par_iter().filter(|&v| g.out_degree(v) == 0).collect(),
+    let chunk_ends = |i: usize| &out_offsets[i * CHUNK..=n.min((i + 1) * CHUNK)];
+    let dangling: Vec<Vec<u32>> = match p.method {
+        PrMethod::Jacobi => (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|i| (chunk_ends(i).windows(2).enumerate()).filter(|(_, ab)| ab[0] == ab[1]).map(|(k, _)| k as u32).collect())
+            .collect(),
         PrMethod::GaussSeidel => Vec::new(),
     };
-    // Chunk i's dangling vertices are dangling[parts[i]..parts[i + 1]] (the list is in
-    // vertex order).
-    let parts: Vec<usize> = (0..=n.div_ceil(CHUNK)).map(|i| dangling.partition_point(|&v| (v as usize) < i * CHUNK)).collect();
     let contribute = |c: &mut [f32], score: &[f64]| -> f64 {
         (c.par_chunks_mut(CHUNK).zip(score.par_chunks(CHUNK)).enumerate())
             .map(|(i, (c, s))| {
-                let ends = &out_offsets[i * CHUNK..=i * CHUNK + c.len()];
+                let ends = chunk_ends(i);
                 for ((c, &s), (&a, &b)) in c.iter_mut().zip(s).zip(ends.iter().zip(&ends[1..])) {
                     *c = contribution(b - a, s);
                 }
-                dangling[parts[i]..parts[i + 1]].iter().map(|&v| s[v as usize - i * CHUNK]).sum::<f64>()
+                dangling.get(i).map_or(0.0, |d| d.iter().map(|&k| s[k as usize]).sum::<f64>())
             })
             .sum()
     };
