@@ -178,6 +178,11 @@ impl Member<'_> {
         self.index
     }
 
+    /// Number of threads in the region.
+    pub(crate) fn threads(&self) -> usize {
+        self.barrier.threads
+    }
+
     /// This thread's equal share of the positions `begin..end`, for work that costs
     /// the same per position and is not worth a shared cursor.
     pub(crate) fn share(&self, begin: usize, end: usize) -> Range<usize> {

@@ -197,6 +197,18 @@ fn bc_over_several_and_all_sources() {
     assert_eq!(chosen.len(), with_edges, "more sources than vertices with out-edges takes them all");
 }
 
+/// A region of one thread takes shortcuts (SSSP lowers distances with plain stores, no
+/// compare-and-swap): every kernel in a pool of one still gets the reference's answers.
+#[test]
+fn every_kernel_in_a_pool_of_one_thread() {
+    let o = |seed, max_weight, undirected| GenOptions { seed, max_weight, undirected };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    pool.install(|| {
+        check_all("rmat-12 weighted, one thread", generate::rmat(12, 8, o(11, Some(255), false), &NoProgress).unwrap());
+        check_all("grid 80x50 weighted, one thread", generate::grid(80, 50, o(12, Some(100), true), &NoProgress).unwrap());
+    });
+}
+
 /// A few sources on a deep graph (a long grid: thousands of small levels) run one per
 /// thread in a pool of two or more, and get the reference's scores.
 #[test]
