@@ -197,7 +197,7 @@ fn bc_over_several_and_all_sources() {
     assert_eq!(chosen.len(), with_edges, "more sources than vertices with out-edges takes them all");
 }
 
-/// A region of one thread takes shortcuts (BFS, BC and SSSP write with plain stores, no
+/// One thread takes shortcuts (BFS, BC, SSSP and WCC write with plain stores, no
 /// compare-and-swap): every kernel in a pool of one still gets the reference's answers.
 #[test]
 fn every_kernel_in_a_pool_of_one_thread() {
