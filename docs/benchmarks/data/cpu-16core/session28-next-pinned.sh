@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 27 for issue 19, not yet run (the session's device time was spent):
+# Prepared in session 27 for issue 19, not yet run (session 27's device time was spent; session 28 was lent no device):
 # pr (the table's stopping rule) of ours (e826044) and GAPBS's pr_spmv, alternating five
 # times, each pinned with taskset to the same cores (core 2; cores 2-5) and unpinned, on
 # moscow and road-NE at 1 and 4 threads: average trial of 3, seconds. It tests whether
