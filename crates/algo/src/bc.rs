@@ -580,15 +580,7 @@ fn count_paths_out<const ALONE: bool>(
         let su = f64::from_bits(value[u as usize].load(Relaxed));
         for &v in out.neighbors(u) {
             let dv = &depth[v as usize];
-            let first = dv.load(Relaxed) == UNSEEN
-                && match ALONE {
-                    true => {
-                        dv.store(d + 1, Relaxed);
-                        true
-                    }
-                    false => dv.compare_exchange(UNSEEN, d + 1, Relaxed, Relaxed).is_ok(),
-                };
-            if first {
+            if region::claim_first::<ALONE>(dv, UNSEEN, d + 1) {
                 edges += out.degree(v) as u64;
                 found.push(v);
                 if found.len() == FLUSH {

@@ -236,8 +236,8 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], queue: &[AtomicU32], source: u32, 
 /// each (the direction switch's measure). A function of its own so that the hot loop
 /// gets its own registers: inlined into [`csr_levels`]'s region it reloaded the depth
 /// array from the stack per edge (moscow, one thread: 3.5% more instructions).
-/// `ALONE`: the region's only thread, which sets a depth with a plain store where
-/// others need a compare-and-swap (one thread on the dev VM: moscow 9.5-9.9 → 8.6 ms,
+/// `ALONE`: the region's only thread, which claims a vertex with a plain store
+/// ([`region::claim_first`]; one thread on the dev VM: moscow 9.5-9.9 → 8.6 ms,
 /// road-NE 48.7-49.3 → 44.1 ms).
 #[inline(never)]
 fn push_claim<const ALONE: bool>(
@@ -251,16 +251,7 @@ fn push_claim<const ALONE: bool>(
     let mut work = 0;
     for u in frontier {
         for &v in out.neighbors(u.load(Relaxed)) {
-            let d = &depth[v as usize];
-            let first = d.load(Relaxed) == UNREACHED
-                && match ALONE {
-                    true => {
-                        d.store(next_depth, Relaxed);
-                        true
-                    }
-                    false => d.compare_exchange(UNREACHED, next_depth, Relaxed, Relaxed).is_ok(),
-                };
-            if first {
+            if region::claim_first::<ALONE>(&depth[v as usize], UNREACHED, next_depth) {
                 found.push(v);
                 work += out.degree(v) as u64 + 1;
                 if found.len() == FLUSH {

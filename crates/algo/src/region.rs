@@ -163,6 +163,22 @@ pub(crate) fn append(queue: &[AtomicU32], tail: &AtomicUsize, found: &mut Vec<u3
     found.clear();
 }
 
+/// Moves `cell` from `unseen` to `value` and says whether this call did, so that the
+/// first thread to reach a vertex claims it: a compare-and-swap, or a plain store where
+/// the caller is the only thread of its region (`ALONE`; the CAS cost one-thread BFS
+/// 10% on roads).
+#[inline(always)]
+pub(crate) fn claim_first<const ALONE: bool>(cell: &AtomicU32, unseen: u32, value: u32) -> bool {
+    cell.load(Relaxed) == unseen
+        && match ALONE {
+            true => {
+                cell.store(value, Relaxed);
+                true
+            }
+            false => cell.compare_exchange(unseen, value, Relaxed, Relaxed).is_ok(),
+        }
+}
+
 /// Set while a region holds the pool's threads.
 static RUNNING: AtomicBool = AtomicBool::new(false);
 
