@@ -163,20 +163,25 @@ pub(crate) fn append(queue: &[AtomicU32], tail: &AtomicUsize, found: &mut Vec<u3
     found.clear();
 }
 
+/// Moves `cell` from `old`, which the caller has just read there, to `new`, and says
+/// whether this call did: a compare-and-swap, or a plain store where the caller is the
+/// only thread writing (`ALONE`; the CAS cost one-thread BFS 10% on roads).
+#[inline(always)]
+pub(crate) fn exchange<const ALONE: bool>(cell: &AtomicU32, old: u32, new: u32) -> bool {
+    match ALONE {
+        true => {
+            cell.store(new, Relaxed);
+            true
+        }
+        false => cell.compare_exchange(old, new, Relaxed, Relaxed).is_ok(),
+    }
+}
+
 /// Moves `cell` from `unseen` to `value` and says whether this call did, so that the
-/// first thread to reach a vertex claims it: a compare-and-swap, or a plain store where
-/// the caller is the only thread of its region (`ALONE`; the CAS cost one-thread BFS
-/// 10% on roads).
+/// first thread to reach a vertex claims it ([`exchange`]).
 #[inline(always)]
 pub(crate) fn claim_first<const ALONE: bool>(cell: &AtomicU32, unseen: u32, value: u32) -> bool {
-    cell.load(Relaxed) == unseen
-        && match ALONE {
-            true => {
-                cell.store(value, Relaxed);
-                true
-            }
-            false => cell.compare_exchange(unseen, value, Relaxed, Relaxed).is_ok(),
-        }
+    cell.load(Relaxed) == unseen && exchange::<ALONE>(cell, unseen, value)
 }
 
 /// Set while a region holds the pool's threads.

@@ -44,8 +44,9 @@ pub fn link(u: u32, v: u32, comp: &[AtomicU32]) {
 }
 
 /// [`link`]; `ALONE`: the only thread writing `comp`, which hooks with a plain store
-/// where others need a compare-and-swap (one thread on the dev VM: the 2048² grid
-/// 72-75 → 47-52 ms, road-NE 39-41 → 36 ms, moscow 10.4-10.8 → 9.3-9.6 ms).
+/// where others need a compare-and-swap ([`crate::region::exchange`]; one thread on
+/// the dev VM: the 2048² grid 72-75 → 47-52 ms, road-NE 39-41 → 36 ms, moscow
+/// 10.4-10.8 → 9.3-9.6 ms).
 #[inline(always)]
 fn hook<const ALONE: bool>(u: u32, v: u32, comp: &[AtomicU32]) {
     let mut p1 = comp[u as usize].load(Relaxed);
@@ -53,15 +54,7 @@ fn hook<const ALONE: bool>(u: u32, v: u32, comp: &[AtomicU32]) {
     while p1 != p2 {
         let (high, low) = (p1.max(p2), p1.min(p2));
         let p_high = comp[high as usize].load(Relaxed);
-        let hooked = p_high == high
-            && match ALONE {
-                true => {
-                    comp[high as usize].store(low, Relaxed);
-                    true
-                }
-                false => comp[high as usize].compare_exchange(high, low, Relaxed, Relaxed).is_ok(),
-            };
-        if p_high == low || hooked {
+        if p_high == low || (p_high == high && crate::region::exchange::<ALONE>(&comp[high as usize], high, low)) {
             break;
         }
         p1 = comp[comp[high as usize].load(Relaxed) as usize].load(Relaxed);

@@ -53,8 +53,8 @@ fn main() {
 }
 
 /// Has glibc's allocator keep freed memory for the next allocation instead of handing
-/// it back to the kernel. A kernel allocates its per-vertex arrays each trial while
-/// the previous trial's answer is still held, so with glibc's defaults (the heap's top
+/// it back to the kernel. A kernel allocates its per-vertex arrays each trial, so
+/// with glibc's defaults (the heap's top
 /// trimmed once 128 KiB is free, arrays over a dynamic threshold mapped afresh) every
 /// trial faulted its arrays in page by page: a BFS reaching 12 vertices of cnr-2000
 /// (325,557) spent 0.7 of its 0.8 ms on 300 page faults (2 threads). Nothing is mapped
