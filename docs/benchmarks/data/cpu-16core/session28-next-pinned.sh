@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prepared in session 27 for issue 19, not yet run (session 27's device time was spent; session 28 was lent no device):
+# Prepared in session 27 for issue 19; run in session 29 (session29-call1.sh, ours = 7ebc5d3 there), whose
+# median column came out empty: the values were joined without commas (fixed here since).
 # pr (the table's stopping rule) of ours (e826044) and GAPBS's pr_spmv, alternating five
 # times, each pinned with taskset to the same cores (core 2; cores 2-5) and unpinned, on
 # moscow and road-NE at 1 and 4 threads: average trial of 3, seconds. It tests whether
@@ -21,7 +22,7 @@ for g in moscow roadNE; do
         o+=($($pin $B/chatty-new run pr $B/work/$g.cgr --engine cpu --threads $t --tolerance $tol --max-iters 1000 -n 3 2>/dev/null | avg))
         p+=($(OMP_NUM_THREADS=$t $pin $B/gapbs/pr_spmv -f $B/work/$g.sg -t 1e-4 -i 1000 -n 3 | avg))
       done
-      echo "$g threads $t ${pin:-unpinned} | ours ${o[*]} | gapbs ${p[*]} | median gapbs/ours $(python3 -c "import statistics as s; print(round(s.median([${p[*]// /,}])/s.median([${o[*]// /,}]),2))")"
+      echo "$g threads $t ${pin:-unpinned} | ours ${o[*]} | gapbs ${p[*]} | median gapbs/ours $(python3 -c "import statistics as s; print(round(s.median([$(IFS=,; echo "${p[*]}")])/s.median([$(IFS=,; echo "${o[*]}")]),2))")"
     done
   done
 done 2>&1 | tee $OUT/pinned.txt
