@@ -186,27 +186,27 @@ fn iterate<G: EdgeMapGraph + ?Sized>(
     // chunk of the pass sums its own list after its contributions, in the same parallel
     // loop: a loop of its own cost a fork-join an iteration, 27-35 µs at 16 threads on
     // the 16-core host (moscow's iteration: 472 µs). A chunk's list holds its dangling
-    // vertices numbered from the chunk's first; most are empty and allocate nothing
-    // (found by a loop over each chunk's offsets: a parallel filter over all vertices
-    // took 18-20 ms of a trial on the 2048² grid at one thread, now 6). Gauss–Seidel
-    // spreads no dangling mass (below), so it lists none.
+    // vertices numbered from the chunk's first; most are empty and allocate nothing.
+    // The first pass makes each chunk's list after its contributions, from offsets still
+    // in cache: a pass of its own read them all again (the 2048² grid's trial, one
+    // thread, dev VM: 75-77 ms then, 71-73 now). Gauss–Seidel spreads no dangling mass
+    // (below), so it lists none.
     const CHUNK: usize = 4096;
     let chunk_ends = |i: usize| &out_offsets[i * CHUNK..=n.min((i + 1) * CHUNK)];
-    let dangling: Vec<Vec<u32>> = match p.method {
-        PrMethod::Jacobi => (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|i| (chunk_ends(i).windows(2).enumerate()).filter(|(_, ab)| ab[0] == ab[1]).map(|(k, _)| k as u32).collect())
-            .collect(),
-        PrMethod::GaussSeidel => Vec::new(),
-    };
-    let contribute = |c: &mut [f32], score: &[f64]| -> f64 {
-        (c.par_chunks_mut(CHUNK).zip(score.par_chunks(CHUNK)).enumerate())
-            .map(|(i, (c, s))| {
+    let mut dangling: Vec<Vec<u32>> = vec![Vec::new(); n.div_ceil(CHUNK)];
+    let mut listed = p.method == PrMethod::GaussSeidel;
+    let mut contribute = |c: &mut [f32], score: &[f64]| -> f64 {
+        let list_now = !std::mem::replace(&mut listed, true);
+        (c.par_chunks_mut(CHUNK).zip(score.par_chunks(CHUNK)).zip(dangling.par_iter_mut()).enumerate())
+            .map(|(i, ((c, s), list))| {
                 let ends = chunk_ends(i);
                 for ((c, &s), (&a, &b)) in c.iter_mut().zip(s).zip(ends.iter().zip(&ends[1..])) {
                     *c = contribution(b - a, s);
                 }
-                dangling.get(i).map_or(0.0, |d| d.iter().map(|&k| s[k as usize]).sum::<f64>())
+                if list_now {
+                    list_dangling(ends, list);
+                }
+                list.iter().map(|&k| s[k as usize]).sum::<f64>()
             })
             .sum()
     };
@@ -262,6 +262,15 @@ fn iterate<G: EdgeMapGraph + ?Sized>(
         score.par_iter_mut().for_each(|s| *s /= total);
     }
     Ok((score, iters, residual))
+}
+
+/// Appends to `list` the vertices (numbered from the first of `ends`' window of
+/// offsets) with no out-edges. Out of line: inlined into the contribution pass, whose
+/// later iterations skip it, it slowed those iterations on cnr-2000 by 3-4%.
+#[cold]
+#[inline(never)]
+fn list_dangling(ends: &[u64], list: &mut Vec<u32>) {
+    list.extend((ends.windows(2).enumerate()).filter(|(_, ab)| ab[0] == ab[1]).map(|(k, _)| k as u32));
 }
 
 /// The reference: the same iteration written sequentially in push form, with the
