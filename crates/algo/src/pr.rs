@@ -194,9 +194,7 @@ fn iterate<G: EdgeMapGraph + ?Sized>(
     const CHUNK: usize = 4096;
     let chunk_ends = |i: usize| &out_offsets[i * CHUNK..=n.min((i + 1) * CHUNK)];
     let mut dangling: Vec<Vec<u32>> = vec![Vec::new(); n.div_ceil(CHUNK)];
-    let mut listed = p.method == PrMethod::GaussSeidel;
-    let mut contribute = |c: &mut [f32], score: &[f64]| -> f64 {
-        let list_now = !std::mem::replace(&mut listed, true);
+    let mut contribute = |c: &mut [f32], score: &[f64], list_now: bool| -> f64 {
         (c.par_chunks_mut(CHUNK).zip(score.par_chunks(CHUNK)).zip(dangling.par_iter_mut()).enumerate())
             .map(|(i, ((c, s), list))| {
                 let ends = chunk_ends(i);
@@ -211,7 +209,7 @@ fn iterate<G: EdgeMapGraph + ?Sized>(
             .sum()
     };
     let shared: Option<Vec<AtomicU32>> = (p.method == PrMethod::GaussSeidel).then(|| {
-        contribute(&mut plain, &score);
+        contribute(&mut plain, &score, false);
         std::mem::take(&mut plain).into_par_iter().map(|c| AtomicU32::new(c.to_bits())).collect()
     });
     let settle = |old: &mut f64, x: f64| Totals { change: (x - std::mem::replace(old, x)).abs(), total: x };
@@ -227,7 +225,7 @@ fn iterate<G: EdgeMapGraph + ?Sized>(
         // instead, whose y scaled to sum 1 is the same PageRank [4]; its change is
         // measured on that scale.
         let spread = match shared {
-            None => (1.0 - p.damping) + p.damping * contribute(&mut plain, &score),
+            None => (1.0 - p.damping) + p.damping * contribute(&mut plain, &score, iters == 1),
             Some(_) => 1.0 - p.damping,
         };
         // Closures that copy what they read (here and below): `sum_in` copies them
