@@ -25,12 +25,13 @@
 # pr runs to the same stopping rule on both sides (GAPBS stops when the L1 change is
 # below ε = 1e-4; ours when it is below N·tolerance, so tolerance = ε/N): pr is ours
 # (Jacobi, the networkx iteration) against GAPBS's pr_spmv (Jacobi); pr-gs is ours
-# with --pr-method gauss-seidel against GAPBS's pr (Gauss–Seidel). bfs and sssp
-# search from the same source on both sides (GAPBS's -r set to the one ours drew):
-# on a directed graph two random sources can reach very different parts. bc runs four
-# sources on both sides, all the same vertex (ours' --sources S,S,S,S, GAPBS's -r S
-# -i 4; S drawn as for bfs): each system drawing its own four compared different work
-# on graphs of many components (ego-Twitter, cnr-2000).
+# with --pr-method gauss-seidel against GAPBS's pr (Gauss–Seidel). bfs, sssp and bc
+# search from one source S per graph, the same on both sides and in every trial (S is
+# the first one ours draws; ours' -r S, GAPBS's -r S): on a directed graph two random
+# sources can reach very different parts, and on a road one search can be twice
+# another's depth. Before session 30 ours drew a new source each trial while GAPBS
+# searched from ours' last one, so bfs and sssp rows compared different work. bc runs
+# four sources on both sides, all S (ours' --sources S,S,S,S, GAPBS's -i 4).
 set -euo pipefail
 GAPBS=$(cd "$1" && pwd)
 WORK=${2:-data/bench-cpu}
@@ -79,14 +80,10 @@ theirs() { # round threads binary graph-file extra-args... -> average seconds
     awk '/Average Time:/ {print $3}' "gapbs-$b-$f-$t-r$r.log"
 }
 
-source_of() { # ours' row name, graph, threads -> the source its first round searched from, 0-based
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["parameters"]["sources"][0] - d["graph"]["id_base"])' "ours-$1-$2-$3-r1.json"
-}
 
 # pair KERNEL GRAPH THREADS OURS-COMMAND THEIRS-COMMAND: both commands (ours, theirs
 # above, without their round; BASE's between them) ROUNDS times, order reversed every
-# round, then the row. A theirs-command may name the source ours drew (source_of), so
-# ours runs first in round 1.
+# round, then the row.
 pair() {
     local k=$1 g=$2 t=$3 mine=$4 peer=$5 r o=() p=() b=()
     for r in $(seq "$ROUNDS"); do
@@ -103,9 +100,9 @@ pair() {
     row "$k" "$g" "$t" "${o[*]}" "${p[*]}" "${b[*]}"
 }
 
-bc_source() { # graph -> a source with out-edges, 0-based, drawn by ours as for bfs
-    "$CHATTY" run bfs "$1.cgr" -n 1 --json --engine cpu > "bc-source-$1.json"
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["parameters"]["sources"][0] - d["graph"]["id_base"])' "bc-source-$1.json"
+drawn_source() { # graph -> the source ours draws first (a vertex with out-edges), 0-based
+    "$CHATTY" run bfs "$1.cgr" -n 1 --json --engine cpu > "source-$1.json"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["parameters"]["sources"][0] - d["graph"]["id_base"])' "source-$1.json"
 }
 
 row() { # kernel graph threads "ours' rounds" "GAPBS's rounds" ("n/a" where GAPBS has no such kernel) ["BASE's rounds"]
@@ -167,14 +164,15 @@ echo "|---|---|---|---|---|---|---|---|${BASE:+---|---|}"
 for g in $GRAPHS; do
     make_graph "$g" 2>> generate.log
     tol=$(pr_tolerance "$g")
+    s=$(drawn_source "$g")
     for k in $KERNELS; do
         for t in $THREADS; do
             case $k in
-                bfs) pair bfs "$g" "$t" 'bfs "$g" bfs' 'bfs "$g.sg" -r "$(source_of bfs "$g" "$t")"' ;;
+                bfs) pair bfs "$g" "$t" 'bfs "$g" bfs --zero-based -r "$s"' 'bfs "$g.sg" -r "$s"' ;;
                 sssp)
                     [ -f "$g.wsg" ] || continue
                     d=$(delta_for "$g")
-                    pair sssp "$g" "$t" 'sssp "$g" sssp --delta "$d"' 'sssp "$g.wsg" -d "$d" -r "$(source_of sssp "$g" "$t")"'
+                    pair sssp "$g" "$t" 'sssp "$g" sssp --zero-based -r "$s" --delta "$d"' 'sssp "$g.wsg" -d "$d" -r "$s"'
                     ;;
                 pr) pair pr "$g" "$t" 'pr "$g" pr --tolerance "$tol" --max-iters 1000' 'pr_spmv "$g.sg" -t 1e-4 -i 1000' ;;
                 pr-gs)
@@ -183,7 +181,6 @@ for g in $GRAPHS; do
                     ;;
                 wcc) pair wcc "$g" "$t" 'wcc "$g" wcc' 'cc "$g.sg"' ;;
                 bc)
-                    s=$(bc_source "$g")
                     pair bc "$g" "$t" 'bc "$g" bc --zero-based --sources "$s,$s,$s,$s"' 'bc "$g.sg" -r "$s" -i 4'
                     ;;
                 spmv)
