@@ -80,7 +80,6 @@ theirs() { # round threads binary graph-file extra-args... -> average seconds
     awk '/Average Time:/ {print $3}' "gapbs-$b-$f-$t-r$r.log"
 }
 
-
 # pair KERNEL GRAPH THREADS OURS-COMMAND THEIRS-COMMAND: both commands (ours, theirs
 # above, without their round; BASE's between them) ROUNDS times, order reversed every
 # round, then the row.
@@ -164,7 +163,7 @@ echo "|---|---|---|---|---|---|---|---|${BASE:+---|---|}"
 for g in $GRAPHS; do
     make_graph "$g" 2>> generate.log
     tol=$(pr_tolerance "$g")
-    s=$(drawn_source "$g")
+    case " $KERNELS " in *" bfs "* | *" sssp "* | *" bc "*) s=$(drawn_source "$g") ;; esac
     for k in $KERNELS; do
         for t in $THREADS; do
             case $k in

@@ -56,11 +56,10 @@ fn main() {
 /// it back to the kernel. A kernel allocates its per-vertex arrays each trial, so with
 /// glibc's defaults (the heap's top trimmed once 128 KiB is free, arrays over a dynamic
 /// threshold mapped afresh) every trial faulted its arrays in page by page: a BFS
-/// reaching 12 vertices of cnr-2000
-/// (325,557) spent 0.7 of its 0.8 ms on 300 page faults (2 threads). Nothing is mapped
-/// per allocation, however large: glibc maps blocks of 32 MiB and more afresh whatever
-/// its threshold, and a 2048² grid's PageRank scores are 32 MiB (8,192 faults a trial
-/// before). A block too large for a worker thread's heap (64 MiB) is still mapped.
+/// reaching 12 vertices of cnr-2000 (325,557) spent 0.7 of its 0.8 ms on 300 page
+/// faults (2 threads). Nothing is mapped per allocation, however large: glibc maps
+/// blocks of 32 MiB and more afresh whatever its threshold, and a 2048² grid's PageRank
+/// scores are 32 MiB (8,192 faults a trial before). A block too large for a worker thread's heap (64 MiB) is still mapped.
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets allocator parameters; called before any thread starts.

@@ -548,8 +548,6 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// A thread count from `flag`: at least 1, and at most 4 threads a core (more only
-/// costs start-up time and memory; thousands take seconds to start), said when capped.
 /// Builds the global thread pool of `threads` (or rayon's default: `RAYON_NUM_THREADS`,
 /// else one per core) when `--threads` or the CPU engine asks for one. This thread is the
 /// pool's worker 0 where that is safe, as an OpenMP program's main thread is: a kernel
@@ -577,6 +575,8 @@ fn build_thread_pool(threads: Option<usize>, engine: EngineChoice) -> Result<()>
     pool.build_global().context("cannot size the thread pool")
 }
 
+/// A thread count from `flag`: at least 1, and at most 4 threads a core (more only
+/// costs start-up time and memory; thousands take seconds to start), said when capped.
 fn capped_threads(flag: &str, t: usize) -> Result<usize> {
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     match t {
