@@ -209,6 +209,27 @@ fn every_kernel_in_a_pool_of_one_thread() {
     });
 }
 
+/// WCC's links race (compare-and-swap on roots, path halving with plain stores on
+/// the others): many more threads than cores interleave them, and every run still
+/// gets the reference's components.
+#[test]
+fn wcc_with_more_threads_than_cores() {
+    let o = |seed, undirected| GenOptions { seed, max_weight: None, undirected };
+    let graphs = [
+        ("rmat-15", generate::rmat(15, 16, o(21, true), &NoProgress).unwrap()),
+        ("rmat-13 directed", generate::rmat(13, 4, o(22, false), &NoProgress).unwrap().with_in_edges()),
+        ("urand-15", generate::urand(15, 8, o(23, true), &NoProgress).unwrap()),
+        ("grid 600x400", generate::grid(600, 400, o(24, true), &NoProgress).unwrap()),
+    ];
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(12).build().unwrap();
+    for (label, g) in &graphs {
+        for trial in 0..10 {
+            let (output, chosen) = pool.install(|| run(Algorithm::Wcc, g, &Params::default(), trial)).unwrap();
+            verify(Algorithm::Wcc, g, &Params::default(), &chosen, &output).unwrap_or_else(|e| panic!("{label}, run {trial}: {e}"));
+        }
+    }
+}
+
 /// A few sources on a deep graph (a long grid: thousands of small levels) run one per
 /// thread in a pool of two or more, and get the reference's scores.
 #[test]
