@@ -59,7 +59,8 @@ fn main() {
 /// reaching 12 vertices of cnr-2000 (325,557) spent 0.7 of its 0.8 ms on 300 page
 /// faults (2 threads). Nothing is mapped per allocation, however large: glibc maps
 /// blocks of 32 MiB and more afresh whatever its threshold, and a 2048² grid's PageRank
-/// scores are 32 MiB (8,192 faults a trial before). A block too large for a worker thread's heap (64 MiB) is still mapped.
+/// scores are 32 MiB (8,192 faults a trial before). A block too large for a worker
+/// thread's heap (64 MiB) is still mapped.
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets allocator parameters; called before any thread starts.
