@@ -19,10 +19,18 @@ from typing import Any, Hashable, Iterable, Optional, Sequence, Union
 import numpy as np
 
 from . import _chattygraph as _native
-from ._chattygraph import ChattyError, gpu_count
+from ._chattygraph import gpu_count
+from ._errors import (ChattyError, DeviceError, FileError, InputError, OutOfMemoryError, ParameterError,
+                      UnsupportedError)
 
 __all__ = [
     "ChattyError",
+    "DeviceError",
+    "FileError",
+    "InputError",
+    "OutOfMemoryError",
+    "ParameterError",
+    "UnsupportedError",
     "Graph",
     "betweenness",
     "bfs",
@@ -42,11 +50,11 @@ _U32_MAX = np.iinfo(np.uint32).max
 def _ids(a: Any, what: str) -> np.ndarray:
     a = np.asarray(a)
     if a.ndim != 1:
-        raise ChattyError(f"{what}: expected a one-dimensional array, got shape {a.shape}")
+        raise ParameterError(f"{what}: expected a one-dimensional array, got shape {a.shape}")
     if a.size and not np.issubdtype(a.dtype, np.integer):
-        raise ChattyError(f"{what}: expected integer vertex ids, got {a.dtype}")
+        raise ParameterError(f"{what}: expected integer vertex ids, got {a.dtype}")
     if a.size and (a.min() < 0 or a.max() >= _U32_MAX):
-        raise ChattyError(f"{what}: vertex ids must lie in 0 .. {_U32_MAX - 1}")
+        raise ParameterError(f"{what}: vertex ids must lie in 0 .. {_U32_MAX - 1}")
     return np.ascontiguousarray(a, dtype=np.uint32)
 
 
@@ -56,11 +64,11 @@ def _weights(w: Any, m: int) -> tuple[Optional[np.ndarray], str]:
         return None, "int"
     w = np.asarray(w)
     if w.shape != (m,):
-        raise ChattyError(f"weights: expected {m} values, got shape {w.shape}")
+        raise ParameterError(f"weights: expected {m} values, got shape {w.shape}")
     if w.size == 0:
         return np.zeros(0, dtype=np.uint32), "int"
     if np.issubdtype(w.dtype, np.bool_) or not np.issubdtype(w.dtype, np.number):
-        raise ChattyError(f"weights: expected numbers, got {w.dtype}")
+        raise ParameterError(f"weights: expected numbers, got {w.dtype}")
     integral = np.issubdtype(w.dtype, np.integer) or bool(np.all(np.isfinite(w)) and np.all(w == np.floor(w)))
     if integral and w.min() >= 0 and w.max() <= _U32_MAX:
         return np.ascontiguousarray(w, dtype=np.uint32), "int"
@@ -95,7 +103,7 @@ class Graph:
         weights as 32-bit floats."""
         s, d = _ids(src, "src"), _ids(dst, "dst")
         if s.shape != d.shape:
-            raise ChattyError(f"{s.size} sources but {d.size} targets")
+            raise ParameterError(f"{s.size} sources but {d.size} targets")
         if n is None:
             n = int(max(s.max(initial=0), d.max(initial=0))) + 1 if s.size else 0
         w, kind = _weights(weights, s.size)
@@ -106,7 +114,7 @@ class Graph:
         """A SciPy sparse matrix or array: entry (i, j) is an edge i -> j weighing
         the entry (unweighted when every entry is 1)."""
         if a.shape[0] != a.shape[1]:
-            raise ChattyError(f"an adjacency matrix is square, not {a.shape}")
+            raise ParameterError(f"an adjacency matrix is square, not {a.shape}")
         coo = a.tocoo()
         data = np.asarray(coo.data)
         weights = None if data.size == 0 or np.all(data == 1) else data
@@ -118,7 +126,7 @@ class Graph:
         Rust; ``weight`` names the edge attribute (missing: ``default``; ``None``:
         unweighted); all-ones weights make an unweighted graph."""
         if g.is_multigraph():
-            raise ChattyError("multigraphs are not supported: convert to a Graph or DiGraph first")
+            raise UnsupportedError("multigraphs are not supported: convert to a Graph or DiGraph first")
         nodes = list(g)
         # Nodes 0..n-1 in order (the common case) are their own ids: no index to look up.
         identity = all(type(v) is int and v == i for i, v in enumerate(nodes))
@@ -181,7 +189,7 @@ class Graph:
         try:
             return self._index[node]
         except KeyError:
-            raise ChattyError(f"node {node!r} is not in the graph") from None
+            raise ParameterError(f"node {node!r} is not in the graph") from None
 
     def __repr__(self) -> str:
         return repr(self._g)
@@ -222,7 +230,7 @@ def bfs_edges(g: Graph, source: int, depth_limit: Optional[int] = None, *, engin
     ``depth_limit`` levels. The depths come from the engine; the order from one pass."""
     s = g.vertex(source)
     if not 0 <= s < g.n:
-        raise ChattyError(f"source {source} is not a vertex (the graph has {g.n})")
+        raise ParameterError(f"source {source} is not a vertex (the graph has {g.n})")
     limit = g.n if depth_limit is None else max(0, min(int(depth_limit), g.n))
     depths = run(g, "bfs", engine, threads, source=s)[0]
     order = g._neighbor_order or (None, None)
@@ -266,16 +274,16 @@ def betweenness(g: Graph, sources: Union[None, int, str, Sequence[int]] = None, 
     n = g.n
     if sources is None or isinstance(sources, str):
         if sources not in (None, "all"):
-            raise ChattyError(f"sources: a count, vertex ids or \"all\", not {sources!r}")
+            raise ParameterError(f"sources: a count, vertex ids or \"all\", not {sources!r}")
         listed = None
     elif isinstance(sources, (int, np.integer)):
         if not 0 < sources:
-            raise ChattyError("sources: a positive count")
+            raise ParameterError("sources: a positive count")
         listed = None if sources >= n else np.random.default_rng(seed).choice(n, int(sources), replace=False)
     else:
         listed = _ids(sources, "sources")
         if np.unique(listed).size != listed.size:
-            raise ChattyError("sources: each vertex at most once")
+            raise ParameterError("sources: each vertex at most once")
     values = run(g, "bc", engine, threads, sources="all" if listed is None else listed)[0]
     return _rescale(values, n, normalized=normalized, directed=g.directed, sampled=listed)
 

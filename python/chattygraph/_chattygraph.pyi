@@ -4,8 +4,6 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-class ChattyError(Exception): ...
-
 class Graph:
     @staticmethod
     def from_arrays(

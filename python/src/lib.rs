@@ -9,61 +9,71 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use chatty_algo::{harness, Algorithm, BcSources, CpuEngine, Distances, Engine, GraphInfo, Output, Params, PrParams};
-use chatty_gpu::{Gpu, GpuEngine};
+use chatty::{harness, Algorithm, BcSources, Distances, EngineKind, EngineSpec, ErrorKind, GraphSource, Output, Params, PrParams, Workload};
+use chatty_algo::{Engine, GraphInfo};
 use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, NoProgress, ReadOptions, WeightType};
-use chatty_ssd::SsdEngine;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use pyo3::create_exception;
-use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-create_exception!(chattygraph, ChattyError, PyException, "An error ChattyGraph reports: bad input, a failed engine, no GPU.");
-
-fn error(e: impl std::fmt::Display) -> PyErr {
-    ChattyError::new_err(e.to_string())
+/// The exception classes (`chattygraph/_errors.py`): `ChattyError` and its subclasses
+/// that are also `ValueError`, `MemoryError`, `NotImplementedError` and `OSError`.
+fn raise(kind: &str, message: String) -> PyErr {
+    Python::attach(|py| {
+        let class = py.import("chattygraph._errors").and_then(|m| m.getattr(kind));
+        match class.and_then(|c| c.call1((message.clone(),))) {
+            Ok(e) => PyErr::from_value(e),
+            Err(e) => e,
+        }
+    })
 }
 
-/// Which engine holds the graph now.
+/// A bad argument (`ParameterError`, a `ValueError`).
+fn bad(e: impl std::fmt::Display) -> PyErr {
+    raise("ParameterError", e.to_string())
+}
+
+/// An error of the front door, as the exception its kind calls for.
+fn error(e: chatty::Error) -> PyErr {
+    let class = match e.kind() {
+        ErrorKind::Parameter => "ParameterError",
+        ErrorKind::Unsupported => "UnsupportedError",
+        ErrorKind::OutOfMemory => "OutOfMemoryError",
+        ErrorKind::Io => "FileError",
+        ErrorKind::Device => "DeviceError",
+        ErrorKind::Input => "InputError",
+        ErrorKind::Verification => "ChattyError",
+    };
+    raise(class, e.to_string())
+}
+
+/// Any layer's error through the front door's classification.
+fn layer_error(e: impl Into<chatty::Error>) -> PyErr {
+    error(e.into())
+}
+
+/// What holds the graph now: the graph itself, or the engine last asked for (a GPU
+/// engine keeps the graph uploaded between calls).
 enum Holder {
     Idle(Graph),
-    Cpu(CpuEngine),
-    Gpu(Box<GpuEngine>),
-    /// An SSD layout: the edges stay on disk, only this engine runs on them.
-    Ssd(Box<SsdEngine>),
+    Open {
+        engine: Box<dyn Engine>,
+        kind: EngineKind,
+        /// The CPU engine's threads (`None`: every core).
+        threads: Option<usize>,
+    },
 }
 
 /// What an in-memory operation on an SSD layout says.
 const ON_DISK: &str = "this graph is an SSD layout: its edges stay on disk and only engine='ssd' (or 'auto') runs on it";
 
 impl Holder {
-    fn name(&self) -> &'static str {
-        match self {
-            Holder::Idle(_) => "idle",
-            Holder::Cpu(_) => "cpu",
-            Holder::Gpu(_) => "gpu",
-            Holder::Ssd(_) => "ssd",
-        }
-    }
-
     /// The graph in memory (`None`: an SSD layout).
-    fn graph(&self) -> Option<&Graph> {
+    fn graph(&mut self) -> Option<&Graph> {
         match self {
             Holder::Idle(g) => Some(g),
-            Holder::Cpu(e) => Some(e.graph()),
-            Holder::Gpu(e) => Some(e.graph()),
-            Holder::Ssd(_) => None,
-        }
-    }
-
-    fn engine(&mut self) -> Option<&mut dyn Engine> {
-        match self {
-            Holder::Idle(_) => None,
-            Holder::Cpu(e) => Some(e),
-            Holder::Gpu(e) => Some(&mut **e),
-            Holder::Ssd(e) => Some(&mut **e),
+            Holder::Open { engine, .. } => engine.host_graph_mut().map(|g| &*g),
         }
     }
 }
@@ -84,8 +94,9 @@ impl PyGraph {
 
     /// Runs `f` on the graph in memory; an SSD layout is an error.
     fn with_graph<T>(&self, f: impl FnOnce(&Graph) -> T) -> PyResult<T> {
-        let holder = self.holder.lock().map_err(|_| error("the graph was poisoned by an earlier panic"))?;
-        Ok(f(holder.as_ref().expect("a holder is put back after every call").graph().ok_or_else(|| error(ON_DISK))?))
+        let mut holder = self.holder.lock().map_err(|_| bad("the graph was poisoned by an earlier panic"))?;
+        let graph = holder.as_mut().expect("a holder is put back after every call").graph();
+        Ok(f(graph.ok_or_else(|| raise("UnsupportedError", ON_DISK.into()))?))
     }
 }
 
@@ -95,7 +106,7 @@ fn weight_type_of(weighted: bool, name: &str) -> PyResult<WeightType> {
         (false, _) => Ok(WeightType::None),
         (true, "int") => Ok(WeightType::Int),
         (true, "float") => Ok(WeightType::Float),
-        (true, other) => Err(error(format!("weight type `{other}`: expected int or float"))),
+        (true, other) => Err(bad(format!("weight type `{other}`: expected int or float"))),
     }
 }
 
@@ -125,7 +136,7 @@ impl PyGraph {
             None => None,
         };
         let opts = BuildOptions { symmetrize: false, dedup, drop_self_loops };
-        let g = py.detach(|| EdgeArrays::new(n, src, dst, weights)?.build(directed, opts, &NoProgress)).map_err(error)?;
+        let g = py.detach(|| EdgeArrays::new(n, src, dst, weights)?.build(directed, opts, &NoProgress)).map_err(layer_error)?;
         Ok(PyGraph::new(g, "<arrays>".into()))
     }
 
@@ -147,26 +158,24 @@ impl PyGraph {
     ) -> PyResult<PyGraph> {
         if chatty_ssd::layout::is_layout(&path) {
             if format.is_some() || symmetrize || dedup || drop_self_loops {
-                return Err(error("an SSD layout is read as it was written: format, symmetrize, dedup and drop_self_loops do not apply"));
+                return Err(bad("an SSD layout is read as it was written: format, symmetrize, dedup and drop_self_loops do not apply"));
             }
-            let engine = py
-                .detach(|| {
-                    let budget = mem_budget.map_or_else(chatty_graph::available_memory, Ok).map_err(|e| e.to_string())?;
-                    SsdEngine::open(&path, chatty_ssd::EngineConfig::default(), budget).map_err(|e| e.to_string())
-                })
-                .map_err(error)?;
-            let info = engine.graph_info();
-            return Ok(PyGraph { info, path: path.display().to_string(), holder: Mutex::new(Some(Holder::Ssd(Box::new(engine)))) });
+            let spec = EngineSpec { ssd: chatty::SsdSpec { budget: mem_budget, ..chatty::SsdSpec::default() }, ..EngineSpec::new(EngineKind::Ssd) };
+            let opened =
+                py.detach(|| chatty::open(&spec, GraphSource::file(&path), &Workload::one(Algorithm::Pr), &NoProgress)).map_err(error)?;
+            let info = opened.engine.graph_info();
+            let holder = Holder::Open { engine: opened.engine, kind: EngineKind::Ssd, threads: None };
+            return Ok(PyGraph { info, path: path.display().to_string(), holder: Mutex::new(Some(holder)) });
         }
         let format = format
-            .map(|f| Format::from_name(f).ok_or_else(|| error(format!("format `{f}`: expected one of {}", Format::NAMES))))
+            .map(|f| Format::from_name(f).ok_or_else(|| bad(format!("format `{f}`: expected one of {}", Format::NAMES))))
             .transpose()?;
         let opts = ReadOptions { format, build: BuildOptions { symmetrize, dedup, drop_self_loops } };
         // A graph stored renumbered is read back in its input's ids: `csr()` and the
         // BFS tree read the adjacency itself, which answers must match.
         let g = py
             .detach(|| chatty_graph::read_graph(&path, opts, &NoProgress).and_then(chatty_graph::transform::in_input_order))
-            .map_err(error)?;
+            .map_err(layer_error)?;
         Ok(PyGraph::new(g, path.display().to_string()))
     }
 
@@ -176,13 +185,10 @@ impl PyGraph {
     #[pyo3(signature = (path, layout=None, stripes=1))]
     fn write(&self, py: Python<'_>, path: PathBuf, layout: Option<&str>, stripes: usize) -> PyResult<()> {
         match layout {
-            None => py.detach(|| self.with_graph(|g| chatty_graph::write_graph(g, &path, &NoProgress).map_err(|e| e.to_string())))?,
-            Some("ssd") => {
-                py.detach(|| self.with_graph(|g| chatty_ssd::layout::write(g, &path, stripes, &[]).map(drop).map_err(|e| e.to_string())))?
-            }
-            Some(other) => Err(format!("layout `{other}`: expected ssd (or none for the format the name says)")),
+            None => py.detach(|| self.with_graph(|g| chatty_graph::write_graph(g, &path, &NoProgress).map_err(layer_error)))?,
+            Some("ssd") => py.detach(|| self.with_graph(|g| chatty_ssd::layout::write(g, &path, stripes, &[]).map(drop).map_err(layer_error)))?,
+            Some(other) => Err(bad(format!("layout `{other}`: expected ssd (or none for the format the name says)"))),
         }
-        .map_err(error)
     }
 
     /// Vertices.
@@ -209,14 +215,8 @@ impl PyGraph {
 
     /// How the weights are stored: `none`, `int` or `float`.
     #[getter]
-    fn weight_type(&self) -> PyResult<&'static str> {
-        use chatty_algo::EdgeMapGraph;
-        let holder = self.holder.lock().map_err(|_| error("the graph was poisoned by an earlier panic"))?;
-        Ok(match holder.as_ref().expect("a holder is put back after every call") {
-            Holder::Ssd(e) => e.graph().weight_type(),
-            h => h.graph().expect("in memory").weight_type(),
-        }
-        .name())
+    fn weight_type(&self) -> &'static str {
+        self.info.weight_type.name()
     }
 
     /// The first vertex id of the file's numbering (1 for DIMACS, PACE, Matrix Market).
@@ -258,12 +258,12 @@ impl PyGraph {
         let n = self.info.n;
         let depths = depths.as_slice()?;
         if depths.len() != n || source as usize >= n {
-            return Err(error(format!("{} depths and source {source} for a graph of {n} vertices", depths.len())));
+            return Err(bad(format!("{} depths and source {source} for a graph of {n} vertices", depths.len())));
         }
         let order = match (&offsets, &targets) {
             (Some(o), Some(t)) => Some((o.as_slice()?, t.as_slice()?)),
             (None, None) => None,
-            _ => return Err(error("offsets and targets come together")),
+            _ => return Err(bad("offsets and targets come together")),
         };
         if let Some((off, adj)) = order {
             let ok = off.len() == n + 1
@@ -272,7 +272,7 @@ impl PyGraph {
                 && off.windows(2).all(|w| w[0] <= w[1])
                 && adj.par_iter().all(|&v| (v as usize) < n);
             if !ok {
-                return Err(error("offsets and targets do not make a CSR over the graph's vertices"));
+                return Err(bad("offsets and targets do not make a CSR over the graph's vertices"));
             }
         }
         let edges = py.detach(|| {
@@ -305,59 +305,54 @@ impl PyGraph {
     }
 }
 
-/// Edges (times BC's sources) of work from which `engine='auto'` starts the GPU in a
-/// process that has not started it: the start (CUDA context, kernel module) costs
-/// about 0.4 s once per process on the H200 host, where the CPU engine's first
-/// PageRank on soc-Slashdot0902 (0.95 M edges) takes 25–50 ms and a kernel over 16 M
-/// edges about what the start costs (docs/benchmarks/python.md).
-const AUTO_GPU_MIN_EDGES: u64 = 16 << 20;
-
-/// Whether this process has started a GPU (then `auto` takes it for any work).
-static GPU_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// The engine `want` names, holding the graph (moved from whichever held it);
-/// `work_edges` is what `auto` weighs against the GPU's start.
-fn engine_for(slot: &mut Option<Holder>, want: &str, work_edges: u64) -> PyResult<()> {
-    use std::sync::atomic::Ordering::Relaxed;
-    let have = slot.as_ref().expect("a holder is present").name();
-    let want = match want {
-        "auto" if have == "ssd" || have == "gpu" => have,
-        "auto" if (GPU_STARTED.load(Relaxed) || work_edges >= AUTO_GPU_MIN_EDGES) && Gpu::count() > 0 => "gpu",
-        "auto" if have == "cpu" => have,
-        "auto" => "cpu",
-        "cpu" | "gpu" | "ssd" => want,
-        other => return Err(error(format!("engine `{other}`: expected auto, cpu, gpu or ssd"))),
-    };
-    if want == have {
-        return Ok(());
+/// The engine `spec` asks for, holding the graph (moved from whichever held it), for
+/// `work`. The open one is kept when it is the one asked for, or under `auto` a GPU
+/// engine; an SSD layout stays on the SSD engine.
+fn engine_for(slot: &mut Option<Holder>, spec: &EngineSpec, work: &Workload) -> PyResult<()> {
+    if let Some(Holder::Open { kind, threads, .. }) = slot.as_ref() {
+        // Under auto the CPU engine is decided again: more work may now start the GPU.
+        let keep = match spec.kind {
+            EngineKind::Auto => *kind != EngineKind::Cpu,
+            asked => asked == *kind && (asked != EngineKind::Cpu || spec.threads == *threads),
+        };
+        if keep || (*kind == EngineKind::Ssd && spec.kind == EngineKind::Auto) {
+            return Ok(());
+        }
+        if *kind == EngineKind::Ssd {
+            return Err(raise("UnsupportedError", ON_DISK.into()));
+        }
     }
-    if have == "ssd" {
-        return Err(error(ON_DISK));
-    }
-    if want == "ssd" {
-        return Err(error(
+    if spec.kind == EngineKind::Ssd {
+        return Err(raise(
+            "UnsupportedError",
             "engine='ssd' runs on an SSD layout: write one with g.write('NAME.ssd', layout='ssd') \
-             (or `chatty convert GRAPH -o NAME.ssd --layout ssd`) and open it with chattygraph.read",
+             (or `chatty convert GRAPH -o NAME.ssd --layout ssd`) and open it with chattygraph.read"
+                .into(),
         ));
     }
-    let gpu = if want == "gpu" { Some(Gpu::open(0).map_err(error)?) } else { None };
-    GPU_STARTED.fetch_or(gpu.is_some(), std::sync::atomic::Ordering::Relaxed);
-    let graph = match slot.take().expect("a holder is present") {
-        Holder::Idle(g) => g,
-        Holder::Cpu(e) => e.into_graph(),
-        Holder::Gpu(e) => e.into_graph(),
-        Holder::Ssd(_) => unreachable!("an SSD layout never moves (refused above)"),
+    let mut held = match slot.take().expect("a holder is present") {
+        Holder::Idle(g) => Some(g),
+        Holder::Open { engine, .. } => engine.into_graph(),
     };
-    *slot = Some(match gpu {
-        Some(gpu) => Holder::Gpu(Box::new(GpuEngine::one(gpu, graph, chatty_gpu::Order::Natural))),
-        None => Holder::Cpu(CpuEngine::new(graph)),
+    // On an error the graph stays in `held`, for the next call.
+    let opened = chatty::open_held(spec, &mut held, work);
+    *slot = Some(match (opened, held) {
+        (Ok(o), _) => {
+            let kind = o.choice.as_ref().map_or(spec.kind, |c| c.engine);
+            Holder::Open { engine: o.engine, kind, threads: spec.threads }
+        }
+        (Err(e), Some(g)) => {
+            *slot = Some(Holder::Idle(g));
+            return Err(error(e));
+        }
+        (Err(e), None) => return Err(error(e)),
     });
     Ok(())
 }
 
 fn algorithm(name: &str) -> PyResult<Algorithm> {
     let names = || Algorithm::ALL.map(Algorithm::name).join(", ");
-    Algorithm::from_name(name).ok_or_else(|| error(format!("algorithm `{name}`: expected one of {}", names())))
+    Algorithm::from_name(name).ok_or_else(|| bad(format!("algorithm `{name}`: expected one of {}", names())))
 }
 
 /// The answer as a NumPy array: BFS depths as int64 (-1 unreached), SSSP distances
@@ -381,6 +376,8 @@ fn answer(py: Python<'_>, o: Output) -> Bound<'_, PyAny> {
 
 /// Runs one kernel and returns (answer, report): the report is the CLI's `--json`
 /// object as a dict. `sources` is BC's: `None` one source, a count, or `"all"`.
+/// Engines are opened by the front door (`chatty::open`), parameters checked by the
+/// harness, exactly as for `chatty run`.
 #[pyfunction]
 #[pyo3(signature = (graph, algorithm_name, engine="auto", threads=None, source=None, seed=None, delta=None,
                     damping=0.85, tol=1e-6, max_iter=100, personalization=None, sources=None, x=None, top=10))]
@@ -403,14 +400,15 @@ fn run<'py>(
     top: usize,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let alg = algorithm(algorithm_name)?;
+    let kind = EngineKind::from_name(engine)
+        .filter(|&k| k != EngineKind::Mpi)
+        .ok_or_else(|| bad(format!("engine `{engine}`: expected auto, cpu, gpu or ssd")))?;
     let bc_sources = match &sources {
         None => BcSources::One,
         Some(s) if s.extract::<String>().is_ok_and(|s| s == "all") => BcSources::All,
         Some(s) => match s.extract::<usize>() {
             Ok(k) => BcSources::Random(k),
-            Err(_) => {
-                BcSources::List(s.extract::<Vec<u32>>().map_err(|_| error("sources: a count of random sources, vertex ids, or \"all\""))?)
-            }
+            Err(_) => BcSources::List(s.extract::<Vec<u32>>().map_err(|_| bad("sources: a count of random sources, vertex ids, or \"all\""))?),
         },
     };
     let defaults = Params::default();
@@ -424,29 +422,29 @@ fn run<'py>(
         personalization: personalization.map(|p| p.as_slice().map(<[f64]>::to_vec)).transpose()?,
         direction: defaults.direction,
     };
-    if threads == Some(0) {
-        return Err(error("threads must be at least 1"));
-    }
-    let pool = threads.map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build()).transpose().map_err(error)?;
-    let mut slot = graph.holder.lock().map_err(|_| error("the graph was poisoned by an earlier panic"))?;
-    let passes = if alg == Algorithm::Bc { p.bc_sources.count(graph.info.n) as u64 } else { 1 };
-    let work_edges = graph.info.m.saturating_mul(passes);
-    engine_for(&mut slot, engine, work_edges)?;
-    let holder = slot.as_mut().expect("a holder is present");
-    let (report, json) = py
-        .detach(|| {
-            let mut work = || -> Result<(harness::Report, String), String> {
-                let e = holder.engine().expect("engine_for made an engine");
-                let opts = harness::Options { trials: 1, verify: false, against: None };
-                let report = harness::run(e, alg, &p, &opts, |_| {}).map_err(|e| e.to_string())?;
-                let ctx = harness::Context { path: &graph.path, load_seconds: 0.0, started: None, commit: env!("CARGO_PKG_VERSION"), top, id_base: 0 };
-                let json = report.json(&ctx).to_string();
-                Ok((report, json))
-            };
-            match &pool {
-                Some(pool) => pool.install(work),
-                None => work(),
+    let threads = match threads {
+        Some(t) => {
+            let (t, note) = chatty::process::threads("threads", t).map_err(error)?;
+            if let Some(note) = note {
+                let warning = std::ffi::CString::new(note.to_string()).expect("no NUL in a note");
+                PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(), &warning, 1)?;
             }
+            Some(t)
+        }
+        None => None,
+    };
+    let spec = EngineSpec { threads, ..EngineSpec::new(kind) };
+    let work = Workload { kernels: vec![alg], bc_sources: p.bc_sources.clone() };
+    let mut slot = graph.holder.lock().map_err(|_| bad("the graph was poisoned by an earlier panic"))?;
+    engine_for(&mut slot, &spec, &work)?;
+    let Some(Holder::Open { engine, .. }) = slot.as_mut() else { unreachable!("engine_for opened an engine") };
+    let (report, json) = py
+        .detach(|| -> chatty::Result<(harness::Report, String)> {
+            let opts = harness::Options { trials: 1, verify: false, against: None };
+            let report = harness::run(engine.as_mut(), alg, &p, &opts, |_| {})?;
+            let ctx = harness::Context { path: &graph.path, load_seconds: 0.0, started: None, commit: env!("CARGO_PKG_VERSION"), top, id_base: 0 };
+            let json = report.json(&ctx).to_string();
+            Ok((report, json))
         })
         .map_err(error)?;
     let report_dict = py.import("json")?.call_method1("loads", (json,))?;
@@ -456,7 +454,7 @@ fn run<'py>(
 /// Whether a GPU the engine can use is present (the CUDA driver loaded, a device).
 #[pyfunction]
 fn gpu_count() -> usize {
-    Gpu::count()
+    chatty_gpu::Gpu::count()
 }
 
 /// Reads a networkx adjacency (`G._adj`, a dict of dicts) into edge arrays, with
@@ -479,11 +477,11 @@ fn edges_from_adjacency<'py>(
     let n = adj.len();
     let id = |node: &Bound<'py, PyAny>| -> PyResult<u32> {
         let id: u32 = match index {
-            Some(index) => index.get_item(node)?.ok_or_else(|| error("a node is missing from the index"))?.extract()?,
+            Some(index) => index.get_item(node)?.ok_or_else(|| bad("a node is missing from the index"))?.extract()?,
             None => node.extract()?,
         };
         if id as usize >= n {
-            return Err(error(format!("node {id} is not below the node count {n}")));
+            return Err(bad(format!("node {id} is not below the node count {n}")));
         }
         Ok(id)
     };
@@ -508,10 +506,11 @@ fn edges_from_adjacency<'py>(
 
 #[pymodule]
 fn _chattygraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The CLI's allocator settings, so that a kernel runs alike from either front end.
+    chatty::process::configure(false);
     m.add_class::<PyGraph>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(gpu_count, m)?)?;
     m.add_function(wrap_pyfunction!(edges_from_adjacency, m)?)?;
-    m.add("ChattyError", m.py().get_type::<ChattyError>())?;
     Ok(())
 }

@@ -285,3 +285,79 @@ def test_a_graph_stored_renumbered_reads_back_in_its_input_ids(tmp_path):
     assert np.array_equal(cg.bfs(d, 3), cg.bfs(g, 3))
     assert np.array_equal(cg.wcc(d), cg.wcc(g))
     assert np.abs(cg.pagerank(d) - cg.pagerank(g)).sum() < 1e-12
+
+
+def _chatty_binary():
+    chatty = Path(__file__).resolve().parents[2] / "target" / "release" / "chatty"
+    if not chatty.is_file():
+        if os.environ.get("CI") in ("true", "1"):
+            raise RuntimeError("CI=true but target/release/chatty is missing (scripts/test builds it first)")
+        pytest.skip("build the chatty binary first (cargo build --release)")
+    return chatty
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_python_and_the_cli_give_the_same_answers_bit_for_bit(tmp_path, threads):
+    """Both front ends open the engine through `chatty::open` and run the one harness:
+    the same engine and parameters give the same bits."""
+    import subprocess
+
+    chatty = _chatty_binary()
+    g = cg.Graph.from_networkx(weighted_digraph(n=600, p=0.01))
+    g.write(tmp_path / "g.cgr")
+    runs = {
+        "pr": ({}, ["--alpha", "0.9"], {"damping": 0.9}),
+        "bfs": ({}, ["-r", "3"], {"source": 3}),
+        "sssp": ({}, ["-r", "3"], {"source": 3}),
+        "wcc": ({}, [], {}),
+        "bc": ({}, ["--sources", "7", "--seed", "5"], {"sources": 7, "seed": 5}),
+        "spmv": ({}, [], {}),
+    }
+    for alg, (_, flags, params) in runs.items():
+        out = tmp_path / f"{alg}.txt"
+        subprocess.run([chatty, "run", alg, tmp_path / "g.cgr", "--engine", "cpu", "--threads", str(threads), "-o", out, *flags],
+                       check=True, capture_output=True)
+        cli = [line.split()[1] for line in out.read_text().splitlines()]
+        cli = np.array([float(x) for x in cli])
+        mine, report = cg.run(g, alg, engine="cpu", threads=threads, **params)
+        assert report["engine"] == "cpu" and report["devices"] == [f"cpu ({threads} threads)"], report
+        if alg == "bfs":
+            mine = mine.astype(float)
+        assert np.array_equal(cli, mine), alg
+
+
+def test_parameters_are_checked_as_the_cli_checks_them():
+    g = cg.Graph.from_networkx(weighted_digraph(n=50, p=0.1))
+    for alpha in (1.5, 0.0, 1.0, -0.2, float("nan")):
+        with pytest.raises(cg.ParameterError, match="damping"):
+            cg.pagerank(g, alpha=alpha)
+        with pytest.raises(ValueError):
+            cg.pagerank(g, alpha=alpha)
+    with pytest.raises(cg.ParameterError, match="tolerance"):
+        cg.pagerank(g, tol=float("nan"))
+    with pytest.raises(cg.ParameterError, match="delta"):
+        cg.sssp(g, 0, delta=float("inf"))
+    with pytest.raises(cg.ParameterError, match="threads"):
+        cg.pagerank(g, threads=0)
+    # Capped at the stated multiple of the cores, with a warning, not 100,000 threads.
+    with pytest.warns(RuntimeWarning, match="threads 100000 capped at"):
+        scores, report = cg.run(g, "pr", engine="cpu", threads=100000)
+    assert report["devices"] == [f"cpu ({4 * len(os.sched_getaffinity(0))} threads)"]
+    assert abs(scores.sum() - 1) < 1e-9
+
+
+def test_errors_are_typed():
+    g = cg.Graph.from_edges([0, 1], [1, 2])
+    with pytest.raises(cg.UnsupportedError):
+        cg.bfs(g, 0, engine="ssd")
+    with pytest.raises(NotImplementedError):
+        cg.bfs(g, 0, engine="ssd")
+    with pytest.raises(cg.FileError):
+        cg.read("/nonexistent/graph.el")
+    with pytest.raises(OSError):
+        cg.read("/nonexistent/graph.el")
+    with pytest.raises(cg.ParameterError):
+        cg.run(g, "nope")
+    if cg.gpu_count() == 0:
+        with pytest.raises(cg.DeviceError):
+            cg.bfs(g, 0, engine="gpu")

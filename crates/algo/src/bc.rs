@@ -850,7 +850,7 @@ mod tests {
         let mut edges: Vec<(u32, u32)> =
             (0..n).flat_map(|u| out.neighbors(u).iter().filter(move |&&v| u < v).map(move |&v| (u, v))).collect();
         edges.extend((0..2000).map(|i| (n + 2 * i, n + 2 * i + 1)));
-        let g = chatty_graph::from_edges(n as usize + 4000, &edges, false);
+        let g = chatty_graph::from_edges(n as usize + 4000, &edges, false).unwrap();
         let hub = (0..n).max_by_key(|&v| g.out_edges().degree(v)).unwrap();
         let choose = |sources: &[u32]| pool.install(|| super::one_source_per_thread(&g, sources).unwrap());
         let pairs: Vec<u32> = (0..16).map(|i| n + 2 * i).collect();
@@ -873,7 +873,7 @@ mod tests {
         assert_eq!(super::probe(&deep, 0, u64::MAX), super::Probe::Deep);
         // A star of 10,000 leaves needs 3 levels; its search ends at the second: undecided.
         let star: Vec<(u32, u32)> = (1..=10_000).map(|v| (0, v)).collect();
-        assert_eq!(super::probe(&chatty_graph::from_edges(10_001, &star, false), 0, 5000), super::Probe::Wide);
+        assert_eq!(super::probe(&chatty_graph::from_edges(10_001, &star, false).unwrap(), 0, 5000), super::Probe::Wide);
         // A power-law graph widens at once; an isolated source reaches nothing.
         let rmat = generate::rmat(16, 16, o, &NoProgress).unwrap();
         let hub = (0..rmat.num_vertices() as u32).max_by_key(|&v| rmat.out_edges().degree(v)).unwrap();
@@ -882,7 +882,7 @@ mod tests {
         // isolated vertex beside a cycle of 1,000.
         let mut edges: Vec<(u32, u32)> = (2..1002).map(|v| (v, if v == 1001 { 2 } else { v + 1 })).collect();
         edges.push((0, 1));
-        let small = chatty_graph::from_edges(10_000, &edges, false);
+        let small = chatty_graph::from_edges(10_000, &edges, false).unwrap();
         assert_eq!(super::probe(&small, 5000, 100), super::Probe::Ended { reached: 1 });
         assert_eq!(super::probe(&small, 0, 100), super::Probe::Ended { reached: 2 });
     }

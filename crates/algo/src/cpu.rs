@@ -1,5 +1,6 @@
 //! The CPU engine: rayon threads over the in-memory CSR.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use chatty_graph::{Graph, Progress};
@@ -28,13 +29,25 @@ fn check_memory(what: &str, bytes: u64) -> Result<()> {
 /// The CPU engine over a graph in memory.
 pub struct CpuEngine {
     graph: Graph,
+    /// The pool its kernels run in; `None`: the caller's (rayon's global pool).
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl CpuEngine {
     /// The engine over `graph` (in-edges are built by [`Engine::prepare`] when a
-    /// kernel pulls).
+    /// kernel pulls), running in the caller's thread pool.
     pub fn new(graph: Graph) -> CpuEngine {
-        CpuEngine { graph }
+        CpuEngine { graph, pool: None }
+    }
+
+    /// The engine over `graph`, running its kernels in `pool`.
+    pub fn with_pool(graph: Graph, pool: Arc<rayon::ThreadPool>) -> CpuEngine {
+        CpuEngine { graph, pool: Some(pool) }
+    }
+
+    /// The threads its kernels run on.
+    pub fn threads(&self) -> usize {
+        self.pool.as_ref().map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
     }
 
     /// The graph.
@@ -50,11 +63,7 @@ impl CpuEngine {
 
 impl Engine for CpuEngine {
     fn info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "cpu",
-            devices: vec![format!("cpu ({} threads)", rayon::current_num_threads())],
-            trial_timing: "wall time of the kernel",
-        }
+        EngineInfo { name: "cpu", devices: vec![format!("cpu ({} threads)", self.threads())], trial_timing: "wall time of the kernel" }
     }
 
     fn graph_info(&self) -> GraphInfo {
@@ -86,7 +95,11 @@ impl Engine for CpuEngine {
         // On a worker: the kernel's parallel loops start inside the pool, not sent in
         // from this thread one at a time (`pool`).
         let wait = pool::wait_policy()?;
-        let (output, iterations, residual) = pool::run_on_pool(wait, || run_kernel(&self.graph, alg, p, sources, progress))?;
+        let kernel = || pool::run_on_pool(wait, || run_kernel(&self.graph, alg, p, sources, progress));
+        let (output, iterations, residual) = match &self.pool {
+            Some(own) => own.install(kernel)?,
+            None => kernel()?,
+        };
         let seconds = start.elapsed().as_secs_f64();
         Ok(Trial {
             output,
@@ -110,5 +123,9 @@ impl Engine for CpuEngine {
 
     fn host_graph_mut(&mut self) -> Option<&mut Graph> {
         Some(&mut self.graph)
+    }
+
+    fn into_graph(self: Box<Self>) -> Option<Graph> {
+        Some(self.graph)
     }
 }

@@ -32,6 +32,9 @@ pub struct GraphInfo {
     pub directed: bool,
     /// Whether edges carry weights.
     pub weighted: bool,
+    /// How they are stored (the report says only `weighted`).
+    #[serde(skip)]
+    pub weight_type: WeightType,
     /// The first vertex id of the input's numbering (1 for DIMACS, PACE and Matrix
     /// Market inputs); engines work 0-based, front ends show `id + id_base`.
     pub id_base: u32,
@@ -53,6 +56,7 @@ impl GraphInfo {
             m: g.num_edges(),
             directed: g.is_directed(),
             weighted: g.weight_type() != WeightType::None,
+            weight_type: g.weight_type(),
             id_base: g.id_base(),
             order: g.order().cloned(),
         }
@@ -109,7 +113,7 @@ pub struct Trial {
 /// An engine: it holds a graph (given to its constructor), readies itself for a
 /// kernel once, and runs trials of it. Everything else (sources, defaults, trials,
 /// verification, reports) is the [`crate::harness`]'s, shared by every engine.
-pub trait Engine: Sync {
+pub trait Engine: Send + Sync {
     /// The engine's name and devices.
     fn info(&self) -> EngineInfo;
     /// The graph it holds.
@@ -151,6 +155,11 @@ pub trait Engine: Sync {
     /// harness builds the in-edges a kernel reads there before [`Engine::prepare`], so
     /// that their time is reported alike for every engine.
     fn host_graph_mut(&mut self) -> Option<&mut Graph> {
+        None
+    }
+    /// The graph back from an engine that holds it in host memory (CPU, GPU), freeing
+    /// the engine's devices, so that another engine can take it without a reread.
+    fn into_graph(self: Box<Self>) -> Option<Graph> {
         None
     }
     /// Notes for the user gathered since the last call (a fallback taken, a

@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use chatty_algo::{harness, Algorithm, CpuEngine, Engine, Params};
-//! let g = chatty_graph::from_edges(4, &[(0, 1), (1, 2), (2, 3)], false);
+//! let g = chatty_graph::from_edges(4, &[(0, 1), (1, 2), (2, 3)], false).unwrap();
 //! let mut cpu = CpuEngine::new(g);
 //! let opts = harness::Options { trials: 1, verify: true, against: None };
 //! let report = harness::run(&mut cpu, Algorithm::Bfs, &Params::default(), &opts, |_| {}).unwrap();
@@ -272,15 +272,11 @@ pub fn pick_sources(alg: Algorithm, n: usize, degree: impl Fn(u32) -> u64, has_e
     }
 }
 
-/// Checks `p` against a graph of `n` vertices and fills in the defaults that do not
-/// depend on the engine (SpMV's x). Δ is resolved by the harness from
-/// [`Engine::default_delta`].
+/// Checks `p` against a graph of `n` vertices: the one check of kernel parameters,
+/// which the harness makes before any trial on every engine, whichever front end
+/// called it. Δ's default is resolved by the harness from [`Engine::default_delta`].
 pub fn check_params(alg: Algorithm, n: usize, p: &Params) -> Result<()> {
-    if let Some(delta) = p.delta {
-        if delta.is_nan() || delta <= 0.0 {
-            return Err(Error::Parameter(format!("delta must be positive, got {delta}")));
-        }
-    }
+    check_scalar_params(p)?;
     if alg == Algorithm::Spmv {
         if let Some(x) = &p.x {
             if x.len() != n {
@@ -299,8 +295,22 @@ pub fn check_params(alg: Algorithm, n: usize, p: &Params) -> Result<()> {
             return Err(Error::Parameter("personalization weights must be non-negative, finite, and not all zero".into()));
         }
     }
-    if p.pr.tolerance.is_nan() || p.pr.tolerance < 0.0 || p.pr.max_iters == 0 {
-        return Err(Error::Parameter("the tolerance must be non-negative and the iteration cap positive".into()));
+    Ok(())
+}
+
+/// The part of [`check_params`] that needs no graph (Δ, PageRank's damping,
+/// tolerance and iteration cap): a front end checks it before a long read.
+pub fn check_scalar_params(p: &Params) -> Result<()> {
+    if let Some(delta) = p.delta {
+        if !(delta > 0.0 && delta.is_finite()) {
+            return Err(Error::Parameter(format!("delta must be positive and finite, got {delta}")));
+        }
+    }
+    if !(p.pr.tolerance >= 0.0 && p.pr.tolerance.is_finite()) || p.pr.max_iters == 0 {
+        return Err(Error::Parameter("the tolerance must be non-negative and finite, and the iteration cap positive".into()));
+    }
+    if !(p.pr.damping > 0.0 && p.pr.damping < 1.0) {
+        return Err(Error::Parameter(format!("the damping factor (alpha) lies between 0 and 1, exclusive, not {}", p.pr.damping)));
     }
     Ok(())
 }

@@ -95,18 +95,21 @@ fn check_trials(label: &str, g: Graph, trials: u64) {
 
 #[test]
 fn tiny_and_degenerate_graphs() {
-    check_all("one vertex", from_edges(1, &[], true));
-    check_all("one self-loop", from_edges(1, &[(0, 0)], false));
-    check_all("isolated vertices", from_edges(6, &[(1, 2)], true));
-    check_all("self-loops and parallel edges", from_edges(4, &[(0, 1), (0, 1), (1, 1), (1, 2), (2, 0), (2, 0), (3, 3)], true));
-    check_all("two components, undirected", from_edges(7, &[(0, 1), (1, 2), (4, 5), (5, 6), (6, 4)], false));
-    check_all("two components, directed", from_edges(7, &[(0, 1), (2, 1), (4, 5), (6, 5)], true));
-    check_all("weighted with ties", from_weighted_edges(5, &[(0, 1, 2), (0, 2, 1), (2, 1, 1), (1, 3, 0), (3, 4, 5), (2, 4, 7)], true));
+    check_all("one vertex", from_edges(1, &[], true).unwrap());
+    check_all("one self-loop", from_edges(1, &[(0, 0)], false).unwrap());
+    check_all("isolated vertices", from_edges(6, &[(1, 2)], true).unwrap());
+    check_all("self-loops and parallel edges", from_edges(4, &[(0, 1), (0, 1), (1, 1), (1, 2), (2, 0), (2, 0), (3, 3)], true).unwrap());
+    check_all("two components, undirected", from_edges(7, &[(0, 1), (1, 2), (4, 5), (5, 6), (6, 4)], false).unwrap());
+    check_all("two components, directed", from_edges(7, &[(0, 1), (2, 1), (4, 5), (6, 5)], true).unwrap());
+    check_all(
+        "weighted with ties",
+        from_weighted_edges(5, &[(0, 1, 2), (0, 2, 1), (2, 1, 1), (1, 3, 0), (3, 4, 5), (2, 4, 7)], true).unwrap(),
+    );
 }
 
 #[test]
 fn empty_graph_is_an_error_for_source_kernels_and_empty_for_the_rest() {
-    let g = from_edges(0, &[], true).with_in_edges();
+    let g = from_edges(0, &[], true).unwrap().with_in_edges();
     for alg in Algorithm::ALL {
         let r = run(alg, &g, &Params::default(), 0);
         if alg.has_source() {
@@ -120,7 +123,7 @@ fn empty_graph_is_an_error_for_source_kernels_and_empty_for_the_rest() {
 
 #[test]
 fn a_source_without_out_edges_reaches_only_itself() {
-    let g = from_edges(4, &[(0, 1), (1, 2)], true).with_in_edges();
+    let g = from_edges(4, &[(0, 1), (1, 2)], true).unwrap().with_in_edges();
     let p = Params { source: Some(3), ..Params::default() };
     let (output, _) = run(Algorithm::Bfs, &g, &p, 0).unwrap();
     assert_eq!(output, Output::Depths(vec![u32::MAX, u32::MAX, u32::MAX, 0]));
@@ -133,19 +136,19 @@ fn a_source_without_out_edges_reaches_only_itself() {
 #[test]
 fn known_answers() {
     // Path 0-1-2-3: BC of the middle vertices, summed over all sources.
-    let path = from_edges(4, &[(0, 1), (1, 2), (2, 3)], false);
+    let path = from_edges(4, &[(0, 1), (1, 2), (2, 3)], false).unwrap();
     let p = Params { bc_sources: BcSources::All, ..Params::default() };
     let (output, _) = run(Algorithm::Bc, &path, &p, 0).unwrap();
     assert_eq!(output, Output::Values(vec![0.0, 4.0, 4.0, 0.0]));
     // PageRank of a directed 3-cycle is uniform.
-    let cycle = from_edges(3, &[(0, 1), (1, 2), (2, 0)], true).with_in_edges();
+    let cycle = from_edges(3, &[(0, 1), (1, 2), (2, 0)], true).unwrap().with_in_edges();
     let (Output::Values(s), _) = run(Algorithm::Pr, &cycle, &Params::default(), 0).unwrap() else { panic!() };
     assert!(s.iter().all(|x| (x - 1.0 / 3.0).abs() < 1e-7), "{s:?}"); // f32 contributions
                                                                       // WCC labels are the smallest id of the component.
-    let g = from_edges(5, &[(4, 3), (3, 1), (2, 0)], true).with_in_edges();
+    let g = from_edges(5, &[(4, 3), (3, 1), (2, 0)], true).unwrap().with_in_edges();
     assert_eq!(run(Algorithm::Wcc, &g, &Params::default(), 0).unwrap().0, Output::Labels(vec![0, 1, 0, 1, 1]));
     // SSSP prefers two light edges over one heavy one.
-    let w = from_weighted_edges(3, &[(0, 2, 10), (0, 1, 3), (1, 2, 4)], true);
+    let w = from_weighted_edges(3, &[(0, 2, 10), (0, 1, 3), (1, 2, 4)], true).unwrap();
     let p = Params { source: Some(0), delta: Some(2.0), ..Params::default() };
     assert_eq!(run(Algorithm::Sssp, &w, &p, 0).unwrap().0, Output::Distances(chatty_algo::Distances::Int(vec![0, 3, 7])));
 }
@@ -463,7 +466,7 @@ fn bc_one_source_per_thread_matches_the_level_synchronous_sweep_both_ways() {
     let o = |undirected| GenOptions { seed: 9, max_weight: None, undirected };
     let path: Vec<(u32, u32)> = (0..999).map(|i| (i, i + 1)).collect();
     let graphs = [
-        ("path", from_edges(1000, &path, false)),
+        ("path", from_edges(1000, &path, false).unwrap()),
         ("grid", generate::grid(40, 30, o(true), &NoProgress).unwrap()),
         ("rmat", generate::rmat(10, 8, o(false), &NoProgress).unwrap()),
         // With in-edges, the sweep's large levels go bottom-up.

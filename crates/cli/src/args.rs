@@ -7,7 +7,7 @@ use chatty_gpu::{Comm, Control, Mode};
 use chatty_graph::Format;
 use chatty_net::Recovery;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// A parser for one of a library's closed set of values (`all`, named by `name`,
 /// with `aliases` also accepted): `--help` lists the names, a typo is refused with
@@ -558,37 +558,6 @@ pub struct GpuArgs {
     pub watchdog: f64,
 }
 
-impl GpuArgs {
-    /// `--mode`, with auto settled to bsp when a transport was asked for (only bsp
-    /// exchanges through one).
-    pub fn mode(&self) -> Mode {
-        match (self.mode, self.comm) {
-            (Mode::Auto, Some(_)) => Mode::Bsp,
-            (mode, _) => mode,
-        }
-    }
-
-    /// The GPU flags given other values than their defaults, as written on the command
-    /// line: engines that have no GPU refuse them rather than ignore them.
-    pub fn given(&self) -> Vec<&'static str> {
-        // The defaults as clap fills them in, so they are written in one place.
-        let cmd = GpuArgs::augment_args(clap::Command::new("defaults"));
-        let d = GpuArgs::from_arg_matches(&cmd.get_matches_from(["defaults"])).expect("every GPU flag has a default");
-        [
-            (self.gpus != d.gpus, "--gpus"),
-            (self.devices != d.devices, "--devices"),
-            (self.control != d.control, "--control"),
-            (self.comm != d.comm, "--comm"),
-            (self.mode != d.mode, "--mode"),
-            (self.reorder != d.reorder, "--reorder"),
-            (self.watchdog != d.watchdog, "--watchdog"),
-        ]
-        .into_iter()
-        .filter_map(|(set, flag)| set.then_some(flag))
-        .collect()
-    }
-}
-
 /// The SSD engine's flags (`--engine ssd` on a layout from `convert --layout ssd`).
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "SSD engine")]
@@ -715,6 +684,14 @@ pub struct LoadArgs {
     /// Keep one edge of each group of parallel edges (the lightest).
     #[arg(long)]
     pub dedup: bool,
+}
+
+impl LoadArgs {
+    /// How the graph layer reads the input.
+    pub fn read_options(&self) -> chatty_graph::ReadOptions {
+        let build = chatty_graph::BuildOptions { symmetrize: self.symmetrize, dedup: self.dedup, drop_self_loops: self.drop_self_loops };
+        chatty_graph::ReadOptions { format: self.format.0, build }
+    }
 }
 
 /// `chatty info`.

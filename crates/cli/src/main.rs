@@ -25,13 +25,9 @@ fn main() {
     // (`chatty run ... | head`), instead of panicking in println!.
     // SAFETY: restoring the default disposition of one signal, before any thread starts.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    // NVLink multicast (NVLS) is forbidden on the shared GPU machines: NCCL leaves it
-    // off unless the environment asks for it. Set here, once, before any thread
-    // starts (the libraries never touch the environment).
-    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
-        std::env::set_var("NCCL_NVLS_ENABLE", "0");
-    }
-    keep_freed_memory();
+    // Before any thread starts: the allocator's settings and the environment's
+    // defaults (`chatty::process::configure`).
+    chatty::process::configure(true);
     handle_signals();
     let cli = args::Cli::parse();
     let code = match cmd::run(cli) {
@@ -52,28 +48,15 @@ fn main() {
     std::process::exit(code);
 }
 
-/// Has glibc's allocator keep freed memory for the next allocation instead of handing
-/// it back to the kernel. A kernel allocates its per-vertex arrays each trial, so with
-/// glibc's defaults (the heap's top trimmed once 128 KiB is free, arrays over a dynamic
-/// threshold mapped afresh) every trial faulted its arrays in page by page: a BFS
-/// reaching 12 vertices of cnr-2000 (325,557) spent 0.7 of its 0.8 ms on 300 page
-/// faults (2 threads). Nothing is mapped per allocation, however large: glibc maps
-/// blocks of 32 MiB and more afresh whatever its threshold, and a 2048² grid's PageRank
-/// scores are 32 MiB (8,192 faults a trial before). A block too large for a worker
-/// thread's heap (64 MiB) is still mapped.
-fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets allocator parameters; called before any thread starts.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_MAX, 0);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
-    }
-}
-
 /// The error and its causes, each said once (library errors often include their
 /// cause's text in their own message already).
 fn message(e: &anyhow::Error) -> String {
-    let mut text = e.to_string();
+    // The front door names options as `EngineSpec` does; here they are flags.
+    let mut text = match e.downcast_ref::<chatty::Error>() {
+        Some(chatty::Error::Parameter { name, problem }) => format!("{} {problem}", cmd::flag(name)),
+        Some(chatty::Error::Unsupported { option: Some(o), what }) => format!("{} {what}", cmd::flag(o)),
+        _ => e.to_string(),
+    };
     for cause in e.chain().skip(1) {
         let cause = cause.to_string();
         if !text.contains(&cause) {

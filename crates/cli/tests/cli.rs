@@ -376,7 +376,7 @@ fn multi_gpu_flags_are_checked_before_the_graph_is_read() {
     fails(&["run", "bfs", g, "--engine", "gpu", "--control", "many"], "--control");
     fails(&["run", "bfs", g, "--engine", "gpu", "--comm", "pigeon"], "--comm");
     fails(&["run", "bfs", g, "--engine", "gpu", "--reorder", "random"], "possible values: none, bfs");
-    fails(&["run", "bfs", g, "--engine", "gpu", "--mode", "async", "--comm", "p2p"], "--comm p2p applies to --mode bsp");
+    fails(&["run", "bfs", g, "--engine", "gpu", "--mode", "async", "--comm", "p2p"], "--comm p2p applies to mode bsp");
     fails(&["run", "bfs", g, "--engine", "gpu", "--watchdog", "0"], "--watchdog");
     fails(&["run", "bfs", g, "--engine", "gpu", "--gpus", "zero"], "--gpus");
     fails(&["run", "bfs", g, "--engine", "gpu", "--mode", "eager"], "--mode");
@@ -384,7 +384,7 @@ fn multi_gpu_flags_are_checked_before_the_graph_is_read() {
     fails(&["run", "wcc", g, "--engine", "gpu", "--mode", "gmpi"], "--mode gmpi has bfs and sssp");
     // GPU flags on engines without a GPU are refused, not ignored.
     fails(&["run", "bfs", g, "--engine", "cpu", "--reorder", "degree"], "--reorder applies to the GPU engine");
-    fails(&["run", "bfs", g, "--engine", "cpu", "--gpus", "2"], "not --engine cpu");
+    fails(&["run", "bfs", g, "--engine", "cpu", "--gpus", "2"], "not the CPU engine");
     fails(&["run", "bfs", g, "--engine", "ssd", "--mode", "async"], "--mode applies to the GPU engine");
     fails(&["bench", "messaging", "--max-bytes", "lots"], "--max-bytes");
     fails(&["bench", "messaging", "--rounds", "0"], "at least 1");

@@ -404,7 +404,15 @@ impl Engine for DistEngine {
 
     fn graph_info(&self) -> GraphInfo {
         let g = &self.graph;
-        GraphInfo { n: g.n, m: g.m, directed: g.directed, weighted: g.weight_type != WeightType::None, id_base: g.id_base, order: None }
+        GraphInfo {
+            n: g.n,
+            m: g.m,
+            directed: g.directed,
+            weighted: g.weight_type != WeightType::None,
+            weight_type: g.weight_type,
+            id_base: g.id_base,
+            order: None,
+        }
     }
 
     fn out_degree(&self, v: u32) -> u64 {

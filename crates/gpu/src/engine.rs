@@ -402,4 +402,8 @@ impl Engine for GpuEngine {
             Devices::Several { notes, .. } => std::mem::take(notes),
         }
     }
+
+    fn into_graph(self: Box<Self>) -> Option<Graph> {
+        Some(self.graph)
+    }
 }

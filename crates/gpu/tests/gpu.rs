@@ -183,8 +183,8 @@ fn gpu_matches_the_cpu_references() {
     let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
     // Every order: answers come back in the graph's own ids.
     for order in [Order::Natural, Order::Degree, Order::Bfs] {
-        check("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true), order);
-        check("one vertex", from_edges(1, &[], false), order);
+        check("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true).unwrap(), order);
+        check("one vertex", from_edges(1, &[], false).unwrap(), order);
         check("rmat-14", generate::rmat(14, 8, o(1, Some(255), false), &NoProgress).unwrap(), order);
         check("rmat-14 undirected", generate::rmat(14, 8, o(2, Some(255), true), &NoProgress).unwrap(), order);
         check("grid", generate::grid(200, 100, o(3, None, true), &NoProgress).unwrap(), order);
@@ -207,7 +207,7 @@ fn gpu_matches_the_cpu_references() {
 fn path_with_star(n: u32, leaves: u32) -> Graph {
     let mut edges: Vec<(u32, u32)> = (1..n).map(|v| (v - 1, v)).collect();
     edges.extend((0..leaves).map(|i| (n / 2, n + i)));
-    from_edges((n + leaves) as usize, &edges, false)
+    from_edges((n + leaves) as usize, &edges, false).unwrap()
 }
 
 #[test]
@@ -283,10 +283,10 @@ fn sssp_with_equal_zero_or_mixed_weights_matches_the_cpu() {
         (0..rmat.num_vertices() as u32).flat_map(|u| rmat.out_edges().neighbors(u).iter().map(move |&v| (u, v))).collect();
     let weighted = |w: &dyn Fn(usize) -> u32| {
         let e: Vec<(u32, u32, u32)> = edges.iter().enumerate().map(|(i, &(u, v))| (u, v, w(i))).collect();
-        chatty_graph::from_weighted_edges(rmat.num_vertices(), &e, true)
+        chatty_graph::from_weighted_edges(rmat.num_vertices(), &e, true).unwrap()
     };
     for (label, g) in [
-        ("unweighted, directed, no in-edges (a top-down BFS)", chatty_graph::from_edges(rmat.num_vertices(), &edges, true)),
+        ("unweighted, directed, no in-edges (a top-down BFS)", chatty_graph::from_edges(rmat.num_vertices(), &edges, true).unwrap()),
         ("every weight 7 (a BFS)", weighted(&|_| 7)),
         ("every weight 0", weighted(&|_| 0)),
         ("weights 0 and 1..9 (near-far with zero-weight edges)", weighted(&|i| if i % 3 == 0 { 0 } else { (i % 9) as u32 + 1 })),
@@ -369,7 +369,7 @@ fn multi_gpu_matches_the_cpu_references() {
     let two = multi_devices();
     let both = [Control::Threads, Control::Single];
     let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
-    check_multi("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true), &two, &every, &both, Order::Natural);
+    check_multi("tiny", from_edges(5, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 2)], true).unwrap(), &two, &every, &both, Order::Natural);
     check_multi("rmat-12", generate::rmat(12, 8, o(1, Some(255), false), &NoProgress).unwrap(), &two, &every, &both, Order::Natural);
     check_multi(
         "rmat-12 undirected",
@@ -586,7 +586,7 @@ fn bc_and_impossible_transports_are_refused_clearly() {
     if Gpu::count() == 0 {
         return;
     }
-    let g = from_edges(4, &[(0, 1), (1, 2)], false);
+    let g = from_edges(4, &[(0, 1), (1, 2)], false).unwrap();
     let o = MultiOptions {
         devices: vec![0, 0],
         control: Control::Threads,

@@ -82,7 +82,7 @@ mod tests {
         let (src, dst, w) = ([0u32, 1, 2, 2], [1u32, 2, 0, 3], [5u32, 6, 7, 8]);
         let g =
             EdgeArrays::new(4, &src, &dst, Some((&w, WeightType::Int))).unwrap().build(true, BuildOptions::default(), &NoProgress).unwrap();
-        let want = crate::from_weighted_edges(4, &[(0, 1, 5), (1, 2, 6), (2, 0, 7), (2, 3, 8)], true);
+        let want = crate::from_weighted_edges(4, &[(0, 1, 5), (1, 2, 6), (2, 0, 7), (2, 3, 8)], true).unwrap();
         assert_eq!(g.out_edges().offsets(), want.out_edges().offsets());
         assert_eq!(g.out_edges().targets(), want.out_edges().targets());
         assert_eq!(g.out_edges().raw_weights(), want.out_edges().raw_weights());

@@ -49,18 +49,20 @@ pub use read::{read_graph, Format, ReadOptions};
 pub use stats::{stats, GraphStats};
 pub use write::write_graph;
 
-/// A graph built from an explicit edge list, for tests and small examples.
-pub fn from_edges(n: usize, edges: &[(u32, u32)], directed: bool) -> Graph {
+/// A graph built from an explicit edge list, for tests and small examples; an edge
+/// naming a vertex at or above `n` is an error.
+pub fn from_edges(n: usize, edges: &[(u32, u32)], directed: bool) -> Result<Graph> {
     let triples: Vec<(u32, u32, u32)> = edges.iter().map(|&(u, v)| (u, v, 0)).collect();
     from_triples(n, &triples, WeightType::None, directed)
 }
 
-/// A graph with integer weights built from an explicit edge list.
-pub fn from_weighted_edges(n: usize, edges: &[(u32, u32, u32)], directed: bool) -> Graph {
+/// A graph with integer weights built from an explicit edge list; an edge naming a
+/// vertex at or above `n` is an error.
+pub fn from_weighted_edges(n: usize, edges: &[(u32, u32, u32)], directed: bool) -> Result<Graph> {
     from_triples(n, edges, WeightType::Int, directed)
 }
 
-fn from_triples(n: usize, edges: &[(u32, u32, u32)], weight_type: WeightType, directed: bool) -> Graph {
+fn from_triples(n: usize, edges: &[(u32, u32, u32)], weight_type: WeightType, directed: bool) -> Result<Graph> {
     struct List<'a>(usize, &'a [(u32, u32, u32)], WeightType);
     impl EdgeSource for List<'_> {
         fn num_vertices(&self) -> usize {
@@ -77,5 +79,5 @@ fn from_triples(n: usize, edges: &[(u32, u32, u32)], weight_type: WeightType, di
         }
     }
     let opts = BuildOptions { symmetrize: !directed, ..Default::default() };
-    build(&List(n, edges, weight_type), directed, opts, &NoProgress).expect("edge ids must be below n")
+    build(&List(n, edges, weight_type), directed, opts, &NoProgress)
 }

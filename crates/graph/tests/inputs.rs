@@ -171,7 +171,7 @@ fn unknown_or_mismatched_formats_are_errors() {
 }
 
 fn small_cgr(dir: &Path) -> (PathBuf, Vec<u8>) {
-    let g = chatty_graph::from_weighted_edges(5, &[(0, 1, 3), (1, 2, 4), (4, 0, 1)], true).with_in_edges();
+    let g = chatty_graph::from_weighted_edges(5, &[(0, 1, 3), (1, 2, 4), (4, 0, 1)], true).unwrap().with_in_edges();
     let p = dir.join("g.cgr");
     chatty_graph::write_graph(&g, &p, &NoProgress).unwrap();
     let bytes = std::fs::read(&p).unwrap();
@@ -218,7 +218,7 @@ fn cgr_files_with_wrong_magic_version_or_truncation_are_refused() {
 #[test]
 fn outputs_in_missing_directories_fail_and_leave_nothing() {
     let d = tempfile::tempdir().unwrap();
-    let g = chatty_graph::from_edges(3, &[(0, 1)], true);
+    let g = chatty_graph::from_edges(3, &[(0, 1)], true).unwrap();
     let err = chatty_graph::write_graph(&g, &d.path().join("no/such/dir/g.cgr"), &NoProgress).unwrap_err();
     assert!(err.to_string().contains("does not exist"), "{err}");
     let err = chatty_graph::write_graph(&g, &d.path().join("g.txt2"), &NoProgress).unwrap_err();
@@ -229,7 +229,7 @@ fn outputs_in_missing_directories_fail_and_leave_nothing() {
 #[test]
 fn text_writers_round_trip() {
     let d = tempfile::tempdir().unwrap();
-    let g = chatty_graph::from_weighted_edges(4, &[(0, 1, 3), (1, 2, 4), (3, 3, 1)], false);
+    let g = chatty_graph::from_weighted_edges(4, &[(0, 1, 3), (1, 2, 4), (3, 3, 1)], false).unwrap();
     for name in ["g.wel", "g.cgr", "g.mtx"] {
         let p = d.path().join(name);
         chatty_graph::write_graph(&g, &p, &NoProgress).unwrap();
@@ -238,7 +238,7 @@ fn text_writers_round_trip() {
         assert!(!back.is_directed());
     }
     // Directed and unweighted: a general pattern matrix, entry (u + 1, v + 1).
-    let g = chatty_graph::from_edges(3, &[(0, 2), (2, 1), (1, 1)], true);
+    let g = chatty_graph::from_edges(3, &[(0, 2), (2, 1), (1, 1)], true).unwrap();
     let p = d.path().join("d.mtx");
     chatty_graph::write_graph(&g, &p, &NoProgress).unwrap();
     let text = std::fs::read_to_string(&p).unwrap();
@@ -281,7 +281,7 @@ fn cgr_files_with_valid_checksums_but_inconsistent_content_are_refused() {
         assert!(e.contains(needle) && e.contains("x.cgr"), "{e}");
     };
     // 0→{1,2}, 1→{2}, 2→{0}, 3→{1}; transpose 0←{2}, 1←{0,3}, 2←{0,1}.
-    let g = chatty_graph::from_edges(4, &[(0, 1), (0, 2), (1, 2), (2, 0), (3, 1)], true).with_in_edges();
+    let g = chatty_graph::from_edges(4, &[(0, 1), (0, 2), (1, 2), (2, 0), (3, 1)], true).unwrap().with_in_edges();
     let set_u32 = |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
     // A transpose edge retargeted (still sorted, still in range): 2←{0,1} becomes 2←{0,3}.
     refused(crafted(&g, |b, at| set_u32(b, at(5) + 4 * 4, 3)), "stored transpose is not the transpose");
@@ -295,7 +295,7 @@ fn cgr_files_with_valid_checksums_but_inconsistent_content_are_refused() {
         "vertex 0 is not sorted",
     );
     // The undirected flag on one-way edges.
-    let one_way = chatty_graph::from_edges(4, &[(0, 1), (1, 2)], true);
+    let one_way = chatty_graph::from_edges(4, &[(0, 1), (1, 2)], true).unwrap();
     refused(crafted(&one_way, |b, _| b[12] &= !1), "not symmetric");
     // m such that 4·m wraps around to the targets section's real length.
     refused(
@@ -306,7 +306,7 @@ fn cgr_files_with_valid_checksums_but_inconsistent_content_are_refused() {
         "overflow",
     );
     // Weighted: the transpose's weights must match too.
-    let w = chatty_graph::from_weighted_edges(3, &[(0, 1, 5), (1, 2, 7)], true).with_in_edges();
+    let w = chatty_graph::from_weighted_edges(3, &[(0, 1, 5), (1, 2, 7)], true).unwrap().with_in_edges();
     refused(crafted(&w, |b, at| set_u32(b, at(6), 6)), "stored transpose");
     // Unedited and resealed, every one of them loads.
     for g in [&g, &one_way, &w] {
@@ -319,7 +319,9 @@ fn cgr_files_with_valid_checksums_but_inconsistent_content_are_refused() {
 fn a_renumbered_cgr_keeps_the_input_ids_and_refuses_bad_ones() {
     let d = tempfile::tempdir().unwrap();
     // A weighted directed graph with a transpose, renumbered by decreasing degree.
-    let g = chatty_graph::from_weighted_edges(5, &[(0, 1, 3), (1, 2, 4), (4, 0, 1), (4, 2, 8), (4, 3, 2), (3, 4, 6)], true).with_in_edges();
+    let g = chatty_graph::from_weighted_edges(5, &[(0, 1, 3), (1, 2, 4), (4, 0, 1), (4, 2, 8), (4, 3, 2), (3, 4, 6)], true)
+        .unwrap()
+        .with_in_edges();
     let new_id = chatty_graph::transform::degree_order(&g);
     assert_ne!(new_id, (0..5).collect::<Vec<u32>>(), "the test needs an order other than the input's");
     let r = chatty_graph::transform::renumber(&g, new_id.clone()).unwrap();
@@ -346,7 +348,7 @@ fn a_renumbered_cgr_keeps_the_input_ids_and_refuses_bad_ones() {
         assert_eq!(edges(&read(&d.path().join(name)).unwrap()), edges(&g), "{name}");
     }
     assert_eq!(edges(&chatty_graph::transform::in_input_order(back).unwrap()), edges(&g));
-    let sym = chatty_graph::from_edges(4, &[(0, 3), (3, 1), (1, 2)], false);
+    let sym = chatty_graph::from_edges(4, &[(0, 3), (3, 1), (1, 2)], false).unwrap();
     let sym_r = chatty_graph::transform::renumber(&sym, vec![2, 0, 3, 1]).unwrap();
     chatty_graph::write_graph(&sym_r, &d.path().join("s.mtx"), &NoProgress).unwrap();
     assert_eq!(edges(&read(&d.path().join("s.mtx")).unwrap()), edges(&sym));

@@ -95,6 +95,7 @@ impl Engine for SsdEngine {
             m: h.edges,
             directed: h.directed,
             weighted: self.graph.layout.weight_type != WeightType::None,
+            weight_type: self.graph.layout.weight_type,
             id_base: h.id_base,
             order: None, // layouts are written in the input's order (layout::write refuses renumbered graphs)
         }

@@ -3,21 +3,20 @@
 //! writes through an atomic file, so an interrupted or corrupt transfer leaves nothing
 //! behind.
 
-use std::net::SocketAddrV4;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use chatty_graph::write::AtomicFile;
-use chatty_net::{file, Key, LossModel, Receiver, ReceiverConfig, Sender, SenderConfig, UdpNet};
+use chatty_net::{file, LossModel, Receiver, ReceiverConfig, Sender, SenderConfig, UdpNet};
 
 use crate::args::{BroadcastArgs, BroadcastRole};
 
 pub fn run(a: &BroadcastArgs) -> Result<i32> {
-    let group = group("--group", &a.group)?;
+    let group = super::multicast_group("--group", &a.group)?;
     let interface = a.interface.parse().with_context(|| format!("--interface `{}`: expected an IPv4 address", a.interface))?;
     let net = UdpNet::on(interface);
     let recovery = a.scheme;
-    let key = key(a.key.clone(), true)?;
+    let key = super::group_key(a.key.clone(), true)?;
     match &a.role {
         BroadcastRole::Send { file, receivers, wait } => send(&net, SenderConfig::new(group, recovery, key), file, *receivers, *wait),
         BroadcastRole::Recv { output, wait, loss } => {
@@ -29,34 +28,6 @@ pub fn run(a: &BroadcastArgs) -> Result<i32> {
             receive(&net, cfg, output, *wait)
         }
     }
-}
-
-/// A multicast group from `flag`'s `text` (ADDRESS:PORT, a multicast address, a port).
-pub(crate) fn group(flag: &str, text: &str) -> Result<SocketAddrV4> {
-    let group: SocketAddrV4 = text.parse().with_context(|| format!("{flag} `{text}`: expected an IPv4 multicast ADDRESS:PORT"))?;
-    if !group.ip().is_multicast() {
-        bail!("{flag} {group}: not a multicast address (224.0.0.0/4)");
-    }
-    if group.port() == 0 {
-        bail!("{flag} {group}: port 0 is not a port a group can meet on; choose one, e.g. {}:7400", group.ip());
-    }
-    Ok(group)
-}
-
-/// The group's key: `flag`, else $CHATTY_BROADCAST_KEY, else the default key (said
-/// when `speak`).
-pub(crate) fn key(flag: Option<String>, speak: bool) -> Result<Key> {
-    let secret = match flag.or_else(|| std::env::var("CHATTY_BROADCAST_KEY").ok()) {
-        Some(k) if k.is_empty() => bail!("--key (or CHATTY_BROADCAST_KEY) is empty: a group's secret needs at least one character"),
-        Some(k) => k,
-        None => {
-            if speak {
-                eprintln!("note: no --key or CHATTY_BROADCAST_KEY: using the default key, which any chatty on this network can use");
-            }
-            "chatty".to_string()
-        }
-    };
-    Ok(Key::derive(secret.as_bytes()))
 }
 
 fn send(net: &UdpNet, cfg: SenderConfig, path: &std::path::Path, receivers: usize, wait: u64) -> Result<i32> {

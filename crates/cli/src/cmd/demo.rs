@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
-use chatty_algo::{harness, Algorithm, CpuEngine, Engine, Params};
+use chatty::{harness, Algorithm, EngineSpec, GraphSource, Params, Workload};
 use chatty_graph::{cgr, generate, stats, write_graph, GenOptions, Graph};
 
 use crate::progress::Bar;
@@ -23,13 +23,7 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
             tmp.path()
         }
     };
-    // The best engine this machine has: a GPU if one is usable, else the CPU.
-    let gpu = super::auto_gpu(false);
-    let engine = match &gpu {
-        Some(g) => format!("the GPU engine ({})", g.name()),
-        None => format!("the CPU engine ({} threads)", rayon::current_num_threads()),
-    };
-    println!("ChattyGraph demo: generate, write .cgr, map it back, run every kernel on {engine} and verify.\n");
+    println!("ChattyGraph demo: generate, write .cgr, map it back, run every kernel on the engine auto picks, and verify.\n");
     let bar = Bar::new(quiet);
     type Maker<'a> = Box<dyn Fn() -> chatty_graph::Result<Graph> + 'a>;
     let graphs: [(&str, Maker); 2] = [
@@ -57,10 +51,12 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
             start.elapsed().as_secs_f64()
         );
         let params = Params { source: Some(0), ..Params::default() };
-        let mut engine: Box<dyn Engine> = match gpu.is_some().then(|| chatty_gpu::Gpu::open(0)).transpose()? {
-            Some(gpu) => Box::new(chatty_gpu::GpuEngine::one(gpu, g, chatty_gpu::Order::Natural)),
-            None => Box::new(CpuEngine::new(g)),
-        };
+        let work = Workload { kernels: Algorithm::ALL.to_vec(), bc_sources: params.bc_sources.clone() };
+        let opened = chatty::open(&EngineSpec::auto(), GraphSource::Memory(g), &work, &chatty_graph::NoProgress)?;
+        if let Some(choice) = &opened.choice {
+            println!("  {choice}");
+        }
+        let mut engine = opened.engine;
         let opts = harness::Options { trials: 1, verify: true, against: None };
         for alg in Algorithm::ALL {
             let report = harness::run(engine.as_mut(), alg, &params, &opts, |_| {})?;

@@ -41,7 +41,7 @@ pub fn bench(a: &MessagingBenchArgs) -> Result<i32> {
     if a.rounds == 0 || a.threads == 0 || a.per_thread == 0 {
         bail!("--rounds, --threads and --per-thread must be at least 1");
     }
-    if super::run::under_mpirun() {
+    if chatty::process::under_mpirun() {
         return across_processes(a, max);
     }
     let count = Gpu::count();
@@ -132,7 +132,7 @@ fn sizes(max: u64, rounds: u32) -> impl Iterator<Item = (u64, u32)> {
 #[cfg(feature = "mpi")]
 fn across_processes(a: &MessagingBenchArgs, max: u64) -> Result<i32> {
     use chatty_comm::Group;
-    let comm = chatty_dist::start(super::run::command_digest())?;
+    let comm = chatty_dist::start(super::command_digest())?;
     let (rank, size) = (comm.rank(), comm.size());
     if size != 2 {
         bail!("bench messaging across processes runs on two (mpirun -np 2), not {size}");
@@ -141,7 +141,7 @@ fn across_processes(a: &MessagingBenchArgs, max: u64) -> Result<i32> {
     if count == 0 {
         bail!("rank {rank}: bench messaging needs a GPU (no CUDA driver or no device on this host)");
     }
-    let device = super::run::local_rank(rank) % count;
+    let device = chatty::process::local_rank(rank) % count;
     let config = MessagingConfig { timeout: std::time::Duration::from_secs(30), ..MessagingConfig::default() };
     let job = chatty_gpu::JobRanks { first: rank as u32, owner: vec![0, 1], link: Group::link(&comm)? };
     let m = Messaging::open_in_job(&[device], config, job)?;

@@ -13,8 +13,10 @@ mod topo;
 
 use std::path::Path;
 
-use anyhow::Result;
-use chatty_graph::{BuildOptions, Graph, Progress, ReadOptions};
+use std::net::SocketAddrV4;
+
+use anyhow::{bail, Context, Result};
+use chatty_graph::{Graph, Progress};
 
 use crate::args::{Cli, Command, LoadArgs};
 
@@ -35,22 +37,55 @@ pub fn run(cli: Cli) -> Result<i32> {
 
 /// Reads a graph as `--format` and the transform flags say.
 pub fn load_graph(path: &Path, load: &LoadArgs, progress: &dyn Progress) -> Result<Graph> {
-    let format = load.format.0;
-    let build = BuildOptions { symmetrize: load.symmetrize, dedup: load.dedup, drop_self_loops: load.drop_self_loops };
-    Ok(chatty_graph::read_graph(path, ReadOptions { format, build }, progress)?)
+    Ok(chatty_graph::read_graph(path, load.read_options(), progress)?)
 }
 
-/// The GPU `--engine auto` takes: the first one, if it opens. Says why not when it
-/// falls back to the CPU (always for a GPU that fails to open; with `announce`, also
-/// when there is none).
-pub fn auto_gpu(announce: bool) -> Option<chatty_gpu::Gpu> {
-    if chatty_gpu::Gpu::count() == 0 {
-        if announce {
-            eprintln!("engine: cpu (auto: no GPU on this machine)");
-        }
-        return None;
+/// An option of [`chatty::EngineSpec`] as its flag: `io_depth` is `--io-depth`.
+pub fn flag(option: &str) -> String {
+    format!("--{}", option.replace('_', "-"))
+}
+
+/// A note from the front door, its option spelt as a flag.
+pub fn spell(note: &chatty::Note) -> String {
+    match note.option {
+        Some(o) => format!("{} {}", flag(o), note.text),
+        None => note.text.clone(),
     }
-    chatty_gpu::Gpu::open(0).map_err(|e| eprintln!("engine: cpu (auto: the GPU could not be used: {e})")).ok()
+}
+
+/// A digest of the command line: every rank of an MPI job must run the same
+/// command, and compares it at start-up.
+pub fn command_digest() -> u64 {
+    let line: Vec<String> = std::env::args().collect();
+    xxhash_rust::xxh3::xxh3_64(line.join("\0").as_bytes())
+}
+
+/// A multicast group from `flag`'s `text` (ADDRESS:PORT, a multicast address, a port).
+pub fn multicast_group(flag: &str, text: &str) -> Result<SocketAddrV4> {
+    let group: SocketAddrV4 = text.parse().with_context(|| format!("{flag} `{text}`: expected an IPv4 multicast ADDRESS:PORT"))?;
+    if !group.ip().is_multicast() {
+        bail!("{flag} {group}: not a multicast address (224.0.0.0/4)");
+    }
+    if group.port() == 0 {
+        bail!("{flag} {group}: port 0 is not a port a group can meet on; choose one, e.g. {}:7400", group.ip());
+    }
+    Ok(group)
+}
+
+/// A multicast group's key: `flag`, else $CHATTY_BROADCAST_KEY, else the default key
+/// (said when `speak`).
+pub fn group_key(flag: Option<String>, speak: bool) -> Result<chatty_net::Key> {
+    let secret = match flag.or_else(|| std::env::var("CHATTY_BROADCAST_KEY").ok()) {
+        Some(k) if k.is_empty() => bail!("--key (or CHATTY_BROADCAST_KEY) is empty: a group's secret needs at least one character"),
+        Some(k) => k,
+        None => {
+            if speak {
+                eprintln!("note: no --key or CHATTY_BROADCAST_KEY: using the default key, which any chatty on this network can use");
+            }
+            "chatty".to_string()
+        }
+    };
+    Ok(chatty_net::Key::derive(secret.as_bytes()))
 }
 
 /// Bytes as MB/s over `seconds`.

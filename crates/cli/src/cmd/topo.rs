@@ -10,7 +10,7 @@ use crate::args::TopoArgs;
 pub fn run(a: &TopoArgs) -> Result<i32> {
     let max =
         chatty_graph::parse_size(&a.max_bytes).with_context(|| format!("--max-bytes `{}`: expected a size like 256M", a.max_bytes))?;
-    if a.calibrate && super::run::under_mpirun() {
+    if a.calibrate && chatty::process::under_mpirun() {
         return calibrate_job(a, max);
     }
     let t = chatty_comm::probe()?;
@@ -80,13 +80,13 @@ pub fn run(a: &TopoArgs) -> Result<i32> {
 /// by every process and printed by rank 0.
 #[cfg(feature = "mpi")]
 fn calibrate_job(a: &TopoArgs, max: u64) -> Result<i32> {
-    let comm = chatty_dist::start(super::run::command_digest())?;
+    let comm = chatty_dist::start(super::command_digest())?;
     let rank = comm.rank();
     let count = chatty_gpu::Gpu::count();
     if count == 0 {
         bail!("rank {rank}: calibrating needs a GPU (no CUDA driver or no device on this host)");
     }
-    let device = super::run::local_rank(rank) % count;
+    let device = chatty::process::local_rank(rank) % count;
     let speaks = rank == 0;
     let parts = calibrate::job_parts(&comm, &[device])?;
     let (c, measured) = calibrate::for_job(&comm, &[device], &parts, max, a.recalibrate, &mut |what| {

@@ -115,7 +115,7 @@ mod tests {
 
     fn graph(n: u32, degree: u32) -> Graph {
         let edges: Vec<(u32, u32)> = (0..n).flat_map(|v| (1..=degree).map(move |d| (v, (v + d) % n))).collect();
-        chatty_graph::from_edges(n as usize, &edges, true)
+        chatty_graph::from_edges(n as usize, &edges, true).unwrap()
     }
 
     #[test]

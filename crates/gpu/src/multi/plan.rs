@@ -262,7 +262,7 @@ mod tests {
 
     #[test]
     fn an_undirected_graph_reads_its_own_rows_both_ways() {
-        let g = from_edges(4, &[(0, 1), (1, 2), (2, 3)], false);
+        let g = from_edges(4, &[(0, 1), (1, 2), (2, 3)], false).unwrap();
         let parts = split(&g, &[0, 2, 4], 0..2, Needs { both: true, ..Needs::default() });
         assert_eq!(row(parts[0].both.as_ref().unwrap(), 1), &[0, 2]);
         assert_eq!(parts[0].send_flag, vec![0, 1]);
