@@ -15,9 +15,15 @@ pub enum Error {
         /// The number of vertices.
         n: usize,
     },
-    /// A parameter out of its domain (the message says which and why).
-    #[error("{0}")]
-    Parameter(String),
+    /// A parameter out of its domain.
+    #[error("{name} {problem}")]
+    Parameter {
+        /// The parameter, by its name in [`crate::Params`] (each front end spells it
+        /// its own way: `--max-iters`, `max_iter=`).
+        name: &'static str,
+        /// What is wrong with its value.
+        problem: String,
+    },
     /// SSSP met a negative (or NaN) weight.
     #[error("SSSP needs non-negative weights; this graph has weight {0}")]
     NegativeWeight(f32),

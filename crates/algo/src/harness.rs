@@ -146,13 +146,14 @@ pub fn run_with_progress(
             if (ours.n, ours.m, ours.directed, ours.weighted)
                 != (theirs.num_vertices(), theirs.num_edges(), theirs.is_directed(), theirs.weight_type() != chatty_graph::WeightType::None)
             {
-                return Err(crate::Error::Parameter(format!(
+                let problem = format!(
                     "{name} is not the engine's graph: {} vertices and {} edges against {} and {} (or directedness or weights differ)",
                     theirs.num_vertices(),
                     theirs.num_edges(),
                     ours.n,
                     ours.m
-                )));
+                );
+                return Err(crate::Error::Parameter { name: "verify_against", problem });
             }
             (Some(HostGraph::Borrowed(g)), Some(name.clone()))
         }
@@ -164,10 +165,11 @@ pub fn run_with_progress(
         (Some(o), Some(r)) if o == r.as_ref() => true,
         (_, None) => false,
         (_, Some(_)) => {
-            return Err(crate::Error::Parameter(format!(
+            let problem = format!(
                 "{} is stored in another vertex order than the engine's graph: verify against the input, or the same file",
                 verified_against.unwrap_or_default()
-            )))
+            );
+            return Err(crate::Error::Parameter { name: "verify_against", problem });
         }
     };
     let mut verify_seconds = verifying.elapsed().as_secs_f64();

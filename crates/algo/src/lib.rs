@@ -280,19 +280,20 @@ pub fn check_params(alg: Algorithm, n: usize, p: &Params) -> Result<()> {
     if alg == Algorithm::Spmv {
         if let Some(x) = &p.x {
             if x.len() != n {
-                return Err(Error::Parameter(format!("x has {} entries for {n} vertices", x.len())));
+                return Err(Error::Parameter { name: "x", problem: format!("has {} entries for {n} vertices", x.len()) });
             }
             if let Some(v) = x.iter().position(|v| !v.is_finite()) {
-                return Err(Error::Parameter(format!("x[{v}] is {}: x must be finite", x[v])));
+                return Err(Error::Parameter { name: "x", problem: format!("must be finite; x[{v}] is {}", x[v]) });
             }
         }
     }
     if let (Algorithm::Pr, Some(t)) = (alg, &p.personalization) {
         if t.len() != n {
-            return Err(Error::Parameter(format!("the personalization has {} entries for {n} vertices", t.len())));
+            return Err(Error::Parameter { name: "personalization", problem: format!("has {} entries for {n} vertices", t.len()) });
         }
         if t.iter().any(|w| !w.is_finite() || *w < 0.0) || t.iter().sum::<f64>() <= 0.0 {
-            return Err(Error::Parameter("personalization weights must be non-negative, finite, and not all zero".into()));
+            let problem = "weights must be non-negative, finite, and not all zero".into();
+            return Err(Error::Parameter { name: "personalization", problem });
         }
     }
     Ok(())
@@ -303,14 +304,18 @@ pub fn check_params(alg: Algorithm, n: usize, p: &Params) -> Result<()> {
 pub fn check_scalar_params(p: &Params) -> Result<()> {
     if let Some(delta) = p.delta {
         if !(delta > 0.0 && delta.is_finite()) {
-            return Err(Error::Parameter(format!("delta must be positive and finite, got {delta}")));
+            return Err(Error::Parameter { name: "delta", problem: format!("must be positive and finite, not {delta}") });
         }
     }
-    if !(p.pr.tolerance >= 0.0 && p.pr.tolerance.is_finite()) || p.pr.max_iters == 0 {
-        return Err(Error::Parameter("the tolerance must be non-negative and finite, and the iteration cap positive".into()));
+    if !(p.pr.tolerance >= 0.0 && p.pr.tolerance.is_finite()) {
+        return Err(Error::Parameter { name: "tolerance", problem: format!("must be non-negative and finite, not {}", p.pr.tolerance) });
+    }
+    if p.pr.max_iters == 0 {
+        return Err(Error::Parameter { name: "max_iters", problem: "must be at least 1".into() });
     }
     if !(p.pr.damping > 0.0 && p.pr.damping < 1.0) {
-        return Err(Error::Parameter(format!("the damping factor (alpha) lies between 0 and 1, exclusive, not {}", p.pr.damping)));
+        let problem = format!("(networkx's alpha) lies between 0 and 1, exclusive, not {}", p.pr.damping);
+        return Err(Error::Parameter { name: "damping", problem });
     }
     Ok(())
 }

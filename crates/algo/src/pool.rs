@@ -32,10 +32,10 @@ pub fn wait_policy() -> crate::Result<WaitPolicy> {
         Err(std::env::VarError::NotPresent) => Ok(WaitPolicy::Barriers),
         Ok(v) if v.eq_ignore_ascii_case("active") => Ok(WaitPolicy::Active),
         Ok(v) if v.eq_ignore_ascii_case("passive") => Ok(WaitPolicy::Passive),
-        Ok(v) => Err(format!("CHATTY_WAIT_POLICY=`{v}`: expected `active` or `passive` (or unset)")),
-        Err(e) => Err(format!("CHATTY_WAIT_POLICY: {e}")),
+        Ok(v) => Err(format!("`{v}`: expected `active` or `passive` (or unset)")),
+        Err(e) => Err(e.to_string()),
     });
-    policy.clone().map_err(crate::Error::Parameter)
+    policy.clone().map_err(|problem| crate::Error::Parameter { name: "CHATTY_WAIT_POLICY", problem })
 }
 
 /// See [`wait_policy`].

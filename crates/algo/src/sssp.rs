@@ -218,10 +218,11 @@ fn delta_stepping_by_type(g: &Graph, source: u32, delta: f64) -> Result<(Distanc
             // Queued distances lie within the largest weight of the current bucket, so
             // this bounds the buckets alive at once (a Δ of 1e-9 would ask for billions).
             if max_weight as f64 / delta > MAX_LIVE_BUCKETS {
-                return Err(Error::Parameter(format!(
-                    "delta {delta:e} is too small for weights up to {max_weight:e}: delta-stepping would keep over {MAX_LIVE_BUCKETS} buckets; use at least {:e}",
+                let problem = format!(
+                    "{delta:e} is too small for weights up to {max_weight:e}: delta-stepping would keep over {MAX_LIVE_BUCKETS} buckets; use at least {:e}",
                     max_weight as f64 / MAX_LIVE_BUCKETS
-                )));
+                );
+                return Err(Error::Parameter { name: "delta", problem });
             }
             let (d, r) = delta_stepping::<f64>(g, source, delta);
             (Distances::Float(d), r)

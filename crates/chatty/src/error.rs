@@ -115,7 +115,7 @@ fn graph_kind(e: &chatty_graph::Error) -> ErrorKind {
 fn run_kind(e: &chatty_algo::Error) -> ErrorKind {
     use chatty_algo::Error as E;
     match e {
-        E::NoVertices | E::NotAVertex { .. } | E::Parameter(_) => ErrorKind::Parameter,
+        E::NoVertices | E::NotAVertex { .. } | E::Parameter { .. } => ErrorKind::Parameter,
         E::NegativeWeight(_) | E::PathCountOverflow | E::Unsupported(_) => ErrorKind::Unsupported,
         E::Mismatch(_) => ErrorKind::Verification,
         // An engine's own error, boxed by the engine trait.

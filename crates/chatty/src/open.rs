@@ -202,18 +202,19 @@ fn open_ssd(spec: &EngineSpec, file: Option<&Path>, notes: Vec<Note>) -> Result<
     };
     if !matches!(spec.kind, EngineKind::Ssd | EngineKind::Auto) {
         return Err(Error::Unsupported {
-            option: None,
-            what: format!("{}: an SSD layout runs on the SSD engine (or auto)", path.display()),
+            option: Some("engine"),
+            what: format!("ssd (or auto) runs {}: it is an SSD layout", path.display()),
         });
     }
     let choice =
         (spec.kind == EngineKind::Auto).then(|| Choice { engine: EngineKind::Ssd, why: "an SSD layout: its edges stay on disk".into() });
-    let engine = SsdEngine::open(path, ssd_config(&spec.ssd)?, ssd_budget(&spec.ssd)?)?;
+    let mut notes = notes;
+    let engine = SsdEngine::open(path, ssd_config(&spec.ssd, &mut notes)?, ssd_budget(&spec.ssd)?)?;
     Ok(Opened { engine: Box::new(engine), choice, notes, speaks: true })
 }
 
-/// The SSD engine's configuration, checked.
-fn ssd_config(s: &SsdSpec) -> Result<EngineConfig> {
+/// The SSD engine's configuration, checked (thread counts capped, with a note).
+fn ssd_config(s: &SsdSpec, notes: &mut Vec<Note>) -> Result<EngineConfig> {
     if !(1..=4096).contains(&s.io_depth) {
         return Err(Error::Parameter { name: "io_depth", problem: format!("takes 1 to 4096, not {}", s.io_depth) });
     }
@@ -225,11 +226,14 @@ fn ssd_config(s: &SsdSpec) -> Result<EngineConfig> {
         binning: s.binning,
         ..EngineConfig::default()
     };
-    if let Some(t) = s.scatter_threads {
-        cfg.scatter_threads = process::threads("scatter_threads", t)?.0;
-    }
-    if let Some(t) = s.gather_threads {
-        cfg.gather_threads = process::threads("gather_threads", t)?.0;
+    for (name, asked, threads) in
+        [("scatter_threads", s.scatter_threads, &mut cfg.scatter_threads), ("gather_threads", s.gather_threads, &mut cfg.gather_threads)]
+    {
+        if let Some(t) = asked {
+            let (t, note) = process::threads(name, t)?;
+            *threads = t;
+            notes.extend(note);
+        }
     }
     Ok(cfg)
 }

@@ -52,9 +52,15 @@ fn main() {
 /// cause's text in their own message already).
 fn message(e: &anyhow::Error) -> String {
     // The front door names options as `EngineSpec` does; here they are flags.
-    let mut text = match e.downcast_ref::<chatty::Error>() {
-        Some(chatty::Error::Parameter { name, problem }) => format!("{} {problem}", cmd::flag(name)),
-        Some(chatty::Error::Unsupported { option: Some(o), what }) => format!("{} {what}", cmd::flag(o)),
+    let parameter = match e.downcast_ref::<chatty::Error>() {
+        Some(chatty::Error::Run(e)) => Some(e),
+        _ => e.downcast_ref::<chatty_algo::Error>(),
+    };
+    let mut text = match (e.downcast_ref::<chatty::Error>(), parameter) {
+        (Some(chatty::Error::Parameter { name, problem }), _) | (_, Some(chatty_algo::Error::Parameter { name, problem })) => {
+            format!("{} {problem}", cmd::flag(name))
+        }
+        (Some(chatty::Error::Unsupported { option: Some(o), what }), _) => format!("{} {what}", cmd::flag(o)),
         _ => e.to_string(),
     };
     for cause in e.chain().skip(1) {

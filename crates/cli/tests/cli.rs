@@ -597,7 +597,7 @@ fn limits_and_messages_say_what_they_mean() {
     }
     let o = waiting("lazy");
     assert!(
-        o.status.code() == Some(2) && text(&o).contains("CHATTY_WAIT_POLICY=`lazy`: expected `active` or `passive` (or unset)"),
+        o.status.code() == Some(2) && text(&o).contains("CHATTY_WAIT_POLICY `lazy`: expected `active` or `passive` (or unset)"),
         "{}",
         text(&o)
     );

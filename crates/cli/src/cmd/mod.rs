@@ -40,8 +40,12 @@ pub fn load_graph(path: &Path, load: &LoadArgs, progress: &dyn Progress) -> Resu
     Ok(chatty_graph::read_graph(path, load.read_options(), progress)?)
 }
 
-/// An option of [`chatty::EngineSpec`] as its flag: `io_depth` is `--io-depth`.
+/// A parameter or option of the libraries as its flag: `io_depth` is `--io-depth`
+/// (an environment variable, in capitals, stays as it is).
 pub fn flag(option: &str) -> String {
+    if option.chars().any(|c| c.is_ascii_uppercase()) {
+        return option.to_string();
+    }
     format!("--{}", option.replace('_', "-"))
 }
 
