@@ -53,10 +53,16 @@ impl EdgeOp for Visit<'_> {
     }
 }
 
+/// Beamer's α: a sparse frontier turns bottom-up once its out-edges exceed m / α.
+/// Every engine's direction-optimizing BFS switches by these two.
+pub const BEAMER_ALPHA: u64 = 15;
+/// Beamer's β: a dense frontier stays bottom-up while it holds more than n / β vertices.
+pub const BEAMER_BETA: u64 = 18;
+
 /// BFS from `source`; returns (depths, number of levels).
 pub fn bfs<G: EdgeMapGraph + ?Sized>(g: &G, source: u32, direction: Direction, progress: &dyn Progress) -> Result<(Vec<u32>, u32)> {
     let n = g.num_vertices();
-    let opts = EdgeMapOptions { direction, pull_divisor: 15, push_divisor: 18, dedup: false };
+    let opts = EdgeMapOptions { direction, pull_divisor: BEAMER_ALPHA, push_divisor: BEAMER_BETA, dedup: false };
     progress.start("bfs: vertices reached", n as u64);
     let (depth, levels) = match g.csr() {
         Some(csr) => {

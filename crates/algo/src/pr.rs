@@ -75,6 +75,15 @@ impl PrParams {
     pub fn converged(&self, change: f64, n: usize) -> bool {
         change < self.tolerance * n as f64
     }
+
+    /// The share of the whole mass an iteration hands out like the teleport: the
+    /// teleport's own, `1 - damping`, and the `dangling` mass (of vertices without
+    /// out-edges) damped, which networkx spreads the same way. A vertex's score is
+    /// this times its teleport share, plus `damping` times its in-neighbours' sum.
+    /// Every engine computes its iterations from this.
+    pub fn spread(&self, dangling: f64) -> f64 {
+        (1.0 - self.damping) + self.damping * dangling
+    }
 }
 
 impl Default for PrParams {
@@ -225,7 +234,7 @@ fn iterate<G: EdgeMapGraph + ?Sized>(
         // instead, whose y scaled to sum 1 is the same PageRank [4]; its change is
         // measured on that scale.
         let spread = match shared {
-            None => (1.0 - p.damping) + p.damping * contribute(&mut plain, &score, iters == 1),
+            None => p.spread(contribute(&mut plain, &score, iters == 1)),
             Some(_) => 1.0 - p.damping,
         };
         // Closures that copy what they read (here and below): `sum_in` copies them

@@ -69,8 +69,8 @@ impl Switch {
         self.pulling = match self.direction {
             Direction::Push => false,
             Direction::Pull => true,
-            Direction::Auto if self.pulling => self.size > self.n / 18,
-            Direction::Auto => self.edges > self.m / 15,
+            Direction::Auto if self.pulling => self.size > self.n / chatty_algo::bfs::BEAMER_BETA,
+            Direction::Auto => self.edges > self.m / chatty_algo::bfs::BEAMER_ALPHA,
         };
         self.pulling
     }

@@ -62,7 +62,7 @@ pub fn pagerank(
             false
         })?;
         let [dangling] = comm.sum_f64([dangling]);
-        let spread = (1.0 - p.damping) + p.damping * dangling;
+        let spread = p.spread(dangling);
         let inc = g.inc();
         let change: f64 = next
             .par_iter_mut()

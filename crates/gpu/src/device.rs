@@ -987,7 +987,7 @@ fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, progress: &dyn Progress, pe
         }
         iters += 1;
         gpu.stream.memset_zeros(&mut sums).check("clearing sums")?;
-        let base = (1.0 - p.pr.damping) / n as f64 + p.pr.damping * dangling / n as f64;
+        let base = p.pr.spread(dangling) / n as f64;
         pull(
             gpu,
             &dg.pull_graph(),

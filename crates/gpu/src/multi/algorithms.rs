@@ -342,7 +342,7 @@ impl MultiGpu {
                 break;
             }
             iters += 1;
-            let base = (1.0 - params.pr.damping) / n as f64 + params.pr.damping * dangling / n as f64;
+            let base = params.pr.spread(dangling) / n as f64;
             let issue = |g: usize| -> Result<()> {
                 let (p, b) = (&self.parts[g], &bufs[g]);
                 let gpu = &p.gpu;
