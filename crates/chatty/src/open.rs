@@ -12,6 +12,7 @@ use crate::spec::{EngineKind, EngineSpec, GpuCount, GpuSpec, SsdSpec};
 use crate::{process, Error, Note, Result};
 
 /// Where the graph comes from.
+#[allow(clippy::large_enum_variant)] // made once per open, and moved into the engine
 pub enum GraphSource<'a> {
     /// A file: any input format or a `.cgr` (read as `read` says), or an SSD layout
     /// (opened, not read: its edges stay on disk).
