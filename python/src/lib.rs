@@ -55,6 +55,7 @@ fn layer_error(e: impl Into<chatty::Error>) -> PyErr {
 
 /// What holds the graph now: the graph itself, or the engine last asked for (a GPU
 /// engine keeps the graph uploaded between calls).
+#[allow(clippy::large_enum_variant)] // one per graph, moved only when the engine changes
 enum Holder {
     Idle(Graph),
     Open {
