@@ -316,7 +316,7 @@ fn engine_for(slot: &mut Option<Holder>, spec: &EngineSpec, work: &Workload) -> 
             EngineKind::Auto => *kind != EngineKind::Cpu,
             asked => asked == *kind && (asked != EngineKind::Cpu || spec.threads == *threads),
         };
-        if keep || (*kind == EngineKind::Ssd && spec.kind == EngineKind::Auto) {
+        if keep {
             return Ok(());
         }
         if *kind == EngineKind::Ssd {
@@ -335,20 +335,18 @@ fn engine_for(slot: &mut Option<Holder>, spec: &EngineSpec, work: &Workload) -> 
         Holder::Idle(g) => Some(g),
         Holder::Open { engine, .. } => engine.into_graph(),
     };
-    // On an error the graph stays in `held`, for the next call.
-    let opened = chatty::open_held(spec, &mut held, work);
-    *slot = Some(match (opened, held) {
-        (Ok(o), _) => {
+    match chatty::open_held(spec, &mut held, work) {
+        Ok(o) => {
             let kind = o.choice.as_ref().map_or(spec.kind, |c| c.engine);
-            Holder::Open { engine: o.engine, kind, threads: spec.threads }
+            *slot = Some(Holder::Open { engine: o.engine, kind, threads: spec.threads });
+            Ok(())
         }
-        (Err(e), Some(g)) => {
-            *slot = Some(Holder::Idle(g));
-            return Err(error(e));
+        Err(e) => {
+            // The graph stayed in `held`, for the next call.
+            *slot = held.map(Holder::Idle);
+            Err(error(e))
         }
-        (Err(e), None) => return Err(error(e)),
-    });
-    Ok(())
+    }
 }
 
 fn algorithm(name: &str) -> PyResult<Algorithm> {

@@ -54,11 +54,6 @@ impl CpuEngine {
     pub fn graph(&self) -> &Graph {
         &self.graph
     }
-
-    /// The graph back, for another engine.
-    pub fn into_graph(self) -> Graph {
-        self.graph
-    }
 }
 
 impl Engine for CpuEngine {

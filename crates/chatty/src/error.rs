@@ -85,6 +85,17 @@ impl std::fmt::Display for Note {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// The option or parameter the error is about, by its name in [`crate::EngineSpec`]
+    /// or [`crate::Params`], and what is wrong with it: a front end spells the name
+    /// its own way (`--max-iters`).
+    pub fn option(&self) -> Option<(&'static str, &str)> {
+        match self {
+            Error::Parameter { name, problem } | Error::Run(chatty_algo::Error::Parameter { name, problem }) => Some((name, problem)),
+            Error::Unsupported { option: Some(o), what } => Some((o, what)),
+            _ => None,
+        }
+    }
+
     /// What went wrong, as a caller acts on it.
     pub fn kind(&self) -> ErrorKind {
         match self {

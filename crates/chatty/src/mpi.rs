@@ -7,13 +7,13 @@ use std::path::Path;
 use chatty_graph::{Graph, Progress, ReadOptions};
 
 use crate::open::Opened;
-use crate::policy::Workload;
 use crate::{EngineSpec, Error, Note, Result};
 
 #[cfg(not(feature = "mpi"))]
 fn not_built() -> Error {
-    Error::Unsupported { option: None, what: "this chatty was built without MPI: build it with `cargo build --release --features mpi` (needs Open MPI or MPICH, and libclang)".into(),
-    }
+    let what =
+        "this chatty was built without MPI: build it with `cargo build --release --features mpi` (needs Open MPI or MPICH, and libclang)";
+    Error::Unsupported { option: None, what: what.into() }
 }
 
 /// The MPI engine on this rank.
@@ -28,7 +28,6 @@ pub(crate) fn open_gpu_job(
     _: &EngineSpec,
     _: Option<(&Path, ReadOptions)>,
     _: &mut Option<Graph>,
-    _: &Workload,
     _: &dyn Progress,
     _: Vec<Note>,
 ) -> Result<Opened> {
@@ -45,7 +44,7 @@ mod with_mpi {
     use chatty_gpu::{Gpu, GpuEngine, Order};
 
     use super::*;
-    use crate::open::{check_gpu_options, multi};
+    use crate::open::multi;
     use crate::process;
     use crate::spec::{Distribute, GpuCount};
 
@@ -65,12 +64,11 @@ mod with_mpi {
         // With Distribute::Mpi or Multicast only rank 0 reads the file (its error reaches every rank).
         let shared = matches!(spec.mpi.distribute, Distribute::Shared);
         if (shared || process::under_rank_0()) && !chatty_graph::cgr::is_cgr(path)? {
-            return Err(Error::Unsupported { option: None, what: format!(
-                    "{}: the MPI engine runs on a .cgr, of which every rank maps its own rows; make one with `chatty convert {} -o NAME.cgr`",
-                    path.display(),
-                    path.display()
-                ),
-            });
+            let what = format!(
+                "{0}: the MPI engine runs on a .cgr, of which every rank maps its own rows; make one with `chatty convert {0} -o NAME.cgr`",
+                path.display()
+            );
+            return Err(Error::Unsupported { option: None, what });
         }
         let (distribute, multicast) = match &spec.mpi.distribute {
             Distribute::Shared => (chatty_dist::Distribute::Shared, None),
@@ -101,13 +99,11 @@ mod with_mpi {
         spec: &EngineSpec,
         file: Option<(&Path, ReadOptions)>,
         held: &mut Option<Graph>,
-        work: &Workload,
         progress: &dyn Progress,
         notes: Vec<Note>,
     ) -> Result<Opened> {
         let comm = chatty_dist::start(spec.mpi.digest)?;
         let rank = comm.rank();
-        check_gpu_options(&spec.gpu, work)?;
         let count = Gpu::count();
         let devices = match &spec.gpu.devices {
             Some(d) => d.clone(),

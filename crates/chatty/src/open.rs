@@ -78,22 +78,18 @@ fn open_from(
         notes.extend(note);
         t
     });
-    if matches!(spec.kind, EngineKind::Cpu | EngineKind::Ssd) {
-        refuse_gpu_options(spec, false)?;
-    }
+    refuse_gpu_options(spec)?;
     check_gpu_options(&spec.gpu, work)?;
     if spec.kind == EngineKind::Mpi || (spec.kind == EngineKind::Auto && process::under_mpirun() && cfg!(feature = "mpi")) {
         return crate::mpi::open(spec, file.map(|f| f.0), notes);
     }
     if spec.kind == EngineKind::Gpu && process::under_mpirun() && cfg!(feature = "mpi") {
-        return crate::mpi::open_gpu_job(spec, file, held, work, progress, notes);
+        return crate::mpi::open_gpu_job(spec, file, held, progress, notes);
     }
     if spec.mpi.split_sources {
         return Err(Error::Unsupported { option: Some("split_sources"), what: "applies to the MPI engine".into() });
     }
-    let layout = file.is_some_and(|(path, _)| chatty_ssd::layout::is_layout(path));
-    refuse_gpu_options(spec, layout)?;
-    if layout || spec.kind == EngineKind::Ssd {
+    if spec.kind == EngineKind::Ssd || file.is_some_and(|(path, _)| chatty_ssd::layout::is_layout(path)) {
         return open_ssd(spec, file.map(|f| f.0), notes);
     }
     // One GPU asked for: opened before the (possibly long) read, so that a machine
@@ -123,9 +119,7 @@ fn open_from(
             }
         }
         if chosen.engine == EngineKind::Cpu {
-            let unused = spec.gpu_options_given().into_iter();
-            notes
-                .extend(unused.map(|o| Note { option: Some(o), text: "applies to the GPU engine; the CPU engine runs without it".into() }));
+            notes.extend(unused_gpu_options(spec, "CPU"));
         }
         choice = Some(chosen);
     }
@@ -170,18 +164,25 @@ fn open_gpu(ordinal: usize) -> Result<Gpu> {
     Ok(gpu)
 }
 
-/// Refuses GPU options for an engine that has no GPU (named, or an SSD layout).
-fn refuse_gpu_options(spec: &EngineSpec, layout: bool) -> Result<()> {
+/// Refuses GPU options for an engine named without a GPU.
+fn refuse_gpu_options(spec: &EngineSpec) -> Result<()> {
     let engine = match spec.kind {
-        EngineKind::Cpu => "the CPU engine",
-        EngineKind::Ssd => "the SSD engine",
-        EngineKind::Auto if layout => "the SSD engine (an SSD layout's)",
+        EngineKind::Cpu => "CPU",
+        EngineKind::Ssd => "SSD",
         _ => return Ok(()),
     };
     match spec.gpu_options_given().first() {
-        Some(&option) => Err(Error::Unsupported { option: Some(option), what: format!("applies to the GPU engine, not {engine}") }),
+        Some(&option) => {
+            Err(Error::Unsupported { option: Some(option), what: format!("applies to the GPU engine, not the {engine} engine") })
+        }
         None => Ok(()),
     }
+}
+
+/// What auto says of GPU options when it picked `engine`, which has no GPU.
+fn unused_gpu_options(spec: &EngineSpec, engine: &str) -> impl Iterator<Item = Note> {
+    let text = format!("applies to the GPU engine; the {engine} engine runs without it");
+    spec.gpu_options_given().into_iter().map(move |o| Note { option: Some(o), text: text.clone() })
 }
 
 /// The SSD engine on a layout (the only engine that runs on one, and only on one).
@@ -190,15 +191,15 @@ fn open_ssd(spec: &EngineSpec, file: Option<&Path>, notes: Vec<Note>) -> Result<
         Some(path) if chatty_ssd::layout::is_layout(path) => path,
         Some(path) => {
             std::fs::metadata(path).map_err(|source| chatty_graph::Error::Io { path: path.to_path_buf(), what: "cannot open", source })?;
-            return Err(Error::Unsupported { option: None, what: format!(
-                    "{}: the SSD engine runs on an SSD layout; make one with `chatty convert GRAPH -o NAME.ssd --layout ssd --stripes K`",
-                    path.display()
-                ),
-            });
+            let what = format!(
+                "{}: the SSD engine runs on an SSD layout; make one with `chatty convert GRAPH -o NAME.ssd --layout ssd --stripes K`",
+                path.display()
+            );
+            return Err(Error::Unsupported { option: None, what });
         }
         None => {
-            return Err(Error::Unsupported { option: None, what: "the SSD engine runs on an SSD layout: write one (`chatty convert --layout ssd`, or g.write(PATH, layout='ssd')) and open that".into(),
-            })
+            let what = "the SSD engine runs on an SSD layout: write one (`chatty convert --layout ssd`, or g.write(PATH, layout='ssd')) and open that";
+            return Err(Error::Unsupported { option: None, what: what.into() });
         }
     };
     if !matches!(spec.kind, EngineKind::Ssd | EngineKind::Auto) {
@@ -207,9 +208,11 @@ fn open_ssd(spec: &EngineSpec, file: Option<&Path>, notes: Vec<Note>) -> Result<
             what: format!("ssd (or auto) runs {}: it is an SSD layout", path.display()),
         });
     }
-    let choice =
-        (spec.kind == EngineKind::Auto).then(|| Choice { engine: EngineKind::Ssd, why: "an SSD layout: its edges stay on disk".into() });
     let mut notes = notes;
+    let choice = (spec.kind == EngineKind::Auto).then(|| {
+        notes.extend(unused_gpu_options(spec, "SSD"));
+        Choice { engine: EngineKind::Ssd, why: "an SSD layout: its edges stay on disk".into() }
+    });
     let engine = SsdEngine::open(path, ssd_config(&spec.ssd, &mut notes)?, ssd_budget(&spec.ssd)?)?;
     Ok(Opened { engine: Box::new(engine), choice, notes, speaks: true })
 }
@@ -240,7 +243,7 @@ fn ssd_config(s: &SsdSpec, notes: &mut Vec<Note>) -> Result<EngineConfig> {
 }
 
 /// The SSD engine's memory budget: the spec's, else what the machine has available.
-pub(crate) fn ssd_budget(s: &SsdSpec) -> Result<u64> {
+fn ssd_budget(s: &SsdSpec) -> Result<u64> {
     Ok(match s.budget {
         Some(b) => b,
         None => chatty_graph::available_memory()?,
@@ -295,7 +298,7 @@ pub(crate) fn multi(g: &GpuSpec, reorder: Order, devices: Vec<usize>, processes:
 }
 
 /// The GPU options that make sense on their own and with the kernels asked for.
-pub(crate) fn check_gpu_options(g: &GpuSpec, work: &Workload) -> Result<()> {
+fn check_gpu_options(g: &GpuSpec, work: &Workload) -> Result<()> {
     if g.watchdog.is_zero() {
         return Err(Error::Parameter { name: "watchdog", problem: "takes a positive number of seconds".into() });
     }

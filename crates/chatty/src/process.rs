@@ -3,7 +3,7 @@
 //! The CLI and the Python module both call [`configure`], so a kernel runs under the
 //! same settings whichever front end started it.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Once};
 
 use crate::{EngineKind, Error, Note, Result};
@@ -95,9 +95,8 @@ pub fn build_global_pool(threads: Option<usize>, engine: EngineKind) -> Result<(
 /// library's callers (Python's `threads=`) ask for counts call by call, and a pool
 /// built per call started its threads every time.
 pub fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
-    static POOLS: Mutex<Option<HashMap<usize, Arc<rayon::ThreadPool>>>> = Mutex::new(None);
+    static POOLS: Mutex<BTreeMap<usize, Arc<rayon::ThreadPool>>> = Mutex::new(BTreeMap::new());
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
-    let pools = pools.get_or_insert_with(HashMap::new);
     if let Some(p) = pools.get(&threads) {
         return Ok(p.clone());
     }

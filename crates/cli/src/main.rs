@@ -52,16 +52,9 @@ fn main() {
 /// cause's text in their own message already).
 fn message(e: &anyhow::Error) -> String {
     // The front door names options as `EngineSpec` does; here they are flags.
-    let parameter = match e.downcast_ref::<chatty::Error>() {
-        Some(chatty::Error::Run(e)) => Some(e),
-        _ => e.downcast_ref::<chatty_algo::Error>(),
-    };
-    let mut text = match (e.downcast_ref::<chatty::Error>(), parameter) {
-        (Some(chatty::Error::Parameter { name, problem }), _) | (_, Some(chatty_algo::Error::Parameter { name, problem })) => {
-            format!("{} {problem}", cmd::flag(name))
-        }
-        (Some(chatty::Error::Unsupported { option: Some(o), what }), _) => format!("{} {what}", cmd::flag(o)),
-        _ => e.to_string(),
+    let mut text = match e.downcast_ref::<chatty::Error>().and_then(chatty::Error::option) {
+        Some((option, problem)) => format!("{} {problem}", cmd::flag(option)),
+        None => e.to_string(),
     };
     for cause in e.chain().skip(1) {
         let cause = cause.to_string();

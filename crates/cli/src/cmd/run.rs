@@ -56,7 +56,7 @@ fn params(a: &RunArgs) -> Result<Params> {
         direction: a.direction,
     };
     // What can be checked before the graph is read; the rest once it is (the harness).
-    chatty_algo::check_scalar_params(&p)?;
+    chatty_algo::check_scalar_params(&p).map_err(chatty::Error::from)?;
     Ok(p)
 }
 
@@ -209,7 +209,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         for note in engine.take_notes() {
             eprintln!("note: {note}");
         }
-        let report = outcome?;
+        let report = outcome.map_err(chatty::Error::from)?;
         // Worth saying where it is a visible share of the wait (rmat24: 1.3 s a run).
         if report.in_edges_seconds >= 0.5 {
             eprintln!(
