@@ -299,7 +299,8 @@ def _chatty_binary():
 @pytest.mark.parametrize("threads", [1, 2])
 def test_python_and_the_cli_give_the_same_answers_bit_for_bit(tmp_path, threads):
     """Both front ends open the engine through `chatty::open` and run the one harness:
-    the same engine and parameters give the same bits."""
+    the same engine and parameters give the same bits (BC on several threads to
+    rounding: its threads add their sources' scores in the order they finish)."""
     import subprocess
 
     chatty = _chatty_binary()
@@ -323,7 +324,11 @@ def test_python_and_the_cli_give_the_same_answers_bit_for_bit(tmp_path, threads)
         assert report["engine"] == "cpu" and report["devices"] == [f"cpu ({threads} threads)"], report
         if alg == "bfs":
             mine = mine.astype(float)
-        assert np.array_equal(cli, mine), alg
+        if alg == "bc" and threads > 1:
+            # Threads sum their sources' scores in the order they finish.
+            assert np.allclose(cli, mine, rtol=1e-12, atol=0), alg
+        else:
+            assert np.array_equal(cli, mine), alg
 
 
 def test_parameters_are_checked_as_the_cli_checks_them():
