@@ -24,7 +24,6 @@
 #![deny(missing_docs)]
 
 mod error;
-mod mpi;
 mod open;
 pub mod policy;
 pub mod process;

@@ -74,7 +74,7 @@ fn handle_signals() {
         Ok(mut signals) => {
             std::thread::spawn(move || {
                 if let Some(signal) = signals.forever().next() {
-                    let _held = chatty_graph::write::remove_pending();
+                    let _held = chatty_graph::file::remove_pending();
                     eprintln!("chatty: interrupted; temporary files removed");
                     std::process::exit(128 + signal);
                 }

@@ -12,8 +12,10 @@
 //!   through host memory, NCCL across ranks), cached per job.
 //!
 //! - [`transport`]: the typed names of what moves bytes ([`Method`] measured,
-//!   [`Transport`] exchanged, [`Comm`] asked for) and [`choose`], the choice among
-//!   transports from the measurements (`--comm auto`).
+//!   [`Transport`] exchanged, [`Comm`] asked for).
+//!
+//! - [`choice`]: [`choose`], the choice among transports from the measurements
+//!   (`--comm auto`), and [`choose_across`] between processes.
 //!
 //! - [`nccl`]: NCCL communicators, made in one place for the calibration and the
 //!   multi-GPU engine.
@@ -30,6 +32,7 @@
 //! knows nothing of graphs or algorithms.
 
 pub mod calibrate;
+pub mod choice;
 pub mod group;
 pub mod messaging;
 pub mod nccl;
@@ -38,4 +41,5 @@ pub mod transport;
 
 pub use group::{Group, GroupError, ProcessLink, Processes, Threads};
 pub use topology::{probe, Gpu, Link, Pair, Topology};
-pub use transport::{choose, choose_across, Comm, Method, Transport};
+pub use choice::{choose, choose_across};
+pub use transport::{Comm, Method, Transport};

@@ -8,7 +8,7 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use chatty_graph::write::AtomicFile;
+use chatty_graph::file::AtomicFile;
 use chatty_net::{file, Key, Receiver, ReceiverConfig, Recovery, Sender, SenderConfig, UdpNet};
 
 use crate::{agree, Comm, DistError};

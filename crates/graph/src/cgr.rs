@@ -33,10 +33,10 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::buf::Buf;
-use crate::csr::{Adjacency, Graph, Rows, VertexOrder, WeightType};
+use crate::csr::{check_structure, Adjacency, Graph, Rows, VertexOrder, WeightType};
 use crate::error::{Error, Result};
+use crate::file::{AtomicFile, Input};
 use crate::progress::Progress;
-use crate::write::AtomicFile;
 
 /// The first eight bytes of every `.cgr` file.
 pub const MAGIC: &[u8; 8] = b"CHATTYGR";
@@ -169,20 +169,20 @@ fn open(path: &Path) -> Result<Mapped> {
     if len < PAGE {
         return Err(Error::invalid(path, format!("{len} bytes is shorter than a .cgr header ({PAGE} bytes): truncated")));
     }
-    // SAFETY: read-only map; see `read::Input::open` for the shared-file caveat.
+    // SAFETY: read-only map; see `Input::open` for the shared-file caveat.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, "cannot map", e))?;
     validate(path, map)
 }
 
-/// A `.cgr` read by [`crate::read::Input`]: its map, or a stream's bytes (moved
+/// A `.cgr` read by [`Input`]: its map, or a stream's bytes (moved
 /// into an anonymous map so that both load the same way).
-pub(crate) fn from_input(path: &Path, input: crate::read::Input) -> Result<Graph> {
+pub(crate) fn from_input(path: &Path, input: Input) -> Result<Graph> {
     let map = match input {
-        crate::read::Input::Mapped(map) => map,
-        crate::read::Input::Owned(bytes) if (bytes.len() as u64) < PAGE => {
+        Input::Mapped(map) => map,
+        Input::Owned(bytes) if (bytes.len() as u64) < PAGE => {
             return Err(Error::invalid(path, format!("{} bytes is shorter than a .cgr header ({PAGE} bytes): truncated", bytes.len())))
         }
-        crate::read::Input::Owned(bytes) => {
+        Input::Owned(bytes) => {
             let mut anon = memmap2::MmapMut::map_anon(bytes.len()).map_err(|e| Error::io(path, "cannot allocate", e))?;
             anon.copy_from_slice(&bytes);
             anon.make_read_only().map_err(|e| Error::io(path, "cannot allocate", e))?
@@ -539,32 +539,6 @@ pub fn check(path: &Path, progress: &dyn Progress) -> Result<Graph> {
         progress.advance(s.len);
     }
     graph_from(path, mapped)
-}
-
-/// Offsets monotone, targets below n, each neighbour list sorted.
-pub(crate) fn check_structure(adj: &Adjacency) -> std::result::Result<(), String> {
-    check_lists(adj.offsets(), adj.targets(), adj.num_vertices() as u64, 0)
-}
-
-/// [`check_structure`] for rows `first..` of an adjacency of `n` vertices: `o` their
-/// offsets into `t`.
-pub(crate) fn check_lists(o: &[u64], t: &[u32], n: u64, first: usize) -> std::result::Result<(), String> {
-    if let Some(i) = (0..o.len() - 1).into_par_iter().find_first(|&i| o[i] > o[i + 1]) {
-        return Err(format!("offsets decrease at vertex {} ({} > {})", first + i, o[i], o[i + 1]));
-    }
-    // One pass per list: sorted, and so in range if its last target is.
-    let bad = |i: usize| {
-        let list = &t[o[i] as usize..o[i + 1] as usize];
-        list.windows(2).any(|p| p[0] > p[1]) || list.last().is_some_and(|&x| x as u64 >= n)
-    };
-    if let Some(i) = (0..o.len() - 1).into_par_iter().with_min_len(1024).find_first(|&i| bad(i)) {
-        let list = &t[o[i] as usize..o[i + 1] as usize];
-        return Err(match list.iter().position(|&x| x as u64 >= n) {
-            Some(j) => format!("edge {} targets vertex {} but there are only {n} vertices", o[i] + j as u64, list[j]),
-            None => format!("the neighbour list of vertex {} is not sorted", first + i),
-        });
-    }
-    Ok(())
 }
 
 /// Recomputes the section and header checksums of a `.cgr` image in memory, for the

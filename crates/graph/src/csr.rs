@@ -1,8 +1,12 @@
 //! Compressed sparse rows: the in-memory graph every engine reads.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::buf::Buf;
+use crate::error::{Error, Result};
 
 /// Vertex id. Graphs hold at most `u32::MAX` vertices.
 pub type VertexId = u32;
@@ -72,7 +76,7 @@ impl Adjacency {
             return Err("weights do not match the edges or the weight type".into());
         }
         let adj = Adjacency { offsets: offsets.into(), targets: targets.into(), weight_type, weights: weights.map(Into::into) };
-        crate::cgr::check_structure(&adj)?;
+        check_structure(&adj)?;
         Ok(adj)
     }
 
@@ -175,7 +179,7 @@ impl Rows {
         if weights.as_ref().is_some_and(|w| w.len() != targets.len()) || weights.is_some() == (weight_type == WeightType::None) {
             return Err("weights do not match the edges or the weight type".into());
         }
-        crate::cgr::check_lists(&offsets, &targets, n as u64, first as usize)?;
+        check_lists(&offsets, &targets, n as u64, first as usize)?;
         Ok(Rows { first, offsets, targets, weight_type, weights })
     }
 
@@ -267,7 +271,7 @@ impl VertexOrder {
     /// The order whose stored vertex `v` was the input's vertex `input[v]`; refused
     /// unless `input` is a permutation of `0..input.len()`.
     pub fn from_input_ids(input: Vec<u32>) -> crate::Result<VertexOrder> {
-        let stored = crate::transform::inverse_permutation(&input)?;
+        let stored = inverse_permutation(&input)?;
         Ok(VertexOrder { input, stored })
     }
 
@@ -377,30 +381,52 @@ impl Graph {
         self
     }
 
-    /// The graph with its in-edges built (a no-op if they exist or it is undirected).
-    ///
-    /// # Panics
-    /// When the machine cannot hold the transpose; code that must not panic uses
-    /// [`Graph::build_in_edges`].
-    pub fn with_in_edges(mut self) -> Graph {
-        self.build_in_edges().expect("memory for the in-edges");
-        self
-    }
-
-    /// Builds the in-edges in place (a no-op if they exist or the graph is
-    /// undirected); refused, like any allocation sized by the input, when the machine
-    /// cannot hold them.
-    pub fn build_in_edges(&mut self) -> crate::Result<()> {
-        if self.directed && self.inc.is_none() {
-            self.inc = Some(crate::transform::transpose(&self.out)?);
-        }
-        Ok(())
-    }
-
     /// Bytes held by the arrays of this graph (offsets, targets, weights, transpose).
     pub fn size_bytes(&self) -> u64 {
         let adj =
             |a: &Adjacency| a.offsets.len() as u64 * 8 + a.targets.len() as u64 * 4 + a.weights.as_ref().map_or(0, |w| w.len() as u64 * 4);
         adj(&self.out) + self.inc.as_ref().map_or(0, adj) + self.order.as_ref().map_or(0, |o| o.input.len() as u64 * 8)
     }
+}
+
+/// Offsets monotone, targets below n, each neighbour list sorted.
+pub(crate) fn check_structure(adj: &Adjacency) -> std::result::Result<(), String> {
+    check_lists(adj.offsets(), adj.targets(), adj.num_vertices() as u64, 0)
+}
+
+/// [`check_structure`] for rows `first..` of an adjacency of `n` vertices: `o` their
+/// offsets into `t`.
+pub(crate) fn check_lists(o: &[u64], t: &[u32], n: u64, first: usize) -> std::result::Result<(), String> {
+    if let Some(i) = (0..o.len() - 1).into_par_iter().find_first(|&i| o[i] > o[i + 1]) {
+        return Err(format!("offsets decrease at vertex {} ({} > {})", first + i, o[i], o[i + 1]));
+    }
+    // One pass per list: sorted, and so in range if its last target is.
+    let bad = |i: usize| {
+        let list = &t[o[i] as usize..o[i + 1] as usize];
+        list.windows(2).any(|p| p[0] > p[1]) || list.last().is_some_and(|&x| x as u64 >= n)
+    };
+    if let Some(i) = (0..o.len() - 1).into_par_iter().with_min_len(1024).find_first(|&i| bad(i)) {
+        let list = &t[o[i] as usize..o[i + 1] as usize];
+        return Err(match list.iter().position(|&x| x as u64 >= n) {
+            Some(j) => format!("edge {} targets vertex {} but there are only {n} vertices", o[i] + j as u64, list[j]),
+            None => format!("the neighbour list of vertex {} is not sorted", first + i),
+        });
+    }
+    Ok(())
+}
+
+/// The inverse of `perm` (`inverse[perm[i]] = i`), or an error if `perm` is not a
+/// permutation of `0..perm.len()`. In parallel: renumbering a graph of millions of
+/// vertices should cost its edges, not a serial pass over its vertices.
+pub fn inverse_permutation(perm: &[u32]) -> Result<Vec<u32>> {
+    let n = perm.len();
+    let inverse: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(u32::MAX)).collect();
+    let bad = perm
+        .par_iter()
+        .enumerate()
+        .find_any(|&(i, &p)| (p as usize) >= n || inverse[p as usize].swap(i as u32, Ordering::Relaxed) != u32::MAX);
+    if let Some((_, &p)) = bad {
+        return Err(Error::Usage(format!("not a permutation of 0..{n} (id {p} is out of range or repeated)")));
+    }
+    Ok(inverse.into_par_iter().map(AtomicU32::into_inner).collect())
 }

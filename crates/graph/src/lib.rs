@@ -30,6 +30,7 @@ pub mod cgr;
 mod csr;
 pub mod datasets;
 mod error;
+pub mod file;
 pub mod generate;
 pub mod partition;
 mod progress;

@@ -5,11 +5,10 @@
 //! [`crate::build`], so they share its parallelism and determinism; relabel keeps
 //! every row whole and only moves and re-sorts it.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use rayon::prelude::*;
 
 use crate::build::{build_adjacency, edge_balanced_ranges, row_blocks, BuildOptions, EdgeSource};
+pub use crate::csr::inverse_permutation;
 use crate::csr::{Adjacency, Graph, WeightType};
 use crate::error::{check_memory, Error, Result};
 use crate::progress::NoProgress;
@@ -115,22 +114,6 @@ fn relabel_rows(g: &Graph, new_id: &[u32], old_id: &[u32]) -> Result<Graph> {
     Ok(g)
 }
 
-/// The inverse of `perm` (`inverse[perm[i]] = i`), or an error if `perm` is not a
-/// permutation of `0..perm.len()`. In parallel: renumbering a graph of millions of
-/// vertices should cost its edges, not a serial pass over its vertices.
-pub fn inverse_permutation(perm: &[u32]) -> Result<Vec<u32>> {
-    let n = perm.len();
-    let inverse: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(u32::MAX)).collect();
-    let bad = perm
-        .par_iter()
-        .enumerate()
-        .find_any(|&(i, &p)| (p as usize) >= n || inverse[p as usize].swap(i as u32, Ordering::Relaxed) != u32::MAX);
-    if let Some((_, &p)) = bad {
-        return Err(Error::Usage(format!("not a permutation of 0..{n} (id {p} is out of range or repeated)")));
-    }
-    Ok(inverse.into_par_iter().map(AtomicU32::into_inner).collect())
-}
-
 /// `adj` with vertex v renamed `new_id[v]` (`old_id` its inverse): row `new_id[v]` is
 /// v's row, mapped and re-sorted. A direct gather rather than the builder's scatter:
 /// the rows' sizes are known, so each task fills and sorts its own rows.
@@ -170,4 +153,26 @@ pub fn degree_order(g: &Graph) -> Vec<u32> {
     keys.par_sort_unstable();
     let by_degree: Vec<u32> = keys.into_par_iter().map(|k| k as u32).collect();
     inverse_permutation(&by_degree).expect("ids sorted by degree are a permutation")
+}
+
+impl Graph {
+    /// The graph with its in-edges built (a no-op if they exist or it is undirected).
+    ///
+    /// # Panics
+    /// When the machine cannot hold the transpose; code that must not panic uses
+    /// [`Graph::build_in_edges`].
+    pub fn with_in_edges(mut self) -> Graph {
+        self.build_in_edges().expect("memory for the in-edges");
+        self
+    }
+
+    /// Builds the in-edges in place (a no-op if they exist or the graph is
+    /// undirected); refused, like any allocation sized by the input, when the machine
+    /// cannot hold them.
+    pub fn build_in_edges(&mut self) -> crate::Result<()> {
+        if self.directed && self.inc.is_none() {
+            self.inc = Some(transpose(&self.out)?);
+        }
+        Ok(())
+    }
 }

@@ -30,7 +30,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
-use chatty_graph::write::{AtomicFile, Pending};
+use chatty_graph::file::{AtomicFile, Pending};
 use chatty_graph::{Adjacency, Graph, WeightType};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use chatty_graph::write::AtomicFile;
+use chatty_graph::file::AtomicFile;
 use chatty_net::{file, LossModel, Receiver, ReceiverConfig, Sender, SenderConfig, UdpNet};
 
 use crate::args::{BroadcastArgs, BroadcastRole};

@@ -13,7 +13,7 @@ use chatty::{
     harness, process, Algorithm, BcSources, Distances, EngineKind, EngineSpec, GpuCount, GpuSpec, GraphSource, MpiSpec, Output, Params,
     PrParams, SsdSpec, Workload,
 };
-use chatty_graph::write::AtomicFile;
+use chatty_graph::file::AtomicFile;
 
 use super::load_graph;
 use crate::args::{Distribute, EngineChoice, RunArgs};

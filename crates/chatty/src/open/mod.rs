@@ -1,5 +1,7 @@
 //! [`open`]: the one function in the workspace that opens an engine.
 
+mod mpi;
+
 use std::path::Path;
 
 use chatty_algo::{CpuEngine, Engine};
@@ -81,10 +83,10 @@ fn open_from(
     refuse_gpu_options(spec)?;
     check_gpu_options(&spec.gpu, work)?;
     if spec.kind == EngineKind::Mpi || (spec.kind == EngineKind::Auto && process::under_mpirun() && cfg!(feature = "mpi")) {
-        return crate::mpi::open(spec, file.map(|f| f.0), notes);
+        return mpi::open(spec, file.map(|f| f.0), notes);
     }
     if spec.kind == EngineKind::Gpu && process::under_mpirun() && cfg!(feature = "mpi") {
-        return crate::mpi::open_gpu_job(spec, file, held, progress, notes);
+        return mpi::open_gpu_job(spec, file, held, progress, notes);
     }
     if spec.mpi.split_sources {
         return Err(Error::Unsupported { option: Some("split_sources"), what: "applies to the MPI engine".into() });
