@@ -212,7 +212,7 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
     }
     let max_bytes = max_bytes.max(4);
     let ctxs: Vec<_> = (0..n)
-        .map(|i| crate::topology::primary_context(i).map_err(|e| CalibrationError::Io(format!("GPU {i}: cannot create a context: {e:?}"))))
+        .map(|i| crate::cuda::primary_context(i).map_err(|e| CalibrationError::Io(format!("GPU {i}: cannot create a context: {e:?}"))))
         .collect::<Result<_, _>>()?;
     let current = |i: usize| -> Result<(), CalibrationError> {
         // SAFETY: a live primary context of device i.
@@ -578,7 +578,7 @@ fn measure_job(
     let first = crate::Processes::counts_in(group, mine as u64)[..group.rank()].iter().sum::<u64>() as usize;
     let ctxs: Vec<_> = ordinals
         .iter()
-        .map(|&d| crate::topology::primary_context(d).map_err(|e| CalibrationError::Io(format!("GPU {d}: cannot create a context: {e:?}"))))
+        .map(|&d| crate::cuda::primary_context(d).map_err(|e| CalibrationError::Io(format!("GPU {d}: cannot create a context: {e:?}"))))
         .collect::<Result<_, _>>()?;
     let current = |i: usize| -> Result<(), CalibrationError> {
         // SAFETY: a live primary context.

@@ -17,6 +17,10 @@
 //! - [`choice`]: [`choose`], the choice among transports from the measurements
 //!   (`--comm auto`), and [`choose_across`] between processes.
 //!
+//! - [`cuda`]: the CUDA driver layer every GPU user stands on: primary contexts,
+//!   checked calls, typed device addresses and launches, pinned memory, peer access,
+//!   NVRTC and its caches.
+//!
 //! - [`nccl`]: NCCL communicators, made in one place for the calibration and the
 //!   multi-GPU engine.
 //!
@@ -33,13 +37,14 @@
 
 pub mod calibrate;
 pub mod choice;
+pub mod cuda;
 pub mod group;
 pub mod messaging;
 pub mod nccl;
 pub mod topology;
 pub mod transport;
 
+pub use choice::{choose, choose_across};
 pub use group::{Group, GroupError, ProcessLink, Processes, Threads};
 pub use topology::{probe, Gpu, Link, Pair, Topology};
-pub use choice::{choose, choose_across};
 pub use transport::{Comm, Method, Transport};

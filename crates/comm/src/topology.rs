@@ -5,35 +5,8 @@
 //! level of the pair's common ancestor (nvidia-smi's PIX/PXB/PHB/NODE/SYS). NVML is
 //! optional: without it the links are `Unknown` and the CUDA facts remain.
 
-use std::sync::{Arc, Mutex};
-
-use cudarc::driver::{sys, CudaContext, DriverError};
+use cudarc::driver::{sys, CudaContext};
 use serde::Serialize;
-
-/// GPU `ordinal`'s primary context, retained once and then held for the life of the
-/// process, as the CUDA runtime holds it. Every engine, part and calibration shares it.
-/// Why: releasing the last retain destroys the context, and driver 580 crashed now and
-/// then in its own event-handler thread while a context was destroyed, in processes
-/// that open and close engine after engine (the GPU tests; docs/benchmarks/wall-time.md).
-pub fn primary_context(ordinal: usize) -> Result<Arc<CudaContext>, DriverError> {
-    type Slot = Arc<Mutex<Option<Arc<CudaContext>>>>;
-    static HELD: Mutex<Vec<Slot>> = Mutex::new(Vec::new());
-    // A slot per GPU, so threads opening different GPUs make their contexts at once.
-    let slot = {
-        let mut held = HELD.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if held.len() <= ordinal {
-            held.resize_with(ordinal + 1, Slot::default);
-        }
-        held[ordinal].clone()
-    };
-    let mut held = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(ctx) = &*held {
-        return Ok(ctx.clone());
-    }
-    let ctx = CudaContext::new(ordinal)?;
-    *held = Some(ctx.clone());
-    Ok(ctx)
-}
 
 /// One GPU.
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -7,10 +7,13 @@ use chatty_graph::Graph;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::device::{run, DeviceGraph, Gpu};
+use crate::context::Gpu;
+use crate::device_graph::DeviceGraph;
 use crate::multi::{Comm, Control, Mode, MultiGpu, MultiOptions};
 use crate::renumber::{output_to_caller, to_device, Order, Renumbering};
-use crate::{Check, GpuError};
+use crate::run::run;
+use crate::GpuError;
+use chatty_comm::cuda::Check;
 
 /// The GPU engine over a graph in host memory.
 pub struct GpuEngine {

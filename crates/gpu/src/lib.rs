@@ -23,23 +23,28 @@
 //! This crate knows nothing of file formats.
 #![deny(missing_docs)]
 
-mod device;
-mod driver;
+mod context;
+mod device_graph;
 mod engine;
 mod kernels;
+mod launch;
+mod layouts;
 pub mod messaging;
 pub mod multi;
 mod renumber;
+mod run;
 mod transfer;
 
 pub use chatty_comm::{Comm, Transport};
-pub use device::{bc_predicted_seconds, run, DeviceGraph, Gpu, GpuRun};
+pub use context::Gpu;
+pub use device_graph::DeviceGraph;
 pub use engine::GpuEngine;
 pub use messaging::{JobRanks, Messaging, MessagingConfig, MessagingRow};
 pub use multi::{choose_gpus, choose_mode, choose_order, CommStats, Control, GpuChoice, Mode, MultiGpu, MultiOptions, MultiRun};
 pub use renumber::Order;
+pub use run::bc::bc_predicted_seconds;
+pub use run::{run, GpuRun};
 
-pub(crate) use driver::Check;
 pub use kernels::{compile_kernels, KERNEL_SOURCE};
 
 /// Errors of the GPU engine.
@@ -111,6 +116,17 @@ pub enum GpuError {
     /// A collective between the processes of a job failed.
     #[error("between processes: {0}")]
     Processes(String),
+}
+
+impl From<chatty_comm::cuda::CudaError> for GpuError {
+    fn from(e: chatty_comm::cuda::CudaError) -> GpuError {
+        use chatty_comm::cuda::CudaError;
+        match e {
+            CudaError::Driver { what, source } => GpuError::Driver { what, source },
+            CudaError::NoNvrtc => GpuError::NoNvrtc,
+            CudaError::Compile(why) => GpuError::Compile(why),
+        }
+    }
 }
 
 impl From<chatty_comm::nccl::NcclError> for GpuError {

@@ -11,11 +11,12 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytemuck::Pod;
-use cudarc::driver::{sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DeviceRepr};
+use cudarc::driver::{sys, CudaContext, CudaEvent, CudaStream};
 use rayon::prelude::*;
 
-use crate::driver::{ptr, Pinned};
-use crate::{Check, Gpu, Result};
+use chatty_comm::cuda::{Check, Pinned};
+
+use crate::Result;
 
 /// Bytes per staging buffer (two per GPU, allocated on first use).
 const CHUNK: usize = 32 << 20;
@@ -35,7 +36,7 @@ pub(crate) struct Staging {
 pub(crate) struct StagingSlot {
     staging: Mutex<Option<Staging>>,
     /// Nanoseconds its uploads spent copying into it (the host's share of an upload).
-    host_copy_nanos: AtomicU64,
+    pub(crate) host_copy_nanos: AtomicU64,
 }
 
 /// A zeroed host array for `len` downloaded elements. Its pages are fresh (calloc maps
@@ -118,7 +119,7 @@ fn par_copy(src: &[u8], dst: &mut [u8]) {
 
 /// An event after the copies queued on `stream` so far.
 fn marker(stream: &CudaStream, what: &str) -> Result<CudaEvent> {
-    stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).check(what)
+    Ok(stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).check(what)?)
 }
 
 impl StagingSlot {
@@ -139,7 +140,7 @@ impl StagingSlot {
         if src.len() < DIRECT_BELOW {
             // SAFETY: `dst` holds `src.len()` bytes; a pageable source is copied out
             // before the call returns.
-            return unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len(), cu) }.check(what);
+            return Ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len(), cu) }.check(what)?);
         }
         let mut guard = self.staging(stream.context())?;
         let st = guard.as_mut().expect("allocated above");
@@ -167,7 +168,7 @@ impl StagingSlot {
         let cu = stream.cu_stream();
         if dst.len() < DIRECT_BELOW {
             // SAFETY: `src` holds `dst.len()` bytes; a pageable copy returns when done.
-            return unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src, dst.len(), cu) }.check(what);
+            return Ok(unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src, dst.len(), cu) }.check(what)?);
         }
         let mut guard = self.staging(stream.context())?;
         let st = guard.as_mut().expect("allocated above");
@@ -197,59 +198,6 @@ impl StagingSlot {
             par_copy(buf, out);
         }
         Ok(())
-    }
-}
-
-impl Gpu {
-    /// Seconds this GPU's uploads have spent copying into its staging so far.
-    pub(crate) fn host_copy_seconds(&self) -> f64 {
-        self.staging.host_copy_nanos.load(Relaxed) as f64 / 1e9
-    }
-
-    /// Copies `src` to device address `dst` on the GPU's stream (see [`StagingSlot::write_bytes`]).
-    pub(crate) fn write_bytes(&self, dst: u64, src: &[u8], what: &str) -> Result<()> {
-        self.staging.write_bytes(&self.stream, dst, src, what)
-    }
-
-    /// Copies from device address `src` into `dst` on the GPU's stream (see [`StagingSlot::read_bytes`]).
-    pub(crate) fn read_bytes(&self, src: u64, dst: &mut [u8], what: &str) -> Result<()> {
-        self.staging.read_bytes(&self.stream, src, dst, what)
-    }
-
-    /// A new device array holding `data`.
-    pub(crate) fn upload<T: DeviceRepr + Pod>(&self, data: &[T], what: &str) -> Result<CudaSlice<T>> {
-        // SAFETY: every element is written by the copy below before any kernel reads it
-        // (an empty array gets one element that no kernel reads).
-        let dst = unsafe { self.stream.alloc::<T>(data.len().max(1)) }.check(&format!("allocating {what}"))?;
-        self.write_bytes(ptr(&dst, self), bytemuck::cast_slice(data), &format!("uploading {what}"))?;
-        Ok(dst)
-    }
-
-    /// The first `len` elements of `data`.
-    pub(crate) fn download<T: DeviceRepr + Pod>(&self, data: &CudaSlice<T>, len: usize, what: &str) -> Result<Vec<T>> {
-        let mut v = host_array(len.min(data.len()));
-        self.download_into(data, 0, &mut v, what)?;
-        Ok(v)
-    }
-
-    /// [`Gpu::download`] into the array `ready` made while the kernels ran.
-    pub(crate) fn download_answer<T: DeviceRepr + Pod>(
-        &self,
-        data: &CudaSlice<T>,
-        len: usize,
-        ready: ReadyArray,
-        what: &str,
-    ) -> Result<Vec<T>> {
-        let mut v = ready.take(len.min(data.len()));
-        self.download_into(data, 0, &mut v, what)?;
-        Ok(v)
-    }
-
-    /// Elements `from..from + out.len()` of `data`, into `out`.
-    pub(crate) fn download_into<T: DeviceRepr + Pod>(&self, data: &CudaSlice<T>, from: usize, out: &mut [T], what: &str) -> Result<()> {
-        assert!(from + out.len() <= data.len());
-        let src = ptr(data, self) + (from * std::mem::size_of::<T>()) as u64;
-        self.read_bytes(src, bytemuck::cast_slice_mut(out), &format!("downloading {what}"))
     }
 }
 

@@ -87,6 +87,16 @@ pub trait Region: Send + Sync {
     fn bytes(&self) -> usize;
 }
 
+/// Pinned host memory is a region: the device writes it through its mapping.
+impl Region for crate::cuda::Pinned {
+    fn base(&self) -> *mut u8 {
+        self.host.cast()
+    }
+    fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
 /// A region on the heap.
 pub struct HeapRegion(Box<[Line]>);
 

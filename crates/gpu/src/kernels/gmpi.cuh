@@ -56,7 +56,7 @@ struct __align__(64) GmpiRequest {
     unsigned char inline_bytes[GMPI_INLINE_BYTES];  // a small send's bytes (eager)
 };
 
-// A rank's context (chatty_gpu::messaging::DeviceCtx).
+// A rank's context (chatty_gpu::layouts::GmpiCtx).
 struct GmpiCtx {
     GmpiRequest* ring;        // host-mapped, mask + 1 slots (a power of two)
     u64 mask;

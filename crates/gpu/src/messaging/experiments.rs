@@ -11,9 +11,11 @@ use serde::Serialize;
 
 use chatty_comm::messaging::{Kind, Request, Status, INLINE_BYTES, NUMBERS};
 
+use chatty_comm::cuda::{addr, copy_and_wait, Check, Dev, Pinned};
+
 use super::Messaging;
-use crate::driver::{copy_and_wait, ptr};
-use crate::{Check, GpuError, Result};
+use crate::launch;
+use crate::{GpuError, Result};
 
 fn wait_stream(stream: &CudaStream, deadline: Instant, what: &str) -> Result<()> {
     loop {
@@ -69,11 +71,13 @@ impl Messaging {
     pub fn pingpong_gpus(&self, a: usize, b: usize, bytes: u64, rounds: u32) -> Result<f64> {
         let bufs = [self.gpus[a].zeros::<u8>(bytes as usize, "a message")?, self.gpus[b].zeros::<u8>(bytes as usize, "a message")?];
         let st = [self.status(a)?, self.status(b)?];
-        let buf = |i: usize, r: usize| ptr(&bufs[i], &self.gpus[r]);
-        let sp = |i: usize, r: usize| ptr(&st[i], &self.gpus[r]);
-        self.launch(b, "gmpi_pingpong", 1, &[self.ctx_ptr(b), a as u64, buf(1, b), bytes, rounds as u64, 0, sp(1, b)])?;
-        let seconds = self
-            .timed(a, || self.launch(a, "gmpi_pingpong", 1, &[self.ctx_ptr(a), b as u64, buf(0, a), bytes, rounds as u64, 1, sp(0, a)]))?;
+        let ping = |me: usize, peer: usize, i: usize, initiator: u32| {
+            let (gpu, how) = self.on(me, 1)?;
+            // SAFETY: a message buffer of `bytes` and a status of two words on `me`.
+            unsafe { launch::gmpi_pingpong(gpu, how, self.ctx(me), peer as u32, &bufs[i], bytes, rounds, initiator, &st[i]) }
+        };
+        ping(b, a, 1, 0)?;
+        let seconds = self.timed(a, || ping(a, b, 0, 1))?;
         wait_stream(&self.gpus[b].stream, self.deadline(), "the ping-pong's echo kernel")?;
         for (i, r) in [(0, a), (1, b)] {
             let [s, _] = self.read_status(r, &st[i])?;
@@ -127,12 +131,9 @@ impl Messaging {
             Status::Done
         });
         let seconds = self.timed(a, || {
-            self.launch(
-                a,
-                "gmpi_pingpong",
-                1,
-                &[self.ctx_ptr(a), h as u64, ptr(&buf, &self.gpus[a]), bytes, rounds as u64, 1, ptr(&st, &self.gpus[a])],
-            )
+            let (gpu, how) = self.on(a, 1)?;
+            // SAFETY: a message buffer of `bytes` and a status of two words on `a`.
+            unsafe { launch::gmpi_pingpong(gpu, how, self.ctx(a), h as u32, &buf, bytes, rounds, 1, &st) }
         });
         let echoed = echo.join().unwrap_or(Status::PeerGone);
         let seconds = seconds?;
@@ -154,20 +155,28 @@ impl Messaging {
         Ok(start.elapsed_ms(&end).check("reading events")? as f64 / 1e3)
     }
 
+    /// `gmpi_flags` on GPU rank `me` over the flags at `[mine, theirs]` (words the
+    /// kernel may write: device, peer or host-mapped memory).
+    fn flags(&self, me: usize, [mine, theirs]: [u64; 2], rounds: u32, initiator: u32, status: &CudaSlice<u32>) -> Result<()> {
+        let (gpu, how) = self.on(me, 1)?;
+        let timeout_ns = self.config.timeout.as_nanos() as u64;
+        // SAFETY: both flags are words the kernel may write; the status holds two
+        // words on `me`.
+        unsafe { launch::gmpi_flags(gpu, how, Dev::at(mine), Dev::at(theirs), rounds, initiator, timeout_ns, status) }
+    }
+
     /// The raw round trip: a flag written by GPU rank `a` into `b`'s memory (a GPU
     /// rank's device memory, or host-mapped memory echoed by a host thread when `b`
     /// is `None`) and answered. Seconds per round trip.
     pub fn flag_round_trip(&mut self, a: usize, b: Option<usize>, rounds: u32) -> Result<f64> {
-        let timeout_ns = self.config.timeout.as_nanos() as u64;
         let st = self.status(a)?;
-        let sp = ptr(&st, &self.gpus[a]);
         let seconds = match b {
             Some(b) => {
                 let flags = [self.gpus[a].zeros::<u32>(1, "a flag")?, self.gpus[b].zeros::<u32>(1, "a flag")?];
-                let (fa, fb) = (ptr(&flags[0], &self.gpus[a]), ptr(&flags[1], &self.gpus[b]));
+                let (fa, fb) = (addr(&flags[0]), addr(&flags[1]));
                 let sb = self.status(b)?;
-                self.launch(b, "gmpi_flags", 1, &[fb, fa, rounds as u64, 0, timeout_ns, ptr(&sb, &self.gpus[b])])?;
-                let s = self.timed(a, || self.launch(a, "gmpi_flags", 1, &[fa, fb, rounds as u64, 1, timeout_ns, sp]))?;
+                self.flags(b, [fb, fa], rounds, 0, &sb)?;
+                let s = self.timed(a, || self.flags(a, [fa, fb], rounds, 1, &st))?;
                 wait_stream(&self.gpus[b].stream, self.deadline(), "the flag echo kernel")?;
                 s
             }
@@ -192,7 +201,7 @@ impl Messaging {
                     }
                 });
                 // The kernel's "mine" is word 0 (ping, written by the host), "theirs" word 1.
-                let s = self.timed(a, || self.launch(a, "gmpi_flags", 1, &[ping, pong, rounds as u64, 1, timeout_ns, sp]));
+                let s = self.timed(a, || self.flags(a, [ping, pong], rounds, 1, &st));
                 let _ = echo.join();
                 s?
             }
@@ -209,11 +218,11 @@ impl Messaging {
     /// seconds per round trip.
     pub fn host_initiated(&mut self, a: usize, b: Option<usize>, bytes: u64, rounds: u32) -> Result<f64> {
         let src = self.gpus[a].zeros::<u8>(bytes as usize, "a message")?;
-        let sa = ptr(&src, &self.gpus[a]);
+        let sa = addr(&src);
         let (other, _keep) = match b {
             Some(b) => {
                 let d = self.gpus[b].zeros::<u8>(bytes as usize, "a message")?;
-                (ptr(&d, &self.gpus[b]), Some(d))
+                (addr(&d), Some(d))
             }
             None => (self.host_buffer(bytes as usize)?.device(), None),
         };
@@ -238,20 +247,17 @@ impl Messaging {
         let send = self.host_buffer(8 * threads as usize)?;
         let recv = self.host_buffer(8 * threads as usize)?;
         let st = [self.status(a)?, self.status(b)?];
-        let sp = |i: usize, r: usize| ptr(&st[i], &self.gpus[r]);
         let start = Instant::now();
-        self.launch(
-            b,
-            "gmpi_rate",
-            threads,
-            &[self.ctx_ptr(b), a as u64, Kind::Recv as u64, recv.device(), per_thread as u64, aggregate as u64, sp(1, b)],
-        )?;
-        self.launch(
-            a,
-            "gmpi_rate",
-            threads,
-            &[self.ctx_ptr(a), b as u64, Kind::Send as u64, send.device(), per_thread as u64, aggregate as u64, sp(0, a)],
-        )?;
+        let rate = |me: usize, peer: usize, kind: Kind, buf: u64, status: &CudaSlice<u32>| {
+            let (gpu, how) = self.on(me, threads)?;
+            // SAFETY: `buf` is host-mapped memory of a word per thread; the status
+            // holds two words on `me`.
+            unsafe {
+                launch::gmpi_rate(gpu, how, self.ctx(me), peer as u32, kind as u32, Dev::at(buf), per_thread, aggregate as u32, status)
+            }
+        };
+        rate(b, a, Kind::Recv, recv.device(), &st[1])?;
+        rate(a, b, Kind::Send, send.device(), &st[0])?;
         wait_stream(&self.gpus[a].stream, self.deadline(), "the sending kernel")?;
         wait_stream(&self.gpus[b].stream, self.deadline(), "the receiving kernel")?;
         let seconds = start.elapsed().as_secs_f64();
@@ -276,9 +282,13 @@ impl Messaging {
         let data = [self.gpus[a].zeros::<u32>(n as usize, "values")?, self.gpus[b].zeros::<u32>(n as usize, "values")?];
         let ids = [self.gpus[a].zeros::<u32>(n as usize, "ids")?, self.gpus[b].zeros::<u32>(n as usize, "ids")?];
         let st = [self.status(a)?, self.status(b)?];
-        let p = |s: &CudaSlice<u32>, r: usize| ptr(s, &self.gpus[r]);
-        self.launch(b, "gmpi_ordered", 1, &[self.ctx_ptr(b), a as u64, p(&data[1], b), n as u64, 0, p(&ids[1], b), p(&st[1], b)])?;
-        self.launch(a, "gmpi_ordered", 1, &[self.ctx_ptr(a), b as u64, p(&data[0], a), n as u64, 1, p(&ids[0], a), p(&st[0], a)])?;
+        let ordered = |me: usize, peer: usize, i: usize, sender: u32| {
+            let (gpu, how) = self.on(me, 1)?;
+            // SAFETY: values and ids hold n words on `me`, the status two.
+            unsafe { launch::gmpi_ordered(gpu, how, self.ctx(me), peer as u32, &data[i], n, sender, &ids[i], &st[i]) }
+        };
+        ordered(b, a, 1, 0)?;
+        ordered(a, b, 0, 1)?;
         wait_stream(&self.gpus[a].stream, self.deadline(), "the sending kernel")?;
         wait_stream(&self.gpus[b].stream, self.deadline(), "the receiving kernel")?;
         let (sa, sb) = (self.read_status(a, &st[0])?, self.read_status(b, &st[1])?);
@@ -295,9 +305,11 @@ impl Messaging {
     pub fn pingpong_job(&self, peer: u32, initiator: bool, bytes: u64, rounds: u32) -> Result<f64> {
         let buf = self.gpus[0].zeros::<u8>(bytes as usize, "a message")?;
         let st = self.status(0)?;
-        let args =
-            [self.ctx_ptr(0), peer as u64, ptr(&buf, &self.gpus[0]), bytes, rounds as u64, initiator as u64, ptr(&st, &self.gpus[0])];
-        let seconds = self.timed(0, || self.launch(0, "gmpi_pingpong", 1, &args))?;
+        let seconds = self.timed(0, || {
+            let (gpu, how) = self.on(0, 1)?;
+            // SAFETY: a message buffer of `bytes` and a status of two words.
+            unsafe { launch::gmpi_pingpong(gpu, how, self.ctx(0), peer, &buf, bytes, rounds, initiator as u32, &st) }
+        })?;
         let [s, _] = self.read_status(0, &st)?;
         if s != 0 {
             return Err(status_error("kernel-initiated ping-pong across processes", s));
@@ -320,10 +332,10 @@ impl Messaging {
     ) -> Result<f64> {
         let gpu = &self.gpus[0];
         let buf = gpu.zeros::<u8>(bytes as usize, "a message")?;
-        let host = crate::driver::Pinned::new(&gpu.ctx, bytes.max(1) as usize, "a staging buffer")?;
+        let host = Pinned::new(&gpu.ctx, bytes.max(1) as usize, "a staging buffer")?;
         // SAFETY: `bytes` of the pinned allocation, touched only through this slice.
         let staged = unsafe { std::slice::from_raw_parts_mut(host.host.cast::<u8>(), bytes as usize) };
-        let (dev, at) = (ptr(&buf, gpu), staged.as_ptr() as u64);
+        let (dev, at) = (addr(&buf), staged.as_ptr() as u64);
         // SAFETY: both addresses hold `bytes` (allocated above).
         let copy = |dst: u64, src: u64| unsafe { copy_and_wait(&gpu.stream, dst, src, bytes as usize) }.check("a host-initiated copy");
         let mpi = |e: String| GpuError::Messaging(format!("host-initiated ping-pong across processes: {e}"));
@@ -353,8 +365,9 @@ impl Messaging {
     pub fn unanswered(&mut self, a: usize, peer: usize, stop_proxies_after: Option<Duration>) -> Result<Status> {
         let buf = self.gpus[a].zeros::<u8>(8, "a message")?;
         let st = self.status(a)?;
-        let gpu = &self.gpus[a];
-        self.launch(a, "gmpi_pingpong", 1, &[self.ctx_ptr(a), peer as u64, ptr(&buf, gpu), 8, 1, 0, ptr(&st, gpu)])?;
+        let (gpu, how) = self.on(a, 1)?;
+        // SAFETY: a message buffer of 8 bytes and a status of two words on `a`.
+        unsafe { launch::gmpi_pingpong(gpu, how, self.ctx(a), peer as u32, &buf, 8, 1, 0, &st) }?;
         if let Some(after) = stop_proxies_after {
             std::thread::sleep(after);
             self.stop_proxies();

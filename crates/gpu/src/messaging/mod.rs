@@ -18,17 +18,18 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 
 use chatty_comm::messaging::{Copier, Hub, Layout, ProxyStats, Region};
 use chatty_comm::ProcessLink;
 
-use crate::device::control;
-use crate::driver::{copy_and_wait, enable_peer_access, ptr, Pinned};
+use chatty_comm::cuda::{addr, copy_and_wait, enable_peer_access, Check, Dev, Launch, Pinned};
+
+use crate::context::ControlBlock;
+use crate::layouts::GmpiCtx;
 
 pub mod experiments;
-use crate::{Check, Gpu, GpuError, Result};
+use crate::{Gpu, GpuError, Result};
 pub use experiments::MessagingRow;
 
 /// Sizes of the rings and how long anything may wait.
@@ -47,31 +48,6 @@ pub struct MessagingConfig {
 impl Default for MessagingConfig {
     fn default() -> Self {
         MessagingConfig { ring_slots: 1024, max_requests: 1 << 16, timeout: Duration::from_secs(10) }
-    }
-}
-
-/// `GmpiCtx` in gmpi.cuh.
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct DeviceCtx {
-    ring: u64,
-    mask: u64,
-    head: u64,
-    tail: u64,
-    done: u64,
-    recv_addr: u64,
-    tail_seen: u64,
-    timeout_ns: u64,
-    max_requests: u32,
-    rank: u32,
-}
-
-impl Region for Pinned {
-    fn base(&self) -> *mut u8 {
-        self.host.cast()
-    }
-    fn bytes(&self) -> usize {
-        self.bytes
     }
 }
 
@@ -177,7 +153,7 @@ struct ProxyStream {
 
 /// A rank's state on its GPU.
 struct GpuRank {
-    ctx: CudaSlice<u8>,
+    ctx: ControlBlock<GmpiCtx>,
     _counters: CudaSlice<u64>,
     _recv_addr: CudaSlice<u64>,
 }
@@ -253,21 +229,21 @@ impl Messaging {
             .map(|(r, gpu)| {
                 let counters = gpu.zeros::<u64>(2, "request counters")?;
                 let recv_addr = gpu.zeros::<u64>(layout.requests, "receive addresses")?;
-                let base = ptr(&counters, gpu);
+                let base = addr(&counters);
                 let region = &regions[r];
-                let c = DeviceCtx {
+                let c = GmpiCtx {
                     ring: region.device,
                     mask: layout.slots as u64 - 1,
                     head: base,
                     tail: region.device + layout.tail_offset() as u64,
                     done: region.device + layout.records_offset() as u64,
-                    recv_addr: ptr(&recv_addr, gpu),
+                    recv_addr: addr(&recv_addr),
                     tail_seen: base + 8,
                     timeout_ns,
                     max_requests: layout.requests as u32,
                     rank: first + r as u32,
                 };
-                Ok(GpuRank { ctx: control(gpu, &c)?, _counters: counters, _recv_addr: recv_addr })
+                Ok(GpuRank { ctx: gpu.control(&c)?, _counters: counters, _recv_addr: recv_addr })
             })
             .collect::<Result<Vec<_>>>()?;
         let streams = gpus
@@ -331,45 +307,23 @@ impl Messaging {
         self.proxies.drain(..).map(|p| p.join().unwrap_or_default()).collect()
     }
 
-    fn launch(&self, rank: usize, name: &str, threads: u32, args: &[u64]) -> Result<()> {
+    /// GPU rank `rank`, bound to this thread, and a launch of `threads` threads on it.
+    fn on(&self, rank: usize, threads: u32) -> Result<(&Gpu, Launch)> {
         let gpu = &self.gpus[rank];
         gpu.ctx.bind_to_thread().check("binding the GPU")?;
-        let mut l = gpu.kernel(name);
-        for a in args {
-            l.arg(a);
-        }
         let block = threads.clamp(1, 256);
-        let cfg = LaunchConfig { grid_dim: (threads.div_ceil(block), 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: every caller passes the kernel's parameters in order, as 64-bit
-        // words where the kernel takes pointers or u64, and u32 parameters widened
-        // (kernel parameters are naturally aligned; each u32 is read from its slot's
-        // low half on little-endian).
-        unsafe { l.launch(cfg) }
+        Ok((gpu, Launch::Grid(LaunchConfig { grid_dim: (threads.div_ceil(block), 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 })))
     }
 
     /// The `GmpiCtx` of this process's GPU rank `rank` (counted from its first), for
     /// kernels that message (`--mode gmpi`).
-    pub(crate) fn ctx_ptr(&self, rank: usize) -> u64 {
-        ptr(&self.ranks[rank].ctx, &self.gpus[rank])
+    pub(crate) fn ctx(&self, rank: usize) -> Dev<GmpiCtx> {
+        Dev::from(&self.ranks[rank].ctx)
     }
 }
 
 impl Drop for Messaging {
     fn drop(&mut self) {
         self.stop_proxies();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_device_context_matches_gmpi_cuh() {
-        // GmpiCtx: seven pointers and sizes, the timeout, then two u32.
-        assert_eq!(std::mem::size_of::<DeviceCtx>(), 72);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, done), 32);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, timeout_ns), 56);
-        assert_eq!(std::mem::offset_of!(DeviceCtx, rank), 68);
     }
 }

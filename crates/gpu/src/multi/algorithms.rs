@@ -9,8 +9,17 @@ use cudarc::driver::CudaSlice;
 use chatty_algo::{Distances, Output, Params};
 use chatty_graph::WeightType;
 
-use super::{launch, ptr, to_status, zero_words, Arg, CommStats, Dst, MultiGpu, Part, Sent};
-use crate::device::{afforest, control, float_distances, pull, BfsCtl, BfsPull, PullArgs, PullGraph, SsspArrays, SsspCtl};
+use chatty_algo::bfs::{BEAMER_ALPHA, BEAMER_BETA};
+use chatty_comm::cuda::{addr, Dev, Launch};
+
+use super::{to_status, zero_words, CommStats, Dst, MultiGpu, Part, Sent};
+use crate::context::ControlBlock;
+use crate::device_graph::PullGraph;
+use crate::launch;
+use crate::layouts::{BfsCtl, BfsPull, SsspArrays, SsspCtl};
+use crate::run::float_distances;
+use crate::run::pull::{pull, PullArgs};
+use crate::run::wcc as afforest;
 use crate::{Gpu, Result};
 
 /// A kernel's values (renumbered ids), its steps, seconds, and peak device bytes.
@@ -60,7 +69,7 @@ impl MultiGpu {
             depth: CudaSlice<u32>,
             queue: [CudaSlice<u32>; 2],
             hubs: CudaSlice<u32>,
-            ctl: CudaSlice<u8>,
+            ctl: ControlBlock<BfsCtl>,
         }
         let n = self.n;
         let bufs = self.per_part(|p| {
@@ -70,12 +79,12 @@ impl MultiGpu {
             gpu.set(&mut depth, source as usize, 0, "the source depth")?;
             let q0 = first_frontier(gpu, n, source)?;
             let unexplored = p.push.as_ref().map_or(0, |c| c.edges);
-            let ctl = control(gpu, &BfsCtl { level: 1, len: [1, 0], unexplored, ..Default::default() })?;
+            let ctl = gpu.control(&BfsCtl { level: 1, len: [1, 0], unexplored, ..Default::default() })?;
             Ok(B { depth, queue: [q0, gpu.zeros(n, "a queue")?], hubs: gpu.zeros(n, "the hub list")?, ctl })
         })?;
         let peak = self.peak();
-        let (alpha, beta) = (15u32, 18u32);
-        let len_at = |b: &B, gpu: &Gpu, q: usize| ptr(&b.ctl, gpu) + 16 + 4 * q as u64;
+        let (alpha, beta) = (BEAMER_ALPHA as u32, BEAMER_BETA as u32);
+        let len_at = |b: &B, q: usize| Dev::from(&b.ctl).addr() + 16 + 4 * q as u64;
         let start = Instant::now();
         let (mut level, mut parity) = (1u32, 0usize);
         let mut sent: Option<Sent> = None;
@@ -86,44 +95,41 @@ impl MultiGpu {
                 if level > 1 {
                     if let Some(s) = &sent {
                         // The last level's discoveries elsewhere join this level's frontier.
-                        self.receive(g, s, ptr(&b.depth, gpu), level - 1, (ptr(&b.queue[parity], gpu), len_at(b, gpu, parity)))?;
+                        self.receive(g, s, addr(&b.depth), level - 1, (addr(&b.queue[parity]), len_at(b, parity)))?;
                     }
-                    // SAFETY: mg_bfs_advance(ctl, n, alpha, beta).
-                    unsafe {
-                        launch(
-                            gpu,
-                            "mg_bfs_advance",
-                            &[Arg::U64(ptr(&b.ctl, gpu)), Arg::U32(p.hi - p.lo), Arg::U32(alpha), Arg::U32(beta)],
-                        )?
-                    };
+                    // SAFETY: the control block of this part's hi - lo vertices.
+                    unsafe { launch::mg_bfs_advance(gpu, Launch::Grid(gpu.cfg()), &b.ctl, p.hi - p.lo, alpha, beta) }?;
                 }
                 let (push, pull) = (p.push.as_ref().expect("push edges"), p.pull.as_ref().expect("pull edges"));
-                let args = [
-                    Arg::U64(ptr(&b.ctl, gpu)),
-                    Arg::U64(ptr(&push.off, gpu)),
-                    Arg::U64(ptr(&push.adj, gpu)),
-                    Arg::U64(ptr(&pull.off, gpu)),
-                    Arg::U64(ptr(&pull.adj, gpu)),
-                    Arg::U64(ptr(&b.depth, gpu)),
-                    Arg::U64(ptr(&b.queue[0], gpu)),
-                    Arg::U64(ptr(&b.queue[1], gpu)),
-                    Arg::U64(ptr(&b.hubs, gpu)),
-                    // No bit tests: the exchange writes depths only.
-                    Arg::BfsPull(BfsPull::default()),
-                    Arg::U32(p.lo),
-                    Arg::U32(p.hi),
-                    Arg::U32(alpha),
-                    Arg::U32(beta),
-                    Arg::U32(1),
-                ];
                 // Twice: a level whose frontier had hubs finishes in a second launch;
                 // otherwise the second returns at once (the level is paused).
                 for _ in 0..2 {
-                    // SAFETY: bfs_level's parameters; queues hold n entries.
-                    unsafe { launch(gpu, "bfs_level", &args)? };
+                    // SAFETY: queues hold n entries; no bit tests (the exchange writes
+                    // depths only).
+                    unsafe {
+                        launch::bfs_level(
+                            gpu,
+                            Launch::Grid(gpu.cfg()),
+                            &b.ctl,
+                            &push.off,
+                            &push.adj,
+                            &pull.off,
+                            &pull.adj,
+                            &b.depth,
+                            &b.queue[0],
+                            &b.queue[1],
+                            &b.hubs,
+                            BfsPull::default(),
+                            p.lo,
+                            p.hi,
+                            alpha,
+                            beta,
+                            1,
+                        )
+                    }?;
                 }
-                self.pack(g, ptr(&b.queue[parity ^ 1], gpu), len_at(b, gpu, parity ^ 1), 0, 0)?;
-                to_status(gpu, &p.status, 0, ptr(&b.ctl, gpu), 32)
+                self.pack(g, addr(&b.queue[parity ^ 1]), len_at(b, parity ^ 1), 0, 0)?;
+                to_status(gpu, &p.status, 0, Dev::from(&b.ctl).addr(), 32)
             };
             self.step(&issue)?;
             if self.tally(stats, 36, 4 + (parity ^ 1)) == 0 {
@@ -158,20 +164,9 @@ impl MultiGpu {
             let depth = gpu.zeros::<u32>(self.n, "depths")?;
             let most = gpu.zeros::<u32>(1, "the deepest level")?;
             let own = p.lo as u64;
-            // SAFETY: distance_to_depth(n, dist, depth, deepest) over the part's own
-            // vertices lo..hi, which both arrays (n entries) hold.
-            unsafe {
-                launch(
-                    gpu,
-                    "distance_to_depth",
-                    &[
-                        Arg::U32(p.hi - p.lo),
-                        Arg::U64(ptr(d, gpu) + 8 * own),
-                        Arg::U64(ptr(&depth, gpu) + 4 * own),
-                        Arg::U64(ptr(&most, gpu)),
-                    ],
-                )?
-            };
+            let (dist_own, depth_own) = (Dev::<u64>::at(addr(d) + 8 * own), Dev::<u32>::at(addr(&depth) + 4 * own));
+            // SAFETY: the part's own vertices lo..hi, which both arrays (n entries) hold.
+            unsafe { launch::distance_to_depth(gpu, Launch::Grid(gpu.cfg()), p.hi - p.lo, dist_own, depth_own, &most) }?;
             deepest.push(gpu.download(&most, 1, "the deepest level")?[0] as u64);
             depths.push(depth);
         }
@@ -189,7 +184,7 @@ impl MultiGpu {
     fn rounds(&self, source: u32, weighted: bool, stats: &mut CommStats) -> Result<(Vec<CudaSlice<u64>>, u64, f64, u64)> {
         struct B {
             dist: CudaSlice<u64>,
-            ctl: CudaSlice<u8>,
+            ctl: ControlBlock<SsspCtl>,
             arrays: SsspArrays,
             /// The near queues and the stamps, which `arrays` addresses.
             _held: [CudaSlice<u32>; 3],
@@ -202,16 +197,16 @@ impl MultiGpu {
             let near0 = first_frontier(gpu, n, source)?;
             let near1 = gpu.zeros::<u32>(n, "a queue")?;
             let stamp = gpu.zeros::<u32>(n, "stamps")?;
-            let ctl = control(gpu, &SsspCtl { near_len: [1, 0], step: 1, threshold: u64::MAX, far_min: u64::MAX, ..Default::default() })?;
+            let ctl = gpu.control(&SsspCtl { near_len: [1, 0], step: 1, threshold: u64::MAX, far_min: u64::MAX, ..Default::default() })?;
             let push = p.push.as_ref().expect("push edges");
             let arrays = SsspArrays {
-                off: ptr(&push.off, gpu),
-                adj: ptr(&push.adj, gpu),
-                weight: if weighted { push.weights.as_ref().map_or(0, |w| ptr(w, gpu)) } else { 0 },
-                dist: ptr(&dist, gpu),
-                stamp: ptr(&stamp, gpu),
-                near: [ptr(&near0, gpu), ptr(&near1, gpu)],
-                shared: ptr(&p.send_flag, gpu),
+                off: addr(&push.off),
+                adj: addr(&push.adj),
+                weight: if weighted { push.weights.as_ref().map_or(0, addr) } else { 0 },
+                dist: addr(&dist),
+                stamp: addr(&stamp),
+                near: [addr(&near0), addr(&near1)],
+                shared: addr(&p.send_flag),
                 is_float: is_float as u32,
                 local_rounds: self.local_rounds,
                 lo: p.lo,
@@ -221,7 +216,7 @@ impl MultiGpu {
         })?;
         let peak = self.peak();
         // The address of the control block's near_len[q].
-        let near_len = |b: &B, gpu: &Gpu, q: usize| ptr(&b.ctl, gpu) + (std::mem::offset_of!(SsspCtl, near_len) + 4 * q) as u64;
+        let near_len = |b: &B, q: usize| Dev::from(&b.ctl).addr() + (std::mem::offset_of!(SsspCtl, near_len) + 4 * q) as u64;
         let start = Instant::now();
         let (mut round, mut cur) = (1u64, 0usize);
         let mut sent: Option<Sent> = None;
@@ -230,42 +225,38 @@ impl MultiGpu {
                 let (p, b) = (&self.parts[g], &bufs[g]);
                 let gpu = &p.gpu;
                 if let Some(s) = &sent {
-                    self.receive(g, s, ptr(&b.dist, gpu), 0, (b.arrays.near[cur], near_len(b, gpu, cur)))?;
+                    self.receive(g, s, addr(&b.dist), 0, (b.arrays.near[cur], near_len(b, cur)))?;
                 }
                 let a = &b.arrays;
                 if a.local_rounds > 0 {
-                    let mut l = gpu.kernel("mg_sssp_step");
-                    l.arg(&b.ctl).arg(a);
-                    // SAFETY: arguments match mg_sssp_step; the queues and stamps hold n
-                    // entries, a vertex enters the next queue once per round (stamps),
-                    // the far piles are never used (no threshold).
-                    unsafe { l.launch(gpu.cfg()) }?;
+                    // SAFETY: the queues and stamps hold n entries, a vertex enters the
+                    // next queue once per round (stamps), the far piles are never used
+                    // (no threshold).
+                    unsafe { launch::mg_sssp_step(gpu, Launch::Grid(gpu.cfg()), &b.ctl, *a) }?;
                 } else {
-                    zero_words(gpu, near_len(b, gpu, cur ^ 1), 1)?;
-                    // SAFETY: mg_sssp_relax's parameters; the queues hold n entries and a
-                    // vertex enters the next once per round (stamps).
+                    zero_words(gpu, near_len(b, cur ^ 1), 1)?;
+                    // SAFETY: the addresses of `arrays` (above); the queues hold n
+                    // entries and a vertex enters the next once per round (stamps).
                     unsafe {
-                        launch(
+                        launch::mg_sssp_relax(
                             gpu,
-                            "mg_sssp_relax",
-                            &[
-                                Arg::U64(a.near[cur]),
-                                Arg::U64(near_len(b, gpu, cur)),
-                                Arg::U64(a.off),
-                                Arg::U64(a.adj),
-                                Arg::U64(a.weight),
-                                Arg::U32(a.is_float),
-                                Arg::U64(a.dist),
-                                Arg::U64(a.stamp),
-                                Arg::U32(round as u32),
-                                Arg::U64(a.near[cur ^ 1]),
-                                Arg::U64(near_len(b, gpu, cur ^ 1)),
-                            ],
-                        )?
-                    };
+                            Launch::Grid(gpu.cfg()),
+                            Dev::at(a.near[cur]),
+                            Dev::at(near_len(b, cur)),
+                            Dev::at(a.off),
+                            Dev::at(a.adj),
+                            Dev::at(a.weight),
+                            a.is_float,
+                            Dev::at(a.dist),
+                            Dev::at(a.stamp),
+                            round as u32,
+                            Dev::at(a.near[cur ^ 1]),
+                            Dev::at(near_len(b, cur ^ 1)),
+                        )
+                    }?;
                 }
-                self.pack(g, b.arrays.near[cur ^ 1], near_len(b, gpu, cur ^ 1), ptr(&b.dist, gpu), 2)?;
-                to_status(gpu, &p.status, 0, near_len(b, gpu, 0), 8)
+                self.pack(g, b.arrays.near[cur ^ 1], near_len(b, cur ^ 1), addr(&b.dist), 2)?;
+                to_status(gpu, &p.status, 0, near_len(b, 0), 8)
             };
             self.step(&issue)?;
             if self.tally(stats, 8, cur ^ 1) == 0 {
@@ -311,21 +302,10 @@ impl MultiGpu {
             gpu.fill_f64(&mut score, n as u32, 1.0 / n.max(1) as f64)?;
             let contrib = gpu.zeros::<f32>(n, "contributions")?;
             let sums = gpu.zeros::<f64>(2, "sums")?;
-            // SAFETY: pr_init(n, score, contrib, out_off, sums) over all n vertices.
-            unsafe {
-                launch(
-                    gpu,
-                    "pr_init",
-                    &[
-                        Arg::U32(n as u32),
-                        Arg::U64(ptr(&score, gpu)),
-                        Arg::U64(ptr(&contrib, gpu)),
-                        Arg::U64(ptr(p.out_off.as_ref().expect("out-offsets"), gpu)),
-                        Arg::U64(ptr(&sums, gpu)),
-                    ],
-                )?
-            };
-            to_status(gpu, &p.status, 0, ptr(&sums, gpu), 16)?;
+            let out_off = p.out_off.as_ref().expect("out-offsets");
+            // SAFETY: over all n vertices, which every array holds; sums two.
+            unsafe { launch::pr_init(gpu, Launch::Grid(gpu.cfg()), n as u32, &score, &contrib, out_off, &sums) }?;
+            to_status(gpu, &p.status, 0, addr(&sums), 16)?;
             Ok(B { score: [score, gpu.zeros(n, "scores")?], contrib: [contrib, gpu.zeros(n, "contributions")?], sums })
         })?;
         let peak = self.peak();
@@ -347,9 +327,9 @@ impl MultiGpu {
                 let (p, b) = (&self.parts[g], &bufs[g]);
                 let gpu = &p.gpu;
                 if let Some(s) = &sent {
-                    self.receive(g, s, ptr(&b.contrib[cur], gpu), 0, (0, 0))?;
+                    self.receive(g, s, addr(&b.contrib[cur]), 0, (0, 0))?;
                 }
-                zero_words(gpu, ptr(&b.sums, gpu), 4)?;
+                zero_words(gpu, addr(&b.sums), 4)?;
                 let args = PullArgs {
                     contrib: Some(&b.contrib[cur]),
                     x: None,
@@ -362,16 +342,16 @@ impl MultiGpu {
                 };
                 pull(gpu, &self.pull_graph(p), &args)?;
                 if !dense {
-                    self.pack(g, 0, 0, ptr(&b.contrib[cur ^ 1], gpu), 1)?;
+                    self.pack(g, 0, 0, addr(&b.contrib[cur ^ 1]), 1)?;
                 }
-                to_status(gpu, &p.status, 0, ptr(&b.sums, gpu), 16)
+                to_status(gpu, &p.status, 0, addr(&b.sums), 16)
             };
             self.step(&issue)?;
             stats.steps += 1;
             stats.state_bytes += 20 * self.parts.len() as u64;
             stats.updated += own;
             [change, dangling] = sums();
-            let next: Vec<u64> = bufs.iter().zip(&self.parts).map(|(b, p)| ptr(&b.contrib[cur ^ 1], &p.gpu)).collect();
+            let next: Vec<u64> = bufs.iter().map(|b| addr(&b.contrib[cur ^ 1])).collect();
             sent = if self.k() == 1 {
                 None
             } else if dense {
@@ -450,8 +430,8 @@ impl MultiGpu {
             if k == 1 {
                 return Ok(None);
             }
-            let src = bufs.iter().zip(&self.parts).map(|(b, p)| ptr(&b.comp, &p.gpu)).collect();
-            let base = bufs.iter().zip(&self.parts).map(|(b, p)| ptr(&b.others, &p.gpu)).collect();
+            let src = bufs.iter().map(|b| addr(&b.comp)).collect();
+            let base = bufs.iter().map(|b| addr(&b.others)).collect();
             self.send(src, vec![forest_bytes; k], Dst::Forests { base, bytes: forest_bytes }, 0, stats).map(Some)
         };
         let merge = |g: usize, sent: &Option<Sent>| -> Result<()> {
@@ -459,7 +439,7 @@ impl MultiGpu {
             if let Some(s) = sent {
                 self.receive(g, s, 0, 0, (0, 0))?;
                 for i in 0..k as u64 - 1 {
-                    afforest::merge(&p.gpu, n, &b.comp, ptr(&b.others, &p.gpu) + i * forest_bytes)?;
+                    afforest::merge(&p.gpu, n, &b.comp, addr(&b.others) + i * forest_bytes)?;
                 }
             }
             Ok(())

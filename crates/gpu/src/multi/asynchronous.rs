@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Zeroable;
 use cudarc::driver::CudaSlice;
 use rayon::prelude::*;
 
@@ -21,53 +21,12 @@ use chatty_algo::Output;
 use chatty_graph::WeightType;
 
 use super::algorithms::{distances_output, first_frontier, source_distances, Outcome};
-use super::{ptr, send_words, CommStats, Mode, MultiGpu, Transport};
-use crate::device::control;
-use crate::{Check, GpuError, Result};
+use super::{send_words, CommStats, Mode, MultiGpu, Transport};
+use crate::launch;
+use crate::layouts::{MgAsync, PARTS_MAX};
+use crate::{GpuError, Result};
+use chatty_comm::cuda::{addr, Check, Launch};
 use chatty_comm::messaging::Status;
-
-/// Parts of an async run, at most (`MG_PARTS_MAX` in multi.cu).
-pub(crate) const PARTS_MAX: usize = 8;
-
-/// `MgAsync` in multi.cu.
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct MgAsync {
-    off: u64,
-    adj: u64,
-    weight: u64,
-    dist: u64,
-    stamp: u64,
-    queue: [u64; 2],
-    outbox: u64,
-    send_flag: u64,
-    mail: u64,
-    inbox: [u64; 2],
-    peer_inbox: [[u64; PARTS_MAX]; 2],
-    peer_mail: [u64; PARTS_MAX],
-    inbox_at: [u64; PARTS_MAX],
-    msg: u64,
-    outrec: u64,
-    timeout_ns: u64,
-    sent: u64,
-    received: u64,
-    improved: u64,
-    lo: u32,
-    hi: u32,
-    is_float: u32,
-    me: u32,
-    parts: u32,
-    len: [u32; 2],
-    outlen: u32,
-    blocks_done: u32,
-    generation: u32,
-    level: u32,
-    parity: u32,
-    done: u32,
-    error: u32,
-    in_len: [u32; PARTS_MAX],
-    in_cap: [u32; PARTS_MAX],
-}
 
 /// Words of a `--mode gmpi` message before its records (`MG_HEADER_WORDS`).
 const HEADER_WORDS: u64 = 4;
@@ -129,32 +88,32 @@ impl MultiGpu {
                 let gpu = &p.gpu;
                 let push = p.push.as_ref().expect("push edges");
                 let mut c = MgAsync::zeroed();
-                c.off = ptr(&push.off, gpu);
-                c.adj = ptr(&push.adj, gpu);
-                c.weight = if weighted { push.weights.as_ref().map_or(0, |w| ptr(w, gpu)) } else { 0 };
-                c.dist = ptr(&b.dist, gpu);
-                c.stamp = ptr(&b.stamp, gpu);
-                c.queue = [ptr(&b.queue[0], gpu), ptr(&b.queue[1], gpu)];
-                c.outbox = ptr(&p.send, gpu);
-                c.send_flag = ptr(&p.send_flag, gpu);
-                c.mail = ptr(&b.mail, gpu);
+                c.off = addr(&push.off);
+                c.adj = addr(&push.adj);
+                c.weight = if weighted { push.weights.as_ref().map_or(0, addr) } else { 0 };
+                c.dist = addr(&b.dist);
+                c.stamp = addr(&b.stamp);
+                c.queue = [addr(&b.queue[0]), addr(&b.queue[1])];
+                c.outbox = addr(&p.send);
+                c.send_flag = addr(&p.send_flag);
+                c.mail = addr(&b.mail);
                 match (&b.messages, messaging) {
                     (Some((out, inbox)), Some(m)) => {
-                        c.msg = m.ctx_ptr(g);
-                        c.outrec = ptr(out, gpu);
-                        c.inbox = [ptr(&inbox[0], gpu), ptr(&inbox[1], gpu)];
+                        c.msg = m.ctx(g).addr();
+                        c.outrec = addr(out);
+                        c.inbox = [addr(&inbox[0]), addr(&inbox[1])];
                         for r in (0..k).filter(|&r| r != me) {
                             c.inbox_at[r] = inbox_at(me, r);
                             c.in_cap[r] = capacity(r) as u32;
                         }
                     }
                     _ => {
-                        c.inbox = [ptr(&p.recv[0], gpu), ptr(&p.recv[1], gpu)];
+                        c.inbox = [addr(&p.recv[0]), addr(&p.recv[1])];
                         for (r, q) in self.parts.iter().enumerate().filter(|&(r, _)| r != g) {
                             for x in 0..2 {
-                                c.peer_inbox[x][r] = ptr(&q.recv[x], &q.gpu) + 4 * q.slot[g];
+                                c.peer_inbox[x][r] = addr(&q.recv[x]) + 4 * q.slot[g];
                             }
-                            c.peer_mail[r] = ptr(&bufs[r].mail, &q.gpu);
+                            c.peer_mail[r] = addr(&bufs[r].mail);
                             c.inbox_at[r] = p.slot[r];
                         }
                     }
@@ -164,7 +123,7 @@ impl MultiGpu {
                 c.len = [1, 0];
                 c.level = 1;
                 gpu.ctx.bind_to_thread().check("binding a GPU")?;
-                control(gpu, &c)
+                gpu.control(&c)
             })
             .collect::<Result<Vec<_>>>()?;
         self.sync_all()?;
@@ -178,21 +137,17 @@ impl MultiGpu {
             let f = gpu.f("mg_async_traverse");
             let mut cfg = gpu.cooperative_cfg(f)?;
             cfg.grid_dim.0 = (cfg.grid_dim.0 / sharing(g)).max(1);
-            let ctl = ptr(&ctls[g], gpu);
-            let mut l = gpu.kernel("mg_async_traverse");
-            l.arg(&ctl);
-            // SAFETY: mg_async_traverse(MgAsync*): the control block above, whose
-            // pointers address this part's arrays and the peers' receive buffers and
-            // mailboxes (peer access enabled at open).
-            unsafe { l.launch_cooperative(cfg) }
+            // SAFETY: the control block above, whose pointers address this part's
+            // arrays and the peers' receive buffers and mailboxes (peer access enabled
+            // at open).
+            unsafe { launch::mg_async_traverse(gpu, Launch::Cooperative(cfg), &ctls[g]) }
         };
         self.step(&issue)?;
         let seconds = start.elapsed().as_secs_f64();
         let mut levels = 0;
         let mut received = 0;
         for (g, ctl) in ctls.iter().enumerate() {
-            let bytes = self.parts[g].gpu.download(ctl, std::mem::size_of::<MgAsync>(), "the control block")?;
-            let c: MgAsync = bytemuck::pod_read_unaligned(&bytes);
+            let c = self.parts[g].gpu.read_control(ctl)?;
             match c.error {
                 0 => {}
                 1 => return Err(GpuError::Watchdog { gpu: g, seconds: self.watchdog.as_secs_f64() }),
@@ -219,20 +174,5 @@ impl MultiGpu {
             Output::Depths(dist.into_par_iter().map(|d| if d == u64::MAX { u32::MAX } else { d as u32 }).collect())
         };
         Ok((output, levels, seconds, peak))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_control_block_matches_multi_cu() {
-        // 50 eight-byte words (pointers, offsets, counters), then 30 u32.
-        assert_eq!(std::mem::offset_of!(MgAsync, msg), 352);
-        assert_eq!(std::mem::offset_of!(MgAsync, lo), 400);
-        assert_eq!(std::mem::offset_of!(MgAsync, in_len), 456);
-        assert_eq!(std::mem::offset_of!(MgAsync, in_cap), 488);
-        assert_eq!(std::mem::size_of::<MgAsync>(), 520);
     }
 }

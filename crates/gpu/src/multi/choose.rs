@@ -103,7 +103,7 @@ pub fn choose_mode(alg: Algorithm, road_like: bool) -> (Mode, String) {
 /// graph's own order (power-law graphs share a boundary in any order, and
 /// renumbering costs a pass over the edges).
 pub fn choose_order(g: &Graph) -> (Order, String) {
-    match crate::device::road_like(g.num_vertices(), g.num_edges()) {
+    match crate::device_graph::road_like(g.num_vertices(), g.num_edges()) {
         true => (Order::Bfs, "a road-like graph: breadth-first order keeps neighbours in one part".into()),
         false => (Order::Natural, "mean degree 8 or more: the graph's own order".into()),
     }

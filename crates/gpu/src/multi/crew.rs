@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys, CudaContext, CudaStream};
 
-use crate::{Check, GpuError, Result};
+use crate::{GpuError, Result};
+use chatty_comm::cuda::Check;
 
 /// How the host drives the GPUs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,7 +111,7 @@ impl Crew {
         self.shared.deadline_ns.store(deadline.as_nanos() as u64, Ordering::SeqCst);
         match self.control {
             Control::Single => {
-                let bind = |g: usize| self.ctxs[g].bind_to_thread().check(&format!("binding GPU {g}"));
+                let bind = |g: usize| self.ctxs[g].bind_to_thread().check(&format!("binding GPU {g}")).map_err(GpuError::from);
                 let issue_all = || (0..self.ctxs.len()).try_for_each(|g| bind(g).and_then(|_| issue(g)).map_err(|e| on_gpu(g, e)));
                 if nccl {
                     chatty_comm::nccl::Communicators::group(issue_all)?;

@@ -11,9 +11,11 @@ use cudarc::driver::sys;
 use chatty_comm::nccl::{Communicators, NcclError};
 use chatty_comm::{Comm, Transport};
 
-use super::{launch, Arg, CommStats, MultiGpu};
-use crate::driver::ptr;
-use crate::{Check, GpuError, Result};
+use chatty_comm::cuda::{addr, Check, Dev, Launch};
+
+use super::{CommStats, MultiGpu};
+use crate::launch;
+use crate::{GpuError, Result};
 
 /// One NCCL communicator per GPU (`chatty_comm::nccl`), and the broadcasts of an
 /// exchange.
@@ -101,7 +103,7 @@ impl MultiGpu {
         let pj = &self.parts[j];
         let in_job = self.first + j;
         match dst {
-            Dst::Records { x } => ptr(&pj.recv[*x], &pj.gpu) + 4 * pj.slot[r],
+            Dst::Records { x } => addr(&pj.recv[*x]) + 4 * pj.slot[r],
             Dst::Slices { base, elem } => base[j] + elem * self.ranges[r].0 as u64,
             Dst::Forests { base, bytes } => base[j] + bytes * (r - (r > in_job) as usize) as u64,
         }
@@ -137,13 +139,14 @@ impl MultiGpu {
                 }
                 Transport::Peer => {
                     for j in (0..k).filter(|&j| j != g) {
-                        // SAFETY: mg_copy_words through a peer pointer; both hold `b` bytes.
-                        unsafe { launch(gpu, "mg_copy_words", &[Arg::U64(src[g]), Arg::U64(self.dst(&dst, g, j)), Arg::U64(b / 4)])? };
+                        let to = Dev::at(self.dst(&dst, g, j));
+                        // SAFETY: through a peer pointer; both hold `b` bytes.
+                        unsafe { launch::mg_copy_words(gpu, Launch::Grid(gpu.cfg()), Dev::at(src[g]), to, b / 4) }?;
                     }
                 }
                 // SAFETY: the staging buffer holds the largest message of this part.
                 Transport::Uva => unsafe {
-                    launch(gpu, "mg_copy_words", &[Arg::U64(src[g]), Arg::U64(p.staging.device), Arg::U64(b / 4)])?
+                    launch::mg_copy_words(gpu, Launch::Grid(gpu.cfg()), Dev::at(src[g]), Dev::at(p.staging.device), b / 4)?
                 },
                 // SAFETY: as above.
                 Transport::Staged | Transport::Mpi => {
@@ -197,9 +200,9 @@ impl MultiGpu {
             }
             let dst = self.dst(&sent.dst, r, g);
             match sent.transport {
-                // SAFETY: mg_copy_words from r's host-mapped staging (mapped in every context).
+                // SAFETY: from r's host-mapped staging (mapped in every context).
                 Transport::Uva => unsafe {
-                    launch(gpu, "mg_copy_words", &[Arg::U64(self.parts[r].staging.device), Arg::U64(dst), Arg::U64(b / 4)])?
+                    launch::mg_copy_words(gpu, Launch::Grid(gpu.cfg()), Dev::at(self.parts[r].staging.device), Dev::at(dst), b / 4)?
                 },
                 Transport::Staged => {
                     // SAFETY: r's staging holds `b` bytes, written before the barrier.
@@ -218,23 +221,12 @@ impl MultiGpu {
             }
             if let Dst::Records { .. } = sent.dst {
                 let count = b / 4 / (1 + sent.width as u64);
-                // SAFETY: mg_apply over `count` records at `dst`; ids index `values`; the
-                // queue has room for every vertex.
+                let (values, queue, queue_len) = (Dev::at(values), Dev::at(queue.0), Dev::at(queue.1));
+                // SAFETY: `count` records at `dst`; ids index `values`; the queue has
+                // room for every vertex.
                 unsafe {
-                    launch(
-                        gpu,
-                        "mg_apply",
-                        &[
-                            Arg::U64(dst),
-                            Arg::U32(count as u32),
-                            Arg::U32(sent.width),
-                            Arg::U32(fill),
-                            Arg::U64(values),
-                            Arg::U64(queue.0),
-                            Arg::U64(queue.1),
-                        ],
-                    )?
-                };
+                    launch::mg_apply(gpu, Launch::Grid(gpu.cfg()), Dev::at(dst), count as u32, sent.width, fill, values, queue, queue_len)
+                }?;
             }
         }
         Ok(())

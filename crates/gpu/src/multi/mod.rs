@@ -42,12 +42,13 @@ pub use chatty_comm::{Comm, Processes, Transport};
 pub use choose::{choose_gpus, choose_mode, choose_order, GpuChoice};
 pub use crew::Control;
 
-use crate::device::Bins;
-use crate::driver::{enable_peer_access, ptr, Pinned};
+use crate::device_graph::Bins;
+use crate::launch;
 use crate::messaging::JobRanks;
 use crate::renumber::{output_to_caller, to_device, Order, Renumbering};
 use crate::transfer::ReadyArray;
-use crate::{Check, Gpu, GpuError, Messaging, MessagingConfig, Result};
+use crate::{Gpu, GpuError, Messaging, MessagingConfig, Result};
+use chatty_comm::cuda::{addr, enable_peer_access, Check, Dev, Launch, Pinned};
 use crew::Crew;
 use exchange::{Dst, Nccl, Sent};
 use plan::{LocalCsr, Needs};
@@ -234,45 +235,18 @@ fn send_words(boundary: u64) -> u64 {
     boundary * (1 + MAX_WIDTH)
 }
 
-/// A kernel argument.
-#[derive(Clone, Copy)]
-enum Arg {
-    U32(u32),
-    U64(u64),
-    BfsPull(crate::device::BfsPull),
-}
-
-/// Launches `name` on `gpu`'s stream over its standard grid with `args` in the
-/// kernel's parameter order.
-///
-/// # Safety
-/// `args` must match the kernel's parameters in order and type, and every pointer must
-/// address memory of the size the kernel indexes.
-unsafe fn launch(gpu: &Gpu, name: &str, args: &[Arg]) -> Result<()> {
-    let mut k = gpu.kernel(name);
-    for a in args {
-        match a {
-            Arg::U32(x) => k.arg(x),
-            Arg::U64(x) => k.arg(x),
-            Arg::BfsPull(x) => k.arg(x),
-        };
-    }
-    // SAFETY: the caller's contract.
-    unsafe { k.launch(gpu.cfg()) }
-}
-
 /// Zeroes `words` u32 at `p` on `gpu`'s stream.
 fn zero_words(gpu: &Gpu, p: u64, words: usize) -> Result<()> {
     // SAFETY: callers pass a device pointer to at least `words` words.
-    unsafe { sys::cuMemsetD32Async(p, 0, words, gpu.stream.cu_stream()) }.check("clearing a counter")
+    Ok(unsafe { sys::cuMemsetD32Async(p, 0, words, gpu.stream.cu_stream()) }.check("clearing a counter")?)
 }
 
 /// Copies `bytes` from device address `src` into `dst` in `status` (host) on `gpu`'s stream.
 fn to_status(gpu: &Gpu, status: &Pinned, word: usize, src: u64, bytes: usize) -> Result<()> {
     assert!(word * 4 + bytes <= STATUS_WORDS * 4);
     // SAFETY: `status` holds STATUS_WORDS words; `src` holds `bytes`.
-    unsafe { sys::cuMemcpyDtoHAsync_v2((status.host as *mut u32).add(word).cast(), src, bytes, gpu.stream.cu_stream()) }
-        .check("reading state")
+    let copy = unsafe { sys::cuMemcpyDtoHAsync_v2((status.host as *mut u32).add(word).cast(), src, bytes, gpu.stream.cu_stream()) };
+    Ok(copy.check("reading state")?)
 }
 
 /// Checks that part `p` fits on `gpu`, uploads its edges and allocates its exchange
@@ -585,7 +559,7 @@ impl MultiGpu {
             }
         }
 
-        let road_like = crate::device::road_like(n, g.num_edges());
+        let road_like = crate::device_graph::road_like(n, g.num_edges());
         let order = match o.reorder {
             Order::Auto => {
                 let (order, why) = choose_order(g);
@@ -671,7 +645,7 @@ impl MultiGpu {
             weight_type: g.weight_type(),
             road_like,
             order,
-            local_rounds: if order == Order::Bfs { crate::device::sssp_local_rounds(n, g.num_edges()) } else { 0 },
+            local_rounds: if order == Order::Bfs { crate::run::near_far::sssp_local_rounds(n, g.num_edges()) } else { 0 },
             alg,
             new_id: renumbered.map(|r| r.new_id),
             info,
@@ -838,7 +812,7 @@ impl MultiGpu {
 
     /// Waits for every GPU's stream (outside timed regions).
     fn sync_all(&self) -> Result<()> {
-        self.parts.iter().try_for_each(|p| p.gpu.stream.synchronize().check("waiting for a GPU"))
+        self.parts.iter().try_for_each(|p| Ok(p.gpu.stream.synchronize().check("waiting for a GPU")?))
     }
 
     fn peak(&self) -> u64 {
@@ -868,7 +842,7 @@ impl MultiGpu {
         if counts.iter().all(|&c| c == 0) {
             return Ok(None);
         }
-        let src = self.parts.iter().map(|p| ptr(&p.send, &p.gpu)).collect();
+        let src = self.parts.iter().map(|p| addr(&p.send)).collect();
         let bytes = counts.iter().map(|c| 4 * (1 + width as u64) * c).collect();
         let x = (stats.exchanges % 2) as usize;
         self.send(src, bytes, Dst::Records { x }, width, stats).map(Some)
@@ -880,27 +854,26 @@ impl MultiGpu {
     fn pack(&self, g: usize, list: u64, list_len: u64, values: u64, width: u32) -> Result<()> {
         let p = &self.parts[g];
         let gpu = &p.gpu;
-        let counter = ptr(&p.counter, gpu);
+        let counter = addr(&p.counter);
         zero_words(gpu, counter, 1)?;
-        // SAFETY: mg_pack's parameters; the send buffer holds (1 + MAX_WIDTH) words per
-        // boundary vertex and a vertex is packed at most once per step.
+        let (list, list_len, values) = (Dev::at(list), Dev::at(list_len), Dev::at(values));
+        // SAFETY: the send buffer holds (1 + MAX_WIDTH) words per boundary vertex and a
+        // vertex is packed at most once per step; a null list means the whole range.
         unsafe {
-            launch(
+            launch::mg_pack(
                 gpu,
-                "mg_pack",
-                &[
-                    Arg::U64(list),
-                    Arg::U64(list_len),
-                    Arg::U32(p.hi - p.lo),
-                    Arg::U32(p.lo),
-                    Arg::U64(ptr(&p.send_flag, gpu)),
-                    Arg::U64(values),
-                    Arg::U32(width),
-                    Arg::U64(ptr(&p.send, gpu)),
-                    Arg::U64(counter),
-                ],
-            )?;
-        }
+                Launch::Grid(gpu.cfg()),
+                list,
+                list_len,
+                p.hi - p.lo,
+                p.lo,
+                &p.send_flag,
+                values,
+                width,
+                &p.send,
+                Dev::at(counter),
+            )
+        }?;
         to_status(gpu, &p.status, STATUS_COUNT, counter, 4)
     }
 
@@ -950,7 +923,7 @@ impl MultiGpu {
         let made = self
             .parts
             .iter()
-            .map(|p| p.gpu.ctx.bind_to_thread().check("binding a GPU").and_then(|_| make(p)))
+            .map(|p| p.gpu.ctx.bind_to_thread().check("binding a GPU").map_err(GpuError::from).and_then(|_| make(p)))
             .collect::<Result<Vec<T>>>()?;
         self.sync_all()?;
         Ok(made)
