@@ -25,10 +25,12 @@
 //! and GPU).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use cudarc::driver::sys;
+use cudarc::driver::{sys, CudaContext, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use serde::{Deserialize, Serialize};
 
+use crate::cuda::{nvrtc, primary_context, Check, CudaError, DeviceMemory, Dev, Launch, Pinned};
 use crate::nccl::{Communicators, NcclError};
 use crate::topology::Topology;
 use crate::transport::Method;
@@ -92,8 +94,8 @@ impl Calibration {
 pub enum CalibrationError {
     #[error("calibration needs a GPU; {0}")]
     NoGpu(String),
-    #[error("{what}: CUDA error {code:?}")]
-    Cuda { what: String, code: sys::CUresult },
+    #[error(transparent)]
+    Cuda(#[from] CudaError),
     #[error("{0}")]
     Io(String),
     #[error(transparent)]
@@ -107,13 +109,6 @@ fn unix_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-fn ok(r: sys::CUresult, what: impl Into<String>) -> Result<(), CalibrationError> {
-    match r {
-        sys::CUresult::CUDA_SUCCESS => Ok(()),
-        code => Err(CalibrationError::Cuda { what: what.into(), code }),
-    }
-}
-
 /// Message sizes: 4 B, then ×16 up to `max` (and `max` itself).
 pub fn sizes(max: u64) -> Vec<u64> {
     let mut v: Vec<u64> = std::iter::successors(Some(4u64), |s| s.checked_mul(16)).take_while(|&s| s <= max).collect();
@@ -123,76 +118,50 @@ pub fn sizes(max: u64) -> Vec<u64> {
     v
 }
 
-/// Device memory, freed on drop.
-struct DeviceBuf(sys::CUdeviceptr);
-impl Drop for DeviceBuf {
-    fn drop(&mut self) {
-        // SAFETY: allocated by cuMemAlloc_v2; freeing is valid from any context.
-        unsafe { sys::cuMemFree_v2(self.0) };
-    }
-}
+/// A copy (or kernel) enqueued on a stream, as the calibration times it.
+type Copy<'a> = &'a dyn Fn(&CudaStream) -> Result<(), CudaError>;
 
-/// Pinned host memory, freed on drop.
-struct HostBuf(*mut std::ffi::c_void);
-impl Drop for HostBuf {
-    fn drop(&mut self) {
-        // SAFETY: allocated by cuMemAllocHost_v2.
-        unsafe { sys::cuMemFreeHost(self.0) };
-    }
-}
-
-/// A stream and two events of one context, destroyed on drop.
+/// A stream of one GPU, on which its copies are timed with events.
 struct Timer {
-    stream: sys::CUstream,
-    start: sys::CUevent,
-    end: sys::CUevent,
-}
-impl Drop for Timer {
-    fn drop(&mut self) {
-        // SAFETY: created in `Timer::new`; destroyed once.
-        unsafe {
-            sys::cuEventDestroy_v2(self.start);
-            sys::cuEventDestroy_v2(self.end);
-            sys::cuStreamDestroy_v2(self.stream);
-        }
-    }
+    stream: Arc<CudaStream>,
 }
 
 impl Timer {
-    /// In the current context.
-    fn new() -> Result<Timer, CalibrationError> {
-        let mut t = Timer { stream: std::ptr::null_mut(), start: std::ptr::null_mut(), end: std::ptr::null_mut() };
-        // SAFETY: plain creation calls; results checked.
-        unsafe {
-            ok(sys::cuStreamCreate(&mut t.stream, 1), "creating a stream")?; // CU_STREAM_NON_BLOCKING
-            ok(sys::cuEventCreate(&mut t.start, 0), "creating an event")?;
-            ok(sys::cuEventCreate(&mut t.end, 0), "creating an event")?;
-        }
-        Ok(t)
+    /// A new stream of `ctx`.
+    fn new(ctx: &Arc<CudaContext>) -> Result<Timer, CalibrationError> {
+        Ok(Timer { stream: ctx.new_stream().check("creating a stream")? })
+    }
+
+    /// An event recorded on the stream now.
+    fn mark(&self, what: &str) -> Result<cudarc::driver::CudaEvent, CudaError> {
+        self.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).check(what)
     }
 
     /// Median seconds of one `copy`, after two untimed ones.
-    fn median(&self, reps: usize, copy: &dyn Fn(sys::CUstream) -> sys::CUresult, what: &str) -> Result<f64, CalibrationError> {
+    fn median(&self, reps: usize, copy: Copy, what: &str) -> Result<f64, CalibrationError> {
         let mut times = Vec::with_capacity(reps);
-        // SAFETY: the copy's buffers outlive this call; every call is checked.
-        unsafe {
-            for _ in 0..2 {
-                ok(copy(self.stream), what)?;
-            }
-            ok(sys::cuStreamSynchronize(self.stream), what)?;
-            for _ in 0..reps {
-                ok(sys::cuEventRecord(self.start, self.stream), what)?;
-                ok(copy(self.stream), what)?;
-                ok(sys::cuEventRecord(self.end, self.stream), what)?;
-                ok(sys::cuEventSynchronize(self.end), what)?;
-                let mut ms = 0f32;
-                ok(sys::cuEventElapsedTime_v2(&mut ms, self.start, self.end), what)?;
-                times.push(ms as f64 / 1e3);
-            }
+        for _ in 0..2 {
+            copy(&self.stream)?;
+        }
+        self.stream.synchronize().check(what)?;
+        for _ in 0..reps {
+            let start = self.mark(what)?;
+            copy(&self.stream)?;
+            let end = self.mark(what)?;
+            end.synchronize().check(what)?;
+            times.push(start.elapsed_ms(&end).check(what)? as f64 / 1e3);
         }
         times.sort_by(f64::total_cmp);
         Ok(times[times.len() / 2])
     }
+}
+
+/// A buffer of `bytes` on `timer`'s GPU (of context `ctx`), every byte `fill`.
+fn filled(ctx: &Arc<CudaContext>, timer: &Timer, bytes: usize, fill: u8, what: &str) -> Result<DeviceMemory, CalibrationError> {
+    let buf = DeviceMemory::new(ctx, bytes, what)?;
+    // SAFETY: the buffer holds `bytes`.
+    unsafe { sys::cuMemsetD8Async(buf.addr, fill, bytes, timer.stream.cu_stream()) }.check(what)?;
+    Ok(buf)
 }
 
 fn reps(bytes: u64) -> usize {
@@ -211,31 +180,18 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
         return Err(CalibrationError::NoGpu(topology.notes.join("; ")));
     }
     let max_bytes = max_bytes.max(4);
-    let ctxs: Vec<_> = (0..n)
-        .map(|i| crate::cuda::primary_context(i).map_err(|e| CalibrationError::Io(format!("GPU {i}: cannot create a context: {e:?}"))))
-        .collect::<Result<_, _>>()?;
-    let current = |i: usize| -> Result<(), CalibrationError> {
-        // SAFETY: a live primary context of device i.
-        ok(unsafe { sys::cuCtxSetCurrent(ctxs[i].cu_ctx()) }, format!("GPU {i}: setting the context"))
-    };
+    let ctxs: Vec<_> = (0..n).map(|i| primary_context(i).check(&format!("GPU {i}: creating a context"))).collect::<Result<_, _>>()?;
+    let current = |i: usize| -> Result<(), CalibrationError> { Ok(ctxs[i].bind_to_thread().check(&format!("GPU {i}: binding"))?) };
     let mut bufs = Vec::new();
     let mut timers = Vec::new();
-    for i in 0..n {
+    for (i, ctx) in ctxs.iter().enumerate() {
         current(i)?;
-        let mut p: sys::CUdeviceptr = 0;
-        // SAFETY: allocation and fill of `max_bytes` in the current context; checked.
-        unsafe {
-            ok(sys::cuMemAlloc_v2(&mut p, max_bytes as usize), format!("GPU {i}: allocating {max_bytes} bytes"))?;
-            let buf = DeviceBuf(p);
-            ok(sys::cuMemsetD8_v2(p, (i as u8).wrapping_add(1), max_bytes as usize), format!("GPU {i}: filling"))?;
-            bufs.push(buf);
-        }
-        timers.push(Timer::new()?);
+        let timer = Timer::new(ctx)?;
+        bufs.push(filled(ctx, &timer, max_bytes as usize, (i as u8).wrapping_add(1), &format!("GPU {i}: {max_bytes} bytes"))?);
+        timers.push(timer);
     }
-    let mut host = std::ptr::null_mut();
-    // SAFETY: pinned allocation; checked; freed by HostBuf.
-    ok(unsafe { sys::cuMemAllocHost_v2(&mut host, max_bytes as usize) }, "allocating pinned host memory")?;
-    let host = HostBuf(host);
+    timers.iter().try_for_each(|t| t.stream.synchronize().check("filling the buffers"))?;
+    let host = Pinned::new(&ctxs[0], max_bytes as usize, "pinned host memory")?;
     let sizes = sizes(max_bytes);
     let mut samples = Vec::new();
     let mut record = |transport: Method, src: Option<usize>, dst: Option<usize>, bytes: u64, seconds: f64| {
@@ -251,7 +207,7 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
                     // SAFETY: enabling access from the current context to a live peer context.
                     match unsafe { sys::cuCtxEnablePeerAccess(ctxs[j].cu_ctx(), 0) } {
                         sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
-                        code => return Err(CalibrationError::Cuda { what: format!("enabling peer access {i}->{j}"), code }),
+                        code => code.check(&format!("enabling peer access {i}->{j}"))?,
                     }
                 }
             }
@@ -263,9 +219,9 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
             progress(&format!("{} GPU{i} -> GPU{j}", transport.name()));
             current(i)?;
             for &bytes in &sizes {
-                let (dst, src, dctx, sctx) = (bufs[j].0, bufs[i].0, ctxs[j].cu_ctx(), ctxs[i].cu_ctx());
+                let (dst, src, dctx, sctx) = (bufs[j].addr, bufs[i].addr, ctxs[j].cu_ctx(), ctxs[i].cu_ctx());
                 // SAFETY: both buffers hold at least `bytes`; contexts are live.
-                let copy = |s| unsafe { sys::cuMemcpyPeerAsync(dst, dctx, src, sctx, bytes as usize, s) };
+                let copy = |s: &CudaStream| unsafe { sys::cuMemcpyPeerAsync(dst, dctx, src, sctx, bytes as usize, s.cu_stream()) }.check("a peer copy");
                 let t = timers[i].median(reps(bytes), &copy, &format!("{} {i}->{j} {bytes} B", transport.name()))?;
                 record(transport, Some(i), Some(j), bytes, t);
             }
@@ -276,14 +232,17 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
         for transport in [Method::D2h, Method::H2d] {
             progress(&format!("{} GPU{i}", transport.name()));
             for &bytes in &sizes {
-                let (dev, h) = (bufs[i].0, host.0);
-                // SAFETY: both buffers hold at least `bytes`; the pinned buffer is mapped for every context.
-                let copy = |s| unsafe {
-                    if transport == Method::D2h {
-                        sys::cuMemcpyDtoHAsync_v2(h, dev, bytes as usize, s)
-                    } else {
-                        sys::cuMemcpyHtoDAsync_v2(dev, h, bytes as usize, s)
-                    }
+                let (dev, h) = (bufs[i].addr, host.host);
+                // SAFETY: both buffers hold at least `bytes`; the pinned buffer is portable.
+                let copy = |s: &CudaStream| {
+                    let done = unsafe {
+                        if transport == Method::D2h {
+                            sys::cuMemcpyDtoHAsync_v2(h, dev, bytes as usize, s.cu_stream())
+                        } else {
+                            sys::cuMemcpyHtoDAsync_v2(dev, h, bytes as usize, s.cu_stream())
+                        }
+                    };
+                    done.check("a copy between host and GPU")
                 };
                 let t = timers[i].median(reps(bytes), &copy, &format!("{} GPU{i} {bytes} B", transport.name()))?;
                 let (src, dst) = if transport == Method::D2h { (Some(i), None) } else { (None, Some(i)) };
@@ -292,7 +251,7 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
         }
     }
     progress("peer-store and uva (kernels)");
-    match kernel_transports(&bufs, &timers, &pairs, topology, &sizes, &current) {
+    match kernel_transports(&ctxs, &bufs, &timers, &pairs, topology, &sizes, &current) {
         Ok(found) => samples.extend(found),
         Err(e) => progress(&format!("peer-store and uva skipped: {e}")),
     }
@@ -325,59 +284,35 @@ extern "C" __global__ void peer_store(const uint4* __restrict__ src, uint4* dst,
 }
 "#;
 
-/// The copy kernel, loaded in one GPU's context (unloaded on drop).
+/// The copy kernel, loaded in one GPU's context.
 struct StoreKernel {
-    module: sys::CUmodule,
-    f: sys::CUfunction,
+    f: CudaFunction,
     blocks_max: u64,
 }
 
-impl Drop for StoreKernel {
-    fn drop(&mut self) {
-        // SAFETY: loaded in `StoreKernel::load`; not used after this.
-        unsafe { sys::cuModuleUnload(self.module) };
-    }
-}
-
 impl StoreKernel {
-    /// Compiles (NVRTC) and loads the kernel for GPU `i`, whose context is current.
-    fn load(topology: &Topology, i: usize) -> Result<StoreKernel, CalibrationError> {
-        // SAFETY: only probes whether the shared library can be opened.
-        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            return Err(CalibrationError::Io("NVRTC is not installed".into()));
-        }
+    /// Compiles (NVRTC, through the CUDA layer's caches) and loads the kernel for GPU `i`.
+    fn load(ctx: &Arc<CudaContext>, topology: &Topology, i: usize) -> Result<StoreKernel, CalibrationError> {
         let (major, minor) = topology.gpus[i].compute_capability;
-        // NVRTC's options take a &'static str: one short string per GPU.
-        let arch: &'static str = Box::leak(format!("compute_{major}{minor}").into_boxed_str());
-        let opts = cudarc::nvrtc::CompileOptions { arch: Some(arch), ..Default::default() };
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(STORE_KERNEL, opts)
-            .map_err(|e| CalibrationError::Io(format!("compiling the store kernel: {e:?}")))?;
-        let src = std::ffi::CString::new(ptx.to_src()).map_err(|e| CalibrationError::Io(e.to_string()))?;
-        let mut k =
-            StoreKernel { module: std::ptr::null_mut(), f: std::ptr::null_mut(), blocks_max: topology.gpus[i].sms.max(1) as u64 * 8 };
-        // SAFETY: loading PTX text into the current context; checked.
-        unsafe {
-            ok(sys::cuModuleLoadData(&mut k.module, src.as_ptr().cast()), "loading the store kernel")?;
-            ok(sys::cuModuleGetFunction(&mut k.f, k.module, c"peer_store".as_ptr()), "finding the store kernel")?;
-        }
-        Ok(k)
+        let (ptx, _) = nvrtc::module_for(STORE_KERNEL, major as i32, minor as i32)?;
+        let module = ctx.load_module(ptx).check("loading the store kernel")?;
+        let f = module.load_function("peer_store").check("finding the store kernel")?;
+        Ok(StoreKernel { f, blocks_max: topology.gpus[i].sms.max(1) as u64 * 8 })
     }
 
-    /// Launches a copy of `bytes` from `src` to `dst` (any pointers the GPU can reach).
-    fn launch(&self, stream: sys::CUstream, src: sys::CUdeviceptr, dst: sys::CUdeviceptr, bytes: u64) -> sys::CUresult {
+    /// Enqueues a copy of `bytes` from `src` to `dst` (any addresses the GPU can reach,
+    /// each holding `bytes`) on `stream`.
+    fn launch(&self, stream: &CudaStream, src: u64, dst: u64, bytes: u64) -> Result<(), CudaError> {
         let (words, tail) = (bytes / 16, bytes % 16);
-        let (s_tail, d_tail) = (src + words * 16, dst + words * 16);
         let blocks = words.div_ceil(256).clamp(1, self.blocks_max) as u32;
-        let mut args: [*mut std::ffi::c_void; 6] = [
-            (&src as *const u64).cast_mut().cast(),
-            (&dst as *const u64).cast_mut().cast(),
-            (&words as *const u64).cast_mut().cast(),
-            (&s_tail as *const u64).cast_mut().cast(),
-            (&d_tail as *const u64).cast_mut().cast(),
-            (&tail as *const u64).cast_mut().cast(),
-        ];
-        // SAFETY: six arguments matching the kernel's; the caller's pointers hold `bytes`.
-        unsafe { sys::cuLaunchKernel(self.f, blocks, 1, 1, 256, 1, 1, 0, stream, args.as_mut_ptr(), std::ptr::null_mut()) }
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        // peer_store(const uint4* src, uint4* dst, u64 words, const u8* src_tail, u8* dst_tail, u64 tail)
+        let (src, dst) = (Dev::<[u32; 4]>::at(src), Dev::<[u32; 4]>::at(dst));
+        let (src_tail, dst_tail) = (Dev::<u8>::at(src.addr() + words * 16), Dev::<u8>::at(dst.addr() + words * 16));
+        let mut args = stream.launch_builder(&self.f);
+        args.arg(&src).arg(&dst).arg(&words).arg(&src_tail).arg(&dst_tail).arg(&tail);
+        // SAFETY: the arguments are the kernel's parameters in order; both ranges hold `bytes`.
+        unsafe { Launch::Grid(cfg).launch(args, "peer_store") }
     }
 }
 
@@ -386,7 +321,8 @@ impl StoreKernel {
 /// the host waits, a kernel on the destination loads it; host-timed, since events of
 /// two contexts cannot be compared).
 fn kernel_transports(
-    bufs: &[DeviceBuf],
+    ctxs: &[Arc<CudaContext>],
+    bufs: &[DeviceMemory],
     timers: &[Timer],
     pairs: &[(usize, usize)],
     topology: &Topology,
@@ -394,35 +330,28 @@ fn kernel_transports(
     current: &dyn Fn(usize) -> Result<(), CalibrationError>,
 ) -> Result<Vec<Sample>, CalibrationError> {
     let n = bufs.len();
-    let kernels: Vec<StoreKernel> = (0..n).map(|i| current(i).and_then(|_| StoreKernel::load(topology, i))).collect::<Result<_, _>>()?;
+    let kernels: Vec<StoreKernel> =
+        (0..n).map(|i| current(i).and_then(|_| StoreKernel::load(&ctxs[i], topology, i))).collect::<Result<_, _>>()?;
     let max = sizes.last().copied().unwrap_or(4) as usize;
-    let mut mapped = std::ptr::null_mut();
-    // SAFETY: pinned, portable, device-mapped host memory; checked; freed by HostBuf.
-    ok(
-        unsafe { sys::cuMemHostAlloc(&mut mapped, max, sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP) },
-        "allocating mapped host memory",
-    )?;
-    let mapped = HostBuf(mapped);
+    let mapped = Pinned::new(&ctxs[0], max, "mapped host memory")?;
     let mut out = Vec::new();
     for &(i, j) in pairs {
         let peer = topology.peer_access(i, j);
         for &bytes in sizes {
             if peer {
                 current(i)?;
-                let copy = |s| kernels[i].launch(s, bufs[i].0, bufs[j].0, bytes);
+                let copy = |s: &CudaStream| kernels[i].launch(s, bufs[i].addr, bufs[j].addr, bytes);
                 let t = timers[i].median(reps(bytes), &copy, &format!("peer-store {i}->{j} {bytes} B"))?;
                 out.push(sample(Method::PeerStore, Some(i), Some(j), bytes, t));
             }
             let mut times = Vec::new();
             for rep in 0..reps(bytes) + 2 {
                 let start = std::time::Instant::now();
-                for (g, from, to) in [(i, bufs[i].0, mapped.0 as u64), (j, mapped.0 as u64, bufs[j].0)] {
+                for (g, from, to) in [(i, bufs[i].addr, mapped.device), (j, mapped.device, bufs[j].addr)] {
                     current(g)?;
-                    // SAFETY: unified addressing: the mapped host pointer is valid on every GPU.
-                    unsafe {
-                        ok(kernels[g].launch(timers[g].stream, from, to, bytes), "uva copy")?;
-                        ok(sys::cuStreamSynchronize(timers[g].stream), "uva copy")?;
-                    }
+                    // Unified addressing: the mapped host memory's address is valid on every GPU.
+                    kernels[g].launch(&timers[g].stream, from, to, bytes)?;
+                    timers[g].stream.synchronize().check("a uva copy")?;
                 }
                 if rep >= 2 {
                     times.push(start.elapsed().as_secs_f64());
@@ -438,7 +367,7 @@ fn kernel_transports(
 
 /// NCCL broadcast (from each root) and all-gather over every GPU, one thread, group calls.
 fn nccl(
-    bufs: &[DeviceBuf],
+    bufs: &[DeviceMemory],
     timers: &[Timer],
     sizes: &[u64],
     current: &dyn Fn(usize) -> Result<(), CalibrationError>,
@@ -451,23 +380,14 @@ fn nccl(
     let collective = |issue: &dyn Fn(usize, crate::nccl::Stream) -> Result<(), NcclError>, what: &str| -> Result<f64, CalibrationError> {
         let mut times = Vec::new();
         for rep in 0..12 {
-            for (g, t) in timers.iter().enumerate() {
-                current(g)?;
-                // SAFETY: recording an event of this context on its stream.
-                ok(unsafe { sys::cuEventRecord(t.start, t.stream) }, what)?;
-            }
-            Communicators::group(|| timers.iter().enumerate().try_for_each(|(g, t)| issue(g, t.stream as crate::nccl::Stream)))?;
+            let starts = timers.iter().enumerate().map(|(g, t)| current(g).and_then(|_| Ok(t.mark(what)?))).collect::<Result<Vec<_>, _>>()?;
+            Communicators::group(|| timers.iter().enumerate().try_for_each(|(g, t)| issue(g, t.stream.cu_stream() as crate::nccl::Stream)))?;
             let mut slowest = 0f64;
-            for (g, t) in timers.iter().enumerate() {
+            for (g, (t, start)) in timers.iter().zip(&starts).enumerate() {
                 current(g)?;
-                let mut ms = 0f32;
-                // SAFETY: events of this context; checked.
-                unsafe {
-                    ok(sys::cuEventRecord(t.end, t.stream), what)?;
-                    ok(sys::cuEventSynchronize(t.end), what)?;
-                    ok(sys::cuEventElapsedTime_v2(&mut ms, t.start, t.end), what)?;
-                }
-                slowest = slowest.max(ms as f64 / 1e3);
+                let end = t.mark(what)?;
+                end.synchronize().check(what)?;
+                slowest = slowest.max(start.elapsed_ms(&end).check(what)? as f64 / 1e3);
             }
             if rep >= 2 {
                 times.push(slowest); // the first two are warm-up (lazy connection set-up)
@@ -481,7 +401,7 @@ fn nccl(
         progress(&format!("nccl-bcast from GPU{root}"));
         for &bytes in sizes {
             // SAFETY: in-place broadcast of `bytes` within each GPU's buffer, on every rank.
-            let issue = |g: usize, s| unsafe { comms.broadcast(g, bufs[g].0, bufs[g].0, bytes as usize, root, s) };
+            let issue = |g: usize, s| unsafe { comms.broadcast(g, bufs[g].addr, bufs[g].addr, bytes as usize, root, s) };
             let t = collective(&issue, &format!("broadcast from {root}, {bytes} B"))?;
             out.extend((0..n).filter(|&j| j != root).map(|j| sample(Method::NcclBcast, Some(root), Some(j), bytes, t)));
         }
@@ -490,7 +410,7 @@ fn nccl(
     for &bytes in sizes.iter().filter(|&&b| b >= n as u64) {
         let part = bytes / n as u64;
         let issue = |g: usize, s| {
-            let base = bufs[g].0;
+            let base = bufs[g].addr;
             // SAFETY: in-place all-gather: rank g's part sits at g·part in a buffer of n·part ≤ bytes.
             unsafe { comms.all_gather(g, base + g as u64 * part, base, part as usize, s) }
         };
@@ -576,37 +496,22 @@ fn measure_job(
 ) -> Result<Vec<Sample>, CalibrationError> {
     let (k, mine) = (parts.len(), ordinals.len());
     let first = crate::Processes::counts_in(group, mine as u64)[..group.rank()].iter().sum::<u64>() as usize;
-    let ctxs: Vec<_> = ordinals
-        .iter()
-        .map(|&d| crate::cuda::primary_context(d).map_err(|e| CalibrationError::Io(format!("GPU {d}: cannot create a context: {e:?}"))))
-        .collect::<Result<_, _>>()?;
-    let current = |i: usize| -> Result<(), CalibrationError> {
-        // SAFETY: a live primary context.
-        ok(unsafe { sys::cuCtxSetCurrent(ctxs[i].cu_ctx()) }, format!("GPU {}: setting the context", ordinals[i]))
-    };
+    let ctxs: Vec<_> =
+        ordinals.iter().map(|&d| primary_context(d).check(&format!("GPU {d}: creating a context"))).collect::<Result<_, _>>()?;
+    let current =
+        |i: usize| -> Result<(), CalibrationError> { Ok(ctxs[i].bind_to_thread().check(&format!("GPU {}: binding", ordinals[i]))?) };
     let (mut bufs, mut timers) = (Vec::new(), Vec::new());
     for (i, d) in ordinals.iter().enumerate() {
         current(i)?;
-        let mut p: sys::CUdeviceptr = 0;
+        let timer = Timer::new(&ctxs[i])?;
         let bytes = k * max_bytes as usize;
-        // SAFETY: allocation and fill in the current context; checked.
-        unsafe {
-            ok(sys::cuMemAlloc_v2(&mut p, bytes), format!("GPU {d}: allocating {bytes} bytes"))?;
-            bufs.push(DeviceBuf(p));
-            ok(sys::cuMemsetD8_v2(p, (first + i + 1) as u8, bytes), "filling")?;
-        }
-        timers.push(Timer::new()?);
+        bufs.push(filled(&ctxs[i], &timer, bytes, (first + i + 1) as u8, &format!("GPU {d}: {bytes} bytes"))?);
+        timers.push(timer);
     }
-    let pinned = |bytes: usize| -> Result<HostBuf, CalibrationError> {
-        let mut h = std::ptr::null_mut();
-        // SAFETY: pinned, portable host memory; checked; freed by HostBuf.
-        ok(unsafe { sys::cuMemHostAlloc(&mut h, bytes, sys::CU_MEMHOSTALLOC_PORTABLE) }, "allocating pinned host memory")?;
-        Ok(HostBuf(h))
-    };
-    let (staging, gathered) = (pinned(mine * max_bytes as usize)?, pinned(k * max_bytes as usize)?);
-    let sync = |what: &str| -> Result<(), CalibrationError> {
-        timers.iter().try_for_each(|t| ok(unsafe { sys::cuStreamSynchronize(t.stream) }, what))
-    };
+    let staging = Pinned::new(&ctxs[0], mine * max_bytes as usize, "pinned host memory")?;
+    let gathered = Pinned::new(&ctxs[0], k * max_bytes as usize, "pinned host memory")?;
+    let sync = |what: &str| -> Result<(), CalibrationError> { Ok(timers.iter().try_for_each(|t| t.stream.synchronize().check(what))?) };
+    sync("filling the buffers")?;
     let comms = match shared_gpu(parts).is_none() {
         true => {
             progress("nccl: making communicators across the processes");
@@ -659,7 +564,7 @@ fn measure_job(
         let all_gather = || -> Result<(), CalibrationError> {
             // SAFETY: both pinned buffers hold these lengths; no copy uses them now.
             let (send, into) = unsafe {
-                (std::slice::from_raw_parts(staging.0 as *const u8, mine * b), std::slice::from_raw_parts_mut(gathered.0 as *mut u8, k * b))
+                (std::slice::from_raw_parts(staging.host as *const u8, mine * b), std::slice::from_raw_parts_mut(gathered.host as *mut u8, k * b))
             };
             Ok(group.all_gather_into(send, into)?)
         };
@@ -670,19 +575,17 @@ fn measure_job(
             for (i, t) in timers.iter().enumerate() {
                 current(i)?;
                 // SAFETY: the staging holds `mine` messages of `max_bytes`; the buffer holds k.
-                ok(
-                    unsafe { sys::cuMemcpyDtoHAsync_v2((staging.0 as *mut u8).add(i * b).cast(), bufs[i].0, b, t.stream) },
-                    "a copy to the host",
-                )?;
+                unsafe { sys::cuMemcpyDtoHAsync_v2((staging.host as *mut u8).add(i * b).cast(), bufs[i].addr, b, t.stream.cu_stream()) }
+                    .check("a copy to the host")?;
             }
             sync("a copy to the host")?;
             all_gather()?;
             for (i, t) in timers.iter().enumerate() {
                 current(i)?;
                 for r in (0..k).filter(|&r| r != first + i) {
-                    let (dst, src) = (bufs[i].0 + (r * b) as u64, (gathered.0 as *const u8).wrapping_add(r * b));
+                    let (dst, src) = (bufs[i].addr + (r * b) as u64, (gathered.host as *const u8).wrapping_add(r * b));
                     // SAFETY: both hold `b` bytes at these offsets.
-                    ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), b, t.stream) }, "a copy from the host")?;
+                    unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), b, t.stream.cu_stream()) }.check("a copy from the host")?;
                 }
             }
             sync("a copy from the host")
@@ -696,9 +599,9 @@ fn measure_job(
                 Communicators::group(|| {
                     for (i, t) in timers.iter().enumerate() {
                         for root in 0..k {
-                            let at = bufs[i].0 + (root * b) as u64;
+                            let at = bufs[i].addr + (root * b) as u64;
                             // SAFETY: every rank issues the same broadcasts; each buffer holds k messages.
-                            unsafe { comms.broadcast(i, at, at, b, root, t.stream as crate::nccl::Stream)? };
+                            unsafe { comms.broadcast(i, at, at, b, root, t.stream.cu_stream() as crate::nccl::Stream)? };
                         }
                     }
                     Ok::<_, CalibrationError>(())

@@ -220,6 +220,34 @@ pub fn enable_peer_access(ctxs: &[Arc<CudaContext>]) -> Result<bool, CudaError> 
     Ok(true)
 }
 
+/// Device memory from `cuMemAlloc`, outside the stream-ordered pool, so that peer
+/// access enabled per context reaches it (the calibration measures with and without
+/// it); freed on drop.
+pub struct DeviceMemory {
+    /// Its device address.
+    pub addr: u64,
+    ctx: Arc<CudaContext>,
+}
+
+impl DeviceMemory {
+    /// Allocates `bytes` in `ctx`.
+    pub fn new(ctx: &Arc<CudaContext>, bytes: usize, what: &str) -> Result<DeviceMemory, CudaError> {
+        ctx.bind_to_thread().check(&format!("allocating {what}"))?;
+        let mut addr = 0;
+        // SAFETY: an allocation in the bound context; checked; freed on drop.
+        unsafe { sys::cuMemAlloc_v2(&mut addr, bytes.max(1)) }.check(&format!("allocating {what}"))?;
+        Ok(DeviceMemory { addr, ctx: ctx.clone() })
+    }
+}
+
+impl Drop for DeviceMemory {
+    fn drop(&mut self) {
+        let _ = self.ctx.bind_to_thread();
+        // SAFETY: allocated by cuMemAlloc_v2; freed once.
+        unsafe { sys::cuMemFree_v2(self.addr) };
+    }
+}
+
 /// Pinned host memory mapped into every context (freed on drop).
 pub struct Pinned {
     pub host: *mut c_void,
