@@ -57,6 +57,10 @@ impl CpuEngine {
 }
 
 impl Engine for CpuEngine {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
     fn info(&self) -> EngineInfo {
         EngineInfo { name: "cpu", devices: vec![format!("cpu ({} threads)", self.threads())], trial_timing: "wall time of the kernel" }
     }

@@ -167,6 +167,10 @@ pub trait Engine: Send + Sync {
     fn take_notes(&mut self) -> Vec<String> {
         Vec::new()
     }
+    /// The engine as its own type, for a front end that drives settings only one
+    /// engine has (`bench multi-gpu` switches the multi-GPU engine's transport
+    /// between runs on one upload).
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
 /// A graph in host memory, the engine's own or one it read for the purpose.

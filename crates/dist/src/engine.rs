@@ -394,6 +394,10 @@ fn local_weights(g: &LocalGraph) -> (f64, f64) {
 }
 
 impl Engine for DistEngine {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
     fn info(&self) -> EngineInfo {
         EngineInfo {
             name: "mpi",

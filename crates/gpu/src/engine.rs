@@ -167,6 +167,10 @@ pub fn default_delta(g: &Graph) -> f64 {
 }
 
 impl Engine for GpuEngine {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
     fn info(&self) -> EngineInfo {
         let (devices, trial_timing) = match &self.devices {
             Devices::One { gpu, .. } => (vec![gpu.name().to_string()], "kernel time between CUDA events"),

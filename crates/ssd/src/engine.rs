@@ -80,6 +80,10 @@ impl SsdEngine {
 }
 
 impl Engine for SsdEngine {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
     fn info(&self) -> EngineInfo {
         EngineInfo {
             name: "ssd",

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use chatty_algo::{harness, Algorithm, Engine, Params, PrParams};
-use chatty_gpu::{Comm, Control, Gpu, GpuEngine, Mode, MultiOptions};
+use chatty::{EngineKind, EngineSpec, GpuCount, GpuSpec, Workload};
+use chatty_gpu::{Comm, Gpu, GpuEngine, Mode};
 use serde::{Deserialize, Serialize};
 
 use super::{load_graph, median};
@@ -121,10 +122,13 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                 continue;
             }
             let opts = harness::Options { trials: a.trials, verify: a.verify, against: None };
+            let work = Workload::one(alg);
             // One GPU: the single-GPU engine.
-            let mut one = GpuEngine::one(Gpu::open(0)?, graph.take().expect("the graph"), Reorder::None.order());
-            let report = harness::run(&mut one, alg, &p, &opts, |_| {});
-            graph = Some(one.into_graph());
+            let one_gpu = GpuSpec { gpus: GpuCount::Count(1), ..GpuSpec::default() };
+            let spec = EngineSpec { reorder: Reorder::None.order(), gpu: one_gpu, ..EngineSpec::new(EngineKind::Gpu) };
+            let mut one = chatty::open_held(&spec, &mut graph, &work)?.engine;
+            let report = harness::run(one.as_mut(), alg, &p, &opts, |_| {});
+            graph = one.into_graph();
             let r = row(1, "-", "-", Reorder::None.name(), &report?);
             eprintln!("{label} {} 1 GPU: {:.3} ms", alg.name(), r.seconds * 1e3);
             println!("{}", serde_json::to_string(&r)?);
@@ -132,17 +136,17 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                 continue;
             }
             for &reorder in &a.reorder {
-                let o = MultiOptions {
-                    devices: devices.clone(),
-                    control: Control::Threads,
-                    comm: Comm::Auto,
-                    reorder: reorder.order(),
-                    watchdog: std::time::Duration::from_secs(120),
+                let several = GpuSpec {
+                    devices: Some(devices.clone()),
+                    comm: Some(Comm::Auto),
                     mode: Mode::Bsp,
-                    processes: None,
+                    watchdog: std::time::Duration::from_secs(120),
+                    ..GpuSpec::default()
                 };
+                let spec = EngineSpec { reorder: reorder.order(), gpu: several, ..EngineSpec::new(EngineKind::Gpu) };
                 // One upload per graph, kernel and order; every configuration reuses it.
-                let mut multi = GpuEngine::several(graph.take().expect("the graph"), o);
+                let mut opened = chatty::open_held(&spec, &mut graph, &work)?.engine;
+                let multi: &mut GpuEngine = opened.as_any_mut().downcast_mut().expect("the GPU engine opens a GpuEngine");
                 let mut verified = false;
                 for &control in &a.control {
                     for &(mode, comm) in &configs {
@@ -157,7 +161,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                             continue;
                         }
                         let opts = harness::Options { trials: a.trials, verify: a.verify && !verified, against: None };
-                        let report = harness::run(&mut multi, alg, &p, &opts, |_| {})?;
+                        let report = harness::run(multi, alg, &p, &opts, |_| {})?;
                         verified |= report.verification.is_some();
                         let r = row(k, name, control.name(), reorder.name(), &report);
                         eprintln!(
@@ -173,7 +177,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
                 for note in multi.take_notes() {
                     eprintln!("note: {note}");
                 }
-                graph = Some(multi.into_graph());
+                graph = opened.into_graph();
             }
         }
     }
