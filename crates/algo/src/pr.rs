@@ -84,6 +84,30 @@ impl PrParams {
     pub fn spread(&self, dangling: f64) -> f64 {
         (1.0 - self.damping) + self.damping * dangling
     }
+
+    /// PageRank's iteration control, the same on every engine: `step(i)` runs
+    /// iteration `i` (from 1) and returns how much it changed the scores (L1, summed
+    /// over every vertex); iterations stop once one has converged
+    /// ([`PrParams::converged`]) or after `max_iters`, and none run on an empty graph.
+    /// Returns the iterations run and the last one's change.
+    pub fn iterate<E>(
+        &self,
+        n: usize,
+        progress: &dyn Progress,
+        mut step: impl FnMut(u32) -> std::result::Result<f64, E>,
+    ) -> std::result::Result<(u32, f64), E> {
+        let (mut iters, mut change) = (0, 0.0);
+        progress.start("pr: iterations (at most)", self.max_iters as u64);
+        while iters < self.max_iters && n > 0 {
+            iters += 1;
+            progress.advance(1);
+            change = step(iters)?;
+            if self.converged(change, n) {
+                break;
+            }
+        }
+        Ok((iters, change))
+    }
 }
 
 impl Default for PrParams {
@@ -222,19 +246,14 @@ fn iterate<G: EdgeMapGraph + ?Sized>(
         std::mem::take(&mut plain).into_par_iter().map(|c| AtomicU32::new(c.to_bits())).collect()
     });
     let settle = |old: &mut f64, x: f64| Totals { change: (x - std::mem::replace(old, x)).abs(), total: x };
-    let mut iters = 0;
-    let mut residual = 0.0;
-    progress.start("pr: iterations (at most)", p.max_iters as u64);
-    while iters < p.max_iters {
-        iters += 1;
-        progress.advance(1);
+    let (iters, residual) = p.iterate(n, progress, |iter| {
         // Teleport and dangling mass, both spread like the teleport. Gauss–Seidel,
         // whose in-place updates would lag a global dangling mass (measured: 24
         // iterations against Jacobi's 9 on rmat-12), solves y = (1 - d)·t + d·A·y
         // instead, whose y scaled to sum 1 is the same PageRank [4]; its change is
         // measured on that scale.
         let spread = match shared {
-            None => p.spread(contribute(&mut plain, &score, iters == 1)),
+            None => p.spread(contribute(&mut plain, &score, iter == 1)),
             Some(_) => 1.0 - p.damping,
         };
         // Closures that copy what they read (here and below): `sum_in` copies them
@@ -259,11 +278,8 @@ fn iterate<G: EdgeMapGraph + ?Sized>(
                 )?
             }
         };
-        residual = totals.change / totals.total;
-        if p.converged(residual, n) {
-            break;
-        }
-    }
+        Ok(totals.change / totals.total)
+    })?;
     if shared.is_some() {
         let total: f64 = score.par_iter().sum();
         score.par_iter_mut().for_each(|s| *s /= total);

@@ -20,8 +20,9 @@ pub fn spmv<G: EdgeMapGraph + ?Sized>(g: &G, x: &[f64]) -> Result<Vec<f64>> {
     let weighted = SumOptions { weighted: true, fresh: false };
     match g.weight_type() {
         WeightType::None => _ = g.sum_in(&mut y, SumOptions::default(), x, |&x, _| x, store)?,
-        WeightType::Int => _ = g.sum_in(&mut y, weighted, x, |&x, w| w as f64 * x, store)?,
-        WeightType::Float => _ = g.sum_in(&mut y, weighted, x, |&x, w| f32::from_bits(w) as f64 * x, store)?,
+        // One closure per weight type, so that each inner loop knows its conversion.
+        WeightType::Int => _ = g.sum_in(&mut y, weighted, x, |&x, w| WeightType::Int.value(w) * x, store)?,
+        WeightType::Float => _ = g.sum_in(&mut y, weighted, x, |&x, w| WeightType::Float.value(w) * x, store)?,
     }
     Ok(y)
 }

@@ -30,7 +30,7 @@ use std::sync::Arc;
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use serde::{Deserialize, Serialize};
 
-use crate::cuda::{nvrtc, primary_context, Check, CudaError, DeviceMemory, Dev, Launch, Pinned};
+use crate::cuda::{nvrtc, primary_context, Check, CudaError, Dev, DeviceMemory, Launch, Pinned};
 use crate::nccl::{Communicators, NcclError};
 use crate::topology::Topology;
 use crate::transport::Method;
@@ -221,7 +221,9 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
             for &bytes in &sizes {
                 let (dst, src, dctx, sctx) = (bufs[j].addr, bufs[i].addr, ctxs[j].cu_ctx(), ctxs[i].cu_ctx());
                 // SAFETY: both buffers hold at least `bytes`; contexts are live.
-                let copy = |s: &CudaStream| unsafe { sys::cuMemcpyPeerAsync(dst, dctx, src, sctx, bytes as usize, s.cu_stream()) }.check("a peer copy");
+                let copy = |s: &CudaStream| {
+                    unsafe { sys::cuMemcpyPeerAsync(dst, dctx, src, sctx, bytes as usize, s.cu_stream()) }.check("a peer copy")
+                };
                 let t = timers[i].median(reps(bytes), &copy, &format!("{} {i}->{j} {bytes} B", transport.name()))?;
                 record(transport, Some(i), Some(j), bytes, t);
             }
@@ -380,8 +382,11 @@ fn nccl(
     let collective = |issue: &dyn Fn(usize, crate::nccl::Stream) -> Result<(), NcclError>, what: &str| -> Result<f64, CalibrationError> {
         let mut times = Vec::new();
         for rep in 0..12 {
-            let starts = timers.iter().enumerate().map(|(g, t)| current(g).and_then(|_| Ok(t.mark(what)?))).collect::<Result<Vec<_>, _>>()?;
-            Communicators::group(|| timers.iter().enumerate().try_for_each(|(g, t)| issue(g, t.stream.cu_stream() as crate::nccl::Stream)))?;
+            let starts =
+                timers.iter().enumerate().map(|(g, t)| current(g).and_then(|_| Ok(t.mark(what)?))).collect::<Result<Vec<_>, _>>()?;
+            Communicators::group(|| {
+                timers.iter().enumerate().try_for_each(|(g, t)| issue(g, t.stream.cu_stream() as crate::nccl::Stream))
+            })?;
             let mut slowest = 0f64;
             for (g, (t, start)) in timers.iter().zip(&starts).enumerate() {
                 current(g)?;
@@ -564,7 +569,10 @@ fn measure_job(
         let all_gather = || -> Result<(), CalibrationError> {
             // SAFETY: both pinned buffers hold these lengths; no copy uses them now.
             let (send, into) = unsafe {
-                (std::slice::from_raw_parts(staging.host as *const u8, mine * b), std::slice::from_raw_parts_mut(gathered.host as *mut u8, k * b))
+                (
+                    std::slice::from_raw_parts(staging.host as *const u8, mine * b),
+                    std::slice::from_raw_parts_mut(gathered.host as *mut u8, k * b),
+                )
             };
             Ok(group.all_gather_into(send, into)?)
         };

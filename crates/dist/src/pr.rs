@@ -5,7 +5,6 @@
 //! SpMV reads `x`, which every rank holds, and exchanges nothing.
 
 use chatty_algo::PrParams;
-use chatty_graph::WeightType;
 use rayon::prelude::*;
 
 use std::sync::atomic::Ordering::Relaxed;
@@ -38,9 +37,7 @@ pub fn pagerank(
     let mut next = vec![0.0; own.len()];
     // f32 contributions, as the CPU engine gathers them; ghosts' from the halo.
     let mut contrib = vec![0.0f32; n];
-    let (mut iters, mut residual) = (0, 0.0);
-    while iters < p.max_iters {
-        iters += 1;
+    let (iters, residual) = p.iterate(n, &chatty_graph::NoProgress, |_| {
         let dangling: f64 = contrib[own.start as usize..own.end as usize]
             .par_iter_mut()
             .zip(&score)
@@ -77,11 +74,8 @@ pub fn pagerank(
             .sum();
         let [change] = comm.sum_f64([change]);
         std::mem::swap(&mut score, &mut next);
-        residual = change;
-        if p.converged(change, n) {
-            break;
-        }
-    }
+        Ok::<_, DistError>(change)
+    })?;
     Ok((score, iters as u64, residual))
 }
 
@@ -93,12 +87,9 @@ pub fn spmv(g: &LocalGraph, x: &[f64]) -> Vec<f64> {
         .map(|v| {
             let edges = inc.range(v);
             let targets = &inc.targets()[edges.clone()];
-            match (inc.raw_weights(), g.weight_type) {
-                (Some(w), WeightType::Int) => targets.iter().zip(&w[edges]).map(|(&u, &w)| w as f64 * x[u as usize]).sum(),
-                (Some(w), WeightType::Float) => {
-                    targets.iter().zip(&w[edges]).map(|(&u, &w)| f32::from_bits(w) as f64 * x[u as usize]).sum()
-                }
-                _ => targets.iter().map(|&u| x[u as usize]).sum(),
+            match inc.raw_weights() {
+                Some(w) => targets.iter().zip(&w[edges]).map(|(&u, &w)| g.weight_type.value(w) * x[u as usize]).sum(),
+                None => targets.iter().map(|&u| x[u as usize]).sum(),
             }
         })
         .collect()

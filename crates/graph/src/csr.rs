@@ -31,6 +31,17 @@ impl WeightType {
             WeightType::Float => "float",
         }
     }
+
+    /// The weight a stored word holds: the integer, the float's value (its bits are
+    /// stored), or 1 without weights. SpMV on every engine multiplies by this.
+    #[inline(always)]
+    pub fn value(self, raw: u32) -> f64 {
+        match self {
+            WeightType::None => 1.0,
+            WeightType::Int => raw as f64,
+            WeightType::Float => f32::from_bits(raw) as f64,
+        }
+    }
 }
 
 /// Weights of one adjacency, borrowed with their type.

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use chatty_algo::{harness, Algorithm, Engine, Params, PrParams};
 use chatty::{EngineKind, EngineSpec, GpuCount, GpuSpec, Workload};
+use chatty_algo::{harness, Algorithm, Engine, Params, PrParams};
 use chatty_gpu::{Comm, Gpu, GpuEngine, Mode};
 use serde::{Deserialize, Serialize};
 

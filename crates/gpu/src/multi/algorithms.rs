@@ -7,7 +7,7 @@ use std::time::Instant;
 use cudarc::driver::CudaSlice;
 
 use chatty_algo::{Distances, Output, Params};
-use chatty_graph::WeightType;
+use chatty_graph::{NoProgress, WeightType};
 
 use chatty_algo::bfs::{BEAMER_ALPHA, BEAMER_BETA};
 use chatty_comm::cuda::{addr, Dev, Launch};
@@ -20,7 +20,7 @@ use crate::layouts::{BfsCtl, BfsPull, SsspArrays, SsspCtl};
 use crate::run::float_distances;
 use crate::run::pull::{pull, PullArgs};
 use crate::run::wcc as afforest;
-use crate::{Gpu, Result};
+use crate::{Gpu, GpuError, Result};
 
 /// A kernel's values (renumbered ids), its steps, seconds, and peak device bytes.
 pub(super) type Outcome = (Output, u64, f64, u64);
@@ -313,15 +313,11 @@ impl MultiGpu {
         // Over every part of the job, added in part order wherever the parts are.
         let sums = || [0, 1].map(|i| self.across(self.parts.iter().map(|p| sum(p, i)).collect()).into_iter().map(f64::from_bits).sum());
         // Every part computed the whole initial dangling mass.
-        let (mut change, mut dangling) = (0.0, f64::from_bits(sum(&self.parts[0], 1)));
+        let mut dangling = f64::from_bits(sum(&self.parts[0], 1));
         let start = Instant::now();
-        let (mut iters, mut cur) = (0u32, 0usize);
+        let mut cur = 0usize;
         let mut sent: Option<Sent> = None;
-        while iters < params.pr.max_iters && n > 0 {
-            if iters > 0 && params.pr.converged(change, self.n) {
-                break;
-            }
-            iters += 1;
+        let (iters, change) = params.pr.iterate(n, &NoProgress, |_| {
             let base = params.pr.spread(dangling) / n as f64;
             let issue = |g: usize| -> Result<()> {
                 let (p, b) = (&self.parts[g], &bufs[g]);
@@ -350,7 +346,8 @@ impl MultiGpu {
             stats.steps += 1;
             stats.state_bytes += 20 * self.parts.len() as u64;
             stats.updated += own;
-            [change, dangling] = sums();
+            let [change, next_dangling] = sums();
+            dangling = next_dangling;
             let next: Vec<u64> = bufs.iter().map(|b| addr(&b.contrib[cur ^ 1])).collect();
             sent = if self.k() == 1 {
                 None
@@ -363,7 +360,8 @@ impl MultiGpu {
                 self.send_records(1, stats)?
             };
             cur ^= 1;
-        }
+            Ok::<_, GpuError>(change)
+        })?;
         let seconds = start.elapsed().as_secs_f64();
         *residual = Some(change);
         let score = self.gather(

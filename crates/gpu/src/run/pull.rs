@@ -10,7 +10,7 @@ use super::{Pending, Step};
 use crate::context::Gpu;
 use crate::device_graph::{DeviceGraph, PullGraph};
 use crate::launch;
-use crate::Result;
+use crate::{GpuError, Result};
 
 /// Threads of a block of `pull_huge`.
 const HUGE_BLOCK: u32 = 1024;
@@ -92,15 +92,9 @@ pub(super) fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, progress: &dyn P
     let start = gpu.timer()?;
     // SAFETY: scores and contributions hold n entries, sums two.
     unsafe { launch::pr_init(gpu, Launch::Grid(gpu.cfg()), n as u32, &score, &contrib, &dg.out.off, &sums) }?;
-    let mut iters = 0;
-    progress.start("pr: iterations (at most)", p.pr.max_iters as u64);
-    while iters < p.pr.max_iters && n > 0 {
-        progress.advance(1);
-        let [change, dangling]: [f64; 2] = gpu.download(&sums, 2, "sums")?.try_into().expect("two sums");
-        if iters > 0 && p.pr.converged(change, n) {
-            break;
-        }
-        iters += 1;
+    // The sums: the last iteration's change, and the dangling mass of the scores.
+    let mut dangling = gpu.download(&sums, 2, "sums")?[1];
+    let (iters, _) = p.pr.iterate(n, progress, |_| {
         gpu.stream.memset_zeros(&mut sums).check("clearing sums")?;
         let base = p.pr.spread(dangling) / n as f64;
         pull(
@@ -119,7 +113,10 @@ pub(super) fn pagerank(gpu: &Gpu, dg: &DeviceGraph, p: &Params, progress: &dyn P
         )?;
         std::mem::swap(&mut score, &mut next);
         std::mem::swap(&mut contrib, &mut contrib_next);
-    }
+        let [change, next_dangling]: [f64; 2] = gpu.download(&sums, 2, "sums")?.try_into().expect("two sums");
+        dangling = next_dangling;
+        Ok::<_, GpuError>(change)
+    })?;
     Ok((Pending::PageRank { scores: score, sums }, iters as u64, start, gpu.timer()?))
 }
 
