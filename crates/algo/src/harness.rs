@@ -2,7 +2,7 @@
 //! and resolve their defaults, pick each trial's sources, time the trials (after an
 //! untimed one where the engine asks for it), verify against the sequential
 //! references, and build the report whose JSON form is the same for every engine
-//! (the schema is in ARCHITECTURE.md, "The run report").
+//! (the schema is in docs/report.md).
 
 use std::time::Instant;
 
