@@ -6,6 +6,8 @@
 //! networkx backend) lives in `chattygraph/*.py`; this layer takes plain arrays and
 //! names and hands back arrays and the report.
 
+#![deny(missing_docs)]
+
 use std::path::PathBuf;
 use std::sync::Mutex;
 

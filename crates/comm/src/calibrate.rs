@@ -40,20 +40,30 @@ use crate::Group;
 /// `None` is the host) in `seconds` (median).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Sample {
+    /// What moved the bytes.
     pub transport: Method,
+    /// The sending GPU (`None`: the host, or a whole exchange between processes).
     pub src: Option<usize>,
+    /// The receiving GPU (`None`: the host, or a whole exchange between processes).
     pub dst: Option<usize>,
+    /// Bytes moved.
     pub bytes: u64,
+    /// Median seconds.
     pub seconds: f64,
+    /// Bytes per second, in GB/s.
     pub gb_per_s: f64,
 }
 
 /// A machine's calibration.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Calibration {
+    /// The host's name (`job` for a job's calibration).
     pub host: String,
+    /// The GPUs' PCI bus ids (a job's: its parts, `host/bus id`).
     pub gpus: Vec<String>,
+    /// When it was measured (seconds since the Unix epoch).
     pub unix_time: u64,
+    /// The measurements.
     pub samples: Vec<Sample>,
 }
 
@@ -91,16 +101,22 @@ impl Calibration {
 }
 
 #[derive(Debug, thiserror::Error)]
+/// Why a calibration could not be made or read.
 pub enum CalibrationError {
     #[error("calibration needs a GPU; {0}")]
+    /// The machine has no usable GPU (the topology's notes say why).
     NoGpu(String),
     #[error(transparent)]
+    /// A CUDA call failed.
     Cuda(#[from] CudaError),
     #[error("{0}")]
+    /// The cache could not be written or read (the words say which).
     Io(String),
     #[error(transparent)]
+    /// NCCL failed.
     Nccl(#[from] NcclError),
     #[error("between the processes: {0}")]
+    /// A collective between the job's processes failed.
     Processes(#[from] crate::GroupError),
 }
 

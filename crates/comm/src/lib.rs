@@ -35,6 +35,8 @@
 //! The transports themselves run in the multi-GPU engine (`chatty-gpu`). This crate
 //! knows nothing of graphs or algorithms.
 
+#![deny(missing_docs)]
+
 pub mod calibrate;
 pub mod choice;
 pub mod cuda;

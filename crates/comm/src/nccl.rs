@@ -111,7 +111,7 @@ impl Communicators {
         Ok(made)
     }
 
-    /// [`Communicators::across`] over every part of a job, run by every process at
+    /// `Communicators::across` over every part of a job, run by every process at
     /// once: the first makes the id, and every process hears whether each could take
     /// part before any enters NCCL, whose set-up would otherwise wait forever for a
     /// process that never joins. Made everywhere or nowhere: a process whose ranks

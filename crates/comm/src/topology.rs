@@ -11,12 +11,17 @@ use serde::Serialize;
 /// One GPU.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Gpu {
+    /// The CUDA ordinal.
     pub ordinal: usize,
+    /// The device's name.
     pub name: String,
     /// `domain:bus:device.function`, lower case, as `lspci` prints it.
     pub pci_bus_id: String,
+    /// Device memory, bytes.
     pub memory_bytes: u64,
+    /// Streaming multiprocessors.
     pub sms: u32,
+    /// Compute capability (major, minor).
     pub compute_capability: (u32, u32),
 }
 
@@ -24,10 +29,18 @@ pub struct Gpu {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Link {
-    /// `links` NVLinks, to the peer itself or (`via_switch`) into a switch fabric.
-    Nvlink { links: u32, via_switch: bool },
-    /// PCIe, with nvidia-smi's name for the closest common ancestor.
-    Pcie { level: String },
+    /// NVLinks, to the peer itself or into a switch fabric.
+    Nvlink {
+        /// How many.
+        links: u32,
+        /// Into a switch fabric rather than to the peer.
+        via_switch: bool,
+    },
+    /// PCIe.
+    Pcie {
+        /// nvidia-smi's name for the closest common ancestor (`PIX`, `PXB`, `PHB`, `NODE`, `SYS`).
+        level: String,
+    },
     /// NVML could not tell.
     Unknown,
 }
@@ -46,21 +59,27 @@ impl Link {
 /// One ordered pair of GPUs.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Pair {
+    /// The GPU that reads or writes.
     pub src: usize,
+    /// The GPU whose memory it reaches.
     pub dst: usize,
     /// `cuDeviceCanAccessPeer`: kernels on `src` may load and store `dst`'s memory
     /// once peer access is enabled.
     pub peer_access: bool,
+    /// Whether atomics on the peer's memory are native (no emulation over the link).
     pub native_atomics: bool,
     /// CUDA's relative performance rank of the pair's link (lower is better).
     pub performance_rank: i32,
+    /// The physical link, from NVML.
     pub link: Link,
 }
 
 /// The machine's GPUs and links.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Topology {
+    /// Every GPU.
     pub gpus: Vec<Gpu>,
+    /// Every ordered pair of GPUs.
     pub pairs: Vec<Pair>,
     /// Why there are no GPUs or no link facts, if so.
     pub notes: Vec<String>,

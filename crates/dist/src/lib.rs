@@ -22,6 +22,8 @@
 //! CLI includes it behind its `mpi` feature. It knows nothing of GPUs or file formats
 //! other than `.cgr`.
 
+#![deny(missing_docs)]
+
 mod atomic;
 pub mod bc;
 pub mod bfs;

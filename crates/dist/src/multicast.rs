@@ -19,9 +19,11 @@ pub struct Multicast {
     /// The directory on each host that receives the copy; `%r` in it is replaced by
     /// the rank (so that ranks of one host can each hold a copy, as a test does).
     pub local_dir: PathBuf,
+    /// The multicast group.
     pub group: SocketAddrV4,
     /// The local address to multicast on (127.0.0.1: this host only).
     pub interface: Ipv4Addr,
+    /// The group's key.
     pub key: Key,
     /// How long to wait for the receivers, and for each message.
     pub wait: Duration,
@@ -32,6 +34,7 @@ pub struct Multicast {
 pub struct Distribution {
     /// Ranks that received a copy.
     pub receivers: usize,
+    /// Bytes of the file.
     pub bytes: u64,
     /// From the sender's start to every receiver holding the file.
     pub seconds: f64,

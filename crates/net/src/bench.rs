@@ -23,82 +23,136 @@ use crate::{clock, Event, Key, LossModel, NetError, Receiver, ReceiverConfig, Re
 /// One benchmark configuration.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunSpec {
+    /// The recovery scheme's name.
     pub scheme: String,
+    /// Injected loss rate of group datagrams at each receiver.
     pub loss: f64,
     /// Mean loss burst length (1: independent losses).
     pub burst: f64,
+    /// Receiver processes.
     pub receivers: u32,
+    /// Bytes per message.
     pub message_bytes: usize,
+    /// Messages of the latency phase.
     pub latency_messages: u64,
     /// Gap between messages in the latency phase.
     pub interval_us: u64,
+    /// Messages of the rate phase.
     pub rate_messages: u64,
+    /// The sender's flow-control window.
     pub window_bytes: usize,
 }
 
 /// What a receiver process needs (passed to it as one JSON argument).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReceiverArgs {
+    /// The multicast group.
     pub group: SocketAddrV4,
+    /// The recovery scheme's name.
     pub scheme: String,
+    /// The group key, as hex.
     pub key_hex: String,
+    /// Injected loss rate.
     pub loss: f64,
+    /// Mean loss burst length.
     pub burst: f64,
+    /// Seed of the injected loss.
     pub seed: u64,
+    /// Messages of the latency phase.
     pub latency_messages: u64,
+    /// Messages in all (latency and rate phases).
     pub total_messages: u64,
 }
 
 /// What a receiver process prints (one JSON line).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ReceiverReport {
+    /// Per message of the latency phase, microseconds from the sender's accepting it to delivery.
     pub latencies_us: Vec<f32>,
+    /// Messages delivered.
     pub delivered: u64,
+    /// Messages never delivered.
     pub lost: u64,
+    /// Messages delivered twice (must be 0).
     pub duplicated: u64,
+    /// Messages delivered out of order (must be 0).
     pub reordered: u64,
+    /// Missing packets that arrived later.
     pub recovered: u64,
+    /// Mean microseconds from detecting a missing packet to holding it.
     pub recovery_us_mean: f64,
+    /// Longest such recovery, microseconds.
     pub recovery_us_max: f64,
+    /// NACKs this receiver sent.
     pub nacks_sent: u64,
+    /// NACKs it held back because another receiver's covered them.
     pub nacks_suppressed: u64,
+    /// Reads it sent to the sender's read service.
     pub reads_sent: u64,
+    /// Duplicate packets dropped.
     pub duplicates_dropped: u64,
+    /// Why the receiver failed, if it did.
     pub error: Option<String>,
 }
 
 /// One row of results: the fields `chatty bench broadcast --json` promises, then detail.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunResult {
+    /// The recovery scheme's name.
     pub scheme: String,
+    /// Injected loss rate.
     pub loss: f64,
+    /// Receiver processes.
     pub receivers: u32,
+    /// Median latency, microseconds.
     pub p50_us: f64,
+    /// 99th percentile latency, microseconds.
     pub p99_us: f64,
+    /// Messages per second in the rate phase.
     pub rate_msgs_per_s: f64,
+    /// Mean latency, microseconds.
     pub mean_us: f64,
+    /// Messages lost, over every receiver.
     pub lost: u64,
+    /// Messages duplicated, over every receiver.
     pub duplicated: u64,
+    /// Messages reordered, over every receiver.
     pub reordered: u64,
+    /// Mean loss burst length.
     pub burst: f64,
+    /// Bytes per message.
     pub message_bytes: usize,
+    /// Megabytes per second in the rate phase.
     pub rate_mb_per_s: f64,
+    /// Missing packets recovered, over every receiver.
     pub recovered_packets: u64,
+    /// Mean recovery time, microseconds.
     pub recovery_us_mean: f64,
+    /// Longest recovery, microseconds.
     pub recovery_us_max: f64,
+    /// Packets multicast again for NACKs.
     pub repairs_multicast: u64,
+    /// Packets the read service returned.
     pub reads_served: u64,
+    /// NACKs sent, over every receiver.
     pub nacks_sent: u64,
+    /// NACKs held back, over every receiver.
     pub nacks_suppressed: u64,
+    /// The sender's group round-trip estimate, microseconds.
     pub grtt_us: f64,
     /// Latency phase: packets per second, peak window, and the model's figure.
     pub paced_packets_per_s: f64,
+    /// Seconds of the latency phase.
     pub paced_seconds: f64,
+    /// Mean bytes per datagram.
     pub packet_bytes: f64,
+    /// The sender's largest window in the latency phase, bytes.
     pub peak_window_bytes: u64,
     /// Lossless hold time the model uses (nominal, or measured by [`calibrate_models`]).
     pub ack_delay_us: f64,
+    /// The window the model predicts, bytes.
     pub model_window_bytes: f64,
+    /// The configured window limit, bytes.
     pub window_limit_bytes: usize,
 }
 

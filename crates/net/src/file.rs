@@ -29,11 +29,13 @@ struct FileTrailer {
 
 /// What a sender did.
 pub struct Sent {
+    /// Bytes of the file.
     pub bytes: u64,
     /// Receivers that hold the whole file.
     pub receivers: u64,
     /// From the first message to the last receiver holding everything.
     pub seconds: f64,
+    /// The sender's counters.
     pub stats: SenderStats,
 }
 
@@ -41,6 +43,7 @@ pub struct Sent {
 pub struct Received {
     /// The file's name on the sender (without its directory).
     pub name: String,
+    /// Bytes received.
     pub bytes: u64,
     /// Its XXH3 checksum, as hex, checked.
     pub xxh3: String,

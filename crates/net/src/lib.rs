@@ -41,6 +41,8 @@
 //! control's), encryption (the tag authenticates, it does not hide), several senders
 //! per group (run one group per source).
 
+#![deny(missing_docs)]
+
 pub mod bench;
 pub mod clock;
 pub mod file;
@@ -60,7 +62,9 @@ pub use transport::{LossModel, MemNet, Network, UdpNet};
 /// How lost packets are recovered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Recovery {
+    /// Receivers ask the group for what they miss (negative acknowledgements); the sender multicasts repairs.
     Nack,
+    /// Receivers read what they miss from the sender's window (remote-memory-access style pulls).
     Rma,
 }
 
@@ -68,6 +72,7 @@ impl Recovery {
     /// Both schemes.
     pub const ALL: [Recovery; 2] = [Recovery::Nack, Recovery::Rma];
 
+    /// The name on the command line and in reports: `nack` or `rma`.
     pub fn name(self) -> &'static str {
         match self {
             Recovery::Nack => "nack",
@@ -75,6 +80,7 @@ impl Recovery {
         }
     }
 
+    /// The scheme named `name`, if any.
     pub fn from_name(name: &str) -> Option<Recovery> {
         match name {
             "nack" => Some(Recovery::Nack),
@@ -88,16 +94,22 @@ impl Recovery {
 #[derive(Debug, thiserror::Error)]
 pub enum NetError {
     #[error("network I/O: {0}")]
+    /// A socket call failed.
     Io(#[from] std::io::Error),
     #[error("a packet of {0} payload bytes does not fit a datagram")]
+    /// A message needs more than one datagram can carry.
     TooLarge(usize),
     #[error("{0}")]
+    /// A configuration that cannot work (the words say which).
     Config(String),
     #[error("timed out: {0}")]
+    /// Nothing arrived in time (the words say what was awaited).
     Timeout(String),
     #[error("broadcast failed: {0}")]
+    /// The broadcast failed (the words say why).
     Failed(String),
     #[error("the broadcast is closed")]
+    /// The broadcast ended; nothing more will arrive.
     Closed,
 }
 

@@ -23,6 +23,7 @@ pub struct WindowModel {
     pub rate_pps: f64,
     /// Bytes retained per packet (datagram size).
     pub packet_bytes: f64,
+    /// Receivers in the group.
     pub receivers: u32,
     /// Loss rate of group datagrams at each receiver.
     pub loss: f64,

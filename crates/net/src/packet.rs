@@ -13,7 +13,9 @@
 
 use crate::NetError;
 
+/// Bytes of a header.
 pub const HEADER: usize = 40;
+/// Bytes of the tag after the payload.
 pub const TAG: usize = 16;
 const MAGIC: [u8; 4] = *b"CGB1";
 
@@ -93,17 +95,24 @@ impl std::fmt::Debug for Key {
 /// A decoded header; the payload stays in the caller's buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// What the datagram is.
     pub kind: Kind,
+    /// The sender incarnation it belongs to.
     pub session: u64,
+    /// A packet number (see [`Kind`]).
     pub seq: u64,
+    /// The first kind-dependent word (see [`Kind`]).
     pub a: u64,
+    /// The second kind-dependent word (see [`Kind`]).
     pub b: u64,
 }
 
 /// Why a datagram was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refused {
+    /// Too short, wrong magic, unknown kind, or a length that disagrees with its size.
     Malformed,
+    /// The tag does not verify under the group's key.
     Forged,
 }
 

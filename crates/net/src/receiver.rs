@@ -32,8 +32,11 @@ use crate::{clock, decode_addr, NetError, Recovery};
 /// How a receiver behaves; `ReceiverConfig::new(group, recovery, key)` gives the defaults.
 #[derive(Clone, Debug)]
 pub struct ReceiverConfig {
+    /// The multicast group.
     pub group: SocketAddrV4,
+    /// How lost packets are recovered.
     pub recovery: Recovery,
+    /// The group's key.
     pub key: Key,
     /// Injected loss on arriving group datagrams (tests and benchmarks).
     pub loss: Option<LossModel>,
@@ -50,6 +53,7 @@ pub struct ReceiverConfig {
 }
 
 impl ReceiverConfig {
+    /// The defaults for `group`, `recovery` and `key`, with a random id.
     pub fn new(group: SocketAddrV4, recovery: Recovery, key: Key) -> ReceiverConfig {
         let id = clock::now_ns() ^ (std::process::id() as u64) << 40 ^ next_local_id();
         ReceiverConfig { group, recovery, key, loss: None, id, backoff_factor: 4.0, ack_every: 64, queue: 4096, seed: id }
@@ -64,16 +68,20 @@ fn next_local_id() -> u64 {
 /// What a receiver hands the application, in order.
 #[derive(Debug, PartialEq)]
 pub enum Event {
+    /// The next message.
     Message(Message),
     /// A new incarnation of the sender appeared; messages of the old one that had not
     /// arrived are not delivered. The receiver has joined the new one.
     SenderRestarted {
+        /// The old incarnation's session.
         old: u64,
+        /// The new incarnation's session.
         new: u64,
     },
     /// The sender no longer holds packets this receiver missed (it was evicted as
     /// silent); the receiver rejoined at the next message.
     StreamBroken {
+        /// The first packet the receiver holds again.
         from_seq: u64,
     },
 }
@@ -81,6 +89,7 @@ pub enum Event {
 /// One application message.
 #[derive(Debug, PartialEq)]
 pub struct Message {
+    /// Its bytes.
     pub data: Vec<u8>,
     /// Number of its first packet.
     pub seq: u64,
@@ -91,20 +100,33 @@ pub struct Message {
 /// Counters of a receiver.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReceiverStats {
+    /// Datagrams accepted.
     pub packets: u64,
+    /// Messages delivered.
     pub messages: u64,
+    /// Duplicate packets dropped.
     pub duplicates: u64,
+    /// Malformed datagrams dropped.
     pub malformed: u64,
+    /// Datagrams whose tag did not verify, dropped.
     pub forged: u64,
+    /// Packets of an older incarnation or already delivered, dropped.
     pub stale: u64,
+    /// NACKs sent.
     pub nacks_sent: u64,
+    /// NACKs held back because another receiver's covered them.
     pub nacks_suppressed: u64,
+    /// Reads sent to the read service.
     pub reads_sent: u64,
     /// Missing packets that arrived later (by repair or read).
     pub recovered: u64,
+    /// Nanoseconds from detecting each recovered packet missing to holding it, summed.
     pub recovery_ns_total: u64,
+    /// The longest such recovery, nanoseconds.
     pub recovery_ns_max: u64,
+    /// Sender restarts seen.
     pub restarts: u64,
+    /// Streams broken by eviction.
     pub breaks: u64,
 }
 
@@ -168,6 +190,7 @@ impl Receiver {
         }
     }
 
+    /// The counters so far.
     pub fn stats(&self) -> ReceiverStats {
         self.stats.lock().expect("stats").clone()
     }

@@ -22,8 +22,11 @@ use crate::{clock, encode_addr, NetError, Recovery};
 /// How a sender behaves; `SenderConfig::new(group, recovery, key)` gives the defaults.
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
+    /// The multicast group.
     pub group: SocketAddrV4,
+    /// How lost packets are recovered.
     pub recovery: Recovery,
+    /// The group's key.
     pub key: Key,
     /// Message bytes per packet; 1400 keeps a datagram within an Ethernet MTU.
     pub payload: usize,
@@ -40,6 +43,7 @@ pub struct SenderConfig {
 }
 
 impl SenderConfig {
+    /// The defaults for `group`, `recovery` and `key`.
     pub fn new(group: SocketAddrV4, recovery: Recovery, key: Key) -> SenderConfig {
         SenderConfig {
             group,
@@ -58,24 +62,37 @@ impl SenderConfig {
 /// Counters of a sender, read with [`Sender::stats`].
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SenderStats {
+    /// Messages accepted.
     pub messages: u64,
+    /// Data packets multicast (first sends).
     pub packets: u64,
+    /// Payload bytes multicast.
     pub bytes: u64,
     /// Packets multicast again for NACKs.
     pub repairs: u64,
+    /// NACKs received.
     pub nacks: u64,
     /// Packets the read service returned.
     pub reads_served: u64,
+    /// Members now.
     pub members: usize,
+    /// Members that joined.
     pub joined: u64,
+    /// Members that left.
     pub left: u64,
     /// Members that left saying they had received everything they wanted.
     pub finished: u64,
+    /// Members evicted as silent.
     pub evicted: u64,
+    /// Bytes held for recovery now.
     pub window_bytes: u64,
+    /// The most bytes held for recovery at once.
     pub peak_window_bytes: u64,
+    /// The group round-trip estimate, microseconds.
     pub grtt_us: f64,
+    /// Malformed datagrams dropped.
     pub malformed: u64,
+    /// Datagrams whose tag did not verify, dropped.
     pub forged: u64,
 }
 
@@ -253,6 +270,7 @@ impl Sender {
         w.peak_bytes = w.bytes;
     }
 
+    /// The counters so far.
     pub fn stats(&self) -> SenderStats {
         let s = &self.shared;
         let c = &s.counters;

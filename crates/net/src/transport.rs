@@ -41,12 +41,16 @@ pub trait Network: Send + Sync {
 /// (1.0: independent losses).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LossModel {
+    /// Long-run fraction of datagrams lost.
     pub rate: f64,
+    /// Mean length of a loss burst (1.0: independent losses).
     pub burst: f64,
+    /// Seed of the loss draws.
     pub seed: u64,
 }
 
 impl LossModel {
+    /// A model with `rate` clamped below 1 and `burst` at least 1.
     pub fn new(rate: f64, burst: f64, seed: u64) -> LossModel {
         LossModel { rate: rate.clamp(0.0, 0.999), burst: burst.max(1.0), seed }
     }
@@ -61,6 +65,7 @@ pub struct Loss {
 }
 
 impl Loss {
+    /// The model's chain, in its good state.
     pub fn new(m: LossModel) -> Loss {
         // Stationary P(bad) = enter / (enter + leave) = rate; mean bad run = burst.
         let leave_bad = 1.0 / m.burst;
@@ -83,6 +88,7 @@ impl Loss {
 /// every process of one machine is a member; a LAN interface for several machines).
 #[derive(Clone, Debug)]
 pub struct UdpNet {
+    /// The interface multicast leaves and joins on.
     pub interface: Ipv4Addr,
     /// Multicast hop limit: 0 keeps datagrams on this host.
     pub ttl: u32,
@@ -233,6 +239,7 @@ struct Datagram {
 const MEM_QUEUE: usize = 8192;
 
 impl MemNet {
+    /// An empty network.
     pub fn new() -> MemNet {
         MemNet::default()
     }

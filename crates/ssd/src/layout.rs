@@ -37,6 +37,7 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::SsdError;
 
+/// Bytes of a page: the unit of IO and of checksums.
 pub const PAGE: usize = 4096;
 const MAGIC: &[u8; 8] = b"CHATTYSD";
 const STRIPE_MAGIC: &[u8; 8] = b"CHATTYSS";
@@ -45,18 +46,24 @@ const VERSION: u32 = 2;
 /// The JSON header of an index file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Header {
+    /// The layout's format version.
     pub version: u32,
     /// The layout's random identity (16 hex digits), in every stripe's header page.
     #[serde(default)]
     pub id: String,
+    /// Vertices.
     pub vertices: u64,
+    /// Stored directed edges.
     pub edges: u64,
+    /// Whether the graph is directed.
     pub directed: bool,
+    /// The weights' type, by its name (`none`, `int`, `float`).
     pub weight_type: String,
     /// Bytes per edge record: 4, or 8 with weights.
     pub record_bytes: u64,
     /// Stripe files of the out-edges, then of the in-edges (empty when undirected).
     pub out_files: Vec<String>,
+    /// Stripe files of the in-edges.
     pub in_files: Vec<String>,
     /// The first vertex id of the source's numbering (1 for DIMACS, PACE, Matrix
     /// Market); absent in layouts written before it was recorded.
@@ -67,17 +74,22 @@ pub struct Header {
 /// Which side of the edge data: out-edges, or the in-edges of a directed graph.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SideKind {
+    /// The out-edges.
     Out = 0,
+    /// The in-edges of a directed graph.
     In = 1,
 }
 
 /// One side of the edge data: offsets and page checksums in memory, pages on disk.
 #[derive(Debug)]
 pub struct Side {
+    /// Which side it is.
     pub kind: SideKind,
+    /// Each vertex's first record, and the records in all last (n + 1 entries).
     pub offsets: Vec<u64>,
     /// Checksum of each logical page ([`page_sum`]).
     pub sums: Vec<u32>,
+    /// Its stripe files, in dealing order.
     pub files: Vec<PathBuf>,
 }
 
@@ -112,21 +124,27 @@ fn file_pages(pages: u64, k: u64, j: u64) -> u64 {
 /// A loaded index: everything but the edge data.
 #[derive(Debug)]
 pub struct Layout {
+    /// The index file.
     pub path: PathBuf,
+    /// The index's header.
     pub header: Header,
     /// The id as a number.
     pub id: u64,
+    /// The weights' type.
     pub weight_type: WeightType,
+    /// The out-edges.
     pub out: Side,
     /// `None` for an undirected graph (use `out`).
     pub inc: Option<Side>,
 }
 
 impl Layout {
+    /// Vertices.
     pub fn num_vertices(&self) -> usize {
         self.header.vertices as usize
     }
 
+    /// The side the pull kernels read: the in-edges, or the out-edges of an undirected graph.
     pub fn in_side(&self) -> &Side {
         self.inc.as_ref().unwrap_or(&self.out)
     }

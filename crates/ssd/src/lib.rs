@@ -13,6 +13,8 @@
 //! Not here: the kernels (written once in `chatty_algo`), graph construction (the
 //! `graph` crate builds the CSR that [`layout::write`] lays out) and GPUs.
 
+#![deny(missing_docs)]
+
 mod engine;
 mod io;
 pub mod layout;
@@ -28,17 +30,35 @@ pub use stream::{EngineConfig, IoStats, SsdGraph};
 /// What can go wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum SsdError {
+    /// A file could not be read or written.
     #[error("{path}: {what}: {source}")]
-    Io { path: PathBuf, what: &'static str, source: std::io::Error },
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        what: &'static str,
+        /// The system's error.
+        source: std::io::Error,
+    },
     #[error("{0}")]
+    /// A layout file is not what it should be (the words say how).
     Invalid(String),
     #[error("{0}")]
+    /// A configuration that cannot work (the words say which).
     Config(String),
     #[error(transparent)]
+    /// The graph layer refused the input.
     Graph(#[from] chatty_graph::Error),
     /// The engine would need more memory than its budget.
     #[error("the ssd engine needs {} for {what} but --mem-budget is {}", chatty_graph::human_bytes(*needed), chatty_graph::human_bytes(*budget))]
-    Budget { needed: u64, budget: u64, what: String },
+    Budget {
+        /// Bytes needed.
+        needed: u64,
+        /// The budget, bytes.
+        budget: u64,
+        /// What needs them.
+        what: String,
+    },
 }
 
 /// Notes on fallbacks taken, each said once, for the front end to print.

@@ -27,9 +27,13 @@ use crate::{Notes, SsdError};
 /// The engine's knobs.
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
+    /// The IO threads' settings.
     pub io: IoConfig,
+    /// Threads decoding pages.
     pub scatter_threads: usize,
+    /// Threads applying binned records.
     pub gather_threads: usize,
+    /// Whether records go through bins (else scatter threads apply them atomically).
     pub binning: bool,
     /// Records per bin buffer handed to a gather thread.
     pub bin_records: usize,
@@ -56,24 +60,30 @@ impl Default for EngineConfig {
 /// IO figures of one round, or of a whole run.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct IoStats {
+    /// Rounds of streaming.
     pub rounds: u64,
+    /// Bytes read from disk.
     pub bytes_read: u64,
     /// Bytes of the records the frontier needed (read bytes / this = amplification).
     pub bytes_needed: u64,
+    /// Seconds the rounds took.
     pub seconds: f64,
     /// Bytes read from each stripe file (skew = max / mean).
     pub per_file: Vec<u64>,
 }
 
 impl IoStats {
+    /// Bytes read per second, in GB/s.
     pub fn gb_per_s(&self) -> f64 {
         self.bytes_read as f64 / 1e9 / self.seconds.max(1e-9)
     }
 
+    /// Bytes read per byte needed (1: nothing read in vain).
     pub fn amplification(&self) -> f64 {
         self.bytes_read as f64 / self.bytes_needed.max(1) as f64
     }
 
+    /// The busiest stripe file's bytes over the mean (1: even).
     pub fn skew(&self) -> f64 {
         let max = self.per_file.iter().copied().max().unwrap_or(0) as f64;
         let mean = self.per_file.iter().sum::<u64>() as f64 / self.per_file.len().max(1) as f64;
@@ -100,9 +110,11 @@ impl IoStats {
 
 /// A graph on disk, ready to stream.
 pub struct SsdGraph {
+    /// The layout's index.
     pub layout: Layout,
     out: StripeFiles,
     inc: Option<StripeFiles>,
+    /// The engine's knobs.
     pub cfg: EngineConfig,
     totals: Mutex<IoStats>,
     rounds: Mutex<Vec<IoStats>>,
@@ -161,6 +173,7 @@ impl SsdGraph {
         })
     }
 
+    /// Vertices.
     pub fn num_vertices(&self) -> usize {
         self.layout.num_vertices()
     }

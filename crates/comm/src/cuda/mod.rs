@@ -250,8 +250,11 @@ impl Drop for DeviceMemory {
 
 /// Pinned host memory mapped into every context (freed on drop).
 pub struct Pinned {
+    /// Its host address.
     pub host: *mut c_void,
+    /// Its address in every context (unified addressing).
     pub device: sys::CUdeviceptr,
+    /// Its size.
     pub bytes: usize,
     ctx: Arc<CudaContext>,
 }

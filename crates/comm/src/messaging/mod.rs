@@ -47,10 +47,15 @@ pub const ANY_TAG: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Status {
+    /// Not complete yet.
     Pending = 0,
+    /// Complete.
     Done = 1,
+    /// No match within the timeout, or the proxy stopped answering.
     TimedOut = 2,
+    /// The message was larger than the receive buffer.
     Truncated = 3,
+    /// The peer's proxy is gone.
     PeerGone = 4,
 }
 
@@ -79,7 +84,9 @@ impl Status {
 pub struct Posted {
     /// The rank that posted it.
     pub rank: u32,
+    /// The request.
     pub request: Request,
+    /// When the proxy took it from the ring.
     pub since: Instant,
     /// A send from another process: the message as it came off the link, its
     /// bytes after the envelope ([`ENVELOPE_BYTES`]).
@@ -89,7 +96,9 @@ pub struct Posted {
 /// The two halves of a message.
 #[derive(Clone, Debug)]
 pub struct Matched {
+    /// The send.
     pub send: Posted,
+    /// The receive it matched.
     pub recv: Posted,
 }
 
@@ -146,6 +155,7 @@ impl Matcher {
 /// Moves a matched message's bytes: `bytes` from `src_addr` on rank `src` to
 /// `dst_addr` on rank `dst` (peer copies between GPUs; plain copies in host memory).
 pub trait Copier: Sync {
+    /// Copies `bytes` from `src_addr` on rank `src` to `dst_addr` on rank `dst`, waiting for the copy.
     fn copy(&self, src: u32, src_addr: u64, dst: u32, dst_addr: u64, bytes: u64) -> Result<(), String>;
     /// Writes a small message's bytes at `dst_addr` of rank `dst` from the host, if that
     /// memory is host-visible; false leaves it to the receiving GPU thread.
@@ -243,12 +253,15 @@ pub struct Hub {
 /// What one proxy did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProxyStats {
+    /// Requests taken from the ring.
     pub requests: u64,
     /// Messages delivered to a receive (from this process or another).
     pub messages: u64,
+    /// Bytes delivered.
     pub bytes: u64,
     /// Sends forwarded to another process.
     pub forwarded: u64,
+    /// Requests that ended in an error status.
     pub failed: u64,
 }
 

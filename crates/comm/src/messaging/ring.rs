@@ -52,13 +52,18 @@ pub struct Slot {
     pub seq: AtomicU64,
     /// A [`Kind`], with [`INLINE`] when the bytes are in `inline`.
     pub kind: u32,
+    /// The peer rank (the destination of a send, the source of a receive).
     pub peer: u32,
+    /// The message's tag.
     pub tag: u32,
     /// The request's number: its completion record is `number % requests`, and
     /// [`Layout::lap`] tells the uses of one record apart (below 2³¹).
     pub request: u32,
+    /// The message's size.
     pub bytes: u64,
+    /// The buffer's address.
     pub addr: u64,
+    /// A small send's bytes.
     pub inline: [u8; INLINE_BYTES],
 }
 
@@ -67,11 +72,17 @@ const _: () = assert!(std::mem::size_of::<Slot>() == 64);
 /// A request as the proxy sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
+    /// A send or a receive.
     pub kind: Kind,
+    /// The peer rank (the destination of a send, the source of a receive).
     pub peer: u32,
+    /// The message's tag.
     pub tag: u32,
+    /// The request's number.
     pub request: u32,
+    /// The message's size.
     pub bytes: u64,
+    /// The buffer's address.
     pub addr: u64,
     /// A small send's bytes, carried in the slot.
     pub inline: Option<[u8; INLINE_BYTES]>,
@@ -125,7 +136,9 @@ impl Region for HeapRegion {
 /// [`Record`] per request number modulo `requests`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// Slots of the request ring (a power of two).
     pub slots: usize,
+    /// Completion records (a power of two).
     pub requests: usize,
 }
 
@@ -137,12 +150,15 @@ impl Layout {
     pub fn new(slots: usize, requests: usize) -> Layout {
         Layout { slots: slots.max(2).next_power_of_two(), requests: requests.clamp(2, 1 << 30).next_power_of_two() }
     }
+    /// Where the consumer position lies.
     pub fn tail_offset(&self) -> usize {
         64 * self.slots
     }
+    /// Where the completion records start.
     pub fn records_offset(&self) -> usize {
         self.tail_offset() + 64
     }
+    /// The region's size.
     pub fn bytes(&self) -> usize {
         self.records_offset() + 64 * self.requests
     }
@@ -210,6 +226,7 @@ impl Ring {
         unsafe { &*self.tail }
     }
 
+    /// Requests the ring holds.
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
