@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use chatty::{
-    harness, process, Algorithm, BcSources, Distances, EngineKind, EngineSpec, GpuCount, GpuSpec, GraphSource, MpiSpec, Output, Params,
-    PrParams, SsdSpec, Workload,
+    harness, process, Algorithm, BcSources, Distances, Engine, EngineKind, EngineSpec, GpuCount, GpuSpec, GraphSource, MpiSpec, Output,
+    Params, PrParams, SsdSpec, Workload,
 };
 use chatty_graph::file::AtomicFile;
 
@@ -111,55 +111,16 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     process::build_global_pool(spec.threads, spec.kind)?;
     let outputs: Vec<Option<PathBuf>> =
         a.algorithm.iter().map(|&alg| a.output.as_deref().map(|o| output_path(o, alg, a.algorithm.len()))).collect();
-    let inputs = [Some(&a.graph), a.verify_against.as_ref(), a.x.as_ref(), a.personalization.as_ref()];
-    for out in outputs.iter().flatten() {
-        if let Some(input) = inputs.into_iter().flatten().find(|i| same_file(out, i)) {
-            bail!("--output {} is the run's input {}: choose another name", out.display(), input.display());
-        }
-        // Fail on a bad output path before the (possibly long) load and run.
-        drop(AtomicFile::create(out)?);
-    }
+    check_outputs(a, &outputs)?;
     let start = Instant::now();
-    let work = Workload { kernels: a.algorithm.clone(), bc_sources: p.bc_sources.clone() };
-    let read = a.load.read_options();
-    // The ranks of an MPI job other than 0 show no progress: rank 0 speaks for the job.
-    let bar = Bar::new(quiet || (process::under_mpirun() && !process::under_rank_0()));
-    let opened = chatty::open(&spec, GraphSource::File { path: &a.graph, read }, &work, &bar)?;
-    drop(bar);
-    let speaks = opened.speaks;
-    if !speaks {
-        silence_stdout()?;
-    }
-    if let (Some(choice), true) = (&opened.choice, speaks) {
-        eprintln!("{choice}");
-    }
-    for note in opened.notes.iter().filter(|_| speaks) {
-        eprintln!("note: {}", super::spell(note));
-    }
-    let mut engine = opened.engine;
+    let (mut engine, speaks) = open_engine(a, &spec, &p, quiet)?;
     let quiet = quiet || !speaks;
     let load_seconds = start.elapsed().as_secs_f64();
     let graph = engine.graph_info();
     let base = if a.zero_based { 0 } else { graph.id_base };
-    p.source = a.source.map(|s| user_source("--source", s, base, graph.n)).transpose()?;
-    if let BcSources::List(list) = &mut p.bc_sources {
-        for s in list.iter_mut() {
-            *s = user_source("--sources", *s, base, graph.n)?;
-        }
-    }
-    if let BcSources::Random(k) = p.bc_sources {
-        if k >= graph.n {
-            eprintln!("note: --sources {k}: the graph has {} vertices; bc runs from every one with out-edges", graph.n);
-        }
-    }
-    if let Some(x) = &a.x {
-        p.x = Some(read_vertex_values(x, "--x", graph.n, base, false)?);
-    }
-    if let Some(f) = &a.personalization {
-        p.personalization = Some(read_vertex_values(f, "--personalization", graph.n, base, true)?);
-    }
-    let info = engine.info();
+    vertex_inputs(a, &mut p, graph.n, base)?;
     if !a.json {
+        let info = engine.info();
         println!(
             "Graph: {} ({} vertices{}, {} edges, {}, {}), loaded in {load_seconds:.3} s; engine {} ({})",
             a.graph.display(),
@@ -173,11 +134,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         );
     }
     let against = match &a.verify_against {
-        Some(path) => {
-            let bar = Bar::new(quiet);
-            let g = load_graph(path, &a.load, &bar)?;
-            Some((path.display().to_string(), std::sync::Arc::new(g)))
-        }
+        Some(path) => Some((path.display().to_string(), std::sync::Arc::new(load_graph(path, &a.load, &Bar::new(quiet))?))),
         None => None,
     };
     let opts = harness::Options { trials: a.trials, verify: a.verify, against };
@@ -186,41 +143,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         if !a.json && a.algorithm.len() > 1 {
             println!("\n== {}", alg.name());
         }
-        let json = a.json;
-        // Sources (BC), iterations (PR) or vertices reached (BFS) of long kernels.
-        let bar = Bar::new(quiet);
-        let outcome = harness::run_with_progress(engine.as_mut(), alg, &p, &opts, &bar, |e| {
-            if json {
-                return;
-            }
-            bar.suspend(|| {
-                for line in &e.lines {
-                    println!("{line}");
-                }
-                println!("Trial Time:          {:.5}", e.trial.seconds);
-                match e.verification {
-                    Some(Ok(())) => println!("Verification:        PASS"),
-                    Some(Err(err)) => println!("Verification:        FAIL ({err})"),
-                    None => {}
-                }
-            })
-        });
-        drop(bar);
-        for note in engine.take_notes() {
-            eprintln!("note: {note}");
-        }
-        let report = outcome.map_err(chatty::Error::from)?;
-        // Worth saying where it is a visible share of the wait (rmat24: 1.3 s a run).
-        if report.in_edges_seconds >= 0.5 {
-            eprintln!(
-                "note: {:.2} s of the preparation built the in-edges {} reads; `chatty convert GRAPH -o OUT.cgr --transpose` stores them",
-                report.in_edges_seconds,
-                alg.name()
-            );
-        }
-        if let (false, Some(against)) = (a.json, &report.verified_against) {
-            println!("Verified against:    {against}");
-        }
+        let report = run_kernel(a, engine.as_mut(), alg, &p, &opts, quiet)?;
         if let (Some(out), true) = (out, speaks) {
             write_output(out, alg, &report.last.output, base)?;
         }
@@ -235,32 +158,138 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             };
             println!("{}", report.json(&ctx));
         } else {
-            println!("Average Time:        {:.5}", report.average_seconds());
-            if let (Some(b), Some(k), Some(e)) = (report.breakdowns.last(), report.trial_seconds.last(), report.end_to_end_seconds.last()) {
-                let exchange = if b.exchange_seconds > 0.0 { format!(" (exchanges {:.5})", b.exchange_seconds) } else { String::new() };
-                let in_edges = if report.in_edges_seconds > 0.0 {
-                    format!(" (in-edges built: {:.3} s)", report.in_edges_seconds)
-                } else {
-                    String::new()
-                };
-                println!(
-                    "Wall Time:           {e:.5} (last trial: setup {:.5}, kernels {:.5}{exchange}, download {:.5}); prepared in {:.3} s{in_edges}",
-                    b.setup_seconds, k, b.download_seconds, report.prepare_seconds
-                );
-            }
-            println!("Iterations:          {}", report.last.iterations);
-            println!("GTEPS:               {:.3} ({} edges examined)", report.gteps(), report.edges_traversed);
-            print!("{}", report.last.output.summary(a.top).renumbered(base).report());
-            if let Some(residual) = report.last.residual {
-                println!(
-                    "Residual:            {residual:.3e} (L1 change of the last iteration; stops below {:.3e})",
-                    p.pr.tolerance * graph.n as f64
-                );
-            }
+            print_report(&report, a.top, base, p.pr.tolerance * graph.n as f64);
         }
         failed |= matches!(report.verification, Some(Err(_)));
     }
     Ok(i32::from(failed))
+}
+
+/// Refuses, before the (possibly long) load and run, an output that is one of the run's
+/// inputs or cannot be created.
+fn check_outputs(a: &RunArgs, outputs: &[Option<PathBuf>]) -> Result<()> {
+    let inputs = [Some(&a.graph), a.verify_against.as_ref(), a.x.as_ref(), a.personalization.as_ref()];
+    for out in outputs.iter().flatten() {
+        if let Some(input) = inputs.into_iter().flatten().find(|i| same_file(out, i)) {
+            bail!("--output {} is the run's input {}: choose another name", out.display(), input.display());
+        }
+        drop(AtomicFile::create(out)?);
+    }
+    Ok(())
+}
+
+/// The engine `spec` asks for on the run's graph, and whether this process speaks
+/// for the run (rank 0 of an MPI job; the others print nothing). Prints the auto
+/// policy's choice and the notes.
+fn open_engine(a: &RunArgs, spec: &EngineSpec, p: &Params, quiet: bool) -> Result<(Box<dyn Engine>, bool)> {
+    let work = Workload { kernels: a.algorithm.clone(), bc_sources: p.bc_sources.clone() };
+    let read = a.load.read_options();
+    let bar = Bar::new(quiet || (process::under_mpirun() && !process::under_rank_0()));
+    let opened = chatty::open(spec, GraphSource::File { path: &a.graph, read }, &work, &bar)?;
+    drop(bar);
+    let speaks = opened.speaks;
+    if !speaks {
+        silence_stdout()?;
+        return Ok((opened.engine, speaks));
+    }
+    if let Some(choice) = &opened.choice {
+        eprintln!("{choice}");
+    }
+    for note in &opened.notes {
+        eprintln!("note: {}", super::spell(note));
+    }
+    Ok((opened.engine, speaks))
+}
+
+/// The run's vertex inputs in 0-based ids of a graph of `n` vertices numbered from
+/// `base`: sources, and the `--x` and `--personalization` files.
+fn vertex_inputs(a: &RunArgs, p: &mut Params, n: usize, base: u32) -> Result<()> {
+    p.source = a.source.map(|s| user_source("--source", s, base, n)).transpose()?;
+    if let BcSources::List(list) = &mut p.bc_sources {
+        for s in list.iter_mut() {
+            *s = user_source("--sources", *s, base, n)?;
+        }
+    }
+    if let BcSources::Random(k) = p.bc_sources {
+        if k >= n {
+            eprintln!("note: --sources {k}: the graph has {n} vertices; bc runs from every one with out-edges");
+        }
+    }
+    if let Some(x) = &a.x {
+        p.x = Some(read_vertex_values(x, "--x", n, base, false)?);
+    }
+    if let Some(f) = &a.personalization {
+        p.personalization = Some(read_vertex_values(f, "--personalization", n, base, true)?);
+    }
+    Ok(())
+}
+
+/// The trials of `alg`, each printed as GAPBS prints it unless the report is JSON, with
+/// a progress bar for long kernels (BC's sources, PageRank's iterations).
+fn run_kernel(
+    a: &RunArgs,
+    engine: &mut dyn Engine,
+    alg: Algorithm,
+    p: &Params,
+    opts: &harness::Options,
+    quiet: bool,
+) -> Result<harness::Report> {
+    let json = a.json;
+    let bar = Bar::new(quiet);
+    let outcome = harness::run_with_progress(engine, alg, p, opts, &bar, |e| {
+        if json {
+            return;
+        }
+        bar.suspend(|| {
+            for line in &e.lines {
+                println!("{line}");
+            }
+            println!("Trial Time:          {:.5}", e.trial.seconds);
+            match e.verification {
+                Some(Ok(())) => println!("Verification:        PASS"),
+                Some(Err(err)) => println!("Verification:        FAIL ({err})"),
+                None => {}
+            }
+        })
+    });
+    drop(bar);
+    for note in engine.take_notes() {
+        eprintln!("note: {note}");
+    }
+    let report = outcome.map_err(chatty::Error::from)?;
+    // Worth saying where it is a visible share of the wait (rmat24: 1.3 s a run).
+    if report.in_edges_seconds >= 0.5 {
+        eprintln!(
+            "note: {:.2} s of the preparation built the in-edges {} reads; `chatty convert GRAPH -o OUT.cgr --transpose` stores them",
+            report.in_edges_seconds,
+            alg.name()
+        );
+    }
+    if let (false, Some(against)) = (a.json, &report.verified_against) {
+        println!("Verified against:    {against}");
+    }
+    Ok(report)
+}
+
+/// The text report's closing lines: times, iterations, GTEPS, the answer's summary
+/// (ids from `base`) and PageRank's residual against its `stop` threshold.
+fn print_report(report: &harness::Report, top: usize, base: u32, stop: f64) {
+    println!("Average Time:        {:.5}", report.average_seconds());
+    if let (Some(b), Some(k), Some(e)) = (report.breakdowns.last(), report.trial_seconds.last(), report.end_to_end_seconds.last()) {
+        let exchange = if b.exchange_seconds > 0.0 { format!(" (exchanges {:.5})", b.exchange_seconds) } else { String::new() };
+        let in_edges =
+            if report.in_edges_seconds > 0.0 { format!(" (in-edges built: {:.3} s)", report.in_edges_seconds) } else { String::new() };
+        println!(
+            "Wall Time:           {e:.5} (last trial: setup {:.5}, kernels {:.5}{exchange}, download {:.5}); prepared in {:.3} s{in_edges}",
+            b.setup_seconds, k, b.download_seconds, report.prepare_seconds
+        );
+    }
+    println!("Iterations:          {}", report.last.iterations);
+    println!("GTEPS:               {:.3} ({} edges examined)", report.gteps(), report.edges_traversed);
+    print!("{}", report.last.output.summary(top).renumbered(base).report());
+    if let Some(residual) = report.last.residual {
+        println!("Residual:            {residual:.3e} (L1 change of the last iteration; stops below {stop:.3e})");
+    }
 }
 
 /// A source given with `flag` in the user's numbering (from `base`) as a 0-based
