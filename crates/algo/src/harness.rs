@@ -139,39 +139,7 @@ pub fn run_with_progress(
     }
     let warm_up_seconds = if engine.warm_up() { warming.elapsed().as_secs_f64() } else { 0.0 };
     let verifying = Instant::now();
-    let (reference, verified_against) = match (&opts.verify, &opts.against) {
-        (false, _) => (None, None),
-        (true, Some((name, g))) => {
-            let (ours, theirs) = (&graph, g);
-            if (ours.n, ours.m, ours.directed, ours.weighted)
-                != (theirs.num_vertices(), theirs.num_edges(), theirs.is_directed(), theirs.weight_type() != chatty_graph::WeightType::None)
-            {
-                let problem = format!(
-                    "{name} is not the engine's graph: {} vertices and {} edges against {} and {} (or directedness or weights differ)",
-                    theirs.num_vertices(),
-                    theirs.num_edges(),
-                    ours.n,
-                    ours.m
-                );
-                return Err(crate::Error::Parameter { name: "verify_against", problem });
-            }
-            (Some(HostGraph::Borrowed(g)), Some(name.clone()))
-        }
-        (true, None) => (Some(engine.reference_graph()?), Some(engine.reference_name())),
-    };
-    // The reference answers in its own ids: the stored ones when it is the engine's
-    // renumbered graph, the input's when it is in the input's order.
-    let verify_stored = match (order, reference.as_ref().and_then(|g| g.order())) {
-        (Some(o), Some(r)) if o == r.as_ref() => true,
-        (_, None) => false,
-        (_, Some(_)) => {
-            let problem = format!(
-                "{} is stored in another vertex order than the engine's graph: verify against the input, or the same file",
-                verified_against.unwrap_or_default()
-            );
-            return Err(crate::Error::Parameter { name: "verify_against", problem });
-        }
-    };
+    let (reference, verified_against, verify_stored) = reference_for(engine, &graph, opts)?;
     let mut verify_seconds = verifying.elapsed().as_secs_f64();
     let mut trial_seconds = Vec::new();
     let mut end_to_end_seconds = Vec::new();
@@ -186,24 +154,16 @@ pub fn run_with_progress(
         // with its predecessor's 32 MB of scores alive, 78 ms after them).
         drop(last.take());
         let start = Instant::now();
-        let trial = engine.run(alg, &engine_params, &sources, progress)?;
-        if let (Algorithm::Bc, crate::Output::Values(scores)) = (alg, &trial.output) {
-            if scores.par_iter().any(|x| !x.is_finite()) {
-                return Err(crate::Error::PathCountOverflow);
-            }
-        }
+        let trial = finite(alg, engine.run(alg, &engine_params, &sources, progress)?)?;
         let mut end_to_end = start.elapsed().as_secs_f64();
         let verifying = Instant::now();
         let stored_verdict =
             reference.as_ref().filter(|_| verify_stored).map(|g| verify(alg, g, &engine_params, &trial.sources, &trial.output));
         verify_seconds += verifying.elapsed().as_secs_f64();
-        // The answer in the input's ids is part of what the user waits for: its
-        // mapping counts as download, like a GPU engine's own renumbering.
         let trial = match order {
             Some(o) => {
                 let mapping = Instant::now();
-                let mut trial = to_caller(o, trial);
-                trial.breakdown.download_seconds += mapping.elapsed().as_secs_f64();
+                let trial = to_caller(o, trial);
                 end_to_end += mapping.elapsed().as_secs_f64();
                 trial
             }
@@ -246,6 +206,51 @@ pub fn run_with_progress(
     })
 }
 
+/// The graph `opts` verifies against (none without `--verify`), its name, and whether
+/// the answers are checked in the engine's stored ids (the reference is the engine's
+/// renumbered graph) rather than the input's.
+fn reference_for<'a>(
+    engine: &'a dyn Engine,
+    graph: &GraphInfo,
+    opts: &'a Options,
+) -> Result<(Option<HostGraph<'a>>, Option<String>, bool)> {
+    let order = graph.order.as_deref();
+    let (reference, verified_against) = match (&opts.verify, &opts.against) {
+        (false, _) => (None, None),
+        (true, Some((name, g))) => {
+            let (ours, theirs) = (graph, g);
+            if (ours.n, ours.m, ours.directed, ours.weighted)
+                != (theirs.num_vertices(), theirs.num_edges(), theirs.is_directed(), theirs.weight_type() != chatty_graph::WeightType::None)
+            {
+                let problem = format!(
+                    "{name} is not the engine's graph: {} vertices and {} edges against {} and {} (or directedness or weights differ)",
+                    theirs.num_vertices(),
+                    theirs.num_edges(),
+                    ours.n,
+                    ours.m
+                );
+                return Err(crate::Error::Parameter { name: "verify_against", problem });
+            }
+            (Some(HostGraph::Borrowed(g)), Some(name.clone()))
+        }
+        (true, None) => (Some(engine.reference_graph()?), Some(engine.reference_name())),
+    };
+    // The reference answers in its own ids: the stored ones when it is the engine's
+    // renumbered graph, the input's when it is in the input's order.
+    let verify_stored = match (order, reference.as_ref().and_then(|g| g.order())) {
+        (Some(o), Some(r)) if o == r.as_ref() => true,
+        (_, None) => false,
+        (_, Some(_)) => {
+            let problem = format!(
+                "{} is stored in another vertex order than the engine's graph: verify against the input, or the same file",
+                verified_against.unwrap_or_default()
+            );
+            return Err(crate::Error::Parameter { name: "verify_against", problem });
+        }
+    };
+    Ok((reference, verified_against, verify_stored))
+}
+
 /// `p`'s vertex ids and per-vertex arrays in a renumbered graph's stored order. What
 /// is out of range stays as it is, for the checks that name it in the input's ids.
 fn params_to_engine(order: &VertexOrder, p: &Params) -> Params {
@@ -265,13 +270,29 @@ fn params_to_engine(order: &VertexOrder, p: &Params) -> Params {
     }
 }
 
-/// A trial on a renumbered graph, its answer and sources in the input's ids.
+/// A trial on a renumbered graph, its answer and sources in the input's ids. The
+/// mapping is part of what the user waits for: it counts as download, like a GPU
+/// engine's own renumbering.
 fn to_caller(order: &VertexOrder, trial: Trial) -> Trial {
-    Trial {
+    let mapping = Instant::now();
+    let mut trial = Trial {
         output: renumber::output_to_caller(order.stored_ids(), trial.output),
         sources: trial.sources.iter().map(|&v| order.input_ids()[v as usize]).collect(),
         ..trial
+    };
+    trial.breakdown.download_seconds += mapping.elapsed().as_secs_f64();
+    trial
+}
+
+/// `trial`, unless it is a BC answer that is not finite: every Brandes implementation
+/// poisons a vertex whose path count overflowed (`bc::dependency`).
+fn finite(alg: Algorithm, trial: Trial) -> Result<Trial> {
+    if let (Algorithm::Bc, crate::Output::Values(scores)) = (alg, &trial.output) {
+        if scores.par_iter().any(|x| !x.is_finite()) {
+            return Err(crate::Error::PathCountOverflow);
+        }
     }
+    Ok(trial)
 }
 
 /// The union of two JSON objects (`b` wins); a null side is empty.

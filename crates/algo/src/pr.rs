@@ -188,13 +188,13 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     // The teleport as a closure the compiler sees through: matching the enum per
     // vertex and iteration cost 4 of moscow's 89 instructions a vertex.
     match Teleport::new(personalization, n) {
-        Teleport::Uniform(share) => iterate(g, p, move |_| share, progress),
-        Teleport::Weighted { weights, scale } => iterate(g, p, move |v| weights[v] * scale, progress),
+        Teleport::Uniform(share) => run_iterations(g, p, move |_| share, progress),
+        Teleport::Weighted { weights, scale } => run_iterations(g, p, move |v| weights[v] * scale, progress),
     }
 }
 
 /// [`pagerank`]'s iterations on a non-empty graph, `teleport(v)` the teleport's share at v.
-fn iterate<G: EdgeMapGraph + ?Sized>(
+fn run_iterations<G: EdgeMapGraph + ?Sized>(
     g: &G,
     p: PrParams,
     teleport: impl Fn(usize) -> f64 + Sync + Copy,
