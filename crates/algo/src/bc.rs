@@ -546,7 +546,7 @@ const BOTTOM_UP_ALPHA: u64 = 6;
 
 /// [`BOTTOM_UP_ALPHA`], or its override.
 fn bottom_up_alpha() -> u64 {
-    crate::tuning_override("CHATTY_BC_ALPHA").unwrap_or(BOTTOM_UP_ALPHA)
+    crate::tuning::Tuning::get().bc_alpha.unwrap_or(BOTTOM_UP_ALPHA)
 }
 
 /// Whether a level with `edges` out-edges is cheaper expanded bottom-up, `unexplored`

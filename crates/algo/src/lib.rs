@@ -43,6 +43,7 @@ pub mod renumber;
 pub mod spmv;
 pub mod sssp;
 mod summary;
+pub mod tuning;
 pub mod wcc;
 
 use chatty_graph::{Graph, Progress};
@@ -375,12 +376,6 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Spmv, Output::Values(y)) => spmv::verify(g, &spmv_x(g.num_vertices(), p), y),
         _ => Err(Error::Mismatch(format!("{} produced the wrong kind of output", alg.name()))),
     }
-}
-
-/// A tuning default's override from the environment (`CHATTY_*`, set by the tuning
-/// scripts to sweep a constant on the machine at hand without rebuilding).
-pub fn tuning_override<T: std::str::FromStr>(name: &str) -> Option<T> {
-    std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
 
 /// A vector of `n` zeroes written by every pool thread: a kernel's per-trial arrays

@@ -23,19 +23,14 @@ use std::time::{Duration, Instant};
 const SPIN: Duration = Duration::from_millis(2);
 
 /// How idle threads wait during a kernel, from `$CHATTY_WAIT_POLICY` (OpenMP's
-/// `OMP_WAIT_POLICY` names), read once: unset, a region's barriers spin and workers
-/// sleep between parallel loops as rayon's do; `active`, workers also look for work for
-/// up to [`SPIN`]; `passive`, nothing spins, for machines shared with other work.
+/// `OMP_WAIT_POLICY` names; [`crate::tuning::Tuning`] reads it once): unset, a region's
+/// barriers spin and workers sleep between parallel loops as rayon's do; `active`,
+/// workers also look for work for up to [`SPIN`]; `passive`, nothing spins, for
+/// machines shared with other work. An error when a tuning variable is not understood.
 pub fn wait_policy() -> crate::Result<WaitPolicy> {
-    static POLICY: OnceLock<Result<WaitPolicy, String>> = OnceLock::new();
-    let policy = POLICY.get_or_init(|| match std::env::var("CHATTY_WAIT_POLICY") {
-        Err(std::env::VarError::NotPresent) => Ok(WaitPolicy::Barriers),
-        Ok(v) if v.eq_ignore_ascii_case("active") => Ok(WaitPolicy::Active),
-        Ok(v) if v.eq_ignore_ascii_case("passive") => Ok(WaitPolicy::Passive),
-        Ok(v) => Err(format!("`{v}`: expected `active` or `passive` (or unset)")),
-        Err(e) => Err(e.to_string()),
-    });
-    policy.clone().map_err(|problem| crate::Error::Parameter { name: "CHATTY_WAIT_POLICY", problem })
+    let tuning = crate::tuning::Tuning::get();
+    tuning.check()?;
+    Ok(tuning.wait_policy)
 }
 
 /// See [`wait_policy`].

@@ -646,13 +646,9 @@ fn host_name() -> String {
 /// Where this machine's calibration is kept: `$CHATTY_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/chatty`, else `~/.cache/chatty`.
 pub fn cache_path() -> PathBuf {
-    let dir = std::env::var_os("CHATTY_CACHE_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-            .unwrap_or_else(|| PathBuf::from("."))
-            .join("chatty")
-    });
+    let dir = std::env::var_os("CHATTY_CACHE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate::cuda::user_cache_dir().unwrap_or_else(|| PathBuf::from(".")).join("chatty"));
     dir.join(format!("calibration-{}.json", host_name()))
 }
 

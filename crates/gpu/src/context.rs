@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytemuck::Pod;
-use chatty_algo::tuning_override;
+use chatty_algo::tuning::Tuning;
 use std::sync::atomic::Ordering::Relaxed;
 
 use chatty_comm::cuda::{addr, Check, Dev};
@@ -138,7 +138,7 @@ impl Gpu {
     /// As [`Gpu::cooperative_cfg`], with `blocks_per_sm` blocks per SM by default.
     pub(crate) fn cooperative_cfg_with(&self, f: &CudaFunction, blocks_per_sm: u32) -> Result<LaunchConfig> {
         let fit = f.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None).check("querying occupancy")?;
-        let wanted = tuning_override("CHATTY_PERSISTENT_BLOCKS_PER_SM").unwrap_or(blocks_per_sm);
+        let wanted = Tuning::get().persistent_blocks_per_sm.unwrap_or(blocks_per_sm);
         Ok(LaunchConfig { grid_dim: (self.sms * wanted.min(fit).max(1), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 })
     }
 

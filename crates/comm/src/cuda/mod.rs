@@ -135,6 +135,15 @@ impl<T> From<Option<&CudaSlice<T>>> for Dev<T> {
     }
 }
 
+/// The user's cache directory: `$XDG_CACHE_HOME`, else `~/.cache` (where the kernel
+/// cache and the calibrations live unless their own variables say otherwise).
+pub fn user_cache_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
+}
+
 /// The device address of `s`.
 pub fn addr<T>(s: &CudaSlice<T>) -> u64 {
     Dev::from(s).addr()

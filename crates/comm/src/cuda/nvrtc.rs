@@ -138,10 +138,7 @@ mod disk_cache {
         match std::env::var_os("CHATTY_KERNEL_CACHE") {
             Some(d) if d == "off" => None,
             Some(d) => Some(PathBuf::from(d)),
-            None => std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
-                .map(|d| d.join("chattygraph")),
+            None => super::super::user_cache_dir().map(|d| d.join("chattygraph")),
         }
     }
 

@@ -1,7 +1,7 @@
 //! Betweenness centrality on one GPU (Brandes, 2001), sources in batches swept
 //! together.
 
-use chatty_algo::tuning_override;
+use chatty_algo::tuning::Tuning;
 use chatty_comm::cuda::{Check, Dev, Launch};
 use chatty_graph::Progress;
 
@@ -70,10 +70,10 @@ pub(super) fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Pr
     let n = dg.n as u32;
     let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;
     // CHATTY_BC_BATCH caps the batch, for the tuning sweep.
-    let batch = bc_batch_size(dg.n, sources.len(), free as u64).min(tuning_override("CHATTY_BC_BATCH").unwrap_or(usize::MAX).max(1));
+    let batch = bc_batch_size(dg.n, sources.len(), free as u64).min(Tuning::get().bc_batch.unwrap_or(usize::MAX).max(1));
     let pairs = batch * dg.n;
     let road = road_like(dg.n, dg.m);
-    let bit_use = tuning_override("CHATTY_BC_BITS").unwrap_or(if road || dg.directed { 0 } else { BC_BITS_FORWARD | BC_BITS_BACKWARD });
+    let bit_use = Tuning::get().bc_bits.unwrap_or(if road || dg.directed { 0 } else { BC_BITS_FORWARD | BC_BITS_BACKWARD });
     let words = if bit_use == 0 { 0 } else { pairs.div_ceil(32) };
     let bits = gpu.zeros::<u32>((BC_BITMAPS as usize * words).max(1), "pair bitmaps")?;
     // bc.cu's BcPair: two 8-byte words per pair, zero while unreached.
@@ -87,7 +87,7 @@ pub(super) fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Pr
     let ctl = gpu.control(&BcCtl::default())?;
     // Bottom-up levels read in-edges: the out-edges of an undirected graph.
     let in_edges = (!dg.directed).then_some(&dg.out).or(dg.inc.as_ref());
-    let up_share = tuning_override("CHATTY_BC_UP_SHARE").unwrap_or(if road { 0 } else { BC_UP_SHARE });
+    let up_share = Tuning::get().bc_up_share.unwrap_or(if road { 0 } else { BC_UP_SHARE });
     let mut arrays = BcArrays {
         off: Dev::from(&dg.out.off).addr(),
         adj: Dev::from(&dg.out.adj).addr(),

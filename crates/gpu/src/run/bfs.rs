@@ -2,7 +2,7 @@
 //! on road-like graphs as a hop-count SSSP with the block-local chase.
 
 use chatty_algo::bfs::{BEAMER_ALPHA, BEAMER_BETA};
-use chatty_algo::tuning_override;
+use chatty_algo::tuning::Tuning;
 use chatty_comm::cuda::{Dev, Launch};
 use cudarc::driver::{CudaEvent, CudaSlice};
 
@@ -35,7 +35,7 @@ pub(super) fn bfs(gpu: &Gpu, dg: &DeviceGraph, source: u32, peak: &mut u64) -> R
 const BFS_CHASE_DELTA: u64 = 256;
 
 fn bfs_chase_delta(dg: &DeviceGraph) -> Option<u64> {
-    let delta = tuning_override("CHATTY_BFS_CHASE_DELTA").unwrap_or(if road_like(dg.n, dg.m) { BFS_CHASE_DELTA } else { 0 });
+    let delta = Tuning::get().bfs_chase_delta.unwrap_or(if road_like(dg.n, dg.m) { BFS_CHASE_DELTA } else { 0 });
     (delta > 0).then_some(delta)
 }
 
@@ -64,10 +64,10 @@ pub(super) fn bfs_depths(gpu: &Gpu, dg: &DeviceGraph, source: u32, pull: bool, p
     let mut bits = gpu.zeros::<u32>(3 * words as usize, "level bitmaps")?;
     gpu.set(&mut bits, source as usize / 32, 1 << (source % 32), "the source's bit")?;
     let mut bfs_pull = BfsPull { levels: Dev::from(&bits).addr(), words, ..Default::default() };
-    if let Some(h) = dg.pull_hubs.as_ref().filter(|_| tuning_override::<u32>("CHATTY_BFS_HUB_MASKS") != Some(0)) {
+    if let Some(h) = dg.pull_hubs.as_ref().filter(|_| Tuning::get().bfs_hub_masks) {
         (bfs_pull.hub_ids, bfs_pull.hub_masks) = (Dev::from(&h.ids).addr(), Dev::from(&h.masks).addr());
     }
-    if tuning_override::<u32>("CHATTY_BFS_BITMAP") == Some(0) {
+    if !Tuning::get().bfs_bitmap {
         bfs_pull = BfsPull::default();
     }
     let ctl = gpu.control(&BfsCtl { level: 1, len: [1, 0], unexplored: dg.m, ..Default::default() })?;

@@ -54,7 +54,7 @@ const MAX_BATCH: u32 = 512;
 /// Whether `CHATTY_TRACE_STEPS` asks for each step timed and its control block
 /// printed (one launch per step, so the steps are the per-step driver's).
 fn trace_steps() -> bool {
-    std::env::var_os("CHATTY_TRACE_STEPS").is_some_and(|v| v != "0")
+    chatty_algo::tuning::Tuning::get().trace_steps
 }
 
 /// Runs `launch` in growing batches until the control block says done; returns it.
@@ -183,7 +183,7 @@ pub(super) fn drive<C: Pod + std::fmt::Debug>(
     launch_step: impl FnMut() -> Result<()>,
     done: impl Fn(&C) -> bool,
 ) -> Result<C> {
-    let per_step = trace_steps() || std::env::var("CHATTY_STEP_DRIVER").is_ok_and(|d| d == "launch");
+    let per_step = trace_steps() || chatty_algo::tuning::Tuning::get().launch_per_step;
     if !per_step && launch_persistent(gpu.cooperative_cfg_with(gpu.f(persistent), blocks_per_sm)?).is_ok() {
         return gpu.read_control(ctl);
     }

@@ -1,7 +1,7 @@
 //! Near-far SSSP on one GPU (Davidson et al., IPDPS 2014) with a block-local chase on
 //! road-like graphs: the distances of SSSP, and the hop counts of BFS on roads.
 
-use chatty_algo::tuning_override;
+use chatty_algo::tuning::Tuning;
 use chatty_comm::cuda::{Dev, Launch};
 use cudarc::driver::{CudaEvent, CudaSlice};
 
@@ -24,7 +24,7 @@ const SSSP_LOCAL_ROUNDS: u32 = 16;
 /// The chase's rounds on a graph of `n` vertices and `m` stored edges (the multi-GPU
 /// engine's Bellman–Ford rounds use it too).
 pub(crate) fn sssp_local_rounds(n: usize, m: u64) -> u32 {
-    tuning_override("CHATTY_SSSP_LOCAL_ROUNDS").unwrap_or(if road_like(n, m) { SSSP_LOCAL_ROUNDS } else { 0 })
+    Tuning::get().sssp_local_rounds.unwrap_or(if road_like(n, m) { SSSP_LOCAL_ROUNDS } else { 0 })
 }
 
 /// Near-far distances from `source` with threshold step `delta_bits` (in the
