@@ -592,9 +592,16 @@ fn limits_and_messages_say_what_they_mean() {
             .output()
             .unwrap()
     };
-    for policy in ["active", "passive", "PASSIVE"] {
+    for policy in ["active", "passive", "PASSIVE", ""] {
         assert!(waiting(policy).status.success(), "{policy}: {}", text(&waiting(policy)));
     }
+    // A tuning override that is not a number is refused, not ignored.
+    let o = Command::new(env!("CARGO_BIN_EXE_chatty"))
+        .args(["run", "bc", &p("g.cgr"), "--threads", "2"])
+        .env("CHATTY_BC_ALPHA", "six")
+        .output()
+        .unwrap();
+    assert!(o.status.code() == Some(2) && text(&o).contains("CHATTY_BC_ALPHA `six`: expected a non-negative integer"), "{}", text(&o));
     let o = waiting("lazy");
     assert!(
         o.status.code() == Some(2) && text(&o).contains("CHATTY_WAIT_POLICY `lazy`: expected `active` or `passive` (or unset)"),
