@@ -365,8 +365,25 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
     })
 }
 
-/// Checks a trial's output against the kernel's sequential reference.
+/// No value of `output` is NaN or infinite, but the distance of an unreached vertex
+/// (`+inf`).
+fn numbers_only(output: &Output) -> Result<()> {
+    let bad = match output {
+        Output::Values(v) => v.par_iter().position_first(|x| !x.is_finite()).map(|i| (i, v[i])),
+        Output::Distances(Distances::Float(d)) => d.par_iter().position_first(|x| x.is_nan() || *x == f64::NEG_INFINITY).map(|i| (i, d[i])),
+        _ => None,
+    };
+    match bad {
+        Some((v, x)) => Err(Error::Mismatch(format!("the value of vertex {v} is {x}, not a number"))),
+        None => Ok(()),
+    }
+}
+
+/// Checks a trial's output against the kernel's sequential reference, after checking
+/// that every value is a number (a NaN passes every comparison with a tolerance, so it
+/// is refused first, on every engine).
 pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &Output) -> Result<()> {
+    numbers_only(output)?;
     match (alg, output) {
         (Algorithm::Bfs, Output::Depths(d)) => bfs::verify(g, sources[0], d),
         (Algorithm::Sssp, Output::Distances(d)) => sssp::verify(g, sources[0], d),

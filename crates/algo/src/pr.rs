@@ -116,28 +116,39 @@ impl Default for PrParams {
     }
 }
 
-/// Where the random surfer teleports (and dangling mass goes): `personalization`
-/// normalised to sum 1 (networkx's `personalization`), or uniform. The constants are
-/// computed once: a division per vertex and iteration was 10% of a road graph's
-/// iteration (perf, moscow, one thread).
-enum Teleport<'a> {
-    Uniform(f64),
-    Weighted { weights: &'a [f64], scale: f64 },
+/// The teleport's share at each vertex: `weights` (non-negative, finite, not all zero)
+/// normalised to sum 1, as networkx normalises `personalization`. Safe over every
+/// finite input: each weight is divided by the largest first, so no sum overflows
+/// (two weights of 1e308) and no reciprocal does (one weight of 1e-320). The MPI
+/// engine shares it.
+pub fn teleport_shares(weights: &[f64]) -> Vec<f64> {
+    let largest = weights.par_iter().copied().reduce(|| 0.0, f64::max);
+    let sum: f64 = weights.par_iter().map(|&w| w / largest).sum();
+    weights.par_iter().map(|&w| w / largest / sum).collect()
 }
 
-impl<'a> Teleport<'a> {
-    fn new(personalization: Option<&'a [f64]>, n: usize) -> Teleport<'a> {
+/// Where the random surfer teleports (and dangling mass goes): `personalization`
+/// normalised to sum 1 ([`teleport_shares`]), or uniform. The shares are computed
+/// once: a division per vertex and iteration was 10% of a road graph's iteration
+/// (perf, moscow, one thread).
+enum Teleport {
+    Uniform(f64),
+    Weighted(Vec<f64>),
+}
+
+impl Teleport {
+    fn new(personalization: Option<&[f64]>, n: usize) -> Teleport {
         match personalization {
-            Some(weights) => Teleport::Weighted { weights, scale: 1.0 / weights.iter().sum::<f64>() },
+            Some(weights) => Teleport::Weighted(teleport_shares(weights)),
             None => Teleport::Uniform(1.0 / n as f64),
         }
     }
 
     #[inline]
     fn at(&self, v: usize) -> f64 {
-        match *self {
-            Teleport::Uniform(share) => share,
-            Teleport::Weighted { weights, scale } => weights[v] * scale,
+        match self {
+            Teleport::Uniform(share) => *share,
+            Teleport::Weighted(shares) => shares[v],
         }
     }
 }
@@ -189,7 +200,10 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     // vertex and iteration cost 4 of moscow's 89 instructions a vertex.
     match Teleport::new(personalization, n) {
         Teleport::Uniform(share) => run_iterations(g, p, move |_| share, progress),
-        Teleport::Weighted { weights, scale } => run_iterations(g, p, move |v| weights[v] * scale, progress),
+        Teleport::Weighted(shares) => {
+            let shares: &[f64] = &shares;
+            run_iterations(g, p, move |v| shares[v], progress)
+        }
     }
 }
 

@@ -429,6 +429,50 @@ fn personalized_pagerank() {
     }
 }
 
+/// Personalization weights anywhere in the finite range give the scores their
+/// proportions give: two of 1e308 (whose sum overflows) as two of 1, one of 1e-320
+/// (whose reciprocal overflows) as one of 1; and a score that is not a number never
+/// passes verification, on any kernel that answers values.
+#[test]
+fn extreme_personalizations_normalise_and_nan_never_verifies() {
+    let g = generate::rmat(9, 6, GenOptions { seed: 3, max_weight: None, undirected: true }, &NoProgress).unwrap();
+    let n = g.num_vertices();
+    let scores = |at: &[(usize, f64)]| {
+        let mut t = vec![0.0; n];
+        for &(v, w) in at {
+            t[v] = w;
+        }
+        let p = Params { personalization: Some(t), ..Params::default() };
+        chatty_algo::check_params(Algorithm::Pr, n, &p).unwrap();
+        let (out, _) = run(Algorithm::Pr, &g, &p, 0).unwrap();
+        verify(Algorithm::Pr, &g, &p, &[], &out).unwrap();
+        let Output::Values(s) = out else { panic!() };
+        s
+    };
+    assert_eq!(scores(&[(5, 1e308), (9, 1e308)]), scores(&[(5, 1.0), (9, 1.0)]));
+    assert_eq!(scores(&[(5, 1e-320)]), scores(&[(5, 1.0)]));
+    for s in [scores(&[(5, 1e308), (9, 1e308)]), scores(&[(5, 1e-320)])] {
+        assert!(s.iter().all(|x| x.is_finite()) && (s.iter().sum::<f64>() - 1.0).abs() < 1e-6);
+    }
+    let (good, _) = run(Algorithm::Pr, &g, &Params::default(), 0).unwrap();
+    let Output::Values(mut bad) = good else { panic!() };
+    for poison in [f64::NAN, f64::INFINITY] {
+        bad[17] = poison;
+        for alg in [Algorithm::Pr, Algorithm::Bc, Algorithm::Spmv] {
+            let e = verify(alg, &g, &Params::default(), &[0], &Output::Values(bad.clone())).unwrap_err().to_string();
+            assert!(e.contains("vertex 17") && e.contains("not a number"), "{alg:?}: {e}");
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.wel");
+    std::fs::write(&path, "0 1 0.5\n1 2 0.25\n").unwrap();
+    let f = read_graph(&path, ReadOptions::default(), &NoProgress).unwrap();
+    let p = Params { source: Some(0), ..Params::default() };
+    let (Output::Distances(chatty_algo::Distances::Float(mut d)), sources) = run(Algorithm::Sssp, &f, &p, 0).unwrap() else { panic!() };
+    d[2] = f64::NAN;
+    assert!(verify(Algorithm::Sssp, &f, &p, &sources, &Output::Distances(chatty_algo::Distances::Float(d))).is_err());
+}
+
 /// Gauss–Seidel PageRank reaches the reference's fixed point (within the bound its
 /// stopping rule allows) and sums to 1 on the datasets and generated graphs, in fewer
 /// iterations than Jacobi on those without dangling vertices.

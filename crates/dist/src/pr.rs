@@ -28,11 +28,8 @@ pub fn pagerank(
     if n == 0 {
         return Ok((Vec::new(), 0, 0.0));
     }
-    let total: Option<f64> = personalization.map(|t| t.iter().sum());
-    let teleport = |v: usize| match (personalization, total) {
-        (Some(t), Some(sum)) => t[v] / sum,
-        _ => 1.0 / n as f64,
-    };
+    let shares = personalization.map(chatty_algo::pr::teleport_shares);
+    let teleport = |v: usize| shares.as_ref().map_or(1.0 / n as f64, |s| s[v]);
     let mut score = vec![1.0 / n as f64; own.len()];
     let mut next = vec![0.0; own.len()];
     // f32 contributions, as the CPU engine gathers them; ghosts' from the halo.
