@@ -456,8 +456,8 @@ pub struct RunArgs {
     /// PACE and Matrix Market files, and .cgr files made from them).
     #[arg(long)]
     pub zero_based: bool,
-    /// How many of the largest values (pr, bc, spmv) or components (wcc) the summary lists.
-    #[arg(long, default_value_t = 10)]
+    /// How many of the largest values (pr, bc, spmv) or components (wcc) the summary lists (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = at_least_one)]
     pub top: usize,
     /// Seed for picking random sources.
     #[arg(long, default_value_t = 27491095)]
@@ -600,8 +600,8 @@ pub struct GenerateArgs {
     /// Seed of the generator; the same seed gives the same graph.
     #[arg(long, default_value_t = 1, global = true)]
     pub seed: u64,
-    /// Attach integer weights uniform in 1..=MAX (rmat and urand; the grid is always weighted).
-    #[arg(long, value_name = "MAX", global = true)]
+    /// Attach integer weights uniform in 1..=MAX, MAX at least 1 (rmat and urand; the grid is always weighted).
+    #[arg(long, value_name = "MAX", global = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub weights: Option<u32>,
     /// Store every edge in both directions (rmat and urand; the grid is always undirected).
     #[arg(long, global = true)]
@@ -714,4 +714,13 @@ pub struct InfoArgs {
     pub reorder: Reorder,
     #[command(flatten)]
     pub load: LoadArgs,
+}
+
+/// A count of at least one (`--top`).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(k) => Ok(k),
+        Err(e) => Err(e.to_string()),
+    }
 }

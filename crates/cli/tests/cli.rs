@@ -595,6 +595,25 @@ fn limits_and_messages_say_what_they_mean() {
     for policy in ["active", "passive", "PASSIVE", ""] {
         assert!(waiting(policy).status.success(), "{policy}: {}", text(&waiting(policy)));
     }
+    // Counts that make no sense are refused up front, not turned into something else.
+    for args in [vec!["run", "pr", "GRAPH", "--top", "0"], vec!["generate", "rmat", "-s", "4", "--weights", "0", "-o", "OUT"]] {
+        let (graph, out) = (p("g.cgr"), p("zero.cgr"));
+        let args: Vec<&str> = args
+            .into_iter()
+            .map(|a| {
+                if a == "GRAPH" {
+                    &graph
+                } else if a == "OUT" {
+                    &out
+                } else {
+                    a
+                }
+            })
+            .collect();
+        let o = chatty(&args);
+        assert!(o.status.code() == Some(2) && text(&o).contains("invalid value '0'"), "{args:?}: {}", text(&o));
+        assert!(!d.path().join("zero.cgr").exists());
+    }
     // A tuning override that is not a number is refused, not ignored.
     let o = Command::new(env!("CARGO_BIN_EXE_chatty"))
         .args(["run", "bc", &p("g.cgr"), "--threads", "2"])
@@ -882,11 +901,11 @@ fn vectors_are_read_by_id_and_verifiers_compare_exactly() {
     refused(&chatty(&["run", "spmv", &p("g.el"), "--x", &p("gap.txt")]), &["vertex 2 has no value"]);
     std::fs::write(d.path().join("inf.txt"), "1\ninf\n1\n1\n").unwrap();
     refused(&chatty(&["run", "spmv", &p("g.el"), "--x", &p("inf.txt")]), &["x must be finite"]);
-    // An answer that overflows to inf is equal to itself, and only to itself.
+    // An answer that overflows to inf is not a number a verifier accepts.
     std::fs::write(d.path().join("huge.txt"), "1e308\n1e308\n1e308\n").unwrap();
     std::fs::write(d.path().join("two.el"), "0 2\n1 2\n").unwrap();
     let o = chatty(&["run", "spmv", &p("two.el"), "--x", &p("huge.txt"), "--verify"]);
-    assert!(o.status.success() && text(&o).contains("PASS"), "{}", text(&o));
+    assert!(o.status.code() == Some(1) && text(&o).contains("FAIL (the value of vertex 2 is inf, not a number)"), "{}", text(&o));
     // The sum of an empty answer is 0, not -0.
     std::fs::write(d.path().join("empty.el"), "").unwrap();
     let o = chatty(&["run", "pr", &p("empty.el")]);
