@@ -197,7 +197,9 @@ struct Header {
     body_first_line: u64,
     declared_n: Option<u64>,
     declared_m: Option<u64>,
-    /// Cols, where the format has them (Matrix Market): the bound on targets.
+    /// Rows and columns, where the format has them (Matrix Market): the bounds on
+    /// sources and on targets.
+    declared_rows: Option<u64>,
     declared_cols: Option<u64>,
     directed: bool,
 }
@@ -237,6 +239,7 @@ fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
         body_first_line: 1,
         declared_n: None,
         declared_m: None,
+        declared_rows: None,
         declared_cols: None,
         directed: true,
     };
@@ -329,7 +332,8 @@ fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
                 let [Some(rows), Some(cols), Some(nnz)] = f.as_slice() else {
                     return Err(Error::parse(path, line_no, "expected the size line `ROWS COLS ENTRIES`", t));
                 };
-                (h.declared_n, h.declared_cols, h.declared_m, h.body_start) = (Some(*rows.max(cols)), Some(*cols), Some(*nnz), end);
+                (h.declared_n, h.declared_rows, h.declared_cols, h.declared_m, h.body_start) =
+                    (Some(*rows.max(cols)), Some(*rows), Some(*cols), Some(*nnz), end);
                 if !h.directed && rows != cols {
                     return Err(Error::parse(path, line_no, "a symmetric matrix must be square", t));
                 }
@@ -381,15 +385,24 @@ enum Weight {
     Float(f32),
 }
 
-/// Parses a weight token. `allow_float`/`allow_negative` reflect the format.
-fn parse_weight(tok: &[u8], allow_float: bool, allow_negative: bool) -> Result<Weight, &'static str> {
+/// Parses a weight token. `allow_float`/`allow_negative` reflect the format; in an
+/// `integer` field (`integer_field`) a negative integer is kept as a float, as any
+/// negative weight is, but nothing else is rounded.
+fn parse_weight(tok: &[u8], allow_float: bool, allow_negative: bool, integer_field: bool) -> Result<Weight, &'static str> {
     if let Some(v) = parse_u64(tok) {
         return if v <= u32::MAX as u64 {
             Ok(Weight::Int(v as u32))
         } else if allow_float {
             Ok(Weight::Float(v as f32))
         } else {
-            Err("weight is too large (at most 4294967295)")
+            Err("weight is too large (integer weights are at most 4294967295)")
+        };
+    }
+    if integer_field {
+        return match std::str::from_utf8(tok).ok().and_then(|s| s.parse::<i64>().ok()) {
+            Some(v) if v < 0 && v > -(1 << 24) => Ok(Weight::Float(v as f32)),
+            Some(_) => Err("weight does not fit a 32-bit float exactly (integer weights below 0 are at least -16777215)"),
+            None => Err("weight is not an integer, which the `integer` field declares"),
         };
     }
     let v: f64 = std::str::from_utf8(tok).ok().and_then(|s| s.parse().ok()).ok_or("weight is not a number")?;
@@ -535,7 +548,7 @@ fn parse_chunk(h: &Header, text: &[u8]) -> std::result::Result<Chunk, (usize, St
         c.weights.reserve(guess);
     }
     let base = h.one_based() as u64;
-    let bound_src = h.declared_n.unwrap_or(u32::MAX as u64 - 1 + base);
+    let bound_src = h.declared_rows.or(h.declared_n).unwrap_or(u32::MAX as u64 - 1 + base);
     let bound_dst = h.declared_cols.unwrap_or(bound_src);
     let mut max_id = None::<u32>;
     let mut pos = 0;
@@ -582,7 +595,8 @@ fn parse_chunk(h: &Header, text: &[u8]) -> std::result::Result<Chunk, (usize, St
                 Syntax::Mtx { .. } => (true, true),
                 _ => (true, false),
             };
-            c.push_weight(parse_weight(tok, allow_float, allow_negative).map_err(&err)?);
+            let integer_field = matches!(h.syntax, Syntax::Mtx { field: MtxField::Integer });
+            c.push_weight(parse_weight(tok, allow_float && !integer_field, allow_negative, integer_field).map_err(&err)?);
         }
         if fields.next().is_some() {
             return Err(err(match h.syntax {

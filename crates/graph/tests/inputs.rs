@@ -142,6 +142,18 @@ fn negative_or_non_numeric_weights_are_errors() {
     expect_err(&write(d.path(), "w.wel", "0 1 0.5\n1 2 1e39\n"), &["w.wel:2:", "overflows a 32-bit float", "1e39"]);
     expect_err(&write(d.path(), "w.wel", "0 1 1e-50\n"), &["w.wel:1:", "underflows"]);
     expect_err(&write(d.path(), "w.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 -3e40\n"), &["w.mtx:3:", "overflows"]);
+    // A row beyond the declared rows is refused even where the columns reach further;
+    // an `integer` field keeps every weight exact or refuses it.
+    expect_err(
+        &write(d.path(), "rows.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 5 1\n4 1\n"),
+        &["rows.mtx:3:", "beyond the 2"],
+    );
+    let int = |w: &str| format!("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 {w}\n");
+    expect_err(&write(d.path(), "big.mtx", &int("5016777218")), &["big.mtx:3:", "at most 4294967295"]);
+    expect_err(&write(d.path(), "half.mtx", &int("1.5")), &["half.mtx:3:", "not an integer"]);
+    expect_err(&write(d.path(), "neg.mtx", &int("-16777216")), &["neg.mtx:3:", "does not fit"]);
+    let neg = read(&write(d.path(), "neg-ok.mtx", &int("-3"))).unwrap();
+    assert_eq!(neg.weight_type(), WeightType::Float);
     assert_eq!(read(&write(d.path(), "w.wel", "0 1 3.4e38\n")).unwrap().out_edges().weight_f64(0), 3.4e38f32 as f64);
 }
 
