@@ -233,6 +233,16 @@ fn validate(path: &Path, map: memmap2::Mmap) -> Result<Mapped> {
     if version == VERSION_WITHOUT_IDS && sections.iter().any(|s| s.kind == INPUT_IDS) {
         return bad(format!("a version {version} file with an input-ids section: the header is inconsistent"));
     }
+    // Version 2 is written only with input ids: without them its answers would come
+    // out in stored ids, silently.
+    if version == VERSION && !sections.iter().any(|s| s.kind == INPUT_IDS) {
+        return bad(format!("a version {version} file without its input-ids section: the header is inconsistent"));
+    }
+    let mut kinds: Vec<u32> = sections.iter().map(|s| s.kind).collect();
+    kinds.sort_unstable();
+    if let Some(twice) = kinds.windows(2).find(|k| k[0] == k[1]) {
+        return bad(format!("section {} is listed twice", twice[0]));
+    }
     for s in &sections {
         if s.offset % PAGE != 0 || s.offset < PAGE {
             return bad(format!("section {} starts at {}, not a page boundary after the header", s.kind, s.offset));

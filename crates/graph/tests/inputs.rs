@@ -394,6 +394,17 @@ fn a_renumbered_cgr_keeps_the_input_ids_and_refuses_bad_ones() {
     bad[entry + 16..entry + 24].copy_from_slice(&8u64.to_le_bytes());
     cgr::seal(&mut bad);
     refused(bad, "expected 20");
+    // Version 2 without its ids (the entry's kind changed to one no reader knows), and
+    // a section listed twice.
+    let mut bad = good.clone();
+    bad[entry..entry + 4].copy_from_slice(&99u32.to_le_bytes());
+    cgr::seal(&mut bad);
+    refused(bad, "without its input-ids section");
+    let mut bad = good.clone();
+    bad[entry..entry + 4].copy_from_slice(&2u32.to_le_bytes());
+    bad[8..12].copy_from_slice(&1u32.to_le_bytes());
+    cgr::seal(&mut bad);
+    refused(bad, "section 2 is listed twice");
     // A file without ids stays version 1, which older builds read.
     chatty_graph::write_graph(&g, &p, &NoProgress).unwrap();
     assert_eq!(std::fs::read(&p).unwrap()[8], 1);
