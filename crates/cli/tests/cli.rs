@@ -708,8 +708,8 @@ fn a_renumbered_graph_answers_like_its_input() {
     fails(&["convert", &p("d.cgr"), "-o", &p("r.ssd"), "--layout", "ssd"], "stored renumbered");
 }
 
-/// `.parquet` outputs read back with the Arrow reader: `vertex` and `value` columns,
-/// one row per vertex, ids in the input's numbering.
+/// `.parquet` outputs read back with the Arrow reader: `vertex` and the kernel's
+/// column (named as in `.csv`), one row per vertex, ids in the input's numbering.
 #[test]
 fn parquet_outputs_read_back() {
     use arrow_array::{Array, Float64Array, Int64Array, UInt32Array};
@@ -721,7 +721,12 @@ fn parquet_outputs_read_back() {
         let f = std::fs::File::open(d.path().join(format!("out.{alg}.parquet"))).unwrap();
         let mut rows = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap().build().unwrap();
         let batch = rows.next().unwrap().unwrap();
-        assert_eq!(batch.schema().fields().iter().map(|f| f.name().as_str()).collect::<Vec<_>>(), ["vertex", "value"]);
+        let column = match alg {
+            "bfs" => "depth",
+            "sssp" => "distance",
+            _ => "pagerank",
+        };
+        assert_eq!(batch.schema().fields().iter().map(|f| f.name().as_str()).collect::<Vec<_>>(), ["vertex", column]);
         batch
     };
     let bfs = read("bfs");
@@ -734,6 +739,34 @@ fn parquet_outputs_read_back() {
     let scores = pr.column(1).as_any().downcast_ref::<Float64Array>().unwrap();
     assert_eq!(scores.len(), 4);
     assert!((scores.values().iter().sum::<f64>() - 1.0).abs() < 1e-6);
+}
+
+/// Outputs go where the user asked, all or none: a directory gets a file per kernel
+/// inside, `/dev/null` takes every kernel's answer and stays a device, and a run whose
+/// second kernel fails leaves no file of the first.
+#[test]
+fn outputs_go_where_asked_all_or_none() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    std::fs::write(d.path().join("g.el"), "0 1\n1 2\n2 0\n").unwrap();
+    std::fs::create_dir(d.path().join("results")).unwrap();
+    assert!(chatty(&["run", "pr,bfs", &p("g.el"), "-r", "0", "-o", &p("results")]).status.success());
+    let mut names: Vec<String> =
+        std::fs::read_dir(d.path().join("results")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["bfs.txt", "pr.txt"]);
+    assert!(chatty(&["run", "pr,bfs", &p("g.el"), "-r", "0", "-o", "/dev/null"]).status.success());
+    assert!(!std::fs::metadata("/dev/null").unwrap().is_file() && !std::path::Path::new("/dev/null.pr").exists());
+    // SSSP refuses negative weights after PageRank has run: neither file appears.
+    std::fs::write(d.path().join("neg.wel"), "0 1 2\n1 2 -1\n").unwrap();
+    let o = chatty(&["run", "pr,sssp", &p("neg.wel"), "-r", "0", "-o", &p("set.csv")]);
+    assert!(!o.status.success(), "{}", text(&o));
+    let left: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("set") || n.contains("partial"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// `--personalization FILE` (networkx's teleport weights) in the user's numbering, with

@@ -139,13 +139,15 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     };
     let opts = harness::Options { trials: a.trials, verify: a.verify, against };
     let mut failed = false;
+    // Every kernel's output appears, or none: each is committed once all have run.
+    let mut written = Vec::new();
     for (&alg, out) in a.algorithm.iter().zip(&outputs) {
         if !a.json && a.algorithm.len() > 1 {
             println!("\n== {}", alg.name());
         }
         let report = run_kernel(a, engine.as_mut(), alg, &p, &opts, quiet)?;
         if let (Some(out), true) = (out, speaks) {
-            write_output(out, alg, &report.last.output, base)?;
+            written.push(write_output(out, alg, &report.last.output, base)?);
         }
         if a.json {
             let ctx = harness::Context {
@@ -162,6 +164,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         }
         failed |= matches!(report.verification, Some(Err(_)));
     }
+    written.into_iter().try_for_each(AtomicFile::commit)?;
     Ok(i32::from(failed))
 }
 
@@ -306,9 +309,18 @@ fn user_source(flag: &str, s: u32, base: u32, n: usize) -> Result<u32> {
     Ok(s - base)
 }
 
-/// Where kernel `alg`'s answer goes: `out` itself, or with several kernels
-/// `out` with the kernel's name before the extension.
+/// Where kernel `alg`'s answer goes: a device or FIFO as it is; a directory gets
+/// `<kernel>.txt` inside; else `out` itself, or with several kernels `out` with the
+/// kernel's name before the extension.
 fn output_path(out: &Path, alg: Algorithm, kernels: usize) -> PathBuf {
+    // A device or FIFO (`/dev/null`) takes every kernel's answer as it is.
+    if std::fs::metadata(out).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return out.to_path_buf();
+    }
+    // A directory (one that exists, or a name ending in `/`) gets a file per kernel.
+    if out.is_dir() || out.as_os_str().to_string_lossy().ends_with('/') {
+        return out.join(format!("{}.txt", alg.name()));
+    }
     if kernels == 1 {
         return out.to_path_buf();
     }
@@ -411,10 +423,10 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// header naming the value (`vertex,distance`), anything else `vertex value` lines;
 /// vertex ids (and WCC labels) from `base`.
 /// Unreachable is `-1` (BFS) and `inf` (SSSP).
-pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, base: u32) -> Result<()> {
+pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, base: u32) -> Result<AtomicFile> {
     let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
     if ext.as_deref() == Some("parquet") {
-        return write_parquet(path, o, base);
+        return write_parquet(path, alg, o, base);
     }
     let sep = match ext.as_deref() {
         Some("csv") => Some(','),
@@ -453,14 +465,14 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, base: u32) -
         }
     })();
     written.with_context(|| format!("cannot write {}", path.display()))?;
-    f.commit()?;
-    Ok(())
+    Ok(f)
 }
 
-/// Writes columns `vertex` (u32, from `base`) and `value` as Parquet (uncompressed),
-/// through a temporary file: BFS depths as i64 (-1 unreachable), SSSP distances as
-/// f64 (inf unreachable), WCC labels as u32 (from `base`), the rest as f64.
-fn write_parquet(path: &Path, o: &Output, base: u32) -> Result<()> {
+/// Writes columns `vertex` (u32, from `base`) and the kernel's value column (named as
+/// in `.csv` outputs) as Parquet (uncompressed), into a temporary file the caller
+/// commits: BFS depths as i64 (-1 unreachable), SSSP distances as f64 (inf
+/// unreachable), WCC labels as u32 (from `base`), the rest as f64.
+fn write_parquet(path: &Path, alg: Algorithm, o: &Output, base: u32) -> Result<AtomicFile> {
     use std::sync::Arc;
 
     use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, UInt32Array};
@@ -484,15 +496,14 @@ fn write_parquet(path: &Path, o: &Output, base: u32) -> Result<()> {
         Output::Values(v) => Arc::new(Float64Array::from_iter_values(v.iter().copied())),
         Output::Labels(l) => Arc::new(UInt32Array::from_iter_values(l.iter().map(|&x| x + base))),
     };
-    let batch = RecordBatch::try_from_iter([("vertex", vertex), ("value", value)]).context("building the Parquet columns")?;
+    let batch = RecordBatch::try_from_iter([("vertex", vertex), (value_name(alg), value)]).context("building the Parquet columns")?;
     let file = AtomicFile::create(path)?;
     let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).context("starting the Parquet file")?;
     writer.write(&batch).with_context(|| format!("cannot write {}", path.display()))?;
-    writer.into_inner().with_context(|| format!("cannot write {}", path.display()))?.commit()?;
-    Ok(())
+    Ok(writer.into_inner().with_context(|| format!("cannot write {}", path.display()))?)
 }
 
-/// The value column's name in `.csv` / `.tsv` outputs.
+/// The value column's name in `.csv`, `.tsv` and `.parquet` outputs.
 fn value_name(alg: Algorithm) -> &'static str {
     match alg {
         Algorithm::Bfs => "depth",
