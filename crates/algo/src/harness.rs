@@ -103,7 +103,6 @@ pub fn run_with_progress(
     progress: &dyn chatty_graph::Progress,
     mut on_trial: impl FnMut(TrialEvent),
 ) -> Result<Report> {
-    crate::tuning::Tuning::get().check()?;
     let preparing = Instant::now();
     let in_edges_seconds = build_in_edges(engine, alg)?;
     engine.prepare(alg)?;

@@ -278,6 +278,7 @@ pub fn pick_sources(alg: Algorithm, n: usize, degree: impl Fn(u32) -> u64, has_e
 /// called it. Δ's default is resolved by the harness from [`Engine::default_delta`].
 pub fn check_params(alg: Algorithm, n: usize, p: &Params) -> Result<()> {
     check_scalar_params(p)?;
+    tuning::Tuning::get().check()?;
     if alg == Algorithm::Spmv {
         if let Some(x) = &p.x {
             if x.len() != n {

@@ -232,6 +232,47 @@ fn lines_with_end(bytes: &[u8]) -> impl Iterator<Item = (&[u8], usize)> {
     })
 }
 
+/// A Matrix Market banner's field, and whether the matrix is general (directed)
+/// rather than symmetric.
+fn mtx_banner(path: &Path, banner: &[u8]) -> Result<(MtxField, bool)> {
+    let words: Vec<String> = String::from_utf8_lossy(trim(banner)).split_whitespace().map(|w| w.to_ascii_lowercase()).collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["%%matrixmarket", "matrix", "coordinate", field, sym] => {
+            let field = match *field {
+                "pattern" => MtxField::Pattern,
+                "integer" => MtxField::Integer,
+                "real" | "double" => MtxField::Real,
+                other => {
+                    return Err(Error::parse(
+                        path,
+                        1,
+                        format!("Matrix Market field `{other}` is not supported (pattern, integer, real are)"),
+                        banner,
+                    ))
+                }
+            };
+            let directed = match *sym {
+                "general" => true,
+                "symmetric" => false,
+                other => {
+                    return Err(Error::parse(
+                        path,
+                        1,
+                        format!("Matrix Market symmetry `{other}` is not supported (general, symmetric are)"),
+                        banner,
+                    ))
+                }
+            };
+            Ok((field, directed))
+        }
+        ["%%matrixmarket", "matrix", "array", ..] => {
+            Err(Error::parse(path, 1, "dense (array) Matrix Market files are not graphs; use coordinate format", banner))
+        }
+        _ => Err(Error::parse(path, 1, "expected `%%MatrixMarket matrix coordinate FIELD SYMMETRY`", banner)),
+    }
+}
+
 fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
     let mut h = Header {
         syntax: Syntax::Pace,
@@ -285,42 +326,8 @@ fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
             let mut lines = lines_with_end(bytes);
             let (banner, _) = lines.next().unwrap_or((b"", 0));
             line_no += 1;
-            let words: Vec<String> = String::from_utf8_lossy(trim(banner)).split_whitespace().map(|w| w.to_ascii_lowercase()).collect();
-            let words: Vec<&str> = words.iter().map(String::as_str).collect();
-            let field = match words.as_slice() {
-                ["%%matrixmarket", "matrix", "coordinate", field, sym] => {
-                    let field = match *field {
-                        "pattern" => MtxField::Pattern,
-                        "integer" => MtxField::Integer,
-                        "real" | "double" => MtxField::Real,
-                        other => {
-                            return Err(Error::parse(
-                                path,
-                                1,
-                                format!("Matrix Market field `{other}` is not supported (pattern, integer, real are)"),
-                                banner,
-                            ))
-                        }
-                    };
-                    h.directed = match *sym {
-                        "general" => true,
-                        "symmetric" => false,
-                        other => {
-                            return Err(Error::parse(
-                                path,
-                                1,
-                                format!("Matrix Market symmetry `{other}` is not supported (general, symmetric are)"),
-                                banner,
-                            ))
-                        }
-                    };
-                    field
-                }
-                ["%%matrixmarket", "matrix", "array", ..] => {
-                    return Err(Error::parse(path, 1, "dense (array) Matrix Market files are not graphs; use coordinate format", banner))
-                }
-                _ => return Err(Error::parse(path, 1, "expected `%%MatrixMarket matrix coordinate FIELD SYMMETRY`", banner)),
-            };
+            let (field, directed) = mtx_banner(path, banner)?;
+            h.directed = directed;
             h.syntax = Syntax::Mtx { field };
             for (line, end) in lines {
                 line_no += 1;

@@ -500,7 +500,7 @@ fn write_parquet(path: &Path, alg: Algorithm, o: &Output, base: u32) -> Result<A
     let file = AtomicFile::create(path)?;
     let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).context("starting the Parquet file")?;
     writer.write(&batch).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(writer.into_inner().with_context(|| format!("cannot write {}", path.display()))?)
+    writer.into_inner().with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The value column's name in `.csv`, `.tsv` and `.parquet` outputs.
