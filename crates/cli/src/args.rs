@@ -442,7 +442,7 @@ pub struct RunArgs {
     /// the engine's own copy, e.g. the `.cgr` an SSD layout was made from.
     #[arg(long, value_name = "GRAPH", requires = "verify")]
     pub verify_against: Option<PathBuf>,
-    /// Print one JSON object instead of text.
+    /// Print one JSON object per kernel instead of text (one line each: JSON Lines).
     #[arg(long)]
     pub json: bool,
     /// Write the last trial's answer, one row per vertex: `.csv` / `.tsv` with a header

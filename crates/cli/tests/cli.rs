@@ -595,6 +595,12 @@ fn limits_and_messages_say_what_they_mean() {
     for policy in ["active", "passive", "PASSIVE", ""] {
         assert!(waiting(policy).status.success(), "{policy}: {}", text(&waiting(policy)));
     }
+    // An SSD layout opens as it was converted: read options are refused, not ignored.
+    assert!(chatty(&["convert", &p("g.cgr"), "-o", &p("g.ssd"), "--layout", "ssd"]).status.success());
+    for option in ["--format=el", "--symmetrize"] {
+        let o = chatty(&["run", "bfs", &p("g.ssd"), option]);
+        assert!(o.status.code() == Some(2) && text(&o).contains("not to an SSD layout"), "{option}: {}", text(&o));
+    }
     // Counts that make no sense are refused up front, not turned into something else.
     for args in [vec!["run", "pr", "GRAPH", "--top", "0"], vec!["generate", "rmat", "-s", "4", "--weights", "0", "-o", "OUT"]] {
         let (graph, out) = (p("g.cgr"), p("zero.cgr"));

@@ -85,8 +85,9 @@ pub fn spmv(g: &LocalGraph, x: &[f64]) -> Vec<f64> {
             let edges = inc.range(v);
             let targets = &inc.targets()[edges.clone()];
             match inc.raw_weights() {
-                Some(w) => targets.iter().zip(&w[edges]).map(|(&u, &w)| g.weight_type.value(w) * x[u as usize]).sum(),
-                None => targets.iter().map(|&u| x[u as usize]).sum(),
+                // Folded from +0: an empty sum is 0, as on every other engine (`sum` starts at -0).
+                Some(w) => targets.iter().zip(&w[edges]).fold(0.0, |s, (&u, &w)| s + g.weight_type.value(w) * x[u as usize]),
+                None => targets.iter().fold(0.0, |s, &u| s + x[u as usize]),
             }
         })
         .collect()

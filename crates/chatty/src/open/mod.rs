@@ -92,7 +92,7 @@ fn open_from(
         return Err(Error::Unsupported { option: Some("split_sources"), what: "applies to the MPI engine".into() });
     }
     if spec.kind == EngineKind::Ssd || file.is_some_and(|(path, _)| chatty_ssd::layout::is_layout(path)) {
-        return open_ssd(spec, file.map(|f| f.0), notes);
+        return open_ssd(spec, file, notes);
     }
     // One GPU asked for: opened before the (possibly long) read, so that a machine
     // without it fails at once.
@@ -159,6 +159,17 @@ fn open_from(
     Ok(Opened { engine, choice, notes, speaks: true })
 }
 
+/// Refuses read options for an SSD layout, which opens as it was converted.
+fn refuse_read_options(read: Option<ReadOptions>) -> Result<()> {
+    let Some(read) = read else { return Ok(()) };
+    let b = read.build;
+    if read.format.is_some() || b.symmetrize || b.dedup || b.drop_self_loops {
+        let what = "the format and the load transforms (symmetrize, dedup, drop self-loops) apply to graph files, not to an SSD layout, which opens as `convert --layout ssd` wrote it; convert again with them".into();
+        return Err(Error::Unsupported { option: None, what });
+    }
+    Ok(())
+}
+
 /// A GPU, recorded as started for the auto policy.
 fn open_gpu(ordinal: usize) -> Result<Gpu> {
     let gpu = Gpu::open(ordinal)?;
@@ -188,8 +199,9 @@ fn unused_gpu_options(spec: &EngineSpec, engine: &str) -> impl Iterator<Item = N
 }
 
 /// The SSD engine on a layout (the only engine that runs on one, and only on one).
-fn open_ssd(spec: &EngineSpec, file: Option<&Path>, notes: Vec<Note>) -> Result<Opened> {
-    let path = match file {
+fn open_ssd(spec: &EngineSpec, file: Option<(&Path, ReadOptions)>, notes: Vec<Note>) -> Result<Opened> {
+    let read = file.map(|f| f.1);
+    let path = match file.map(|f| f.0) {
         Some(path) if chatty_ssd::layout::is_layout(path) => path,
         Some(path) => {
             std::fs::metadata(path).map_err(|source| chatty_graph::Error::Io { path: path.to_path_buf(), what: "cannot open", source })?;
@@ -204,6 +216,7 @@ fn open_ssd(spec: &EngineSpec, file: Option<&Path>, notes: Vec<Note>) -> Result<
             return Err(Error::Unsupported { option: None, what: what.into() });
         }
     };
+    refuse_read_options(read)?;
     if !matches!(spec.kind, EngineKind::Ssd | EngineKind::Auto) {
         return Err(Error::Unsupported {
             option: Some("engine"),
