@@ -33,16 +33,7 @@ pub fn wait_policy() -> crate::Result<WaitPolicy> {
     Ok(tuning.wait_policy)
 }
 
-/// See [`wait_policy`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WaitPolicy {
-    /// Nothing spins: barriers and idle workers sleep.
-    Passive,
-    /// A region's barriers spin; idle workers sleep between parallel loops (the default).
-    Barriers,
-    /// Barriers spin, and idle workers look for work for up to [`SPIN`] before they sleep.
-    Active,
-}
+pub use crate::tuning::WaitPolicy;
 
 /// Whether the waiting threads of a pool of `threads` may spin: not under the passive
 /// policy, nor when they outnumber the cores.

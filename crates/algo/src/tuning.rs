@@ -6,8 +6,6 @@
 
 use std::sync::OnceLock;
 
-use crate::pool::WaitPolicy;
-
 /// Every setting the environment may override, read at first use.
 #[derive(Clone, Debug)]
 pub struct Tuning {
@@ -121,4 +119,15 @@ impl Tuning {
             problem,
         }
     }
+}
+
+/// How idle threads wait during a kernel ([`crate::pool::wait_policy`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitPolicy {
+    /// Nothing spins: barriers and idle workers sleep.
+    Passive,
+    /// A region's barriers spin; idle workers sleep between parallel loops (the default).
+    Barriers,
+    /// Barriers spin, and idle workers look for work for up to 2 ms (`pool`'s spin) before they sleep.
+    Active,
 }

@@ -76,59 +76,22 @@ pub(super) fn bfs_depths(gpu: &Gpu, dg: &DeviceGraph, source: u32, pull: bool, p
     let (in_off, in_adj) = (&dg.in_edges().off, &dg.in_edges().adj);
     // Beamer's alpha and beta; alpha 0 keeps every step top-down.
     let (alpha, beta) = (if pull { BEAMER_ALPHA as u32 } else { 0 }, BEAMER_BETA as u32);
+    // Both drivers take the same leading arguments.
+    macro_rules! bfs_launch {
+        ($kernel:path, $how:expr, $($tail:expr),*) => {
+            $kernel(gpu, $how, &ctl, &dg.out.off, &dg.out.adj, in_off, in_adj, &depth, &queue0, &queue1, &hubs, bfs_pull, $($tail),*)
+        };
+    }
     let c: BfsCtl = drive(
         gpu,
         &ctl,
         "bfs_persistent",
         if road_like(dg.n, dg.m) { PERSISTENT_BLOCKS_PER_SM } else { BFS_WIDE_BLOCKS_PER_SM },
-        |cfg| {
-            // SAFETY: queues hold n entries and a vertex enters a queue once. A
-            // cooperative launch guarantees every block is resident, which the
-            // kernel's grid barrier needs.
-            unsafe {
-                launch::bfs_persistent(
-                    gpu,
-                    Launch::Cooperative(cfg),
-                    &ctl,
-                    &dg.out.off,
-                    &dg.out.adj,
-                    in_off,
-                    in_adj,
-                    &depth,
-                    &queue0,
-                    &queue1,
-                    &hubs,
-                    bfs_pull,
-                    n,
-                    alpha,
-                    beta,
-                )
-            }
-        },
-        || {
-            // SAFETY: as above, for one level.
-            unsafe {
-                launch::bfs_level(
-                    gpu,
-                    Launch::Grid(gpu.cfg()),
-                    &ctl,
-                    &dg.out.off,
-                    &dg.out.adj,
-                    in_off,
-                    in_adj,
-                    &depth,
-                    &queue0,
-                    &queue1,
-                    &hubs,
-                    bfs_pull,
-                    0,
-                    n,
-                    alpha,
-                    beta,
-                    0,
-                )
-            }
-        },
+        // SAFETY: queues hold n entries and a vertex enters a queue once. A cooperative
+        // launch guarantees every block is resident, which the kernel's grid barrier needs.
+        |cfg| unsafe { bfs_launch!(launch::bfs_persistent, Launch::Cooperative(cfg), n, alpha, beta) },
+        // SAFETY: as above, for one level.
+        || unsafe { bfs_launch!(launch::bfs_level, Launch::Grid(gpu.cfg()), 0, n, alpha, beta, 0) },
         |c: &BfsCtl| c.flags & BFS_DONE != 0,
     )?;
     Ok((depth, c.level as u64 - 1, start))
