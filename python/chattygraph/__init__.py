@@ -181,8 +181,14 @@ class Graph:
         return dict(zip(names, values.tolist()))
 
     def vertex(self, node: Hashable) -> int:
-        """The id of a node (the node itself unless the graph came from networkx)."""
+        """The id of a node (the node itself unless the graph came from networkx): an
+        integer from 0 to n - 1, never coerced (1.9, "2" and True are not ids, and -1
+        is not the last vertex)."""
         if self.nodes is None:
+            if isinstance(node, (bool, np.bool_)) or not isinstance(node, (int, np.integer)):
+                raise ParameterError(f"node {node!r} is not a vertex id (an integer from 0 to {self.n - 1})")
+            if not 0 <= int(node) < self.n:
+                raise ParameterError(f"node {int(node)} is not in the graph (ids 0 to {self.n - 1})")
             return int(node)
         if not hasattr(self, "_index"):
             self._index = {v: i for i, v in enumerate(self.nodes)}

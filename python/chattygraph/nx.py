@@ -12,6 +12,7 @@ different answer being returned. Small graphs stay in networkx (``should_run``).
 from __future__ import annotations
 
 import gc
+import math
 
 from typing import Any, Iterator, Optional
 
@@ -77,6 +78,18 @@ def _source(G: ChattyNxGraph, source: Any) -> int:
 
 def _decline(why: str) -> None:
     raise NotImplementedError(why)
+
+
+def _plain_cutoff(cutoff: Any, levels: bool = False) -> None:
+    """Declines a cutoff that is not a number of at least 0 (negative, NaN, of another
+    type), or for `levels` (BFS depths) a finite one that is not whole: networkx's own
+    answer for those is the one to give."""
+    if cutoff is None:
+        return
+    if isinstance(cutoff, bool) or not isinstance(cutoff, (int, float, np.integer, np.floating)) or not cutoff >= 0:
+        _decline(f"cutoff={cutoff!r} stays in networkx")
+    if levels and math.isfinite(cutoff) and cutoff != int(cutoff):
+        _decline(f"cutoff={cutoff!r} (not a whole number of levels) stays in networkx")
 
 
 class BackendInterface:
@@ -176,6 +189,7 @@ class BackendInterface:
 
     @staticmethod
     def single_source_shortest_path_length(G, source, cutoff=None):
+        _plain_cutoff(cutoff, levels=True)
         depths = cg.run(G.cg, "bfs", ENGINE, source=_source(G, source))[0]
         reached = depths >= 0
         if cutoff is not None:
@@ -190,6 +204,7 @@ class BackendInterface:
             _decline("non-integer or negative weights stay in networkx (ours are 32-bit)")
         if weight is None and G.weight is not None:
             _decline("weight=None on a weighted graph stays in networkx")
+        _plain_cutoff(cutoff)
         dist = cg.run(G.cg, "sssp", ENGINE, source=_source(G, source))[0]
         reached = np.isfinite(dist)
         if cutoff is not None:

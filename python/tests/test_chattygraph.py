@@ -351,6 +351,31 @@ def test_parameters_are_checked_as_the_cli_checks_them():
     assert abs(scores.sum() - 1) < 1e-6
 
 
+def test_vertex_ids_are_never_coerced_and_odd_cutoffs_answer_as_networkx():
+    g = cg.Graph.from_edges([0, 1, 2], [1, 2, 3])
+    for node in (1.9, "2", -1, True, 4, np.float64(1.0)):
+        with pytest.raises(cg.ParameterError, match="not"):
+            cg.bfs(g, node)
+    assert cg.bfs(g, np.int64(1)).tolist() == cg.bfs(g, 1).tolist()
+    # Cutoffs that are numbers of at least 0 run here; the others are declined, so that
+    # networkx answers them (with fallback on, as scripts/test runs its suite).
+    d = weighted_digraph(n=200, p=0.02)
+    for cutoff in (0, 2, 2.0, float("inf")):
+        assert nx.single_source_shortest_path_length(d, 0, cutoff=cutoff, backend="chatty") == nx.single_source_shortest_path_length(
+            d, 0, cutoff=cutoff
+        )
+    for cutoff in (0, 2, 2.5, 30.5, float("inf")):
+        assert nx.single_source_dijkstra_path_length(d, 0, cutoff=cutoff, backend="chatty") == nx.single_source_dijkstra_path_length(
+            d, 0, cutoff=cutoff
+        )
+    with pytest.raises(NotImplementedError):
+        nx.single_source_shortest_path_length(d, 0, cutoff=2.5, backend="chatty")
+    for cutoff in (-1, float("nan"), "3"):
+        for function in (nx.single_source_shortest_path_length, nx.single_source_dijkstra_path_length):
+            with pytest.raises(NotImplementedError):
+                function(d, 0, cutoff=cutoff, backend="chatty")
+
+
 def test_errors_are_typed():
     g = cg.Graph.from_edges([0, 1], [1, 2])
     with pytest.raises(cg.UnsupportedError):

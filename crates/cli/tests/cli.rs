@@ -620,6 +620,12 @@ fn limits_and_messages_say_what_they_mean() {
         assert!(o.status.code() == Some(2) && text(&o).contains("invalid value '0'"), "{args:?}: {}", text(&o));
         assert!(!d.path().join("zero.cgr").exists());
     }
+    // A build without MPI started by mpirun refuses, rather than run the job once per rank.
+    if !cfg!(feature = "mpi") {
+        let o =
+            Command::new(env!("CARGO_BIN_EXE_chatty")).args(["run", "bfs", &p("g.cgr")]).env("OMPI_COMM_WORLD_SIZE", "2").output().unwrap();
+        assert!(o.status.code() == Some(2) && text(&o).contains("--features mpi"), "{}", text(&o));
+    }
     // A tuning override that is not a number is refused, not ignored.
     let o = Command::new(env!("CARGO_BIN_EXE_chatty"))
         .args(["run", "bc", &p("g.cgr"), "--threads", "2"])

@@ -101,6 +101,12 @@ fn read_vertex_values(path: &Path, flag: &str, n: usize, base: u32, unlisted_zer
 }
 
 pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
+    if process::under_mpirun() && !cfg!(feature = "mpi") {
+        bail!(
+            "this chatty was built without MPI but runs under mpirun: every rank would run the whole job; \
+             build it with `cargo build --release --features mpi` (Open MPI or MPICH, and libclang)"
+        );
+    }
     let mut p = params(a)?;
     let mut spec = engine_spec(a)?;
     if let Some(t) = spec.threads {
