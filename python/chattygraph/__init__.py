@@ -72,7 +72,15 @@ def _weights(w: Any, m: int) -> tuple[Optional[np.ndarray], str]:
     integral = np.issubdtype(w.dtype, np.integer) or bool(np.all(np.isfinite(w)) and np.all(w == np.floor(w)))
     if integral and w.min() >= 0 and w.max() <= _U32_MAX:
         return np.ascontiguousarray(w, dtype=np.uint32), "int"
-    return np.ascontiguousarray(w, dtype=np.float32).view(np.uint32), "float"
+    # Stored as 32-bit floats: a weight that is not finite, overflows or underflows
+    # there is refused, as the CLI's readers refuse it (it would read as unreachable).
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        stored = np.ascontiguousarray(w, dtype=np.float32)
+    bad = ~np.isfinite(stored) | ((stored == 0) & (w != 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ParameterError(f"weights[{i}] = {w[i]!r} does not fit a 32-bit float (finite, magnitude 1.4e-45 to 3.4e38, or 0)")
+    return stored.view(np.uint32), "float"
 
 
 class Graph:

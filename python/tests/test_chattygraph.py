@@ -376,6 +376,14 @@ def test_vertex_ids_are_never_coerced_and_odd_cutoffs_answer_as_networkx():
                 function(d, 0, cutoff=cutoff, backend="chatty")
 
 
+def test_weights_that_do_not_fit_a_32_bit_float_are_refused():
+    for bad in (1e39, -1e39, float("nan"), float("inf"), 1e-50):
+        with pytest.raises(cg.ParameterError, match="32-bit float"):
+            cg.Graph.from_edges([0, 1], [1, 2], weights=[0.5, bad])
+    g = cg.Graph.from_edges([0, 1], [1, 2], weights=[0.5, 3e38])
+    assert g.weight_kind == "float" and cg.sssp(g, 0)[2] == np.float32(0.5) + np.float32(3e38)
+
+
 def test_errors_are_typed():
     g = cg.Graph.from_edges([0, 1], [1, 2])
     with pytest.raises(cg.UnsupportedError):
