@@ -57,42 +57,12 @@ impl Tuning {
 
     fn from_env() -> Tuning {
         let mut problem = None;
-        let mut read = |name: &'static str| -> Option<String> {
-            match std::env::var(name) {
-                Ok(v) if v.is_empty() => None,
-                Ok(v) => Some(v),
-                Err(std::env::VarError::NotPresent) => None,
-                Err(e) => {
-                    problem.get_or_insert((name, e.to_string()));
-                    None
-                }
-            }
-        };
-        let wait = read("CHATTY_WAIT_POLICY");
-        let mut number = |name: &'static str, value: Option<String>| -> Option<u64> {
-            let v = value?;
-            match v.parse() {
-                Ok(x) => Some(x),
-                Err(_) => {
-                    problem.get_or_insert((name, format!("`{v}`: expected a non-negative integer")));
-                    None
-                }
-            }
-        };
-        let names = [
-            "CHATTY_BC_ALPHA",
-            "CHATTY_PERSISTENT_BLOCKS_PER_SM",
-            "CHATTY_BFS_CHASE_DELTA",
-            "CHATTY_SSSP_LOCAL_ROUNDS",
-            "CHATTY_BFS_HUB_MASKS",
-            "CHATTY_BFS_BITMAP",
-            "CHATTY_BC_BATCH",
-            "CHATTY_BC_BITS",
-            "CHATTY_BC_UP_SHARE",
-        ];
-        let values: Vec<Option<String>> = names.iter().map(|&n| std::env::var(n).ok().filter(|v| !v.is_empty())).collect();
-        let [bc_alpha, blocks, chase, rounds, hub_masks, bitmap, bc_batch, bc_bits, bc_up_share] =
-            std::array::from_fn(|i| number(names[i], values[i].clone()));
+        let wait = variable("CHATTY_WAIT_POLICY", &mut problem);
+        let mut number = |name| number(name, &mut problem);
+        let (bc_alpha, blocks, chase) =
+            (number("CHATTY_BC_ALPHA"), number("CHATTY_PERSISTENT_BLOCKS_PER_SM"), number("CHATTY_BFS_CHASE_DELTA"));
+        let (rounds, hub_masks, bitmap) = (number("CHATTY_SSSP_LOCAL_ROUNDS"), number("CHATTY_BFS_HUB_MASKS"), number("CHATTY_BFS_BITMAP"));
+        let (bc_batch, bc_bits, bc_up_share) = (number("CHATTY_BC_BATCH"), number("CHATTY_BC_BITS"), number("CHATTY_BC_UP_SHARE"));
         let small = |x: Option<u64>| x.map(|x| x.min(u32::MAX as u64) as u32);
         let wait_policy = match wait.as_deref() {
             None => WaitPolicy::Barriers,
@@ -117,6 +87,33 @@ impl Tuning {
             trace_steps: std::env::var_os("CHATTY_TRACE_STEPS").is_some_and(|v| !v.is_empty() && v != "0"),
             launch_per_step: std::env::var("CHATTY_STEP_DRIVER").is_ok_and(|d| d == "launch"),
             problem,
+        }
+    }
+}
+
+/// Variable `name`'s value (`None`: unset or empty); one that is not Unicode is
+/// noted in `problem`, the first one kept.
+fn variable(name: &'static str, problem: &mut Option<(&'static str, String)>) -> Option<String> {
+    match std::env::var(name) {
+        Ok(v) if v.is_empty() => None,
+        Ok(v) => Some(v),
+        Err(std::env::VarError::NotPresent) => None,
+        Err(e) => {
+            problem.get_or_insert((name, e.to_string()));
+            None
+        }
+    }
+}
+
+/// Variable `name` as a non-negative integer; a value that is not one is noted in
+/// `problem`.
+fn number(name: &'static str, problem: &mut Option<(&'static str, String)>) -> Option<u64> {
+    let v = variable(name, problem)?;
+    match v.parse() {
+        Ok(x) => Some(x),
+        Err(_) => {
+            problem.get_or_insert((name, format!("`{v}`: expected a non-negative integer")));
+            None
         }
     }
 }
