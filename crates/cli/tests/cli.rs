@@ -376,6 +376,10 @@ fn multi_gpu_flags_are_checked_before_the_graph_is_read() {
     fails(&["run", "bfs", g, "--engine", "gpu", "--control", "many"], "--control");
     fails(&["run", "bfs", g, "--engine", "gpu", "--comm", "pigeon"], "--comm");
     fails(&["run", "bfs", g, "--engine", "gpu", "--reorder", "random"], "possible values: none, bfs");
+    let dir = tempfile::tempdir().unwrap();
+    let two = dir.path().join("two.el");
+    std::fs::write(&two, "0 1\n").unwrap();
+    fails(&["run", "bfs", two.to_str().unwrap(), "--engine", "gpu", "--devices", "0,0,0"], "2 vertices cannot be split into 3 parts");
     fails(&["run", "bfs", g, "--engine", "gpu", "--mode", "async", "--comm", "p2p"], "--comm p2p applies to mode bsp");
     fails(&["run", "bfs", g, "--engine", "gpu", "--watchdog", "0"], "--watchdog");
     fails(&["run", "bfs", g, "--engine", "gpu", "--gpus", "zero"], "--gpus");

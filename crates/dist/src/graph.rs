@@ -12,8 +12,8 @@ use chatty_graph::{Buf, Rows, WeightType};
 use rayon::prelude::*;
 
 use crate::comm::Comm;
-use crate::part::Ranges;
 use crate::{agree, DistError};
+use chatty_graph::partition::Ranges;
 
 /// How the ranks get their rows (`--distribute`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

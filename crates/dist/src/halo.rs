@@ -1,8 +1,9 @@
 //! The halo: the remote vertices ("ghosts") a rank reads, and the exchange that keeps
 //! their values current. Only boundary vertices travel, each to the ranks that read
 //! it, and per destination in the cheaper of two forms (the ChattyGraph idea across
-//! processes): sparse `(id, value)` pairs of the vertices that changed, or dense, every
-//! value of the boundary list the two ranks agreed on at set-up, without ids.
+//! processes, by the multi-GPU engine's rule, [`Form::cheaper`]): sparse `(id, value)`
+//! pairs of the vertices that changed, or dense, every value of the boundary list the
+//! two ranks agreed on at set-up, without ids.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -10,8 +11,8 @@ use bytemuck::Pod;
 use rayon::prelude::*;
 
 use crate::comm::{words_of, Comm};
-use crate::part::Ranges;
 use crate::DistError;
+use chatty_graph::partition::{Form, Ranges};
 
 /// Values packed for every rank, sent by [`Halo::deliver`].
 pub struct Parcels(Vec<Vec<u64>>);
@@ -161,13 +162,12 @@ impl Halo {
             );
         let value_bytes = std::mem::size_of::<T>();
         let message = |r: usize| {
-            let sparse_bytes = ids[r].len() * (4 + value_bytes);
             if ids[r].is_empty() {
-                Vec::new()
-            } else if sparse_bytes < self.send[r].len() * value_bytes {
-                sparse(&ids[r], &get)
-            } else {
-                dense(&self.send[r], &get)
+                return Vec::new();
+            }
+            match Form::cheaper(ids[r].len() as u64, self.send[r].len() as u64, value_bytes as u64) {
+                Form::Sparse => sparse(&ids[r], &get),
+                Form::Dense => dense(&self.send[r], &get),
             }
         };
         let out: Vec<Vec<u64>> =

@@ -2,9 +2,11 @@
 //!
 //! Started under `mpirun -np P chatty run ALGO G.cgr --engine mpi`, every rank opens
 //! the same `.cgr` and keeps only its own vertex range's rows ([`graph::LocalGraph`]:
-//! edge-balanced contiguous ranges, [`part::Ranges`]), runs rayon threads inside the
+//! the owner-computes ranges the multi-GPU engine splits by too,
+//! [`chatty_graph::partition::Ranges`]), runs rayon threads inside the
 //! rank, and exchanges per superstep only the boundary vertices that changed, each to
-//! the ranks that read it, sparse or dense per destination ([`halo::Halo`]). One
+//! the ranks that read it, sparse or dense per destination by the multi-GPU engine's
+//! rule ([`chatty_graph::partition::Form`], in [`halo::Halo`]). One
 //! module per kernel: [`bfs`], [`sssp`], [`pr`] (PageRank and SpMV), [`wcc`], [`bc`].
 //! [`DistEngine`] implements [`chatty_algo::Engine`], so the harness, the report and
 //! the front ends are the ones every engine shares; every rank runs the harness in
@@ -33,7 +35,6 @@ pub mod graph;
 pub mod halo;
 mod link;
 pub mod multicast;
-pub mod part;
 pub mod pr;
 mod push;
 pub mod sssp;

@@ -37,7 +37,7 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
             .map(|&(vertices, edges, boundary)| serde_json::json!({"vertices": vertices, "edges": edges, "boundary_vertices": boundary}))
             .collect();
         Ok(serde_json::json!({
-            "parts": p.parts(),
+            "parts": p.ranges.parts(),
             "reorder": order.name(),
             "boundary_vertices": p.boundary.iter().filter(|&&b| b).count(),
             "per_part": per_part,

@@ -7,6 +7,7 @@ use std::time::Instant;
 use cudarc::driver::CudaSlice;
 
 use chatty_algo::{Distances, Output, Params};
+use chatty_graph::partition::Form;
 use chatty_graph::{NoProgress, WeightType};
 
 use chatty_algo::bfs::{BEAMER_ALPHA, BEAMER_BETA};
@@ -284,8 +285,8 @@ impl MultiGpu {
 
     /// PageRank (the single-GPU pull kernels over each part's vertices): after each
     /// iteration the parts' new contributions travel, as one dense slice per part when
-    /// most vertices are boundary, else as records of the boundary ones.
-    /// PageRank; `residual` gets the L1 change of its last iteration.
+    /// that is fewer bytes than records of the boundary ones ([`Form::cheaper`]);
+    /// `residual` gets the L1 change of its last iteration.
     pub(super) fn pagerank(&self, params: &Params, stats: &mut CommStats, residual: &mut Option<f64>) -> Result<Outcome> {
         struct B {
             score: [CudaSlice<f64>; 2],
@@ -295,7 +296,7 @@ impl MultiGpu {
         let n = self.n;
         let own = self.n as u64;
         let boundary: u64 = self.boundaries.iter().sum();
-        let dense = 4 * own <= 8 * boundary;
+        let dense = Form::cheaper(boundary, own, 4) == Form::Dense;
         let bufs = self.per_part(|p| {
             let gpu = &p.gpu;
             let mut score = gpu.zeros::<f64>(n, "scores")?;
@@ -354,7 +355,7 @@ impl MultiGpu {
             } else if dense {
                 stats.dense_exchanges += 1;
                 let src = next.iter().zip(&self.parts).map(|(&a, p)| a + 4 * p.lo as u64).collect();
-                let bytes = self.ranges.iter().map(|&(lo, hi)| 4 * (hi - lo) as u64).collect();
+                let bytes = (0..self.k()).map(|r| 4 * self.ranges.range(r).len() as u64).collect();
                 Some(self.send(src, bytes, Dst::Slices { base: next, elem: 4 }, 0, stats)?)
             } else {
                 self.send_records(1, stats)?

@@ -36,7 +36,7 @@ impl MultiGpu {
     /// on the GPUs. Levels, records sent and received go into `stats`.
     pub(super) fn traverse_async(&self, source: u32, weighted: bool, stats: &mut CommStats) -> Result<Outcome> {
         // Every part of the job; this process's are `first..first + parts.len()`.
-        let (k, first) = (self.ranges.len(), self.first);
+        let (k, first) = (self.ranges.parts(), self.first);
         if k > PARTS_MAX {
             return Err(GpuError::Unsupported(format!("--mode async runs on at most {PARTS_MAX} GPUs")));
         }

@@ -104,7 +104,7 @@ impl MultiGpu {
         let in_job = self.first + j;
         match dst {
             Dst::Records { x } => addr(&pj.recv[*x]) + 4 * pj.slot[r],
-            Dst::Slices { base, elem } => base[j] + elem * self.ranges[r].0 as u64,
+            Dst::Slices { base, elem } => base[j] + elem * self.ranges.range(r).start as u64,
             Dst::Forests { base, bytes } => base[j] + bytes * (r - (r > in_job) as usize) as u64,
         }
     }

@@ -36,6 +36,7 @@ use cudarc::driver::{sys, CudaSlice};
 
 use chatty_algo::{Algorithm, Output, Params};
 use chatty_comm::calibrate::{self, Calibration};
+use chatty_graph::partition::Ranges;
 use chatty_graph::{Graph, WeightType};
 
 pub use chatty_comm::{Comm, Processes, Transport};
@@ -410,7 +411,7 @@ pub struct MultiGpu {
     parts: Vec<Part>,
     first: usize,
     /// Every part of the job: its vertices and boundary vertices.
-    ranges: Vec<(u32, u32)>,
+    ranges: Ranges,
     boundaries: Vec<u64>,
     /// The other processes, when the parts span several, and the pinned host memory
     /// every part's message of an exchange lands in, in part order.
@@ -502,6 +503,9 @@ impl MultiGpu {
         if n >= u32::MAX as usize {
             return Err(GpuError::Unsupported(format!("{n} vertices: the GPU engine takes fewer than {}", u32::MAX)));
         }
+        if n < k {
+            return Err(GpuError::Unsupported(format!("{n} vertices cannot be split into {k} parts, one per GPU: use fewer --devices")));
+        }
         let mut notes = Vec::new();
         let mut distinct = o.devices.clone();
         distinct.sort_unstable();
@@ -578,9 +582,9 @@ impl MultiGpu {
             }
         }
         let graph = renumbered.as_ref().map_or(g, |r| &r.graph);
-        let starts = chatty_graph::partition::Partition::balanced_starts(graph, k);
+        let ranges = Ranges::of(graph, k);
         let needs = needs_of(alg);
-        let locals = plan::split(graph, &starts, first..first + mine, needs);
+        let locals = plan::split(graph, &ranges, first..first + mine, needs);
         let mut boundaries: Vec<u64> = locals.iter().map(|l| l.boundary).collect();
         if let Some(p) = &processes {
             boundaries = p.gather_parts(k, first, &boundaries);
@@ -619,7 +623,7 @@ impl MultiGpu {
         let crew = Crew::new(o.control, ctxs, o.watchdog)?;
         let gathered = match processes {
             Some(_) => {
-                let words: u64 = (0..k).map(|p| staging_words(alg, n, send_words[p], (starts[p + 1] - starts[p]) as u64)).sum();
+                let words: u64 = (0..k).map(|p| staging_words(alg, n, send_words[p], ranges.range(p).len() as u64)).sum();
                 Some(Pinned::new(&parts[0].gpu.ctx, 4 * words as usize, "host memory for other processes' values")?)
             }
             None => None,
@@ -627,7 +631,7 @@ impl MultiGpu {
         let mut mg = MultiGpu {
             parts,
             first,
-            ranges: starts.windows(2).map(|w| (w[0], w[1])).collect(),
+            ranges,
             boundaries,
             processes,
             gathered,
@@ -798,7 +802,7 @@ impl MultiGpu {
 
     /// Parts in the job.
     fn k(&self) -> usize {
-        self.ranges.len()
+        self.ranges.parts()
     }
 
     /// The job's per-part vector of which this process holds `mine` (one entry per
@@ -893,7 +897,7 @@ impl MultiGpu {
             None => crate::transfer::host_array(self.n),
         };
         let mut slices = Vec::with_capacity(self.parts.len());
-        let mine = self.ranges[self.first].0 as usize..self.parts.last().map_or(0, |p| p.hi as usize);
+        let mine = self.ranges.range(self.first).start as usize..self.parts.last().map_or(0, |p| p.hi as usize);
         let mut rest = &mut all[mine.clone()];
         for p in &self.parts {
             let (own, tail) = rest.split_at_mut((p.hi - p.lo) as usize);

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
+use chatty_graph::partition::Ranges;
 use chatty_graph::{Adjacency, Graph};
 
 /// Which edge sets a kernel reads.
@@ -157,20 +158,19 @@ fn both_ways(out: &Adjacency, inc: &Adjacency, lo: u32, hi: u32) -> LocalCsr<'st
     LocalCsr { offsets, targets: Cow::Owned(targets), weights: None }
 }
 
-/// Splits `g` at `starts` (part p holds `starts[p]..starts[p + 1]`). A vertex is sent
-/// when another part reads it: it has an out-edge into another part, or, for `both`
-/// (WCC, which reads neighbours both ways), any edge to one. Only the parts `which`
-/// are built (a process builds its own).
-pub(crate) fn split<'g>(g: &'g Graph, starts: &[u32], which: std::ops::Range<usize>, needs: Needs) -> Vec<LocalGraph<'g>> {
+/// The parts `which` of `g` split at `ranges` (a process builds its own). A vertex is
+/// sent when another part reads it: it has an out-edge into another part, or, for
+/// `both` (WCC, which reads neighbours both ways), any edge to one.
+pub(crate) fn split<'g>(g: &'g Graph, ranges: &Ranges, which: std::ops::Range<usize>, needs: Needs) -> Vec<LocalGraph<'g>> {
     let out = g.out_edges();
     let inc = g.transpose_if_built().unwrap_or(out);
     which
         .map(|p| {
-            let (lo, hi) = (starts[p], starts[p + 1]);
-            // A sorted row leaves the part iff its first or last target does.
-            let crosses = |row: &[u32]| row.first().is_some_and(|&t| t < lo) || row.last().is_some_and(|&t| t >= hi);
-            let send_flag: Vec<u8> =
-                (lo..hi).into_par_iter().map(|v| (crosses(out.neighbors(v)) || (needs.both && crosses(inc.neighbors(v)))) as u8).collect();
+            let (lo, hi) = (ranges.range(p).start, ranges.range(p).end);
+            let send_flag: Vec<u8> = (lo..hi)
+                .into_par_iter()
+                .map(|v| (ranges.leaves(out.neighbors(v), p) || (needs.both && ranges.leaves(inc.neighbors(v), p))) as u8)
+                .collect();
             let boundary = send_flag.par_iter().map(|&f| f as u64).sum();
             LocalGraph {
                 lo,
@@ -209,7 +209,12 @@ mod tests {
             generate::rmat(scale, 8, GenOptions { seed: 4, max_weight: Some(9), undirected: false }, &NoProgress).unwrap().with_in_edges();
         let n = g.num_vertices();
         let starts = vec![0, 300, 301, 700, n as u32];
-        let parts = split(&g, &starts, 0..starts.len() - 1, Needs { push: true, pull: true, both: true, weights: true });
+        let parts = split(
+            &g,
+            &Ranges::at(starts.clone()).unwrap(),
+            0..starts.len() - 1,
+            Needs { push: true, pull: true, both: true, weights: true },
+        );
         let inc = g.transpose_if_built().unwrap();
         for (p, part) in parts.iter().enumerate() {
             let (lo, hi) = (starts[p], starts[p + 1]);
@@ -250,9 +255,9 @@ mod tests {
     #[test]
     fn weights_are_split_only_for_the_kernels_that_read_them() {
         let g = generate::rmat(8, 8, GenOptions { seed: 4, max_weight: Some(9), undirected: false }, &NoProgress).unwrap().with_in_edges();
-        let starts = [0, 100, g.num_vertices() as u32];
+        let ranges = Ranges::at(vec![0, 100, g.num_vertices() as u32]).unwrap();
         for weights in [false, true] {
-            let parts = split(&g, &starts, 0..2, Needs { push: true, pull: true, weights, ..Needs::default() });
+            let parts = split(&g, &ranges, 0..2, Needs { push: true, pull: true, weights, ..Needs::default() });
             for p in &parts {
                 assert_eq!(p.push.as_ref().unwrap().weights.is_some(), weights);
                 assert_eq!(p.pull.as_ref().unwrap().weights.is_some(), weights);
@@ -263,7 +268,7 @@ mod tests {
     #[test]
     fn an_undirected_graph_reads_its_own_rows_both_ways() {
         let g = from_edges(4, &[(0, 1), (1, 2), (2, 3)], false).unwrap();
-        let parts = split(&g, &[0, 2, 4], 0..2, Needs { both: true, ..Needs::default() });
+        let parts = split(&g, &Ranges::at(vec![0, 2, 4]).unwrap(), 0..2, Needs { both: true, ..Needs::default() });
         assert_eq!(row(parts[0].both.as_ref().unwrap(), 1), &[0, 2]);
         assert_eq!(parts[0].send_flag, vec![0, 1]);
         assert_eq!(parts[1].send_flag, vec![1, 0]);
