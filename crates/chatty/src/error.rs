@@ -92,6 +92,8 @@ impl Error {
         match self {
             Error::Parameter { name, problem } | Error::Run(chatty_algo::Error::Parameter { name, problem }) => Some((name, problem)),
             Error::Unsupported { option: Some(o), what } => Some((o, what)),
+            Error::Gpu(e) => gpu_option(e),
+            Error::Run(chatty_algo::Error::Engine(inner)) => inner.downcast_ref::<GpuError>().and_then(gpu_option),
             _ => None,
         }
     }
@@ -145,10 +147,18 @@ fn run_kind(e: &chatty_algo::Error) -> ErrorKind {
     }
 }
 
+fn gpu_option(e: &GpuError) -> Option<(&'static str, &str)> {
+    match e {
+        GpuError::Unsupported { option: Some(o), what } => Some((o, what)),
+        _ => None,
+    }
+}
+
 fn gpu_kind(e: &GpuError) -> ErrorKind {
     match e {
         GpuError::OutOfMemory { .. } | GpuError::PartTooLarge { .. } => ErrorKind::OutOfMemory,
-        GpuError::Unsupported(_) => ErrorKind::Unsupported,
+        GpuError::Unsupported { .. } | GpuError::TooManyVertices { .. } => ErrorKind::Unsupported,
+        GpuError::NoSuchDevice { .. } => ErrorKind::Parameter,
         _ => ErrorKind::Device,
     }
 }

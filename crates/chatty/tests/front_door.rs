@@ -83,6 +83,15 @@ fn engines_refuse_what_they_cannot_do_and_the_graph_survives() {
     }
     let e = open_held(&EngineSpec::new(EngineKind::Mpi), &mut held, &work).err().unwrap();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
+    // A GPU engine's refusal names the option to change (checked before a GPU is opened).
+    let mut tiny = Some(chatty::graph::from_edges(2, &[(0, 1)], true).unwrap());
+    let mut three_parts = EngineSpec::gpu();
+    three_parts.gpu.devices = Some(vec![0, 0, 0]);
+    let mut opened = open_held(&three_parts, &mut tiny, &work).unwrap();
+    let opts = harness::Options { trials: 1, verify: false, against: None };
+    let e = chatty::Error::from(harness::run(opened.engine.as_mut(), Algorithm::Bfs, &Params::default(), &opts, |_| {}).err().unwrap());
+    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+    assert_eq!(e.option().map(|(o, _)| o), Some("devices"), "{e}");
     // Every refusal left the graph where it was.
     let mut opened = open_held(&EngineSpec::cpu(None), &mut held, &work).unwrap();
     assert!(held.is_none());

@@ -63,7 +63,7 @@ impl Gpu {
         }
         let count = CudaContext::device_count().check("counting devices")?;
         if ordinal >= count.max(0) as usize {
-            return Err(GpuError::Unsupported(format!("GPU {ordinal} does not exist ({count} found)")));
+            return Err(GpuError::NoSuchDevice { ordinal, count: count.max(0) as usize });
         }
         let ctx = chatty_comm::cuda::primary_context(ordinal).check("creating a context")?;
         // One stream, in order: cudarc's per-buffer event tracking is not needed.

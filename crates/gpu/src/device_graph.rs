@@ -78,7 +78,7 @@ impl DeviceGraph {
     pub fn upload(gpu: &Gpu, g: &Graph) -> Result<DeviceGraph> {
         let n = g.num_vertices();
         if n >= u32::MAX as usize {
-            return Err(GpuError::Unsupported(format!("{n} vertices: the GPU engine takes fewer than {}", u32::MAX)));
+            return Err(GpuError::TooManyVertices { vertices: n });
         }
         let needed = DeviceGraph::bytes_needed(g);
         let (free, _) = gpu.ctx.mem_get_info().check("querying memory")?;

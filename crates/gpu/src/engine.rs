@@ -143,7 +143,7 @@ impl GpuEngine {
     /// engine without uploading again (the benchmark sweeps them over one upload).
     pub fn reconfigure(&mut self, control: Control, comm: Comm, mode: Mode) -> Result<(), GpuError> {
         let Devices::Several { options, engine, .. } = &mut self.devices else {
-            return Err(GpuError::Unsupported("one GPU has no transports to choose".into()));
+            return Err(GpuError::unsupported("one GPU has no transports to choose"));
         };
         if let Some(mg) = engine {
             mg.set_mode(mode)?;

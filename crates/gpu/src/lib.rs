@@ -78,9 +78,29 @@ pub enum GpuError {
         /// MiB free.
         free_mib: u64,
     },
-    /// The request cannot run on the GPU (bad parameters, unsupported input).
-    #[error("{0}")]
-    Unsupported(String),
+    /// The request cannot run on the GPU engine as asked.
+    #[error("{what}")]
+    Unsupported {
+        /// The option that cannot be honoured, by its name in `chatty::EngineSpec`
+        /// (`devices`, `comm`, `mode`, `reorder`), when one is the cause.
+        option: Option<&'static str>,
+        /// What was asked, and what to do instead.
+        what: String,
+    },
+    /// A GPU that is not there was asked for.
+    #[error("GPU {ordinal} does not exist ({count} found)")]
+    NoSuchDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// GPUs on this machine.
+        count: usize,
+    },
+    /// More vertices than the device's 32-bit ids hold.
+    #[error("{vertices} vertices: the GPU engine takes fewer than {}", u32::MAX)]
+    TooManyVertices {
+        /// The graph's vertices.
+        vertices: usize,
+    },
     /// A thread driving a GPU could not start or panicked.
     #[error("{0}")]
     Thread(String),
@@ -116,6 +136,18 @@ pub enum GpuError {
     /// A collective between the processes of a job failed.
     #[error("between processes: {0}")]
     Processes(String),
+}
+
+impl GpuError {
+    /// [`GpuError::Unsupported`] not caused by one option.
+    pub(crate) fn unsupported(what: impl Into<String>) -> GpuError {
+        GpuError::Unsupported { option: None, what: what.into() }
+    }
+
+    /// [`GpuError::Unsupported`] because of `option` (its name in `chatty::EngineSpec`).
+    pub(crate) fn option(option: &'static str, what: impl Into<String>) -> GpuError {
+        GpuError::Unsupported { option: Some(option), what: what.into() }
+    }
 }
 
 impl From<chatty_comm::cuda::CudaError> for GpuError {

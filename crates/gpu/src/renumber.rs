@@ -64,7 +64,7 @@ impl Renumbering {
     pub fn of(g: &Graph, order: Order) -> Result<Option<Renumbering>> {
         let start = Instant::now();
         let Some(new_id) = order.new_id(g) else { return Ok(None) };
-        let graph = chatty_graph::transform::relabel(g, &new_id).map_err(|e| GpuError::Unsupported(e.to_string()))?;
+        let graph = chatty_graph::transform::relabel(g, &new_id).map_err(|e| GpuError::unsupported(e.to_string()))?;
         Ok(Some(Renumbering { new_id, graph, seconds: start.elapsed().as_secs_f64() }))
     }
 }

@@ -205,7 +205,7 @@ impl Messaging {
     fn start(devices: &[usize], hosts: usize, config: MessagingConfig, job: Option<JobRanks>) -> Result<Messaging> {
         let first = job.as_ref().map_or(0, |j| j.first);
         if devices.is_empty() {
-            return Err(GpuError::Unsupported("messaging needs at least one GPU".into()));
+            return Err(GpuError::unsupported("messaging needs at least one GPU"));
         }
         let gpus = devices.iter().map(|&d| Gpu::open(d)).collect::<Result<Vec<_>>>()?;
         let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();

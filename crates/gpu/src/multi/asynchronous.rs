@@ -38,12 +38,13 @@ impl MultiGpu {
         // Every part of the job; this process's are `first..first + parts.len()`.
         let (k, first) = (self.ranges.parts(), self.first);
         if k > PARTS_MAX {
-            return Err(GpuError::Unsupported(format!("--mode async runs on at most {PARTS_MAX} GPUs")));
+            return Err(GpuError::option("mode", format!("--mode async runs on at most {PARTS_MAX} GPUs")));
         }
         let messaging = if self.mode == Mode::Gmpi { self.messaging.as_ref() } else { None };
         if messaging.is_none() && k > 1 && !self.available.contains(&Transport::Peer) {
-            return Err(GpuError::Unsupported(
-                "--mode async stores into the other GPUs' memory and needs peer access between every pair; use --mode bsp".into(),
+            return Err(GpuError::option(
+                "mode",
+                "--mode async stores into the other GPUs' memory and needs peer access between every pair; use --mode bsp",
             ));
         }
         struct B {

@@ -114,7 +114,7 @@ impl Mode {
     /// Refuses kernels the mode lacks.
     fn check(self, alg: Algorithm) -> Result<()> {
         if !self.supports(alg) {
-            return Err(GpuError::Unsupported(format!("--mode {} has bfs and sssp, not {}; use --mode bsp", self.name(), alg.name())));
+            return Err(GpuError::option("mode", format!("--mode {} has bfs and sssp, not {}; use --mode bsp", self.name(), alg.name())));
         }
         Ok(())
     }
@@ -375,10 +375,10 @@ fn nccl_across(
 ) -> Result<Option<Nccl>> {
     let why = match (calibrate::shared_gpu(parts), comm) {
         (Some((a, b)), Comm::Forced(_)) => {
-            return Err(GpuError::Unsupported(format!(
-                "--comm nccl needs a GPU of its own for every part, and parts {a} and {b} share {}; use --comm mpi",
-                parts[a]
-            )))
+            return Err(GpuError::option(
+                "comm",
+                format!("--comm nccl needs a GPU of its own for every part, and parts {a} and {b} share {}; use --comm mpi", parts[a]),
+            ))
         }
         (Some((a, b)), _) => format!("parts {a} and {b} share {}", parts[a]),
         (None, _) => match Nccl::across(ctxs, devices, first, parts.len(), p) {
@@ -468,7 +468,7 @@ impl MultiGpu {
         let opening = Instant::now();
         let mine = o.devices.len();
         if mine == 0 {
-            return Err(GpuError::Unsupported("no GPUs to run on".into()));
+            return Err(GpuError::option("devices", "no GPUs to run on"));
         }
         o.mode.check(alg)?;
         let processes = o.processes.clone().filter(|p| p.0.size() > 1);
@@ -481,30 +481,34 @@ impl MultiGpu {
         };
         if processes.is_some() {
             if o.mode == Mode::Async {
-                return Err(GpuError::Unsupported(
-                    "--mode async stores into the other GPUs' memory, within one process; across processes use --mode bsp or gmpi".into(),
+                return Err(GpuError::option(
+                    "mode",
+                    "--mode async stores into the other GPUs' memory, within one process; across processes use --mode bsp or gmpi",
                 ));
             }
             if !matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Mpi | Transport::Nccl)) {
-                return Err(GpuError::Unsupported(format!(
-                    "--comm {}: across processes the GPUs exchange through MPI or NCCL (--comm mpi, nccl or auto)",
-                    o.comm.name()
-                )));
+                return Err(GpuError::option(
+                    "comm",
+                    format!("--comm {}: across processes the GPUs exchange through MPI or NCCL (--comm mpi, nccl or auto)", o.comm.name()),
+                ));
             }
         } else if o.comm == Comm::Forced(Transport::Mpi) {
-            return Err(GpuError::Unsupported("--comm mpi exchanges between processes: run under mpirun".into()));
+            return Err(GpuError::option("comm", "--comm mpi exchanges between processes: run under mpirun"));
         }
         if alg == Algorithm::Bc {
-            return Err(GpuError::Unsupported(
-                "bc does not split the graph: the GPU engine runs it on every GPU's whole copy, splitting the sources".into(),
+            return Err(GpuError::unsupported(
+                "bc does not split the graph: the GPU engine runs it on every GPU's whole copy, splitting the sources",
             ));
         }
         let n = g.num_vertices();
         if n >= u32::MAX as usize {
-            return Err(GpuError::Unsupported(format!("{n} vertices: the GPU engine takes fewer than {}", u32::MAX)));
+            return Err(GpuError::TooManyVertices { vertices: n });
         }
         if n < k {
-            return Err(GpuError::Unsupported(format!("{n} vertices cannot be split into {k} parts, one per GPU: use fewer --devices")));
+            return Err(GpuError::option(
+                "devices",
+                format!("{n} vertices cannot be split into {k} parts, one per GPU: use fewer --devices"),
+            ));
         }
         let mut notes = Vec::new();
         let mut distinct = o.devices.clone();
@@ -519,7 +523,7 @@ impl MultiGpu {
         let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();
         let peer = local && enable_peer_access(&ctxs)?;
         let nccl = if local && matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Nccl)) {
-            let made = if distinct { Nccl::new(&o.devices) } else { Err(GpuError::Unsupported("NCCL needs distinct GPUs".into())) };
+            let made = if distinct { Nccl::new(&o.devices) } else { Err(GpuError::option("comm", "NCCL needs distinct GPUs")) };
             match made {
                 Ok(c) => Some(c),
                 Err(e) if o.comm == Comm::Auto => {
@@ -556,10 +560,13 @@ impl MultiGpu {
         };
         if let Comm::Forced(t) = o.comm {
             if local && !available.contains(&t) {
-                return Err(GpuError::Unsupported(format!(
-                    "--comm {} needs peer access between every pair of GPUs, which this machine lacks; use --comm auto, uva or staged",
-                    t.name()
-                )));
+                return Err(GpuError::option(
+                    "comm",
+                    format!(
+                        "--comm {} needs peer access between every pair of GPUs, which this machine lacks; use --comm auto, uva or staged",
+                        t.name()
+                    ),
+                ));
             }
         }
 
@@ -578,7 +585,10 @@ impl MultiGpu {
         if let (Some(r), Some(p)) = (&renumbered, &processes) {
             let digest = xxhash_rust::xxh3::xxh3_64(bytemuck::cast_slice(&r.new_id));
             if p.counts(digest).iter().any(|&d| d != digest) {
-                return Err(GpuError::Unsupported(format!("the processes renumbered the graph differently (--reorder {})", order.name())));
+                return Err(GpuError::option(
+                    "reorder",
+                    format!("the processes renumbered the graph differently (--reorder {})", order.name()),
+                ));
             }
         }
         let graph = renumbered.as_ref().map_or(g, |r| &r.graph);
@@ -677,7 +687,10 @@ impl MultiGpu {
     pub fn configure(&mut self, control: Control, comm: Comm) -> Result<()> {
         if let Comm::Forced(t) = comm {
             if self.k() > 1 && !self.available.contains(&t) {
-                return Err(GpuError::Unsupported(format!("--comm {} is not available here (available: {:?})", t.name(), self.available)));
+                return Err(GpuError::option(
+                    "comm",
+                    format!("--comm {} is not available here (available: {:?})", t.name(), self.available),
+                ));
             }
         }
         if control != self.crew.control() {
@@ -754,7 +767,7 @@ impl MultiGpu {
     /// defaults resolved and the weights were checked when the engine was prepared.
     pub fn run(&self, alg: Algorithm, p: &Params, sources: &[u32]) -> Result<MultiRun> {
         if alg != self.alg {
-            return Err(GpuError::Unsupported(format!("the GPUs hold the edges {} reads, not {}", self.alg.name(), alg.name())));
+            return Err(GpuError::unsupported(format!("the GPUs hold the edges {} reads, not {}", self.alg.name(), alg.name())));
         }
         let renamed = |v: u32| to_device(self.new_id.as_deref(), v);
         let mut stats = CommStats::default();

@@ -120,7 +120,7 @@ pub(super) fn bc(gpu: &Gpu, dg: &DeviceGraph, sources: &[u32], progress: &dyn Pr
         // their sums: batch x the hub vertices, level ends n + 1, bitmaps a bit per pair),
         // the kernel leaves the pairs, bitmaps and sums zero. Cooperative: its grid barriers need every block resident.
         unsafe { launch::bc_batch(gpu, Launch::Cooperative(cfg), &ctl, arrays) }.map_err(|e| {
-            GpuError::Unsupported(format!("bc needs a cooperative launch, which this GPU refused ({e}); run it with --engine cpu"))
+            GpuError::unsupported(format!("bc needs a cooperative launch, which this GPU refused ({e}); run it with --engine cpu"))
         })?;
         progress.advance(chunk.len() as u64);
     }

@@ -91,7 +91,7 @@ fn device_loop<C: Pod + std::fmt::Debug>(
 /// reports its sources and PageRank its iterations to `progress` (host-driven loops).
 pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<GpuRun> {
     if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv) && dg.directed && dg.inc.is_none() {
-        return Err(GpuError::Unsupported(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
+        return Err(GpuError::unsupported(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
     }
     let called = Instant::now();
     let answer = ReadyArray::for_answer(alg, dg.n);
@@ -99,7 +99,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
     let (output, iterations, start, stop) = match alg {
         Algorithm::Bfs => bfs::bfs(gpu, dg, sources[0], &mut peak)?,
         Algorithm::Sssp => {
-            let delta = p.delta.ok_or_else(|| GpuError::Unsupported("SSSP needs its delta resolved".into()))?;
+            let delta = p.delta.ok_or_else(|| GpuError::unsupported("SSSP needs its delta resolved"))?;
             sssp::sssp(gpu, dg, sources[0], delta, &mut peak)?
         }
         Algorithm::Pr => pull::pagerank(gpu, dg, p, progress, &mut peak)?,
