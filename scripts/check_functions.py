@@ -13,21 +13,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 80
 LONGER = {
-    ("crates/gpu/src/multi/mod.rs", "open"): 198,
     ("crates/cli/src/cmd/multi_bench.rs", "report"): 156,
     ("crates/algo/src/bc.rs", "brandes_levels"): 143,
-    ("crates/gpu/src/multi/asynchronous.rs", "traverse_async"): 141,
     ("crates/ssd/src/stream.rs", "stream"): 135,
     ("crates/comm/src/calibrate.rs", "measure_job"): 130,
     ("crates/cli/src/cmd/multi_bench.rs", "bench"): 130,
-    ("crates/graph/src/read.rs", "parse_header"): 96,
     ("crates/algo/src/bfs.rs", "csr_levels"): 119,
     ("crates/algo/src/harness.rs", "run_with_progress"): 110,
     ("crates/comm/src/messaging/mod.rs", "serve"): 104,
     ("crates/comm/src/calibrate.rs", "calibrate"): 98,
+    ("crates/graph/src/read.rs", "parse_header"): 96,
     ("crates/gpu/src/multi/algorithms.rs", "pagerank"): 94,
     ("crates/ssd/src/layout.rs", "load"): 92,
-    ("crates/gpu/src/run/bfs.rs", "bfs_depths"): 92,
     ("crates/algo/src/pr.rs", "run_iterations"): 92,
     ("crates/algo/src/sssp.rs", "delta_stepping"): 91,
     ("crates/chatty/src/open/mod.rs", "open_from"): 90,

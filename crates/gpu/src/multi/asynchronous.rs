@@ -22,8 +22,10 @@ use chatty_graph::WeightType;
 
 use super::algorithms::{distances_output, first_frontier, source_distances, Outcome};
 use super::{send_words, CommStats, Mode, MultiGpu, Transport};
+use crate::context::ControlBlock;
 use crate::launch;
 use crate::layouts::{MgAsync, PARTS_MAX};
+use crate::Messaging;
 use crate::{GpuError, Result};
 use chatty_comm::cuda::{addr, Check, Launch};
 use chatty_comm::messaging::Status;
@@ -31,12 +33,22 @@ use chatty_comm::messaging::Status;
 /// Words of a `--mode gmpi` message before its records (`MG_HEADER_WORDS`).
 const HEADER_WORDS: u64 = 4;
 
+/// A part's arrays of `traverse_async`.
+struct AsyncBuffers {
+    dist: CudaSlice<u64>,
+    stamp: CudaSlice<u32>,
+    queue: [CudaSlice<u32>; 2],
+    mail: CudaSlice<u64>,
+    /// --mode gmpi: the outgoing message and the two receive buffers.
+    messages: Option<(CudaSlice<u32>, [CudaSlice<u32>; 2])>,
+}
+
 impl MultiGpu {
     /// BFS (`weighted` false: every edge weighs 1) or SSSP from `source`, every level
     /// on the GPUs. Levels, records sent and received go into `stats`.
     pub(super) fn traverse_async(&self, source: u32, weighted: bool, stats: &mut CommStats) -> Result<Outcome> {
         // Every part of the job; this process's are `first..first + parts.len()`.
-        let (k, first) = (self.ranges.parts(), self.first);
+        let k = self.ranges.parts();
         if k > PARTS_MAX {
             return Err(GpuError::option("mode", format!("--mode async runs on at most {PARTS_MAX} GPUs")));
         }
@@ -47,23 +59,12 @@ impl MultiGpu {
                 "--mode async stores into the other GPUs' memory and needs peer access between every pair; use --mode bsp",
             ));
         }
-        struct B {
-            dist: CudaSlice<u64>,
-            stamp: CudaSlice<u32>,
-            queue: [CudaSlice<u32>; 2],
-            mail: CudaSlice<u64>,
-            /// --mode gmpi: the outgoing message and the two receive buffers.
-            messages: Option<(CudaSlice<u32>, [CudaSlice<u32>; 2])>,
-        }
-        // A message from part r: the header, then at most as many words as r's send buffer.
-        let capacity = |r: usize| HEADER_WORDS + send_words(self.boundaries[r]);
-        let inbox_at = |g: usize, r: usize| (0..r).filter(|&q| q != g).map(capacity).sum::<u64>() + HEADER_WORDS;
         let n = self.n;
         let is_float = weighted && self.weight_type == WeightType::Float;
         let bufs = self.per_part(|p| {
             let gpu = &p.gpu;
             let own = (p.hi - p.lo) as usize + 1;
-            Ok(B {
+            Ok(AsyncBuffers {
                 dist: source_distances(gpu, n, source)?,
                 stamp: gpu.zeros(n, "stamps")?,
                 queue: [first_frontier(gpu, own, source)?, gpu.zeros(own, "a queue")?],
@@ -72,7 +73,7 @@ impl MultiGpu {
                     Some(_) => {
                         let mine = HEADER_WORDS + p.send.len() as u64;
                         debug_assert_eq!(p.send.len() as u64, send_words(p.boundary));
-                        let inbox = ((0..k).map(capacity).sum::<u64>() - mine) as usize;
+                        let inbox = ((0..k).map(|r| self.capacity(r)).sum::<u64>() - mine) as usize;
                         let out = gpu.zeros(mine as usize, "the outgoing message")?;
                         Some((out, [gpu.zeros(inbox.max(1), "a message inbox")?, gpu.zeros(inbox.max(1), "a message inbox")?]))
                     }
@@ -80,9 +81,57 @@ impl MultiGpu {
                 },
             })
         })?;
+        let ctls = self.async_controls(&bufs, messaging, weighted, is_float)?;
+        self.sync_all()?;
+        // GPUs that hold several parts split their blocks between them: every part's
+        // kernel must be resident at once, or the mailboxes would wait forever.
+        let sharing = |g: usize| self.ordinals.iter().filter(|&&o| o == self.ordinals[g]).count() as u32;
+        let peak = self.peak();
+        let start = Instant::now();
+        let issue = |g: usize| -> Result<()> {
+            let gpu = &self.parts[g].gpu;
+            let f = gpu.f("mg_async_traverse");
+            let mut cfg = gpu.cooperative_cfg(f)?;
+            cfg.grid_dim.0 = (cfg.grid_dim.0 / sharing(g)).max(1);
+            // SAFETY: the control block above, whose pointers address this part's
+            // arrays and the peers' receive buffers and mailboxes (peer access enabled
+            // at open).
+            unsafe { launch::mg_async_traverse(gpu, Launch::Cooperative(cfg), &ctls[g]) }
+        };
+        self.step(&issue)?;
+        let seconds = start.elapsed().as_secs_f64();
+        let levels = self.async_levels(&ctls, messaging.is_some(), stats)?;
+        let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>(), stats)?;
+        let output = if weighted {
+            distances_output(dist, is_float)
+        } else {
+            Output::Depths(dist.into_par_iter().map(|d| if d == u64::MAX { u32::MAX } else { d as u32 }).collect())
+        };
+        Ok((output, levels, seconds, peak))
+    }
+    /// Words of a message from part r: the header, then at most as many words as r's
+    /// send buffer.
+    fn capacity(&self, r: usize) -> u64 {
+        HEADER_WORDS + send_words(self.boundaries[r])
+    }
+
+    /// Where part r's messages start in part g's inbox.
+    fn inbox_at(&self, g: usize, r: usize) -> u64 {
+        (0..r).filter(|&q| q != g).map(|q| self.capacity(q)).sum::<u64>() + HEADER_WORDS
+    }
+
+    /// The control blocks of `traverse_async`, one a part: they name the peers'
+    /// receive buffers and mailboxes (or, for gmpi, the message buffers).
+    fn async_controls(
+        &self,
+        bufs: &[AsyncBuffers],
+        messaging: Option<&Messaging>,
+        weighted: bool,
+        is_float: bool,
+    ) -> Result<Vec<ControlBlock<MgAsync>>> {
+        let (k, first) = (self.ranges.parts(), self.first);
         let timeout_ns = self.watchdog.as_nanos().min(u64::MAX as u128) as u64;
-        // The control blocks name the peers' receive buffers and mailboxes.
-        let ctls = (0..self.parts.len())
+        (0..self.parts.len())
             .map(|g| {
                 let (p, b) = (&self.parts[g], &bufs[g]);
                 let me = first + g;
@@ -104,8 +153,8 @@ impl MultiGpu {
                         c.outrec = addr(out);
                         c.inbox = [addr(&inbox[0]), addr(&inbox[1])];
                         for r in (0..k).filter(|&r| r != me) {
-                            c.inbox_at[r] = inbox_at(me, r);
-                            c.in_cap[r] = capacity(r) as u32;
+                            c.inbox_at[r] = self.inbox_at(me, r);
+                            c.in_cap[r] = self.capacity(r) as u32;
                         }
                     }
                     _ => {
@@ -126,25 +175,12 @@ impl MultiGpu {
                 gpu.ctx.bind_to_thread().check("binding a GPU")?;
                 gpu.control(&c)
             })
-            .collect::<Result<Vec<_>>>()?;
-        self.sync_all()?;
-        // GPUs that hold several parts split their blocks between them: every part's
-        // kernel must be resident at once, or the mailboxes would wait forever.
-        let sharing = |g: usize| self.ordinals.iter().filter(|&&o| o == self.ordinals[g]).count() as u32;
-        let peak = self.peak();
-        let start = Instant::now();
-        let issue = |g: usize| -> Result<()> {
-            let gpu = &self.parts[g].gpu;
-            let f = gpu.f("mg_async_traverse");
-            let mut cfg = gpu.cooperative_cfg(f)?;
-            cfg.grid_dim.0 = (cfg.grid_dim.0 / sharing(g)).max(1);
-            // SAFETY: the control block above, whose pointers address this part's
-            // arrays and the peers' receive buffers and mailboxes (peer access enabled
-            // at open).
-            unsafe { launch::mg_async_traverse(gpu, Launch::Cooperative(cfg), &ctls[g]) }
-        };
-        self.step(&issue)?;
-        let seconds = start.elapsed().as_secs_f64();
+            .collect()
+    }
+
+    /// Reads every part's control block after `traverse_async`'s kernels: their errors,
+    /// and the levels and records into `stats`; returns the levels.
+    fn async_levels(&self, ctls: &[ControlBlock<MgAsync>], gmpi: bool, stats: &mut CommStats) -> Result<u64> {
         let mut levels = 0;
         let mut received = 0;
         for (g, ctl) in ctls.iter().enumerate() {
@@ -167,13 +203,7 @@ impl MultiGpu {
             received += c.received;
         }
         (stats.steps, stats.exchanges) = (levels, levels);
-        stats.by_transport.insert(if messaging.is_some() { "gmpi" } else { Transport::Peer.name() }, (levels, 12 * received));
-        let dist = self.gather(&bufs.into_iter().map(|b| b.dist).collect::<Vec<_>>(), stats)?;
-        let output = if weighted {
-            distances_output(dist, is_float)
-        } else {
-            Output::Depths(dist.into_par_iter().map(|d| if d == u64::MAX { u32::MAX } else { d as u32 }).collect())
-        };
-        Ok((output, levels, seconds, peak))
+        stats.by_transport.insert(if gmpi { "gmpi" } else { Transport::Peer.name() }, (levels, 12 * received));
+        Ok(levels)
     }
 }

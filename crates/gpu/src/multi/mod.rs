@@ -30,9 +30,10 @@ pub(crate) mod exchange;
 mod plan;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{sys, CudaSlice};
+use cudarc::driver::{sys, CudaContext, CudaSlice};
 
 use chatty_algo::{Algorithm, Output, Params};
 use chatty_comm::calibrate::{self, Calibration};
@@ -462,135 +463,207 @@ pub struct MultiGpu {
     pub notes: Vec<String>,
 }
 
+/// The request checked before any GPU is touched, and where this process's parts sit
+/// in the job.
+fn check_request(g: &Graph, alg: Algorithm, o: &MultiOptions) -> Result<Job> {
+    let mine = o.devices.len();
+    if mine == 0 {
+        return Err(GpuError::option("devices", "no GPUs to run on"));
+    }
+    o.mode.check(alg)?;
+    let processes = o.processes.clone().filter(|p| p.0.size() > 1);
+    let (first, k) = match &processes {
+        None => (0, mine),
+        Some(p) => {
+            let counts = p.counts(mine as u64);
+            (counts[..p.0.rank()].iter().sum::<u64>() as usize, counts.iter().sum::<u64>() as usize)
+        }
+    };
+    if processes.is_some() {
+        if o.mode == Mode::Async {
+            return Err(GpuError::option(
+                "mode",
+                "--mode async stores into the other GPUs' memory, within one process; across processes use --mode bsp or gmpi",
+            ));
+        }
+        if !matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Mpi | Transport::Nccl)) {
+            return Err(GpuError::option(
+                "comm",
+                format!("--comm {}: across processes the GPUs exchange through MPI or NCCL (--comm mpi, nccl or auto)", o.comm.name()),
+            ));
+        }
+    } else if o.comm == Comm::Forced(Transport::Mpi) {
+        return Err(GpuError::option("comm", "--comm mpi exchanges between processes: run under mpirun"));
+    }
+    if alg == Algorithm::Bc {
+        return Err(GpuError::unsupported(
+            "bc does not split the graph: the GPU engine runs it on every GPU's whole copy, splitting the sources",
+        ));
+    }
+    let n = g.num_vertices();
+    if n >= u32::MAX as usize {
+        return Err(GpuError::TooManyVertices { vertices: n });
+    }
+    if n < k {
+        return Err(GpuError::option("devices", format!("{n} vertices cannot be split into {k} parts, one per GPU: use fewer --devices")));
+    }
+    Ok(Job { processes, first, k })
+}
+
+/// Where this process's parts sit in the job.
+struct Job {
+    /// The other processes of the job, if there are others.
+    processes: Option<Processes>,
+    /// The first of this process's parts, in the job's part order.
+    first: usize,
+    /// The job's parts.
+    k: usize,
+}
+
+/// This process's GPUs opened, and the transports among them.
+struct Links {
+    gpus: Vec<Gpu>,
+    ctxs: Vec<Arc<CudaContext>>,
+    nccl: Option<Nccl>,
+    available: Vec<Transport>,
+    calibration: Option<Calibration>,
+}
+
+/// Opens the GPUs of `o.devices` and what they exchange through (peer access, NCCL,
+/// the calibration that `--comm auto` chooses by); what had to be settled for goes to
+/// `notes`.
+fn open_links(o: &MultiOptions, job: &Job, notes: &mut Vec<String>) -> Result<Links> {
+    let Job { processes, first, k } = job;
+    let (first, k) = (*first, *k);
+    let mine = o.devices.len();
+    let mut distinct = o.devices.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let distinct = distinct.len() == mine;
+    let local = processes.is_none() && k > 1;
+    // Calibrate before this process enables peer access: the staged measurement
+    // needs it off.
+    let mut calibration = if o.comm == Comm::Auto && local && distinct { calibration(notes) } else { None };
+    let gpus: Vec<Gpu> = o.devices.iter().map(|&d| Gpu::open(d)).collect::<Result<_>>()?;
+    let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();
+    let peer = local && enable_peer_access(&ctxs)?;
+    let nccl = if local && matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Nccl)) {
+        let made = if distinct { Nccl::new(&o.devices) } else { Err(GpuError::option("comm", "NCCL needs distinct GPUs")) };
+        match made {
+            Ok(c) => Some(c),
+            Err(e) if o.comm == Comm::Auto => {
+                notes.push(format!("nccl unavailable: {e}"));
+                None
+            }
+            Err(e) => return Err(e),
+        }
+    } else if let (Some(p), Comm::Auto | Comm::Forced(Transport::Nccl)) = (&processes, o.comm) {
+        let parts = calibrate::job_parts(&*p.0, &o.devices).map_err(|e| GpuError::Processes(e.to_string()))?;
+        let made = nccl_across(p, &ctxs, &o.devices, &parts, first, o.comm, notes)?;
+        // `--comm auto` chooses between MPI and NCCL from the job's calibration,
+        // when both are there to choose from.
+        if made.is_some() && o.comm == Comm::Auto {
+            calibration = Some(job_calibration(p, &o.devices, &parts, notes)?);
+        }
+        made
+    } else {
+        None
+    };
+    let available: Vec<Transport> = Transport::ALL
+        .into_iter()
+        .filter(|t| match t {
+            Transport::P2p | Transport::Peer => peer || !distinct,
+            Transport::Nccl => nccl.is_some(),
+            Transport::Uva | Transport::Staged => true,
+            Transport::Mpi => false,
+        })
+        .collect();
+    let available = match (&processes, &nccl) {
+        (Some(_), Some(_)) => vec![Transport::Mpi, Transport::Nccl],
+        (Some(_), None) => vec![Transport::Mpi],
+        (None, _) => available,
+    };
+    if let Comm::Forced(t) = o.comm {
+        if local && !available.contains(&t) {
+            return Err(GpuError::option(
+                "comm",
+                format!(
+                    "--comm {} needs peer access between every pair of GPUs, which this machine lacks; use --comm auto, uva or staged",
+                    t.name()
+                ),
+            ));
+        }
+    }
+
+    Ok(Links { gpus, ctxs, nccl, available, calibration })
+}
+
+/// Uploads each local part to its GPU, each GPU fed by its own thread (its own staging
+/// buffers and copy engine); returns the parts and the bytes uploaded.
+fn upload_parts(
+    gpus: Vec<Gpu>,
+    locals: &[plan::LocalGraph],
+    first: usize,
+    send_words: &[u64],
+    alg: Algorithm,
+    graph: &Graph,
+) -> Result<(Vec<Part>, u64)> {
+    let made: Vec<Result<(Part, u64)>> = std::thread::scope(|s| {
+        let threads: Vec<_> = gpus
+            .into_iter()
+            .zip(locals)
+            .enumerate()
+            .map(|(p, (gpu, local))| s.spawn(move || upload_part(gpu, local, first + p, send_words, alg, graph)))
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap_or_else(|_| Err(GpuError::Thread("an upload thread panicked".into())))).collect()
+    });
+    let mut parts = Vec::with_capacity(made.len());
+    let mut upload_bytes = 0;
+    for m in made {
+        let (part, bytes) = m?;
+        upload_bytes += bytes;
+        parts.push(part);
+    }
+    Ok((parts, upload_bytes))
+}
+
+/// `g` renumbered in `reorder`'s order (auto: [`choose_order`]'s, said in `notes`);
+/// every process of a job must have renumbered it alike.
+fn renumber(g: &Graph, reorder: Order, processes: Option<&Processes>, notes: &mut Vec<String>) -> Result<(Order, Option<Renumbering>)> {
+    let order = match reorder {
+        Order::Auto => {
+            let (order, why) = choose_order(g);
+            notes.push(format!("reorder: {} (auto: {why})", order.name()));
+            order
+        }
+        order => order,
+    };
+    let renumbered = Renumbering::of(g, order)?;
+    if let (Some(r), Some(p)) = (&renumbered, processes) {
+        let digest = xxhash_rust::xxh3::xxh3_64(bytemuck::cast_slice(&r.new_id));
+        if p.counts(digest).iter().any(|&d| d != digest) {
+            return Err(GpuError::option(
+                "reorder",
+                format!("the processes renumbered the graph differently (--reorder {})", order.name()),
+            ));
+        }
+    }
+    Ok((order, renumbered))
+}
+
 impl MultiGpu {
     /// Splits `g` over `o.devices` and uploads the parts with the edge sets `alg` reads.
     pub fn open(g: &Graph, alg: Algorithm, o: &MultiOptions) -> Result<MultiGpu> {
         let opening = Instant::now();
-        let mine = o.devices.len();
-        if mine == 0 {
-            return Err(GpuError::option("devices", "no GPUs to run on"));
-        }
-        o.mode.check(alg)?;
-        let processes = o.processes.clone().filter(|p| p.0.size() > 1);
-        let (first, k) = match &processes {
-            None => (0, mine),
-            Some(p) => {
-                let counts = p.counts(mine as u64);
-                (counts[..p.0.rank()].iter().sum::<u64>() as usize, counts.iter().sum::<u64>() as usize)
-            }
-        };
-        if processes.is_some() {
-            if o.mode == Mode::Async {
-                return Err(GpuError::option(
-                    "mode",
-                    "--mode async stores into the other GPUs' memory, within one process; across processes use --mode bsp or gmpi",
-                ));
-            }
-            if !matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Mpi | Transport::Nccl)) {
-                return Err(GpuError::option(
-                    "comm",
-                    format!("--comm {}: across processes the GPUs exchange through MPI or NCCL (--comm mpi, nccl or auto)", o.comm.name()),
-                ));
-            }
-        } else if o.comm == Comm::Forced(Transport::Mpi) {
-            return Err(GpuError::option("comm", "--comm mpi exchanges between processes: run under mpirun"));
-        }
-        if alg == Algorithm::Bc {
-            return Err(GpuError::unsupported(
-                "bc does not split the graph: the GPU engine runs it on every GPU's whole copy, splitting the sources",
-            ));
-        }
-        let n = g.num_vertices();
-        if n >= u32::MAX as usize {
-            return Err(GpuError::TooManyVertices { vertices: n });
-        }
-        if n < k {
-            return Err(GpuError::option(
-                "devices",
-                format!("{n} vertices cannot be split into {k} parts, one per GPU: use fewer --devices"),
-            ));
-        }
+        let job = check_request(g, alg, o)?;
         let mut notes = Vec::new();
-        let mut distinct = o.devices.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        let distinct = distinct.len() == mine;
-        let local = processes.is_none() && k > 1;
-        // Calibrate before this process enables peer access: the staged measurement
-        // needs it off.
-        let mut calibration = if o.comm == Comm::Auto && local && distinct { calibration(&mut notes) } else { None };
-        let gpus: Vec<Gpu> = o.devices.iter().map(|&d| Gpu::open(d)).collect::<Result<_>>()?;
-        let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();
-        let peer = local && enable_peer_access(&ctxs)?;
-        let nccl = if local && matches!(o.comm, Comm::Auto | Comm::Forced(Transport::Nccl)) {
-            let made = if distinct { Nccl::new(&o.devices) } else { Err(GpuError::option("comm", "NCCL needs distinct GPUs")) };
-            match made {
-                Ok(c) => Some(c),
-                Err(e) if o.comm == Comm::Auto => {
-                    notes.push(format!("nccl unavailable: {e}"));
-                    None
-                }
-                Err(e) => return Err(e),
-            }
-        } else if let (Some(p), Comm::Auto | Comm::Forced(Transport::Nccl)) = (&processes, o.comm) {
-            let parts = calibrate::job_parts(&*p.0, &o.devices).map_err(|e| GpuError::Processes(e.to_string()))?;
-            let made = nccl_across(p, &ctxs, &o.devices, &parts, first, o.comm, &mut notes)?;
-            // `--comm auto` chooses between MPI and NCCL from the job's calibration,
-            // when both are there to choose from.
-            if made.is_some() && o.comm == Comm::Auto {
-                calibration = Some(job_calibration(p, &o.devices, &parts, &mut notes)?);
-            }
-            made
-        } else {
-            None
-        };
-        let available: Vec<Transport> = Transport::ALL
-            .into_iter()
-            .filter(|t| match t {
-                Transport::P2p | Transport::Peer => peer || !distinct,
-                Transport::Nccl => nccl.is_some(),
-                Transport::Uva | Transport::Staged => true,
-                Transport::Mpi => false,
-            })
-            .collect();
-        let available = match (&processes, &nccl) {
-            (Some(_), Some(_)) => vec![Transport::Mpi, Transport::Nccl],
-            (Some(_), None) => vec![Transport::Mpi],
-            (None, _) => available,
-        };
-        if let Comm::Forced(t) = o.comm {
-            if local && !available.contains(&t) {
-                return Err(GpuError::option(
-                    "comm",
-                    format!(
-                        "--comm {} needs peer access between every pair of GPUs, which this machine lacks; use --comm auto, uva or staged",
-                        t.name()
-                    ),
-                ));
-            }
-        }
-
+        let Links { gpus, ctxs, nccl, available, calibration } = open_links(o, &job, &mut notes)?;
+        let Job { processes, first, k } = job;
+        let (n, mine) = (g.num_vertices(), o.devices.len());
         let road_like = crate::device_graph::road_like(n, g.num_edges());
-        let order = match o.reorder {
-            Order::Auto => {
-                let (order, why) = choose_order(g);
-                notes.push(format!("reorder: {} (auto: {why})", order.name()));
-                order
-            }
-            order => order,
-        };
         let open_seconds = opening.elapsed().as_secs_f64();
         let start = Instant::now();
-        let renumbered = Renumbering::of(g, order)?;
-        if let (Some(r), Some(p)) = (&renumbered, &processes) {
-            let digest = xxhash_rust::xxh3::xxh3_64(bytemuck::cast_slice(&r.new_id));
-            if p.counts(digest).iter().any(|&d| d != digest) {
-                return Err(GpuError::option(
-                    "reorder",
-                    format!("the processes renumbered the graph differently (--reorder {})", order.name()),
-                ));
-            }
-        }
+        let (order, renumbered) = renumber(g, o.reorder, processes.as_ref(), &mut notes)?;
         let graph = renumbered.as_ref().map_or(g, |r| &r.graph);
         let ranges = Ranges::of(graph, k);
         let needs = needs_of(alg);
@@ -602,24 +675,7 @@ impl MultiGpu {
         let send_words: Vec<u64> = boundaries.iter().map(|&b| send_words(b)).collect();
         let split_seconds = start.elapsed().as_secs_f64();
         let start = Instant::now();
-        // Each GPU is fed by its own thread (its own staging buffers and copy engine).
-        let send_words = &send_words[..];
-        let made: Vec<Result<(Part, u64)>> = std::thread::scope(|s| {
-            let threads: Vec<_> = gpus
-                .into_iter()
-                .zip(&locals)
-                .enumerate()
-                .map(|(p, (gpu, local))| s.spawn(move || upload_part(gpu, local, first + p, send_words, alg, graph)))
-                .collect();
-            threads.into_iter().map(|t| t.join().unwrap_or_else(|_| Err(GpuError::Thread("an upload thread panicked".into())))).collect()
-        });
-        let mut parts = Vec::with_capacity(mine);
-        let mut upload_bytes = 0;
-        for m in made {
-            let (part, bytes) = m?;
-            upload_bytes += bytes;
-            parts.push(part);
-        }
+        let (parts, upload_bytes) = upload_parts(gpus, &locals, first, &send_words, alg, graph)?;
         let upload_seconds = start.elapsed().as_secs_f64();
         let finishing = Instant::now();
         let info = parts
