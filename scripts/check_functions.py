@@ -13,11 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 80
 LONGER = {
-    ("crates/cli/src/cmd/multi_bench.rs", "report"): 156,
     ("crates/algo/src/bc.rs", "brandes_levels"): 143,
     ("crates/ssd/src/stream.rs", "stream"): 135,
     ("crates/comm/src/calibrate.rs", "measure_job"): 130,
-    ("crates/cli/src/cmd/multi_bench.rs", "bench"): 130,
     ("crates/algo/src/bfs.rs", "csr_levels"): 119,
     ("crates/algo/src/harness.rs", "run_with_progress"): 110,
     ("crates/comm/src/messaging/mod.rs", "serve"): 104,

@@ -53,6 +53,115 @@ fn verdict(v: &Option<std::result::Result<(), String>>) -> Option<String> {
     })
 }
 
+/// The GPUs of a `bench multi-gpu`: `--devices`, else the first `--gpus`.
+fn bench_devices(a: &MultiGpuBenchArgs) -> Result<Vec<usize>> {
+    let count = Gpu::count();
+    if count == 0 {
+        bail!("bench multi-gpu needs a GPU (none found)");
+    }
+    Ok(match (&a.devices, a.gpus.as_str()) {
+        (Some(d), _) => {
+            if let Some(bad) = d.iter().find(|&&o| o >= count) {
+                bail!("--devices: GPU {bad} does not exist ({count} found)");
+            }
+            d.clone()
+        }
+        (None, "all") => (0..count).collect(),
+        (None, s) => (0..s
+            .parse::<usize>()
+            .ok()
+            .filter(|&k| (1..=count).contains(&k))
+            .with_context(|| format!("--gpus {s}: this machine has {count} GPUs"))?)
+            .collect(),
+    })
+}
+
+/// What the rows of one graph and kernel share.
+struct RowsOf<'a> {
+    label: &'a str,
+    alg: Algorithm,
+    devices: &'a [usize],
+}
+
+impl RowsOf<'_> {
+    /// The row of one configuration's report.
+    fn row(&self, gpus: usize, comm: &str, control: &str, reorder: &str, report: &harness::Report) -> Row {
+        Row {
+            graph: self.label.to_string(),
+            n: report.graph.n as u64,
+            m: report.graph.m,
+            kernel: self.alg.name().into(),
+            gpus,
+            comm: comm.into(),
+            control: control.into(),
+            partition: reorder.into(),
+            seconds: median(&report.trial_seconds).unwrap_or(f64::NAN),
+            trial_seconds: report.trial_seconds.clone(),
+            iterations: report.last.iterations,
+            steps: report.detail["steps"].as_u64().unwrap_or(0),
+            exchanges: report.detail["exchanges"].as_u64().unwrap_or(0),
+            dense_exchanges: report.detail["dense_exchanges"].as_u64().unwrap_or(0),
+            updated: report.detail["updated_vertices"].as_u64().unwrap_or(0),
+            communicated: report.detail["communicated_vertices"].as_u64().unwrap_or(0),
+            transports: report.last.transfers.iter().map(|t| (t.transport.clone(), (t.exchanges, t.bytes))).collect(),
+            boundary: report.detail["parts"].as_array().into_iter().flatten().filter_map(|p| p["boundary"].as_u64()).collect(),
+            verification: verdict(&report.verification),
+            commit: env!("CHATTY_COMMIT").into(),
+            devices: if gpus == 1 { vec![0] } else { self.devices.to_vec() },
+        }
+    }
+}
+
+/// Every configuration of `a` on the GPUs of `rows` at once, one upload per order:
+/// a row each on standard output.
+fn split_runs(
+    a: &MultiGpuBenchArgs,
+    graph: &mut Option<chatty_graph::Graph>,
+    rows: &RowsOf,
+    configs: &[(Mode, Comm)],
+    p: &Params,
+) -> Result<()> {
+    let (alg, k) = (rows.alg, rows.devices.len());
+    let work = Workload::one(alg);
+    for &reorder in &a.reorder {
+        let several = GpuSpec {
+            devices: Some(rows.devices.to_vec()),
+            comm: Some(Comm::Auto),
+            mode: Mode::Bsp,
+            watchdog: std::time::Duration::from_secs(120),
+            ..GpuSpec::default()
+        };
+        let spec = EngineSpec { reorder: reorder.order(), gpu: several, ..EngineSpec::new(EngineKind::Gpu) };
+        // One upload per graph, kernel and order; every configuration reuses it.
+        let mut opened = chatty::open_held(&spec, graph, &work)?.engine;
+        let multi: &mut GpuEngine = opened.as_any_mut().downcast_mut().expect("the GPU engine opens a GpuEngine");
+        let mut verified = false;
+        for &control in &a.control {
+            for &(mode, comm) in configs {
+                if !mode.supports(alg) {
+                    continue;
+                }
+                let name = if mode == Mode::Bsp { comm.name() } else { mode.name() };
+                if let Err(e) = multi.prepare(alg).map_err(anyhow::Error::from).and_then(|_| Ok(multi.reconfigure(control, comm, mode)?)) {
+                    eprintln!("{} {}: {name} {}: skipped ({e})", rows.label, alg.name(), control.name());
+                    continue;
+                }
+                let opts = harness::Options { trials: a.trials, verify: a.verify && !verified, against: None };
+                let report = harness::run(multi, alg, p, &opts, |_| {})?;
+                verified |= report.verification.is_some();
+                let r = rows.row(k, name, control.name(), reorder.name(), &report);
+                eprintln!("{} {} {k} GPUs {name} {} {}: {:.3} ms", rows.label, alg.name(), control.name(), reorder.name(), r.seconds * 1e3);
+                println!("{}", serde_json::to_string(&r)?);
+            }
+        }
+        for note in multi.take_notes() {
+            eprintln!("note: {note}");
+        }
+        *graph = opened.into_graph();
+    }
+    Ok(())
+}
+
 pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
     if a.kernels.contains(&Algorithm::Bc) {
         bail!("--kernels: bc does not split the graph (chatty run bc --gpus K splits its sources); this is the split engine's ablation");
@@ -68,25 +177,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
         })
         .collect();
     anyhow::ensure!(a.trials > 0, "--trials must be at least 1");
-    let count = Gpu::count();
-    if count == 0 {
-        bail!("bench multi-gpu needs a GPU (none found)");
-    }
-    let devices: Vec<usize> = match (&a.devices, a.gpus.as_str()) {
-        (Some(d), _) => {
-            if let Some(bad) = d.iter().find(|&&o| o >= count) {
-                bail!("--devices: GPU {bad} does not exist ({count} found)");
-            }
-            d.clone()
-        }
-        (None, "all") => (0..count).collect(),
-        (None, s) => (0..s
-            .parse::<usize>()
-            .ok()
-            .filter(|&k| (1..=count).contains(&k))
-            .with_context(|| format!("--gpus {s}: this machine has {count} GPUs"))?)
-            .collect(),
-    };
+    let devices = bench_devices(a)?;
     let k = devices.len();
     for path in &a.graphs {
         let mut graph = Some(load_graph(path, &a.load, &Bar::new(true))?);
@@ -94,29 +185,7 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
         for &alg in &a.kernels {
             let p = Params { pr: PrParams { tolerance: 0.0, max_iters: a.pr_iters, ..PrParams::default() }, ..Params::default() };
             let g = graph.as_ref().expect("the graph");
-            let row = |gpus, comm: &str, control: &str, reorder: &str, report: &harness::Report| Row {
-                graph: label.clone(),
-                n: report.graph.n as u64,
-                m: report.graph.m,
-                kernel: alg.name().into(),
-                gpus,
-                comm: comm.into(),
-                control: control.into(),
-                partition: reorder.into(),
-                seconds: median(&report.trial_seconds).unwrap_or(f64::NAN),
-                trial_seconds: report.trial_seconds.clone(),
-                iterations: report.last.iterations,
-                steps: report.detail["steps"].as_u64().unwrap_or(0),
-                exchanges: report.detail["exchanges"].as_u64().unwrap_or(0),
-                dense_exchanges: report.detail["dense_exchanges"].as_u64().unwrap_or(0),
-                updated: report.detail["updated_vertices"].as_u64().unwrap_or(0),
-                communicated: report.detail["communicated_vertices"].as_u64().unwrap_or(0),
-                transports: report.last.transfers.iter().map(|t| (t.transport.clone(), (t.exchanges, t.bytes))).collect(),
-                boundary: report.detail["parts"].as_array().into_iter().flatten().filter_map(|p| p["boundary"].as_u64()).collect(),
-                verification: verdict(&report.verification),
-                commit: env!("CHATTY_COMMIT").into(),
-                devices: if gpus == 1 { vec![0] } else { devices.clone() },
-            };
+            let rows = RowsOf { label: &label, alg, devices: &devices };
             if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(g).is_err() {
                 eprintln!("{label}: sssp skipped (negative weights)");
                 continue;
@@ -129,56 +198,13 @@ pub fn bench(a: &MultiGpuBenchArgs) -> Result<i32> {
             let mut one = chatty::open_held(&spec, &mut graph, &work)?.engine;
             let report = harness::run(one.as_mut(), alg, &p, &opts, |_| {});
             graph = one.into_graph();
-            let r = row(1, "-", "-", Reorder::None.name(), &report?);
+            let r = rows.row(1, "-", "-", Reorder::None.name(), &report?);
             eprintln!("{label} {} 1 GPU: {:.3} ms", alg.name(), r.seconds * 1e3);
             println!("{}", serde_json::to_string(&r)?);
             if k < 2 {
                 continue;
             }
-            for &reorder in &a.reorder {
-                let several = GpuSpec {
-                    devices: Some(devices.clone()),
-                    comm: Some(Comm::Auto),
-                    mode: Mode::Bsp,
-                    watchdog: std::time::Duration::from_secs(120),
-                    ..GpuSpec::default()
-                };
-                let spec = EngineSpec { reorder: reorder.order(), gpu: several, ..EngineSpec::new(EngineKind::Gpu) };
-                // One upload per graph, kernel and order; every configuration reuses it.
-                let mut opened = chatty::open_held(&spec, &mut graph, &work)?.engine;
-                let multi: &mut GpuEngine = opened.as_any_mut().downcast_mut().expect("the GPU engine opens a GpuEngine");
-                let mut verified = false;
-                for &control in &a.control {
-                    for &(mode, comm) in &configs {
-                        if !mode.supports(alg) {
-                            continue;
-                        }
-                        let name = if mode == Mode::Bsp { comm.name() } else { mode.name() };
-                        if let Err(e) =
-                            multi.prepare(alg).map_err(anyhow::Error::from).and_then(|_| Ok(multi.reconfigure(control, comm, mode)?))
-                        {
-                            eprintln!("{label} {}: {name} {}: skipped ({e})", alg.name(), control.name());
-                            continue;
-                        }
-                        let opts = harness::Options { trials: a.trials, verify: a.verify && !verified, against: None };
-                        let report = harness::run(multi, alg, &p, &opts, |_| {})?;
-                        verified |= report.verification.is_some();
-                        let r = row(k, name, control.name(), reorder.name(), &report);
-                        eprintln!(
-                            "{label} {} {k} GPUs {name} {} {}: {:.3} ms",
-                            alg.name(),
-                            control.name(),
-                            reorder.name(),
-                            r.seconds * 1e3
-                        );
-                        println!("{}", serde_json::to_string(&r)?);
-                    }
-                }
-                for note in multi.take_notes() {
-                    eprintln!("note: {note}");
-                }
-                graph = opened.into_graph();
-            }
+            split_runs(a, &mut graph, &rows, &configs, &p)?;
         }
     }
     Ok(0)
@@ -188,42 +214,81 @@ fn ms(s: f64) -> String {
     format!("{:.3}", s * 1e3)
 }
 
+/// `chatty bench multi-gpu report`: the tables (and charts) of the rows in `a.rows`.
 pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
-    let mut rows: Vec<Row> = Vec::new();
-    for f in &a.rows {
-        let text = std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| l.starts_with('{')) {
-            let mut row: Row =
-                serde_json::from_str(line).with_context(|| format!("{}:{}: not a bench multi-gpu row", f.display(), i + 1))?;
-            if row.partition == "natural" {
-                row.partition = Reorder::None.name().into(); // rows from before `--reorder`
-            }
-            // A later row of the same configuration (a newer run) replaces the earlier.
-            let same = |r: &Row| {
-                (&r.graph, &r.kernel, r.gpus, &r.comm, &r.control, &r.partition)
-                    == (&row.graph, &row.kernel, row.gpus, &row.comm, &row.control, &row.partition)
-            };
-            match rows.iter().position(same) {
-                Some(i) => rows[i] = row,
-                None => rows.push(row),
+    let rows = Rows::read(&a.rows)?;
+    let (categories, scaling) = summary_table(&rows);
+    let per_mode = modes_table(&rows);
+    bytes_table(&rows);
+    if let Some(dir) = &a.charts {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let gpus = rows.rows.iter().map(|r| r.gpus).max().unwrap_or(2);
+        charts_per_kernel(dir, "scaling", &format!("{gpus} GPUs over one"), &categories, &scaling)?;
+        let mode_categories: Vec<(String, String)> =
+            rows.keys.iter().filter(|k| rows.one(k).is_some() && rows.select(k).any(|r| r.gpus > 1)).cloned().collect();
+        charts_per_kernel(dir, "modes", "Each transport (threads control)", &mode_categories, &per_mode)?;
+        eprintln!("charts: {}", Path::new(dir).display());
+    }
+    Ok(0)
+}
+
+/// The rows of a report, and their (graph, kernel) pairs in first-seen order.
+struct Rows {
+    rows: Vec<Row>,
+    keys: Vec<(String, String)>,
+}
+
+impl Rows {
+    /// The rows of every file; a later row of a configuration (a newer run) replaces
+    /// an earlier one.
+    fn read(files: &[std::path::PathBuf]) -> Result<Rows> {
+        let mut rows: Vec<Row> = Vec::new();
+        for f in files {
+            let text = std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
+            for (i, line) in text.lines().enumerate().filter(|(_, l)| l.starts_with('{')) {
+                let mut row: Row =
+                    serde_json::from_str(line).with_context(|| format!("{}:{}: not a bench multi-gpu row", f.display(), i + 1))?;
+                if row.partition == "natural" {
+                    row.partition = Reorder::None.name().into(); // rows from before `--reorder`
+                }
+                // A later row of the same configuration (a newer run) replaces the earlier.
+                let same = |r: &Row| {
+                    (&r.graph, &r.kernel, r.gpus, &r.comm, &r.control, &r.partition)
+                        == (&row.graph, &row.kernel, row.gpus, &row.comm, &row.control, &row.partition)
+                };
+                match rows.iter().position(same) {
+                    Some(i) => rows[i] = row,
+                    None => rows.push(row),
+                }
             }
         }
-    }
-    if rows.is_empty() {
-        bail!("no rows");
-    }
-    // (graph, kernel) in first-seen order.
-    let mut keys: Vec<(String, String)> = Vec::new();
-    for r in &rows {
-        let key = (r.graph.clone(), r.kernel.clone());
-        if !keys.contains(&key) {
-            keys.push(key);
+        if rows.is_empty() {
+            bail!("no rows");
         }
+        let mut keys: Vec<(String, String)> = Vec::new();
+        for r in &rows {
+            let key = (r.graph.clone(), r.kernel.clone());
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        Ok(Rows { rows, keys })
     }
-    fn select<'a>(rows: &'a [Row], key: &'a (String, String)) -> impl Iterator<Item = &'a Row> {
-        rows.iter().filter(move |r| r.graph == key.0 && r.kernel == key.1)
+
+    /// The rows of one (graph, kernel).
+    fn select<'a>(&'a self, key: &'a (String, String)) -> impl Iterator<Item = &'a Row> {
+        self.rows.iter().filter(move |r| r.graph == key.0 && r.kernel == key.1)
     }
-    let one = |key: &(String, String)| select(&rows, key).find(|r| r.gpus == 1).map(|r| r.seconds);
+
+    /// The one-GPU time of a (graph, kernel).
+    fn one(&self, key: &(String, String)) -> Option<f64> {
+        self.select(key).find(|r| r.gpus == 1).map(|r| r.seconds)
+    }
+}
+
+/// Prints the summary table; returns its (graph, kernel) pairs and speedup series.
+#[allow(clippy::type_complexity)]
+fn summary_table(rows: &Rows) -> (Vec<(String, String)>, Vec<(String, Vec<f64>)>) {
     println!("## Summary (median ms; speedup over one GPU)\n");
     println!("| graph | kernel | 1 GPU ms | auto ms | speedup | best forced | best ms | auto / best | async ms | async speedup | steps | updated | sent | sent % | verification |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
@@ -233,9 +298,9 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
         ("async (GPU-driven levels)".into(), Vec::new()),
     ];
     let mut categories = Vec::new();
-    for key in &keys {
-        let base = one(key);
-        let multi: Vec<&Row> = select(&rows, key).filter(|r| r.gpus > 1).collect();
+    for key in &rows.keys {
+        let base = rows.one(key);
+        let multi: Vec<&Row> = rows.select(key).filter(|r| r.gpus > 1).collect();
         let auto = multi.iter().filter(|r| r.comm == "auto" && r.control == "threads").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
         // The best forced transport (auto itself when none was forced).
         let best = multi
@@ -245,7 +310,7 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
             .or(auto);
         let async_best = multi.iter().filter(|r| r.comm == "async").min_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let (Some(auto), Some(best), Some(base)) = (auto, best, base) else { continue };
-        let checks: Vec<String> = select(&rows, key).filter_map(|r| r.verification.clone()).collect();
+        let checks: Vec<String> = rows.select(key).filter_map(|r| r.verification.clone()).collect();
         let verification = match checks.iter().find(|v| *v != "PASS") {
             Some(failed) => failed.clone(),
             None if checks.is_empty() => "not checked".into(),
@@ -276,9 +341,14 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
         scaling[1].1.push(base / best.seconds);
         scaling[2].1.push(async_best.map_or(f64::NAN, |r| base / r.seconds));
     }
+    (categories, scaling)
+}
+
+/// Prints every mode's times; returns each transport's speedups (threads control).
+fn modes_table(rows: &Rows) -> Vec<(String, Vec<f64>)> {
     println!("\n## Every mode (median ms)\n");
     let mut modes: Vec<(String, String, String)> = Vec::new();
-    for r in rows.iter().filter(|r| r.gpus > 1) {
+    for r in rows.rows.iter().filter(|r| r.gpus > 1) {
         let m = (r.comm.clone(), r.control.clone(), r.partition.clone());
         if !modes.contains(&m) {
             modes.push(m);
@@ -295,13 +365,13 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
     println!("|---|---|---|{}", "---|".repeat(modes.len()));
     let mut per_mode: Vec<(String, Vec<f64>)> =
         modes.iter().filter(|m| m.1 == "threads" && m.2 == Reorder::None.name()).map(|m| (m.0.clone(), Vec::new())).collect();
-    for key in &keys {
-        let Some(base) = one(key) else { continue };
-        if !select(&rows, key).any(|r| r.gpus > 1) {
+    for key in &rows.keys {
+        let Some(base) = rows.one(key) else { continue };
+        if !rows.select(key).any(|r| r.gpus > 1) {
             continue;
         }
         let cell = |m: &(String, String, String)| {
-            select(&rows, key).find(|r| r.gpus > 1 && r.comm == m.0 && r.control == m.1 && r.partition == m.2).map(|r| r.seconds)
+            rows.select(key).find(|r| r.gpus > 1 && r.comm == m.0 && r.control == m.1 && r.partition == m.2).map(|r| r.seconds)
         };
         println!(
             "| {} | {} | {} | {} |",
@@ -315,12 +385,17 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
             v.push(cell(&m).map_or(f64::NAN, |s| base / s));
         }
     }
+    per_mode
+}
+
+/// Prints the bytes between GPUs per trial.
+fn bytes_table(rows: &Rows) {
     println!("\n## Bytes between GPUs per trial (auto, threads)\n");
     println!("| graph | kernel | exchanges | dense | transports (exchanges, MB) |");
     println!("|---|---|---|---|---|");
-    for key in &keys {
+    for key in &rows.keys {
         if let Some(r) =
-            select(&rows, key).find(|r| r.gpus > 1 && r.comm == "auto" && r.control == "threads" && r.partition == Reorder::None.name())
+            rows.select(key).find(|r| r.gpus > 1 && r.comm == "auto" && r.control == "threads" && r.partition == Reorder::None.name())
         {
             let t: Vec<String> = r.transports.iter().map(|(t, (x, b))| format!("{t} {x}x {:.2} MB", *b as f64 / 1e6)).collect();
             println!(
@@ -333,16 +408,6 @@ pub fn report(a: &MultiGpuReportArgs) -> Result<i32> {
             );
         }
     }
-    if let Some(dir) = &a.charts {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let gpus = rows.iter().map(|r| r.gpus).max().unwrap_or(2);
-        charts_per_kernel(dir, "scaling", &format!("{gpus} GPUs over one"), &categories, &scaling)?;
-        let mode_categories: Vec<(String, String)> =
-            keys.iter().filter(|k| one(k).is_some() && select(&rows, k).any(|r| r.gpus > 1)).cloned().collect();
-        charts_per_kernel(dir, "modes", "Each transport (threads control)", &mode_categories, &per_mode)?;
-        eprintln!("charts: {}", Path::new(dir).display());
-    }
-    Ok(0)
 }
 
 /// One speedup chart per kernel, `DIR/STEM-KERNEL.svg`, its graphs the groups:
