@@ -17,7 +17,6 @@ LONGER = {
     ("crates/ssd/src/stream.rs", "stream"): 135,
     ("crates/comm/src/calibrate.rs", "measure_job"): 130,
     ("crates/algo/src/bfs.rs", "csr_levels"): 119,
-    ("crates/algo/src/harness.rs", "run_with_progress"): 110,
     ("crates/comm/src/messaging/mod.rs", "serve"): 104,
     ("crates/comm/src/calibrate.rs", "calibrate"): 98,
     ("crates/graph/src/read.rs", "parse_header"): 96,

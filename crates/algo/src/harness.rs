@@ -141,49 +141,11 @@ pub fn run_with_progress(
     let verifying = Instant::now();
     let (reference, verified_against, verify_stored) = reference_for(engine, &graph, opts)?;
     let mut verify_seconds = verifying.elapsed().as_secs_f64();
-    let mut trial_seconds = Vec::new();
-    let mut end_to_end_seconds = Vec::new();
-    let mut breakdowns = Vec::new();
-    let mut verification: Option<std::result::Result<(), String>> = None;
-    let mut last = None;
-    for index in 0..opts.trials.max(1) {
-        let sources = sources(index as u64)?;
-        // The answer kept so far goes before the next trial runs: its blocks are then
-        // the ones that trial allocates, already mapped, not fresh pages to fault in
-        // (PageRank on the 2048² grid, one thread: the second of three trials 90 ms
-        // with its predecessor's 32 MB of scores alive, 78 ms after them).
-        drop(last.take());
-        let start = Instant::now();
-        let trial = finite(alg, engine.run(alg, &engine_params, &sources, progress)?)?;
-        let mut end_to_end = start.elapsed().as_secs_f64();
-        let verifying = Instant::now();
-        let stored_verdict =
-            reference.as_ref().filter(|_| verify_stored).map(|g| verify(alg, g, &engine_params, &trial.sources, &trial.output));
-        verify_seconds += verifying.elapsed().as_secs_f64();
-        let trial = match order {
-            Some(o) => {
-                let mapping = Instant::now();
-                let trial = to_caller(o, trial);
-                end_to_end += mapping.elapsed().as_secs_f64();
-                trial
-            }
-            None => trial,
-        };
-        end_to_end_seconds.push(end_to_end);
-        trial_seconds.push(trial.seconds);
-        breakdowns.push(trial.breakdown.clone());
-        let verifying = Instant::now();
-        let verdict = stored_verdict.or_else(|| reference.as_ref().map(|g| verify(alg, g, &p, &trial.sources, &trial.output)));
-        verify_seconds += verifying.elapsed().as_secs_f64();
-        if let Some(v) = &verdict {
-            let so_far = verification.take().unwrap_or(Ok(()));
-            verification = Some(so_far.and(v.as_ref().map_err(|e| e.to_string()).copied()));
-        }
-        on_trial(TrialEvent { index, trial: &trial, verification: verdict.as_ref(), lines: engine.trial_lines(&trial) });
-        last = Some(trial);
-    }
+    let checks = Checks { reference: reference.as_ref(), verify_stored, caller_params: &p };
+    let trials = run_trials(engine, alg, &engine_params, order, &checks, &sources, opts.trials.max(1), progress, &mut on_trial)?;
+    verify_seconds += trials.verify_seconds;
     drop(reference);
-    let last = last.expect("at least one trial");
+    let Trials { trial_seconds, end_to_end_seconds, breakdowns, verification, last, .. } = trials;
     let edges_traversed = edges_traversed(alg, graph.m, degree, &last);
     let detail = merge(engine.detail(), last.detail.clone());
     Ok(Report {
@@ -204,6 +166,85 @@ pub fn run_with_progress(
         edges_traversed,
         detail,
     })
+}
+
+/// What verifies the trials: the reference graph (none without `--verify`), whether
+/// it is checked in the engine's stored ids, and the parameters in the caller's ids.
+struct Checks<'a> {
+    reference: Option<&'a HostGraph<'a>>,
+    verify_stored: bool,
+    caller_params: &'a Params,
+}
+
+/// What the trials of a run gathered.
+struct Trials {
+    trial_seconds: Vec<f64>,
+    end_to_end_seconds: Vec<f64>,
+    breakdowns: Vec<Breakdown>,
+    verification: Option<std::result::Result<(), String>>,
+    verify_seconds: f64,
+    last: Trial,
+}
+
+/// Runs `trials` trials of `alg`, each answer mapped to the caller's ids (`order`)
+/// and verified by `checks`, calling `on_trial` after each.
+#[allow(clippy::too_many_arguments)]
+fn run_trials(
+    engine: &dyn Engine,
+    alg: Algorithm,
+    engine_params: &Params,
+    order: Option<&VertexOrder>,
+    checks: &Checks,
+    sources: &dyn Fn(u64) -> Result<Vec<u32>>,
+    trials: u32,
+    progress: &dyn chatty_graph::Progress,
+    on_trial: &mut dyn FnMut(TrialEvent),
+) -> Result<Trials> {
+    let mut trial_seconds = Vec::new();
+    let mut end_to_end_seconds = Vec::new();
+    let mut breakdowns = Vec::new();
+    let mut verification: Option<std::result::Result<(), String>> = None;
+    let mut last = None;
+    let mut verify_seconds = 0.0;
+    for index in 0..trials {
+        let sources = sources(index as u64)?;
+        // The answer kept so far goes before the next trial runs: its blocks are then
+        // the ones that trial allocates, already mapped, not fresh pages to fault in
+        // (PageRank on the 2048² grid, one thread: the second of three trials 90 ms
+        // with its predecessor's 32 MB of scores alive, 78 ms after them).
+        drop(last.take());
+        let start = Instant::now();
+        let trial = finite(alg, engine.run(alg, engine_params, &sources, progress)?)?;
+        let mut end_to_end = start.elapsed().as_secs_f64();
+        let verifying = Instant::now();
+        let stored_verdict =
+            checks.reference.filter(|_| checks.verify_stored).map(|g| verify(alg, g, engine_params, &trial.sources, &trial.output));
+        verify_seconds += verifying.elapsed().as_secs_f64();
+        let trial = match order {
+            Some(o) => {
+                let mapping = Instant::now();
+                let trial = to_caller(o, trial);
+                end_to_end += mapping.elapsed().as_secs_f64();
+                trial
+            }
+            None => trial,
+        };
+        end_to_end_seconds.push(end_to_end);
+        trial_seconds.push(trial.seconds);
+        breakdowns.push(trial.breakdown.clone());
+        let verifying = Instant::now();
+        let verdict =
+            stored_verdict.or_else(|| checks.reference.map(|g| verify(alg, g, checks.caller_params, &trial.sources, &trial.output)));
+        verify_seconds += verifying.elapsed().as_secs_f64();
+        if let Some(v) = &verdict {
+            let so_far = verification.take().unwrap_or(Ok(()));
+            verification = Some(so_far.and(v.as_ref().map_err(|e| e.to_string()).copied()));
+        }
+        on_trial(TrialEvent { index, trial: &trial, verification: verdict.as_ref(), lines: engine.trial_lines(&trial) });
+        last = Some(trial);
+    }
+    let last = last.expect("at least one trial");
+    Ok(Trials { trial_seconds, end_to_end_seconds, breakdowns, verification, verify_seconds, last })
 }
 
 /// The graph `opts` verifies against (none without `--verify`), its name, and whether
