@@ -24,8 +24,6 @@ LONGER = {
     ("crates/ssd/src/layout.rs", "load"): 92,
     ("crates/algo/src/pr.rs", "run_iterations"): 92,
     ("crates/algo/src/sssp.rs", "delta_stepping"): 91,
-    ("crates/chatty/src/open/mod.rs", "open_from"): 90,
-    ("crates/algo/src/summary.rs", "summary"): 90,
     ("crates/gpu/src/multi/algorithms.rs", "rounds"): 88,
     ("crates/net/src/sender.rs", "handle_control"): 87,
     ("crates/dist/src/wcc.rs", "wcc"): 86,

@@ -61,93 +61,101 @@ impl Output {
     /// of a WCC one.
     pub fn summary(&self, k: usize) -> Summary {
         match self {
-            Output::Depths(d) => {
-                let histogram = (d.par_chunks(CHUNK).map(|d| {
-                    let mut histogram: Vec<u64> = Vec::new();
-                    for &x in d.iter().filter(|&&x| x != bfs::UNREACHED) {
-                        if histogram.len() <= x as usize {
-                            histogram.resize(x as usize + 1, 0);
-                        }
-                        histogram[x as usize] += 1;
-                    }
-                    histogram
-                }))
-                .reduce(Vec::new, |mut a, b| {
-                    if a.len() < b.len() {
-                        a.resize(b.len(), 0);
-                    }
-                    a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
-                    a
-                });
-                Summary::Depths { reached: histogram.iter().sum(), max_depth: histogram.len().saturating_sub(1) as u32, histogram }
-            }
-            Output::Distances(d) => {
-                // (reached, max, sum) of the finite distances.
-                let finite =
-                    |xs: &mut dyn Iterator<Item = f64>| xs.fold((0u64, 0.0f64, 0.0), |(n, max, sum), x| (n + 1, max.max(x), sum + x));
-                let parts: Vec<(u64, f64, f64)> = match d {
-                    Distances::Int(d) => {
-                        d.par_chunks(CHUNK).map(|d| finite(&mut d.iter().filter(|&&x| x != u64::MAX).map(|&x| x as f64))).collect()
-                    }
-                    Distances::Float(d) => d.par_chunks(CHUNK).map(|d| finite(&mut d.iter().copied().filter(|x| x.is_finite()))).collect(),
-                };
-                let (reached, max, sum) =
-                    parts.iter().fold((0, 0.0f64, 0.0), |(n, max, sum), &(pn, pmax, psum)| (n + pn, max.max(pmax), sum + psum));
-                Summary::Distances { reached, max, mean: if reached == 0 { 0.0 } else { sum / reached as f64 } }
-            }
-            Output::Labels(l) => {
-                let kept = |sizes: &[u32], first: usize| {
-                    let present = || sizes.iter().enumerate().filter(|&(_, &s)| s > 0);
-                    (present().count(), largest(present().map(|(i, &s)| (s as u64, Reverse((first + i) as u32))), k))
-                };
-                let (count, largest) = match l.iter().max() {
-                    // Labels are vertex ids (each component's smallest member): counted
-                    // in arrays, not hashed, each of a few threads counting one range of
-                    // labels over all of them (a shared array would contend on the giant
-                    // component's counter). Every range reads every label: at most 8,
-                    // or a 128-core machine would read them 128 times.
-                    Some(&max) if (max as usize) < l.len() => {
-                        let labels = max as usize + 1;
-                        let width = labels.div_ceil(rayon::current_num_threads().clamp(1, 8));
-                        let parts: Vec<_> = (0..labels.div_ceil(width))
-                            .into_par_iter()
-                            .map(|r| {
-                                let first = r * width;
-                                let mut sizes = vec![0u32; width.min(labels - first)];
-                                for &c in l {
-                                    if let Some(s) = sizes.get_mut((c as usize).wrapping_sub(first)) {
-                                        *s += 1;
-                                    }
-                                }
-                                kept(&sizes, first)
-                            })
-                            .collect();
-                        (parts.iter().map(|p| p.0).sum(), largest(parts.into_iter().flat_map(|p| p.1), k))
-                    }
-                    _ => {
-                        let mut sizes: HashMap<u32, u64> = HashMap::new();
-                        l.iter().for_each(|&c| *sizes.entry(c).or_default() += 1);
-                        (sizes.len(), largest(sizes.into_iter().map(|(c, s)| (s, Reverse(c))), k))
-                    }
-                };
-                Summary::Components { count: count as u64, largest: largest.into_iter().map(|(s, Reverse(c))| (c, s)).collect() }
-            }
-            Output::Values(v) => {
-                let parts: Vec<_> = (v.par_chunks(CHUNK).enumerate())
-                    .map(|(i, v)| {
-                        let ranked = v.iter().enumerate().map(|(j, &x)| (Total(x), Reverse((i * CHUNK + j) as u32)));
-                        // Folded from +0 (an empty `sum()` of floats is -0, shown as "-0.0").
-                        (v.iter().fold(0.0, |a, x| a + x), v.iter().fold(0.0, |a, x| a + x * x), largest(ranked, k))
-                    })
-                    .collect();
-                let top = largest(parts.iter().flat_map(|p| p.2.iter().copied()), k);
-                Summary::Values {
-                    sum: parts.iter().fold(0.0, |a, p| a + p.0),
-                    norm: parts.iter().fold(0.0, |a, p| a + p.1).sqrt(),
-                    top: top.into_iter().map(|(Total(x), Reverse(v))| (v, x)).collect(),
-                }
-            }
+            Output::Depths(d) => depths_summary(d),
+            Output::Distances(d) => distances_summary(d),
+            Output::Labels(l) => components_summary(l, k),
+            Output::Values(v) => values_summary(v, k),
         }
+    }
+}
+
+/// The depth histogram of a BFS.
+fn depths_summary(d: &[u32]) -> Summary {
+    let histogram = (d.par_chunks(CHUNK).map(|d| {
+        let mut histogram: Vec<u64> = Vec::new();
+        for &x in d.iter().filter(|&&x| x != bfs::UNREACHED) {
+            if histogram.len() <= x as usize {
+                histogram.resize(x as usize + 1, 0);
+            }
+            histogram[x as usize] += 1;
+        }
+        histogram
+    }))
+    .reduce(Vec::new, |mut a, b| {
+        if a.len() < b.len() {
+            a.resize(b.len(), 0);
+        }
+        a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
+        a
+    });
+    Summary::Depths { reached: histogram.iter().sum(), max_depth: histogram.len().saturating_sub(1) as u32, histogram }
+}
+
+/// Reached vertices, and the largest and mean finite distance.
+fn distances_summary(d: &Distances) -> Summary {
+    // (reached, max, sum) of the finite distances.
+    let finite = |xs: &mut dyn Iterator<Item = f64>| xs.fold((0u64, 0.0f64, 0.0), |(n, max, sum), x| (n + 1, max.max(x), sum + x));
+    let parts: Vec<(u64, f64, f64)> = match d {
+        Distances::Int(d) => d.par_chunks(CHUNK).map(|d| finite(&mut d.iter().filter(|&&x| x != u64::MAX).map(|&x| x as f64))).collect(),
+        Distances::Float(d) => d.par_chunks(CHUNK).map(|d| finite(&mut d.iter().copied().filter(|x| x.is_finite()))).collect(),
+    };
+    let (reached, max, sum) = parts.iter().fold((0, 0.0f64, 0.0), |(n, max, sum), &(pn, pmax, psum)| (n + pn, max.max(pmax), sum + psum));
+    Summary::Distances { reached, max, mean: if reached == 0 { 0.0 } else { sum / reached as f64 } }
+}
+
+/// Components and the `k` largest.
+fn components_summary(l: &[u32], k: usize) -> Summary {
+    let kept = |sizes: &[u32], first: usize| {
+        let present = || sizes.iter().enumerate().filter(|&(_, &s)| s > 0);
+        (present().count(), largest(present().map(|(i, &s)| (s as u64, Reverse((first + i) as u32))), k))
+    };
+    let (count, largest) = match l.iter().max() {
+        // Labels are vertex ids (each component's smallest member): counted
+        // in arrays, not hashed, each of a few threads counting one range of
+        // labels over all of them (a shared array would contend on the giant
+        // component's counter). Every range reads every label: at most 8,
+        // or a 128-core machine would read them 128 times.
+        Some(&max) if (max as usize) < l.len() => {
+            let labels = max as usize + 1;
+            let width = labels.div_ceil(rayon::current_num_threads().clamp(1, 8));
+            let parts: Vec<_> = (0..labels.div_ceil(width))
+                .into_par_iter()
+                .map(|r| {
+                    let first = r * width;
+                    let mut sizes = vec![0u32; width.min(labels - first)];
+                    for &c in l {
+                        if let Some(s) = sizes.get_mut((c as usize).wrapping_sub(first)) {
+                            *s += 1;
+                        }
+                    }
+                    kept(&sizes, first)
+                })
+                .collect();
+            (parts.iter().map(|p| p.0).sum(), largest(parts.into_iter().flat_map(|p| p.1), k))
+        }
+        _ => {
+            let mut sizes: HashMap<u32, u64> = HashMap::new();
+            l.iter().for_each(|&c| *sizes.entry(c).or_default() += 1);
+            (sizes.len(), largest(sizes.into_iter().map(|(c, s)| (s, Reverse(c))), k))
+        }
+    };
+    Summary::Components { count: count as u64, largest: largest.into_iter().map(|(s, Reverse(c))| (c, s)).collect() }
+}
+
+/// Sum, norm and the `k` largest values.
+fn values_summary(v: &[f64], k: usize) -> Summary {
+    let parts: Vec<_> = (v.par_chunks(CHUNK).enumerate())
+        .map(|(i, v)| {
+            let ranked = v.iter().enumerate().map(|(j, &x)| (Total(x), Reverse((i * CHUNK + j) as u32)));
+            // Folded from +0 (an empty `sum()` of floats is -0, shown as "-0.0").
+            (v.iter().fold(0.0, |a, x| a + x), v.iter().fold(0.0, |a, x| a + x * x), largest(ranked, k))
+        })
+        .collect();
+    let top = largest(parts.iter().flat_map(|p| p.2.iter().copied()), k);
+    Summary::Values {
+        sum: parts.iter().fold(0.0, |a, p| a + p.0),
+        norm: parts.iter().fold(0.0, |a, p| a + p.1).sqrt(),
+        top: top.into_iter().map(|(Total(x), Reverse(v))| (v, x)).collect(),
     }
 }
 

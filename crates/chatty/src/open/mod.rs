@@ -108,37 +108,10 @@ fn open_from(
         *held = Some(chatty_graph::read_graph(path, read, progress)?);
     }
     let graph = held.as_ref().ok_or_else(|| Error::Parameter { name: "graph", problem: "was given to an engine already".into() })?;
-    let mut choice = None;
-    if spec.kind == EngineKind::Auto {
-        let mut chosen = policy::choose(graph, work, &policy::gpu_state());
-        if chosen.engine == EngineKind::Gpu {
-            match open_gpu(0) {
-                Ok(g) => {
-                    chosen.why = format!("{} on {}", chosen.why, g.name());
-                    gpu = Some(g);
-                }
-                Err(e) => chosen = Choice { engine: EngineKind::Cpu, why: format!("the GPU could not be used: {e}") },
-            }
-        }
-        if chosen.engine == EngineKind::Cpu {
-            notes.extend(unused_gpu_options(spec, "CPU"));
-        }
-        choice = Some(chosen);
-    }
-    let multi = match (gpus_auto, multi, &gpu) {
-        (true, Some(mut o), Some(one)) => {
-            let bc = work.kernels.contains(&chatty_algo::Algorithm::Bc).then(|| work.bc_sources.count(graph.num_vertices()) as u64);
-            let chosen = chatty_gpu::choose_gpus(graph, &work.kernels, bc, o.devices.len(), one.free_bytes()?);
-            notes.push(Note { option: None, text: format!("gpus: {} of {} (auto: {})", chosen.gpus, o.devices.len(), chosen.why) });
-            if chosen.gpus == 1 {
-                None
-            } else {
-                o.devices.truncate(chosen.gpus);
-                gpu = None;
-                Some(o)
-            }
-        }
-        (_, multi, _) => multi,
+    let choice = (spec.kind == EngineKind::Auto).then(|| auto_choice(spec, graph, work, &mut gpu, &mut notes));
+    let multi = match (gpus_auto, multi) {
+        (true, Some(o)) => gpus_chosen(graph, work, o, &mut gpu, &mut notes)?,
+        (_, multi) => multi,
     };
     // The CPU engine's own pool where the caller's has another size (built now: nothing
     // may fail once the graph is taken).
@@ -157,6 +130,47 @@ fn open_from(
         (None, None, None) => Box::new(CpuEngine::new(graph)),
     };
     Ok(Opened { engine, choice, notes, speaks: true })
+}
+
+/// The auto policy's engine for `graph` and `work`; a GPU it chooses is opened into
+/// `gpu` (the CPU instead, said in the reason, when it cannot be).
+fn auto_choice(spec: &EngineSpec, graph: &Graph, work: &Workload, gpu: &mut Option<Gpu>, notes: &mut Vec<Note>) -> Choice {
+    let mut chosen = policy::choose(graph, work, &policy::gpu_state());
+    if chosen.engine == EngineKind::Gpu {
+        match open_gpu(0) {
+            Ok(g) => {
+                chosen.why = format!("{} on {}", chosen.why, g.name());
+                *gpu = Some(g);
+            }
+            Err(e) => chosen = Choice { engine: EngineKind::Cpu, why: format!("the GPU could not be used: {e}") },
+        }
+    }
+    if chosen.engine == EngineKind::Cpu {
+        notes.extend(unused_gpu_options(spec, "CPU"));
+    }
+    chosen
+}
+
+/// `--gpus auto`: how many of `o.devices` the graph and work call for
+/// ([`chatty_gpu::choose_gpus`], from the free memory of the GPU opened in `gpu`);
+/// one keeps that GPU, several drop it for the multi-GPU engine's options.
+fn gpus_chosen(
+    graph: &Graph,
+    work: &Workload,
+    mut o: MultiOptions,
+    gpu: &mut Option<Gpu>,
+    notes: &mut Vec<Note>,
+) -> Result<Option<MultiOptions>> {
+    let Some(one) = gpu.as_ref() else { return Ok(Some(o)) };
+    let bc = work.kernels.contains(&chatty_algo::Algorithm::Bc).then(|| work.bc_sources.count(graph.num_vertices()) as u64);
+    let chosen = chatty_gpu::choose_gpus(graph, &work.kernels, bc, o.devices.len(), one.free_bytes()?);
+    notes.push(Note { option: None, text: format!("gpus: {} of {} (auto: {})", chosen.gpus, o.devices.len(), chosen.why) });
+    if chosen.gpus == 1 {
+        return Ok(None);
+    }
+    o.devices.truncate(chosen.gpus);
+    *gpu = None;
+    Ok(Some(o))
 }
 
 /// Refuses read options for an SSD layout, which opens as it was converted.
