@@ -19,7 +19,6 @@ LONGER = {
     ("crates/algo/src/bfs.rs", "csr_levels"): 119,
     ("crates/comm/src/messaging/mod.rs", "serve"): 104,
     ("crates/comm/src/calibrate.rs", "calibrate"): 98,
-    ("crates/graph/src/read.rs", "parse_header"): 96,
     ("crates/gpu/src/multi/algorithms.rs", "pagerank"): 94,
     ("crates/ssd/src/layout.rs", "load"): 92,
     ("crates/algo/src/pr.rs", "run_iterations"): 92,

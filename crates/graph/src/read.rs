@@ -284,71 +284,12 @@ fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
         declared_cols: None,
         directed: true,
     };
-    let mut line_no = 0u64;
-    match format {
-        Format::EdgeList | Format::WeightedEdgeList => {
-            h.syntax = Syntax::EdgeList { weighted: format == Format::WeightedEdgeList };
-            for (line, end) in lines_with_end(bytes) {
-                let t = trim(line);
-                if !(t.is_empty() || t[0] == b'#' || t[0] == b'%') {
-                    break;
-                }
-                if t.to_ascii_lowercase().windows(10).any(|w| w == b"undirected") {
-                    h.directed = false;
-                }
-                line_no += 1;
-                h.body_start = end;
-            }
-        }
-        Format::Dimacs | Format::Pace => {
-            let (tag, syntax) = if format == Format::Dimacs { ("sp", Syntax::Dimacs) } else { ("tw", Syntax::Pace) };
-            h.syntax = syntax;
-            h.directed = format == Format::Dimacs;
-            for (line, end) in lines_with_end(bytes) {
-                line_no += 1;
-                let t = trim(line);
-                if t.is_empty() || t[0] == b'c' {
-                    continue;
-                }
-                let f: Vec<&[u8]> = t.split(|b| b.is_ascii_whitespace()).filter(|f| !f.is_empty()).collect();
-                let (n, m) = match f.as_slice() {
-                    [b"p", kind, n, m] if *kind == tag.as_bytes() => (parse_u64(n), parse_u64(m)),
-                    _ => return Err(Error::parse(path, line_no, format!("expected the problem line `p {tag} N M`"), t)),
-                };
-                let (Some(n), Some(m)) = (n, m) else {
-                    return Err(Error::parse(path, line_no, "the problem line's sizes are not integers", t));
-                };
-                (h.declared_n, h.declared_m, h.body_start) = (Some(n), Some(m), end);
-                break;
-            }
-        }
-        Format::MatrixMarket => {
-            let mut lines = lines_with_end(bytes);
-            let (banner, _) = lines.next().unwrap_or((b"", 0));
-            line_no += 1;
-            let (field, directed) = mtx_banner(path, banner)?;
-            h.directed = directed;
-            h.syntax = Syntax::Mtx { field };
-            for (line, end) in lines {
-                line_no += 1;
-                let t = trim(line);
-                if t.is_empty() || t[0] == b'%' {
-                    continue;
-                }
-                let f: Vec<Option<u64>> = t.split(|b| b.is_ascii_whitespace()).filter(|f| !f.is_empty()).map(parse_u64).collect();
-                let [Some(rows), Some(cols), Some(nnz)] = f.as_slice() else {
-                    return Err(Error::parse(path, line_no, "expected the size line `ROWS COLS ENTRIES`", t));
-                };
-                (h.declared_n, h.declared_rows, h.declared_cols, h.declared_m, h.body_start) =
-                    (Some(*rows.max(cols)), Some(*rows), Some(*cols), Some(*nnz), end);
-                if !h.directed && rows != cols {
-                    return Err(Error::parse(path, line_no, "a symmetric matrix must be square", t));
-                }
-                break;
-            }
-        }
+    let line_no = match format {
+        Format::EdgeList | Format::WeightedEdgeList => edge_list_header(&mut h, format, bytes),
+        Format::Dimacs | Format::Pace => problem_line_header(path, &mut h, format, bytes)?,
+        Format::MatrixMarket => mtx_size_line(path, &mut h, bytes)?,
         Format::Cgr => unreachable!("binary graphs are loaded, not parsed"),
-    }
+    };
     if h.one_based() && h.declared_m.is_none() {
         return Err(Error::invalid(path, "the file ends before its size header"));
     }
@@ -368,6 +309,80 @@ fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
         }
     }
     Ok(h)
+}
+
+/// An edge list's leading comment lines (one saying "undirected" makes it so); returns
+/// their count.
+fn edge_list_header(h: &mut Header, format: Format, bytes: &[u8]) -> u64 {
+    let mut line_no = 0;
+    h.syntax = Syntax::EdgeList { weighted: format == Format::WeightedEdgeList };
+    for (line, end) in lines_with_end(bytes) {
+        let t = trim(line);
+        if !(t.is_empty() || t[0] == b'#' || t[0] == b'%') {
+            break;
+        }
+        if t.to_ascii_lowercase().windows(10).any(|w| w == b"undirected") {
+            h.directed = false;
+        }
+        line_no += 1;
+        h.body_start = end;
+    }
+    line_no
+}
+
+/// DIMACS's or PACE's problem line `p sp|tw N M`, after comments; returns its line.
+fn problem_line_header(path: &Path, h: &mut Header, format: Format, bytes: &[u8]) -> Result<u64> {
+    let mut line_no = 0;
+    let (tag, syntax) = if format == Format::Dimacs { ("sp", Syntax::Dimacs) } else { ("tw", Syntax::Pace) };
+    h.syntax = syntax;
+    h.directed = format == Format::Dimacs;
+    for (line, end) in lines_with_end(bytes) {
+        line_no += 1;
+        let t = trim(line);
+        if t.is_empty() || t[0] == b'c' {
+            continue;
+        }
+        let f: Vec<&[u8]> = t.split(|b| b.is_ascii_whitespace()).filter(|f| !f.is_empty()).collect();
+        let (n, m) = match f.as_slice() {
+            [b"p", kind, n, m] if *kind == tag.as_bytes() => (parse_u64(n), parse_u64(m)),
+            _ => return Err(Error::parse(path, line_no, format!("expected the problem line `p {tag} N M`"), t)),
+        };
+        let (Some(n), Some(m)) = (n, m) else {
+            return Err(Error::parse(path, line_no, "the problem line's sizes are not integers", t));
+        };
+        (h.declared_n, h.declared_m, h.body_start) = (Some(n), Some(m), end);
+        break;
+    }
+    Ok(line_no)
+}
+
+/// Matrix Market's banner and size line `ROWS COLS ENTRIES`; returns its line.
+fn mtx_size_line(path: &Path, h: &mut Header, bytes: &[u8]) -> Result<u64> {
+    let mut line_no = 0;
+    let mut lines = lines_with_end(bytes);
+    let (banner, _) = lines.next().unwrap_or((b"", 0));
+    line_no += 1;
+    let (field, directed) = mtx_banner(path, banner)?;
+    h.directed = directed;
+    h.syntax = Syntax::Mtx { field };
+    for (line, end) in lines {
+        line_no += 1;
+        let t = trim(line);
+        if t.is_empty() || t[0] == b'%' {
+            continue;
+        }
+        let f: Vec<Option<u64>> = t.split(|b| b.is_ascii_whitespace()).filter(|f| !f.is_empty()).map(parse_u64).collect();
+        let [Some(rows), Some(cols), Some(nnz)] = f.as_slice() else {
+            return Err(Error::parse(path, line_no, "expected the size line `ROWS COLS ENTRIES`", t));
+        };
+        (h.declared_n, h.declared_rows, h.declared_cols, h.declared_m, h.body_start) =
+            (Some(*rows.max(cols)), Some(*rows), Some(*cols), Some(*nnz), end);
+        if !h.directed && rows != cols {
+            return Err(Error::parse(path, line_no, "a symmetric matrix must be square", t));
+        }
+        break;
+    }
+    Ok(line_no)
 }
 
 #[inline]
