@@ -27,7 +27,6 @@ LONGER = {
     ("crates/net/src/sender.rs", "handle_control"): 87,
     ("crates/dist/src/wcc.rs", "wcc"): 86,
     ("crates/dist/src/bc.rs", "bc"): 86,
-    ("crates/graph/src/write.rs", "write_edge_list"): 85,
     ("crates/gpu/src/engine.rs", "run"): 85,
     ("crates/gpu/src/multi/algorithms.rs", "bfs"): 82,
     ("crates/dist/src/graph.rs", "receive"): 82,

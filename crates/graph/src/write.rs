@@ -43,6 +43,27 @@ enum Text {
     MatrixMarket,
 }
 
+/// The header of a text output: comments and counts (`listed` edge lines).
+fn write_text_header(file: &mut impl Write, g: &Graph, text: Text, listed: u64) -> std::io::Result<()> {
+    let n = g.num_vertices();
+    match text {
+        Text::EdgeList { .. } => {
+            writeln!(file, "# {} graph written by chatty", if g.is_directed() { "Directed" } else { "Undirected" })?;
+            writeln!(file, "# Nodes: {n} Edges: {listed}")
+        }
+        Text::MatrixMarket => {
+            let field = match g.weight_type() {
+                WeightType::None => "pattern",
+                WeightType::Float => "real",
+                _ => "integer",
+            };
+            writeln!(file, "%%MatrixMarket matrix coordinate {field} {}", if g.is_directed() { "general" } else { "symmetric" })?;
+            writeln!(file, "% written by chatty")?;
+            writeln!(file, "{n} {n} {listed}")
+        }
+    }
+}
+
 /// Writes a SNAP-style edge list or a Matrix Market coordinate file; an undirected
 /// graph lists each edge once (u ≤ v; a symmetric matrix's lower triangle) so that
 /// reading it back gives the same graph.
@@ -69,23 +90,7 @@ fn write_edge_list(g: &Graph, path: &Path, text: Text, progress: &dyn Progress) 
     } else {
         g.num_edges()
     };
-    let n = g.num_vertices();
-    match text {
-        Text::EdgeList { .. } => {
-            writeln!(file, "# {} graph written by chatty", if g.is_directed() { "Directed" } else { "Undirected" }).map_err(io)?;
-            writeln!(file, "# Nodes: {n} Edges: {listed}").map_err(io)?;
-        }
-        Text::MatrixMarket => {
-            let field = match g.weight_type() {
-                WeightType::None => "pattern",
-                WeightType::Float => "real",
-                _ => "integer",
-            };
-            writeln!(file, "%%MatrixMarket matrix coordinate {field} {}", if undirected { "symmetric" } else { "general" }).map_err(io)?;
-            writeln!(file, "% written by chatty").map_err(io)?;
-            writeln!(file, "{n} {n} {listed}").map_err(io)?;
-        }
-    }
+    write_text_header(&mut file, g, text, listed).map_err(io)?;
     // Matrix Market counts from 1, and a symmetric matrix keeps its lower triangle.
     let mtx = text == Text::MatrixMarket;
     let ranges = edge_balanced_ranges(adj.offsets(), 1 << 20);
