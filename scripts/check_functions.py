@@ -20,7 +20,6 @@ LONGER = {
     ("crates/comm/src/messaging/mod.rs", "serve"): 104,
     ("crates/comm/src/calibrate.rs", "calibrate"): 98,
     ("crates/gpu/src/multi/algorithms.rs", "pagerank"): 94,
-    ("crates/ssd/src/layout.rs", "load"): 92,
     ("crates/algo/src/pr.rs", "run_iterations"): 92,
     ("crates/algo/src/sssp.rs", "delta_stepping"): 91,
     ("crates/gpu/src/multi/algorithms.rs", "rounds"): 88,

@@ -401,30 +401,36 @@ pub fn load(index: &Path) -> Result<Layout, SsdError> {
                 stripe_path(base, f).ok_or_else(|| bad(format!("stripe file name `{f}` is neither a plain name nor an absolute path")))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let k = files.len() as u64;
-        for (j, f) in files.iter().enumerate() {
-            let want_pages = file_pages(pages, k, j as u64);
-            let got = std::fs::metadata(f).map_err(|e| SsdError::io(f, "cannot open stripe file", e))?.len();
-            let want = page_offset(want_pages);
-            if got != want {
-                return Err(SsdError::Invalid(format!("{}: {got} bytes, expected {want} (truncated or from another layout)", f.display())));
-            }
-            let mut head = vec![0u8; PAGE];
-            File::open(f).and_then(|mut h| h.read_exact(&mut head)).map_err(|e| SsdError::io(f, "cannot read", e))?;
-            if head != stripe_header(id, kind, j as u32, k as u32, want_pages) {
-                return Err(SsdError::Invalid(format!(
-                    "{}: not stripe {j} of the {} edges of layout {} (swapped, stale or from another layout): convert the graph again",
-                    f.display(),
-                    if kind == SideKind::Out { "out" } else { "in" },
-                    header.id
-                )));
-            }
-        }
+        check_stripes(&files, pages, id, kind)?;
         Ok(Side { kind, offsets, sums, files })
     };
     let out = side(SideKind::Out, &header.out_files)?;
     let inc = if header.directed { Some(side(SideKind::In, &header.in_files)?) } else { None };
     Ok(Layout { path: index.to_path_buf(), header, id, weight_type, out, inc })
+}
+
+/// Checks that `files` are the stripes of `pages` pages of side `kind` of layout `id`:
+/// each of its size, its header page naming it.
+fn check_stripes(files: &[PathBuf], pages: u64, id: u64, kind: SideKind) -> Result<(), SsdError> {
+    let k = files.len() as u64;
+    for (j, f) in files.iter().enumerate() {
+        let want_pages = file_pages(pages, k, j as u64);
+        let got = std::fs::metadata(f).map_err(|e| SsdError::io(f, "cannot open stripe file", e))?.len();
+        let want = page_offset(want_pages);
+        if got != want {
+            return Err(SsdError::Invalid(format!("{}: {got} bytes, expected {want} (truncated or from another layout)", f.display())));
+        }
+        let mut head = vec![0u8; PAGE];
+        File::open(f).and_then(|mut h| h.read_exact(&mut head)).map_err(|e| SsdError::io(f, "cannot read", e))?;
+        if head != stripe_header(id, kind, j as u32, k as u32, want_pages) {
+            return Err(SsdError::Invalid(format!(
+                "{}: not stripe {j} of the {} edges of layout {id:016x} (swapped, stale or from another layout): convert the graph again",
+                f.display(),
+                if kind == SideKind::Out { "out" } else { "in" },
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The error for a page whose checksum does not match.
