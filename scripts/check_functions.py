@@ -29,7 +29,6 @@ LONGER = {
     ("crates/gpu/src/engine.rs", "run"): 85,
     ("crates/gpu/src/multi/algorithms.rs", "bfs"): 82,
     ("crates/dist/src/graph.rs", "receive"): 82,
-    ("crates/ssd/src/io.rs", "read_uring"): 81,
 }
 SIGNATURE = re.compile(r"^(\s*)(pub(\([^)]*\))?\s+)?(const\s+)?(unsafe\s+)?(async\s+)?fn\s+(\w+)")
 

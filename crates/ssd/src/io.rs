@@ -189,6 +189,18 @@ impl FileReader<'_> {
         Ok(())
     }
 
+    /// The chunk a completed read of `pages` pages from `first` into `buf` filled, or
+    /// its error (`res`: the bytes read, or minus the errno).
+    fn completed(&self, first: u64, pages: usize, buf: usize, res: i32) -> Result<Chunk, SsdError> {
+        if res < 0 {
+            Err(SsdError::io(self.path, "cannot read", std::io::Error::from_raw_os_error(-res)))
+        } else if res as usize != pages * PAGE {
+            Err(short_read(self.path, page_offset(first), pages * PAGE, res as usize))
+        } else {
+            Ok(self.chunk(first, pages, buf))
+        }
+    }
+
     fn read_uring(&self, mut ring: io_uring::IoUring, cfg: &IoConfig) -> Result<(), SsdError> {
         use io_uring::{opcode, types};
         let uring_err = |e: std::io::Error| SsdError::io(self.path, "io_uring", e);
@@ -253,14 +265,7 @@ impl FileReader<'_> {
             for (buf, res) in done {
                 inflight -= 1;
                 let (first, pages) = pending[buf].take().expect("a read in flight");
-                let outcome = if res < 0 {
-                    Err(SsdError::io(self.path, "cannot read", std::io::Error::from_raw_os_error(-res)))
-                } else if res as usize != pages * PAGE {
-                    Err(short_read(self.path, page_offset(first), pages * PAGE, res as usize))
-                } else {
-                    Ok(self.chunk(first, pages, buf))
-                };
-                match outcome {
+                match self.completed(first, pages, buf, res) {
                     Ok(chunk) if failed.is_none() && !stopped => stopped = self.out.send(Ok(chunk)).is_err(),
                     Ok(_) => {}
                     Err(e) => {
