@@ -19,15 +19,11 @@ LONGER = {
     ("crates/algo/src/bfs.rs", "csr_levels"): 119,
     ("crates/comm/src/messaging/mod.rs", "serve"): 104,
     ("crates/comm/src/calibrate.rs", "calibrate"): 98,
-    ("crates/gpu/src/multi/algorithms.rs", "pagerank"): 94,
     ("crates/algo/src/pr.rs", "run_iterations"): 92,
     ("crates/algo/src/sssp.rs", "delta_stepping"): 91,
-    ("crates/gpu/src/multi/algorithms.rs", "rounds"): 88,
     ("crates/net/src/sender.rs", "handle_control"): 87,
     ("crates/dist/src/wcc.rs", "wcc"): 86,
     ("crates/dist/src/bc.rs", "bc"): 86,
-    ("crates/gpu/src/engine.rs", "run"): 85,
-    ("crates/gpu/src/multi/algorithms.rs", "bfs"): 82,
     ("crates/dist/src/graph.rs", "receive"): 82,
 }
 SIGNATURE = re.compile(r"^(\s*)(pub(\([^)]*\))?\s+)?(const\s+)?(unsafe\s+)?(async\s+)?fn\s+(\w+)")

@@ -166,6 +166,20 @@ pub fn default_delta(g: &Graph) -> f64 {
     (if degree < 8.0 { w * 1024.0 / degree.max(1.0) } else { w / 16.0 }).max(1.0)
 }
 
+/// The PageRank options the GPU kernels do not have.
+fn refuse_pr_options(alg: Algorithm, p: &Params) -> Result<(), Error> {
+    if alg == Algorithm::Pr && p.personalization.is_some() {
+        return Err(Error::Unsupported("--personalization runs on the CPU and SSD engines (the GPU kernels teleport uniformly)".into()));
+    }
+    if alg == Algorithm::Pr && p.pr.method != PrMethod::Jacobi {
+        return Err(Error::Unsupported(format!(
+            "--pr-method {} runs on the CPU engine (the GPU kernels iterate as jacobi)",
+            p.pr.method.name()
+        )));
+    }
+    Ok(())
+}
+
 impl Engine for GpuEngine {
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
@@ -248,17 +262,7 @@ impl Engine for GpuEngine {
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn chatty_graph::Progress) -> Result<Trial, Error> {
         let unprepared = || Error::Unsupported("the GPU engine was not prepared".into());
-        if alg == Algorithm::Pr && p.personalization.is_some() {
-            return Err(Error::Unsupported(
-                "--personalization runs on the CPU and SSD engines (the GPU kernels teleport uniformly)".into(),
-            ));
-        }
-        if alg == Algorithm::Pr && p.pr.method != PrMethod::Jacobi {
-            return Err(Error::Unsupported(format!(
-                "--pr-method {} runs on the CPU engine (the GPU kernels iterate as jacobi)",
-                p.pr.method.name()
-            )));
-        }
+        refuse_pr_options(alg, p)?;
         let trial = |output, iterations, seconds, breakdown, residual, transfers, detail| Trial {
             output,
             sources: sources.to_vec(),

@@ -56,6 +56,30 @@ pub(super) fn distances_output(dist: Vec<u64>, is_float: bool) -> Output {
     }
 }
 
+/// A part's arrays of the multi-GPU PageRank (two of each, swapped every iteration).
+struct PrBuffers {
+    score: [CudaSlice<f64>; 2],
+    contrib: [CudaSlice<f32>; 2],
+    sums: CudaSlice<f64>,
+}
+
+/// A part's arrays of the multi-GPU SSSP rounds.
+struct RoundBuffers {
+    dist: CudaSlice<u64>,
+    ctl: ControlBlock<SsspCtl>,
+    arrays: SsspArrays,
+    /// The near queues and the stamps, which `arrays` addresses.
+    _held: [CudaSlice<u32>; 3],
+}
+
+/// A part's arrays of the multi-GPU BFS.
+struct BfsBuffers {
+    depth: CudaSlice<u32>,
+    queue: [CudaSlice<u32>; 2],
+    hubs: CudaSlice<u32>,
+    ctl: ControlBlock<BfsCtl>,
+}
+
 impl MultiGpu {
     /// BFS: each part runs the single-GPU level step (bfs.cu) over its edges with
     /// `pause`, so a finished level stops for the exchange of newly visited boundary
@@ -66,26 +90,10 @@ impl MultiGpu {
         if self.local_rounds > 0 {
             return self.bfs_by_rounds(source, stats);
         }
-        struct B {
-            depth: CudaSlice<u32>,
-            queue: [CudaSlice<u32>; 2],
-            hubs: CudaSlice<u32>,
-            ctl: ControlBlock<BfsCtl>,
-        }
-        let n = self.n;
-        let bufs = self.per_part(|p| {
-            let gpu = &p.gpu;
-            let mut depth = gpu.zeros::<u32>(n, "depths")?;
-            gpu.fill_u32(&mut depth, n as u32, u32::MAX)?;
-            gpu.set(&mut depth, source as usize, 0, "the source depth")?;
-            let q0 = first_frontier(gpu, n, source)?;
-            let unexplored = p.push.as_ref().map_or(0, |c| c.edges);
-            let ctl = gpu.control(&BfsCtl { level: 1, len: [1, 0], unexplored, ..Default::default() })?;
-            Ok(B { depth, queue: [q0, gpu.zeros(n, "a queue")?], hubs: gpu.zeros(n, "the hub list")?, ctl })
-        })?;
+        let bufs = self.bfs_buffers(source)?;
         let peak = self.peak();
         let (alpha, beta) = (BEAMER_ALPHA as u32, BEAMER_BETA as u32);
-        let len_at = |b: &B, q: usize| Dev::from(&b.ctl).addr() + 16 + 4 * q as u64;
+        let len_at = |b: &BfsBuffers, q: usize| Dev::from(&b.ctl).addr() + 16 + 4 * q as u64;
         let start = Instant::now();
         let (mut level, mut parity) = (1u32, 0usize);
         let mut sent: Option<Sent> = None;
@@ -144,6 +152,22 @@ impl MultiGpu {
         let depth: Vec<CudaSlice<u32>> = bufs.into_iter().map(|b| b.depth).collect();
         Ok((Output::Depths(self.gather(&depth, stats)?), level as u64 - 1, seconds, peak))
     }
+
+    /// Each part's depths (the source's 0, the rest unreached), queues with the source
+    /// first, and control block, for [`MultiGpu::bfs`].
+    fn bfs_buffers(&self, source: u32) -> Result<Vec<BfsBuffers>> {
+        let n = self.n;
+        self.per_part(|p| {
+            let gpu = &p.gpu;
+            let mut depth = gpu.zeros::<u32>(n, "depths")?;
+            gpu.fill_u32(&mut depth, n as u32, u32::MAX)?;
+            gpu.set(&mut depth, source as usize, 0, "the source depth")?;
+            let q0 = first_frontier(gpu, n, source)?;
+            let unexplored = p.push.as_ref().map_or(0, |c| c.edges);
+            let ctl = gpu.control(&BfsCtl { level: 1, len: [1, 0], unexplored, ..Default::default() })?;
+            Ok(BfsBuffers { depth, queue: [q0, gpu.zeros(n, "a queue")?], hubs: gpu.zeros(n, "the hub list")?, ctl })
+        })
+    }
 }
 
 impl MultiGpu {
@@ -183,41 +207,10 @@ impl MultiGpu {
     /// `weighted`: the graph's weights, else every edge counts 1 (hops). Returns each
     /// part's distances (exact on its own vertices) and the rounds.
     fn rounds(&self, source: u32, weighted: bool, stats: &mut CommStats) -> Result<(Vec<CudaSlice<u64>>, u64, f64, u64)> {
-        struct B {
-            dist: CudaSlice<u64>,
-            ctl: ControlBlock<SsspCtl>,
-            arrays: SsspArrays,
-            /// The near queues and the stamps, which `arrays` addresses.
-            _held: [CudaSlice<u32>; 3],
-        }
-        let n = self.n;
-        let is_float = weighted && self.weight_type == WeightType::Float;
-        let bufs = self.per_part(|p| {
-            let gpu = &p.gpu;
-            let dist = source_distances(gpu, n, source)?;
-            let near0 = first_frontier(gpu, n, source)?;
-            let near1 = gpu.zeros::<u32>(n, "a queue")?;
-            let stamp = gpu.zeros::<u32>(n, "stamps")?;
-            let ctl = gpu.control(&SsspCtl { near_len: [1, 0], step: 1, threshold: u64::MAX, far_min: u64::MAX, ..Default::default() })?;
-            let push = p.push.as_ref().expect("push edges");
-            let arrays = SsspArrays {
-                off: addr(&push.off),
-                adj: addr(&push.adj),
-                weight: if weighted { push.weights.as_ref().map_or(0, addr) } else { 0 },
-                dist: addr(&dist),
-                stamp: addr(&stamp),
-                near: [addr(&near0), addr(&near1)],
-                shared: addr(&p.send_flag),
-                is_float: is_float as u32,
-                local_rounds: self.local_rounds,
-                lo: p.lo,
-                ..Default::default()
-            };
-            Ok(B { dist, ctl, arrays, _held: [near0, near1, stamp] })
-        })?;
+        let bufs = self.round_buffers(source, weighted)?;
         let peak = self.peak();
         // The address of the control block's near_len[q].
-        let near_len = |b: &B, q: usize| Dev::from(&b.ctl).addr() + (std::mem::offset_of!(SsspCtl, near_len) + 4 * q) as u64;
+        let near_len = |b: &RoundBuffers, q: usize| Dev::from(&b.ctl).addr() + (std::mem::offset_of!(SsspCtl, near_len) + 4 * q) as u64;
         let start = Instant::now();
         let (mut round, mut cur) = (1u64, 0usize);
         let mut sent: Option<Sent> = None;
@@ -271,6 +264,36 @@ impl MultiGpu {
         Ok((bufs.into_iter().map(|b| b.dist).collect(), round - 1, seconds, peak))
     }
 
+    /// Each part's distances (the source's 0), queues with the source first, stamps
+    /// and control block, for [`MultiGpu::rounds`].
+    fn round_buffers(&self, source: u32, weighted: bool) -> Result<Vec<RoundBuffers>> {
+        let n = self.n;
+        let is_float = weighted && self.weight_type == WeightType::Float;
+        self.per_part(|p| {
+            let gpu = &p.gpu;
+            let dist = source_distances(gpu, n, source)?;
+            let near0 = first_frontier(gpu, n, source)?;
+            let near1 = gpu.zeros::<u32>(n, "a queue")?;
+            let stamp = gpu.zeros::<u32>(n, "stamps")?;
+            let ctl = gpu.control(&SsspCtl { near_len: [1, 0], step: 1, threshold: u64::MAX, far_min: u64::MAX, ..Default::default() })?;
+            let push = p.push.as_ref().expect("push edges");
+            let arrays = SsspArrays {
+                off: addr(&push.off),
+                adj: addr(&push.adj),
+                weight: if weighted { push.weights.as_ref().map_or(0, addr) } else { 0 },
+                dist: addr(&dist),
+                stamp: addr(&stamp),
+                near: [addr(&near0), addr(&near1)],
+                shared: addr(&p.send_flag),
+                is_float: is_float as u32,
+                local_rounds: self.local_rounds,
+                lo: p.lo,
+                ..Default::default()
+            };
+            Ok(RoundBuffers { dist, ctl, arrays, _held: [near0, near1, stamp] })
+        })
+    }
+
     fn pull_graph<'a>(&self, p: &'a Part) -> PullGraph<'a> {
         let c = p.pull.as_ref().expect("pull edges");
         PullGraph {
@@ -288,27 +311,11 @@ impl MultiGpu {
     /// that is fewer bytes than records of the boundary ones ([`Form::cheaper`]);
     /// `residual` gets the L1 change of its last iteration.
     pub(super) fn pagerank(&self, params: &Params, stats: &mut CommStats, residual: &mut Option<f64>) -> Result<Outcome> {
-        struct B {
-            score: [CudaSlice<f64>; 2],
-            contrib: [CudaSlice<f32>; 2],
-            sums: CudaSlice<f64>,
-        }
         let n = self.n;
         let own = self.n as u64;
         let boundary: u64 = self.boundaries.iter().sum();
         let dense = Form::cheaper(boundary, own, 4) == Form::Dense;
-        let bufs = self.per_part(|p| {
-            let gpu = &p.gpu;
-            let mut score = gpu.zeros::<f64>(n, "scores")?;
-            gpu.fill_f64(&mut score, n as u32, 1.0 / n.max(1) as f64)?;
-            let contrib = gpu.zeros::<f32>(n, "contributions")?;
-            let sums = gpu.zeros::<f64>(2, "sums")?;
-            let out_off = p.out_off.as_ref().expect("out-offsets");
-            // SAFETY: over all n vertices, which every array holds; sums two.
-            unsafe { launch::pr_init(gpu, Launch::Grid(gpu.cfg()), n as u32, &score, &contrib, out_off, &sums) }?;
-            to_status(gpu, &p.status, 0, addr(&sums), 16)?;
-            Ok(B { score: [score, gpu.zeros(n, "scores")?], contrib: [contrib, gpu.zeros(n, "contributions")?], sums })
-        })?;
+        let bufs = self.pr_buffers()?;
         let peak = self.peak();
         let sum = |p: &Part, i: usize| p.status.word(2 * i) as u64 | (p.status.word(2 * i + 1) as u64) << 32;
         // Over every part of the job, added in part order wherever the parts are.
@@ -365,21 +372,27 @@ impl MultiGpu {
         })?;
         let seconds = start.elapsed().as_secs_f64();
         *residual = Some(change);
-        let score = self.gather(
-            &bufs
-                .into_iter()
-                .map(|b| {
-                    let [a, b] = b.score;
-                    if cur == 0 {
-                        a
-                    } else {
-                        b
-                    }
-                })
-                .collect::<Vec<_>>(),
-            stats,
-        )?;
+        let latest: Vec<CudaSlice<f64>> = bufs.into_iter().map(|b| b.score.into_iter().nth(cur).expect("two score arrays")).collect();
+        let score = self.gather(&latest, stats)?;
         Ok((Output::Values(score), iters as u64, seconds, peak))
+    }
+
+    /// Each part's scores (uniform) and contributions over all n vertices, and its sums
+    /// (the initial dangling mass on the status words), for [`MultiGpu::pagerank`].
+    fn pr_buffers(&self) -> Result<Vec<PrBuffers>> {
+        let n = self.n;
+        self.per_part(|p| {
+            let gpu = &p.gpu;
+            let mut score = gpu.zeros::<f64>(n, "scores")?;
+            gpu.fill_f64(&mut score, n as u32, 1.0 / n.max(1) as f64)?;
+            let contrib = gpu.zeros::<f32>(n, "contributions")?;
+            let sums = gpu.zeros::<f64>(2, "sums")?;
+            let out_off = p.out_off.as_ref().expect("out-offsets");
+            // SAFETY: over all n vertices, which every array holds; sums two.
+            unsafe { launch::pr_init(gpu, Launch::Grid(gpu.cfg()), n as u32, &score, &contrib, out_off, &sums) }?;
+            to_status(gpu, &p.status, 0, addr(&sums), 16)?;
+            Ok(PrBuffers { score: [score, gpu.zeros(n, "scores")?], contrib: [contrib, gpu.zeros(n, "contributions")?], sums })
+        })
     }
 
     /// SpMV: each part computes its rows; nothing travels.
