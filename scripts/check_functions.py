@@ -22,9 +22,6 @@ LONGER = {
     ("crates/algo/src/pr.rs", "run_iterations"): 92,
     ("crates/algo/src/sssp.rs", "delta_stepping"): 91,
     ("crates/net/src/sender.rs", "handle_control"): 87,
-    ("crates/dist/src/wcc.rs", "wcc"): 86,
-    ("crates/dist/src/bc.rs", "bc"): 86,
-    ("crates/dist/src/graph.rs", "receive"): 82,
 }
 SIGNATURE = re.compile(r"^(\s*)(pub(\([^)]*\))?\s+)?(const\s+)?(unsafe\s+)?(async\s+)?fn\s+(\w+)")
 

@@ -68,27 +68,14 @@ pub fn bc(
                 sigma[v as usize] = c;
             }
             switch.count(comm, g, &next);
-            let parcels = halos.forward.pack(comm, &next, |v| [sigma[v as usize].to_bits(), depth[v as usize] as u64]);
-            let (paths, depths) = (as_atomic_f64(&mut sigma), as_atomic_u32(&mut depth));
-            let ghosts = halos.forward.deliver(comm, parcels, |v, [x, d]: [u64; 2]| {
-                paths[v as usize].store(x, Relaxed);
-                depths[v as usize].store(d as u32, Relaxed);
-                d as u32 == level
-            })?;
+            let ghosts = share_paths(halos.forward, comm, &next, &mut sigma, &mut depth, Some(level))?;
             frontier = next.clone();
             frontier.extend(ghosts);
             levels.push(next);
         }
         let backward = halos.backward.unwrap_or(halos.forward);
         if let Some(out_halo) = halos.backward {
-            let reached: Vec<u32> = levels.concat();
-            let parcels = out_halo.pack(comm, &reached, |v| [sigma[v as usize].to_bits(), depth[v as usize] as u64]);
-            let (paths, depths) = (as_atomic_f64(&mut sigma), as_atomic_u32(&mut depth));
-            out_halo.deliver(comm, parcels, |v, [x, d]: [u64; 2]| {
-                paths[v as usize].store(x, Relaxed);
-                depths[v as usize].store(d as u32, Relaxed);
-                false
-            })?;
+            share_paths(out_halo, comm, &levels.concat(), &mut sigma, &mut depth, None)?;
         }
         for (level, vertices) in levels.iter().enumerate().skip(1).rev() {
             let successor = level as u32 + 1;
@@ -118,4 +105,23 @@ pub fn bc(
         }
     }
     Ok(score)
+}
+
+/// Sends the path counts and depths of `vertices` to the ranks that read them and
+/// stores those that arrive; returns the vertices that arrived at depth `level`.
+fn share_paths(
+    halo: &Halo,
+    comm: &Comm,
+    vertices: &[u32],
+    sigma: &mut [f64],
+    depth: &mut [u32],
+    level: Option<u32>,
+) -> Result<Vec<u32>, DistError> {
+    let parcels = halo.pack(comm, vertices, |v| [sigma[v as usize].to_bits(), depth[v as usize] as u64]);
+    let (paths, depths) = (as_atomic_f64(sigma), as_atomic_u32(depth));
+    halo.deliver(comm, parcels, |v, [x, d]: [u64; 2]| {
+        paths[v as usize].store(x, Relaxed);
+        depths[v as usize].store(d as u32, Relaxed);
+        Some(d as u32) == level
+    })
 }

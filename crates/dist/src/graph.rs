@@ -115,29 +115,7 @@ impl LocalGraph {
         };
         let (whole, new_id) = agree(comm, whole)?.unzip();
         let new_id = bfs_order.then(|| from_rank_0(comm, new_id.flatten()));
-        let header: Vec<u64> = match &whole {
-            Some(g) => {
-                let weight = match g.weight_type() {
-                    WeightType::None => 0,
-                    WeightType::Int => 1,
-                    WeightType::Float => 2,
-                };
-                let h = vec![
-                    g.num_vertices() as u64,
-                    g.num_edges(),
-                    g.is_directed() as u64,
-                    g.has_in_edges() as u64,
-                    weight,
-                    g.id_base() as u64,
-                ];
-                for r in 1..comm.size() {
-                    comm.send_to(r, &h);
-                    comm.send_to(r, g.out_edges().offsets());
-                }
-                h
-            }
-            None => comm.receive_from(0),
-        };
+        let header = share_header(comm, whole.as_ref());
         let (n, m, directed, transpose) = (header[0] as usize, header[1], header[2] != 0, header[3] != 0);
         let weight_type = [WeightType::None, WeightType::Int, WeightType::Float][header[4] as usize];
         let out_offsets: Buf<u64> = match &whole {
@@ -301,6 +279,29 @@ fn check_checksums(comm: &Comm, file: &CgrFile) -> Result<(), DistError> {
     }
     let sums: Vec<u64> = (0..pieces).map(|i| gathered[at[i % size] + i / size]).collect();
     file.check_pieces(&sums).map_err(DistError::Graph)
+}
+
+/// Rank 0's header of `whole` (vertices, edges, directed, in-edges built, weight type,
+/// id base), and the out-offsets of all vertices, sent to every other rank
+/// (collective); returns the header.
+fn share_header(comm: &Comm, whole: Option<&chatty_graph::Graph>) -> Vec<u64> {
+    match whole {
+        Some(g) => {
+            let weight = match g.weight_type() {
+                WeightType::None => 0,
+                WeightType::Int => 1,
+                WeightType::Float => 2,
+            };
+            let h =
+                vec![g.num_vertices() as u64, g.num_edges(), g.is_directed() as u64, g.has_in_edges() as u64, weight, g.id_base() as u64];
+            for r in 1..comm.size() {
+                comm.send_to(r, &h);
+                comm.send_to(r, g.out_edges().offsets());
+            }
+            h
+        }
+        None => comm.receive_from(0),
+    }
 }
 
 /// In-edges of the owned vertices of a directed graph stored without its transpose:

@@ -28,48 +28,7 @@ pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) ->
     let own = g.own();
     let ghosts: Vec<u32> = halo.ghosts().collect();
     let comp: Vec<AtomicU32> = (0..g.n as u32).into_par_iter().map(AtomicU32::new).collect();
-    match push {
-        Some(push) => {
-            // Afforest on the local subgraph: an edge to a ghost is stored only in the
-            // owned vertex's row and in the ghost's push row, so vertices outside the
-            // giant component link their rows, ghosts outside it their push rows.
-            // Ghosts sample their push rows too, so that most of them join the giant
-            // component and their rows are skipped below.
-            for r in 0..SAMPLE_ROUNDS {
-                own.clone().into_par_iter().with_min_len(1024).for_each(|v| {
-                    if let Some(&u) = g.out.neighbors(v).get(r) {
-                        link(u, v, &comp);
-                    }
-                });
-                ghosts.par_iter().with_min_len(1024).for_each(|&u| {
-                    if let Some(e) = push.row(u).nth(r) {
-                        link(u, push.target(e), &comp);
-                    }
-                });
-                compress(&comp);
-            }
-            let giant = most_frequent(&comp, own.clone());
-            own.clone().into_par_iter().with_min_len(256).for_each(|v| {
-                if comp[v as usize].load(Relaxed) != giant {
-                    for &u in g.out.neighbors(v).iter().skip(SAMPLE_ROUNDS) {
-                        link(u, v, &comp);
-                    }
-                }
-            });
-            ghosts.par_iter().for_each(|&u| {
-                if comp[u as usize].load(Relaxed) != giant {
-                    for e in push.row(u).skip(SAMPLE_ROUNDS) {
-                        link(u, push.target(e), &comp);
-                    }
-                }
-            });
-        }
-        None => own.clone().into_par_iter().for_each(|v| {
-            for &u in g.out.neighbors(v).iter().chain(if g.directed { g.inc().neighbors(v) } else { &[] }) {
-                link(u, v, &comp);
-            }
-        }),
-    }
+    join_locally(g, &ghosts, push, &comp);
     compress(&comp);
     let root: Vec<u32> = comp.into_iter().map(AtomicU32::into_inner).collect();
     let members = Members::new(&root, own.clone().chain(ghosts.iter().copied()));
@@ -109,6 +68,54 @@ pub fn wcc(g: &LocalGraph, comm: &Comm, halo: &Halo, push: Option<&PushRows>) ->
         lowered.dedup();
     }
     Ok((label, rounds))
+}
+
+/// Joins the local subgraph's components in `comp`: Afforest's sampling then the rows
+/// outside the giant component with `push` (undirected), every edge without.
+fn join_locally(g: &LocalGraph, ghosts: &[u32], push: Option<&PushRows>, comp: &[AtomicU32]) {
+    let own = g.own();
+    match push {
+        Some(push) => {
+            // Afforest on the local subgraph: an edge to a ghost is stored only in the
+            // owned vertex's row and in the ghost's push row, so vertices outside the
+            // giant component link their rows, ghosts outside it their push rows.
+            // Ghosts sample their push rows too, so that most of them join the giant
+            // component and their rows are skipped below.
+            for r in 0..SAMPLE_ROUNDS {
+                own.clone().into_par_iter().with_min_len(1024).for_each(|v| {
+                    if let Some(&u) = g.out.neighbors(v).get(r) {
+                        link(u, v, comp);
+                    }
+                });
+                ghosts.par_iter().with_min_len(1024).for_each(|&u| {
+                    if let Some(e) = push.row(u).nth(r) {
+                        link(u, push.target(e), comp);
+                    }
+                });
+                compress(comp);
+            }
+            let giant = most_frequent(comp, own.clone());
+            own.clone().into_par_iter().with_min_len(256).for_each(|v| {
+                if comp[v as usize].load(Relaxed) != giant {
+                    for &u in g.out.neighbors(v).iter().skip(SAMPLE_ROUNDS) {
+                        link(u, v, comp);
+                    }
+                }
+            });
+            ghosts.par_iter().for_each(|&u| {
+                if comp[u as usize].load(Relaxed) != giant {
+                    for e in push.row(u).skip(SAMPLE_ROUNDS) {
+                        link(u, push.target(e), comp);
+                    }
+                }
+            });
+        }
+        None => own.clone().into_par_iter().for_each(|v| {
+            for &u in g.out.neighbors(v).iter().chain(if g.directed { g.inc().neighbors(v) } else { &[] }) {
+                link(u, v, comp);
+            }
+        }),
+    }
 }
 
 /// The local vertices of each component, grouped by root (a counting sort, once).
