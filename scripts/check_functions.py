@@ -21,7 +21,6 @@ LONGER = {
     ("crates/comm/src/calibrate.rs", "calibrate"): 98,
     ("crates/algo/src/pr.rs", "run_iterations"): 92,
     ("crates/algo/src/sssp.rs", "delta_stepping"): 91,
-    ("crates/net/src/sender.rs", "handle_control"): 87,
 }
 SIGNATURE = re.compile(r"^(\s*)(pub(\([^)]*\))?\s+)?(const\s+)?(unsafe\s+)?(async\s+)?fn\s+(\w+)")
 

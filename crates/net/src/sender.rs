@@ -566,55 +566,63 @@ fn handle_control(
                 s.trim(&members);
             }
         }
-        Kind::Ack => {
-            let mut members = s.members.lock().expect("members");
-            let Some(m) = members.get_mut(&id) else {
-                return Ok(());
-            };
-            m.last_heard = Instant::now();
-            let advanced = h.seq > m.acked;
-            m.acked = m.acked.max(h.seq);
-            if h.b != 0 {
-                let sample = clock::now_ns().saturating_sub(h.b) as f64;
-                m.srtt_ns = Some(m.srtt_ns.map_or(sample, |r| r + (sample - r) / 8.0));
-                let max = members.values().filter_map(|m| m.srtt_ns).fold(0.0f64, f64::max);
-                let grtt = (max as u64).clamp(s.cfg.min_grtt.as_nanos() as u64, 1_000_000_000);
-                s.grtt_ns.store(grtt, Ordering::Relaxed);
-            }
-            if advanced {
-                s.trim(&members);
-            }
-        }
-        Kind::Nack if s.cfg.recovery == Recovery::Nack => {
-            s.counters.nacks.fetch_add(1, Ordering::Relaxed);
-            let Some(ranges) = packet::decode_ranges(payload, u32::MAX as u64) else {
-                s.counters.malformed.fetch_add(1, Ordering::Relaxed);
-                return Ok(());
-            };
-            // One repair per packet per group round trip, however many receivers ask.
-            let holdoff = s.grtt();
-            let now = Instant::now();
-            let w = s.window.lock().expect("window");
-            let (base, next) = (w.base, w.next);
-            drop(w);
-            let mut r = s.repairs.lock().expect("repairs");
-            r.last_sent.retain(|&seq, _| seq >= base);
-            for (start, count) in ranges {
-                for seq in start.max(base)..(start + count as u64).min(next) {
-                    let recent = r.last_sent.get(&seq).is_some_and(|t| now.duration_since(*t) < holdoff);
-                    if !recent {
-                        r.last_sent.insert(seq, now);
-                        r.pending.insert(seq);
-                    }
-                }
-            }
-            if !r.pending.is_empty() {
-                s.repairs_pending.store(true, Ordering::Release);
-            }
-        }
+        Kind::Ack => on_ack(s, h),
+        Kind::Nack if s.cfg.recovery == Recovery::Nack => on_nack(s, payload),
         _ => {}
     }
     Ok(())
+}
+
+/// A receiver's acknowledgement: it is heard from, its progress may free the window,
+/// and its round-trip sample updates the group's.
+fn on_ack(s: &Shared, h: &Header) {
+    let id = h.a;
+    let mut members = s.members.lock().expect("members");
+    let Some(m) = members.get_mut(&id) else {
+        return;
+    };
+    m.last_heard = Instant::now();
+    let advanced = h.seq > m.acked;
+    m.acked = m.acked.max(h.seq);
+    if h.b != 0 {
+        let sample = clock::now_ns().saturating_sub(h.b) as f64;
+        m.srtt_ns = Some(m.srtt_ns.map_or(sample, |r| r + (sample - r) / 8.0));
+        let max = members.values().filter_map(|m| m.srtt_ns).fold(0.0f64, f64::max);
+        let grtt = (max as u64).clamp(s.cfg.min_grtt.as_nanos() as u64, 1_000_000_000);
+        s.grtt_ns.store(grtt, Ordering::Relaxed);
+    }
+    if advanced {
+        s.trim(&members);
+    }
+}
+
+/// A receiver's negative acknowledgement: the packets it lacks are queued for repair,
+/// once per packet per group round trip however many receivers ask.
+fn on_nack(s: &Shared, payload: &[u8]) {
+    s.counters.nacks.fetch_add(1, Ordering::Relaxed);
+    let Some(ranges) = packet::decode_ranges(payload, u32::MAX as u64) else {
+        s.counters.malformed.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let holdoff = s.grtt();
+    let now = Instant::now();
+    let w = s.window.lock().expect("window");
+    let (base, next) = (w.base, w.next);
+    drop(w);
+    let mut r = s.repairs.lock().expect("repairs");
+    r.last_sent.retain(|&seq, _| seq >= base);
+    for (start, count) in ranges {
+        for seq in start.max(base)..(start + count as u64).min(next) {
+            let recent = r.last_sent.get(&seq).is_some_and(|t| now.duration_since(*t) < holdoff);
+            if !recent {
+                r.last_sent.insert(seq, now);
+                r.pending.insert(seq);
+            }
+        }
+    }
+    if !r.pending.is_empty() {
+        s.repairs_pending.store(true, Ordering::Release);
+    }
 }
 
 /// Most packets one READ may ask for: keeps one request from monopolising the service.
