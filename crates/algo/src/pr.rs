@@ -227,34 +227,8 @@ fn run_iterations<G: EdgeMapGraph + ?Sized>(
     // the plain gather an instruction per edge.
     let mut plain: Vec<f32> = crate::zeroed_vec(n);
     let out_offsets = g.out_offsets();
-    // The dangling mass is summed over lists of the dangling vertices made once: summed
-    // over every vertex in the contribution pass, its chain of additions (4 cycles a
-    // vertex) held that pass to 1.5x GAPBS's time (moscow, one thread; now 0.6x). Each
-    // chunk of the pass sums its own list after its contributions, in the same parallel
-    // loop: a loop of its own cost a fork-join an iteration, 27-35 µs at 16 threads on
-    // the 16-core host (moscow's iteration: 472 µs). A chunk's list holds its dangling
-    // vertices numbered from the chunk's first; most are empty and allocate nothing.
-    // The first pass makes each chunk's list after its contributions, from offsets still
-    // in cache: a pass of its own read them all again (the 2048² grid's trial, one
-    // thread, dev VM: 75-77 ms then, 71-73 now). Gauss–Seidel spreads no dangling mass
-    // (below), so it lists none.
-    const CHUNK: usize = 4096;
-    let chunk_ends = |i: usize| &out_offsets[i * CHUNK..=n.min((i + 1) * CHUNK)];
-    let mut dangling: Vec<Vec<u32>> = vec![Vec::new(); n.div_ceil(CHUNK)];
-    let mut contribute = |c: &mut [f32], score: &[f64], list_now: bool| -> f64 {
-        (c.par_chunks_mut(CHUNK).zip(score.par_chunks(CHUNK)).zip(dangling.par_iter_mut()).enumerate())
-            .map(|(i, ((c, s), list))| {
-                let ends = chunk_ends(i);
-                for ((c, &s), (&a, &b)) in c.iter_mut().zip(s).zip(ends.iter().zip(&ends[1..])) {
-                    *c = contribution(b - a, s);
-                }
-                if list_now {
-                    list_dangling(ends, list);
-                }
-                list.iter().map(|&k| s[k as usize]).sum::<f64>()
-            })
-            .sum()
-    };
+    let mut dangling: Vec<Vec<u32>> = vec![Vec::new(); n.div_ceil(CONTRIBUTION_CHUNK)];
+    let mut contribute = |c: &mut [f32], score: &[f64], list_now: bool| contribute(c, score, out_offsets, &mut dangling, list_now);
     let shared: Option<Vec<AtomicU32>> = (p.method == PrMethod::GaussSeidel).then(|| {
         contribute(&mut plain, &score, false);
         std::mem::take(&mut plain).into_par_iter().map(|c| AtomicU32::new(c.to_bits())).collect()
@@ -299,6 +273,42 @@ fn run_iterations<G: EdgeMapGraph + ?Sized>(
         score.par_iter_mut().for_each(|s| *s /= total);
     }
     Ok((score, iters, residual))
+}
+
+/// Vertices a chunk of [`contribute`]'s pass.
+const CONTRIBUTION_CHUNK: usize = 4096;
+
+/// Fills `c` with each vertex's contribution (its score over its out-degree, from
+/// `out_offsets`), returning the dangling vertices' total score (their lists in
+/// `dangling` made first when `list_now`).
+///
+/// The dangling mass is summed over lists of the dangling vertices made once: summed
+/// over every vertex in the contribution pass, its chain of additions (4 cycles a
+/// vertex) held that pass to 1.5x GAPBS's time (moscow, one thread; now 0.6x). Each
+/// chunk of the pass sums its own list after its contributions, in the same parallel
+/// loop: a loop of its own cost a fork-join an iteration, 27-35 µs at 16 threads on
+/// the 16-core host (moscow's iteration: 472 µs). A chunk's list holds its dangling
+/// vertices numbered from the chunk's first; most are empty and allocate nothing.
+/// The first pass makes each chunk's list after its contributions, from offsets still
+/// in cache: a pass of its own read them all again (the 2048² grid's trial, one
+/// thread, dev VM: 75-77 ms then, 71-73 now). Gauss–Seidel spreads no dangling mass
+/// (`run_iterations`), so it lists none.
+fn contribute(c: &mut [f32], score: &[f64], out_offsets: &[u64], dangling: &mut [Vec<u32>], list_now: bool) -> f64 {
+    const CHUNK: usize = CONTRIBUTION_CHUNK;
+    let n = score.len();
+    let chunk_ends = |i: usize| &out_offsets[i * CHUNK..=n.min((i + 1) * CHUNK)];
+    (c.par_chunks_mut(CHUNK).zip(score.par_chunks(CHUNK)).zip(dangling.par_iter_mut()).enumerate())
+        .map(|(i, ((c, s), list))| {
+            let ends = chunk_ends(i);
+            for ((c, &s), (&a, &b)) in c.iter_mut().zip(s).zip(ends.iter().zip(&ends[1..])) {
+                *c = contribution(b - a, s);
+            }
+            if list_now {
+                list_dangling(ends, list);
+            }
+            list.iter().map(|&k| s[k as usize]).sum::<f64>()
+        })
+        .sum()
 }
 
 /// Appends to `list` the vertices (numbered from the first of `ends`' window of
