@@ -19,7 +19,6 @@ LONGER = {
     ("crates/algo/src/bfs.rs", "csr_levels"): 119,
     ("crates/comm/src/messaging/mod.rs", "serve"): 104,
     ("crates/comm/src/calibrate.rs", "calibrate"): 98,
-    ("crates/algo/src/sssp.rs", "delta_stepping"): 91,
 }
 SIGNATURE = re.compile(r"^(\s*)(pub(\([^)]*\))?\s+)?(const\s+)?(unsafe\s+)?(async\s+)?fn\s+(\w+)")
 

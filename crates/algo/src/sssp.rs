@@ -341,41 +341,12 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
         let mut bins = LocalBins::default();
         // The bucket being fused, taken out of `bins` while its vertices are relaxed.
         let mut fused = Vec::new();
-        // Each list's end in the round's frontier, in chunks (a chunk never spans two lists).
         let mut ends = Vec::with_capacity(shares[0].len());
         let mut current = 0usize;
         for round in 0.. {
             let (from, into) = (&shares[round & 1], &shares[(round + 1) & 1]);
             let (cursor, proposal) = (&cursors[round % 3], &proposals[round % 3]);
-            {
-                // SAFETY: a list labelled with the current bucket is left alone by its
-                // owner until the next barrier, after `list`'s references are gone.
-                let frontier = |t| if from.label(t) == current { unsafe { from.list(t) } } else { &[] };
-                let total: usize = (0..from.len()).map(|t| frontier(t).len()).sum();
-                let chunk = (total / (4 * from.len())).clamp(1, FRONTIER_CHUNK);
-                ends.clear();
-                ends.extend((0..from.len()).scan(0, |end, t| {
-                    *end += frontier(t).len().div_ceil(chunk);
-                    Some(*end)
-                }));
-                let chunks = ends.last().copied().unwrap_or(0);
-                loop {
-                    let c = cursor.fetch_add(1, Relaxed);
-                    if c >= chunks {
-                        break;
-                    }
-                    let t = ends.partition_point(|&end| end <= c);
-                    let list = frontier(t);
-                    let first = (c + list.len().div_ceil(chunk) - ends[t]) * chunk;
-                    relax_all(&list[first..(first + chunk).min(list.len())], &mut bins, current);
-                }
-                // Bucket fusion: small current-bucket work stays on this thread, no round.
-                while let Some(b) = bins.get_mut(current).filter(|b| !b.is_empty() && b.len() < FUSION_LIMIT) {
-                    std::mem::swap(b, &mut fused);
-                    relax_all(&fused, &mut bins, current);
-                    fused.clear();
-                }
-            }
+            relax_round(from, current, cursor, &mut ends, &mut bins, &mut fused, relax_all);
             // Only this thread adds to its bins, so its lowest bucket is final now.
             let lowest = bins.first_nonempty(current);
             // SAFETY: the set `into` was last read in the previous round, before its barrier.
@@ -406,6 +377,49 @@ fn delta_stepping<D: Dist>(g: &Graph, source: u32, delta: f64) -> (Vec<D>, u64) 
         }
     });
     (dist.into_iter().map(D::into_inner).collect(), rounds.into_inner() + 1)
+}
+
+/// One thread's share of a delta-stepping round: chunks of the frontier (the lists
+/// published under bucket `current`) taken from `cursor` until none is left, then
+/// bucket fusion. `ends` is scratch: each list's end in the frontier, in chunks (a
+/// chunk never spans two lists).
+#[inline]
+fn relax_round(
+    from: &Shares,
+    current: usize,
+    cursor: &AtomicUsize,
+    ends: &mut Vec<usize>,
+    bins: &mut LocalBins,
+    fused: &mut Vec<u32>,
+    relax_all: impl Fn(&[u32], &mut LocalBins, usize),
+) {
+    // SAFETY: a list labelled with the current bucket is left alone by its
+    // owner until the next barrier, after `list`'s references are gone.
+    let frontier = |t| if from.label(t) == current { unsafe { from.list(t) } } else { &[] };
+    let total: usize = (0..from.len()).map(|t| frontier(t).len()).sum();
+    let chunk = (total / (4 * from.len())).clamp(1, FRONTIER_CHUNK);
+    ends.clear();
+    ends.extend((0..from.len()).scan(0, |end, t| {
+        *end += frontier(t).len().div_ceil(chunk);
+        Some(*end)
+    }));
+    let chunks = ends.last().copied().unwrap_or(0);
+    loop {
+        let c = cursor.fetch_add(1, Relaxed);
+        if c >= chunks {
+            break;
+        }
+        let t = ends.partition_point(|&end| end <= c);
+        let list = frontier(t);
+        let first = (c + list.len().div_ceil(chunk) - ends[t]) * chunk;
+        relax_all(&list[first..(first + chunk).min(list.len())], bins, current);
+    }
+    // Bucket fusion: small current-bucket work stays on this thread, no round.
+    while let Some(b) = bins.get_mut(current).filter(|b| !b.is_empty() && b.len() < FUSION_LIMIT) {
+        std::mem::swap(b, fused);
+        relax_all(fused, bins, current);
+        fused.clear();
+    }
 }
 
 /// Delta-stepping's step at a popped vertex `u`: unless it settled in an earlier bucket
