@@ -16,7 +16,6 @@ LONGER = {
     ("crates/algo/src/bc.rs", "brandes_levels"): 143,
     ("crates/ssd/src/stream.rs", "stream"): 135,
     ("crates/comm/src/calibrate.rs", "measure_job"): 130,
-    ("crates/algo/src/bfs.rs", "csr_levels"): 119,
     ("crates/comm/src/messaging/mod.rs", "serve"): 104,
     ("crates/comm/src/calibrate.rs", "calibrate"): 98,
 }

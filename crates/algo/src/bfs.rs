@@ -22,7 +22,7 @@ use chatty_graph::{Adjacency, Graph, Progress};
 
 use crate::edge_map::{pull_threshold, pull_word, Direction, EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, PULL_CHUNK};
 use crate::frontier::{Bitmap, Frontier};
-use crate::region::{self, append, LevelSlots, FLUSH};
+use crate::region::{self, append, LevelSlot, LevelSlots, FLUSH};
 use crate::Result;
 
 /// Depth of a vertex the source cannot reach.
@@ -129,32 +129,22 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], queue: &[AtomicU32], source: u32, 
     let pull_above = pull_threshold(g, opts);
     let push_below = n as u64 / opts.push_divisor.max(1);
     let after_push = |work: u64| if pulls.is_some() && (forced || work > pull_above) { Step::ToBits } else { Step::Push };
-    let words = n.div_ceil(64);
     let slots = LevelSlots::default();
     let first = after_push(out.degree(source) as u64 + 1);
     let levels = region::run(|member| {
         let mut found = Vec::with_capacity(FLUSH);
-        // The frontier: queue[begin..end] when pushing, bitmaps[cur] (count vertices) when pulling.
-        let (mut step, mut begin, mut end, mut cur, mut count) = (first, 0, 1, 0, 1);
-        // The frontier's depth.
-        let mut level = 0u32;
+        // The frontier: queue[begin..end] when pushing, bitmaps[cur] (count vertices)
+        // when pulling; `level` its depth.
+        let (mut step, mut begin, mut end, mut cur, mut count, mut level) = (first, 0, 1, 0, 1, 0u32);
+        // Thread 0 reports each level's frontier.
+        let report = |vertices: usize| (member.index() == 0).then(|| progress.advance(vertices as u64));
         for round in 0.. {
             let (current, next) = slots.round(round, member);
+            let to_queue = Queue { queue, tail: &tail, slot: next };
             match step {
                 Step::Push => {
-                    if member.index() == 0 {
-                        progress.advance((end - begin) as u64);
-                    }
-                    let mut next_work = 0;
-                    let flush = |found: &mut Vec<u32>| append(queue, &tail, found, next);
-                    while let Some(claim) = current.claim(begin, end) {
-                        next_work += match member.threads() {
-                            1 => push_claim::<true>(out, depth, &queue[claim], level + 1, &mut found, flush),
-                            _ => push_claim::<false>(out, depth, &queue[claim], level + 1, &mut found, flush),
-                        };
-                    }
-                    append(queue, &tail, &mut found, next);
-                    next.add_work(next_work);
+                    report(end - begin);
+                    push_level(out, depth, current, begin..end, level + 1, member.threads() == 1, &to_queue, &mut found);
                 }
                 Step::ToBits => {
                     let bits = &pulls.as_ref().expect("a pull has in-edges").1[cur];
@@ -164,43 +154,13 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], queue: &[AtomicU32], source: u32, 
                 }
                 Step::Pull => {
                     let (inc, bitmaps) = pulls.as_ref().expect("a pull has in-edges");
-                    if member.index() == 0 {
-                        progress.advance(count as u64);
-                    }
-                    let (from, into) = (&bitmaps[cur], &bitmaps[1 - cur]);
+                    report(count);
                     let visit = Visit { depth, level: level + 1 };
-                    let mut reached = 0;
-                    while let Some(claim) = current.claim_runs(0, words, PULL_CHUNK / 64) {
-                        for w in claim {
-                            let word = pull_word(inc, from, &visit, w);
-                            into.store_word(w, word);
-                            reached += word.count_ones() as usize;
-                        }
-                    }
-                    next.reached.fetch_add(reached, Relaxed);
+                    pull_level(inc, [&bitmaps[cur], &bitmaps[1 - cur]], &visit, current, next);
                 }
                 Step::ToQueue => {
                     let bitmaps = &pulls.as_ref().expect("a pull has in-edges").1;
-                    let (bits, other) = (&bitmaps[cur], &bitmaps[1 - cur]);
-                    let mut next_work = 0;
-                    while let Some(claim) = current.claim(0, words) {
-                        for w in claim {
-                            let mut word = bits.word(w);
-                            bits.store_word(w, 0);
-                            other.store_word(w, 0);
-                            while word != 0 {
-                                let v = (w * 64) as u32 + word.trailing_zeros();
-                                found.push(v);
-                                next_work += out.degree(v) as u64 + 1;
-                                if found.len() == FLUSH {
-                                    append(queue, &tail, &mut found, next);
-                                }
-                                word &= word - 1;
-                            }
-                        }
-                    }
-                    append(queue, &tail, &mut found, next);
-                    next.add_work(next_work);
+                    bits_to_queue(out, [&bitmaps[cur], &bitmaps[1 - cur]], current, &to_queue, &mut found);
                 }
             }
             member.wait();
@@ -234,6 +194,82 @@ fn csr_levels(g: &Graph, depth: &[AtomicU32], queue: &[AtomicU32], source: u32, 
         unreachable!("the loop returns")
     });
     levels[0]
+}
+
+/// One thread's share of a top-down level: the runs of `queue[frontier]` it claims
+/// from `current` push along `out`, what they reach (at depth `level`) appended
+/// through `found`.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn push_level(
+    out: &Adjacency,
+    depth: &[AtomicU32],
+    current: &LevelSlot,
+    frontier: std::ops::Range<usize>,
+    level: u32,
+    alone: bool,
+    to: &Queue,
+    found: &mut Vec<u32>,
+) {
+    let mut next_work = 0;
+    let flush = |found: &mut Vec<u32>| append(to.queue, to.tail, found, to.slot);
+    while let Some(claim) = current.claim(frontier.start, frontier.end) {
+        next_work += match alone {
+            true => push_claim::<true>(out, depth, &to.queue[claim], level, found, flush),
+            false => push_claim::<false>(out, depth, &to.queue[claim], level, found, flush),
+        };
+    }
+    append(to.queue, to.tail, found, to.slot);
+    to.slot.add_work(next_work);
+}
+
+/// One thread's share of a bottom-up level: the words of `into` it claims from
+/// `current`, each from the in-edges of its vertices and the frontier `from`.
+#[inline]
+fn pull_level(inc: &Adjacency, [from, into]: [&Bitmap; 2], visit: &Visit, current: &LevelSlot, next: &LevelSlot) {
+    let mut reached = 0;
+    while let Some(claim) = current.claim_runs(0, from.len().div_ceil(64), PULL_CHUNK / 64) {
+        for w in claim {
+            let word = pull_word(inc, from, visit, w);
+            into.store_word(w, word);
+            reached += word.count_ones() as usize;
+        }
+    }
+    next.reached.fetch_add(reached, Relaxed);
+}
+
+/// Where a level's vertices go: `queue`'s tail, counted in `slot`.
+struct Queue<'a> {
+    queue: &'a [AtomicU32],
+    tail: &'a AtomicUsize,
+    slot: &'a LevelSlot,
+}
+
+/// One thread's share of turning a bottom-up frontier (`bits`) into the queue of the
+/// top-down level that follows: the words it claims from `current`, cleared in both
+/// bitmaps (they are clear whenever the search pushes), their vertices and out-degrees
+/// appended through `found`.
+#[inline]
+fn bits_to_queue(out: &Adjacency, [bits, other]: [&Bitmap; 2], current: &LevelSlot, to: &Queue, found: &mut Vec<u32>) {
+    let mut next_work = 0;
+    while let Some(claim) = current.claim(0, bits.len().div_ceil(64)) {
+        for w in claim {
+            let mut word = bits.word(w);
+            bits.store_word(w, 0);
+            other.store_word(w, 0);
+            while word != 0 {
+                let v = (w * 64) as u32 + word.trailing_zeros();
+                found.push(v);
+                next_work += out.degree(v) as u64 + 1;
+                if found.len() == FLUSH {
+                    append(to.queue, to.tail, found, to.slot);
+                }
+                word &= word - 1;
+            }
+        }
+    }
+    append(to.queue, to.tail, found, to.slot);
+    to.slot.add_work(next_work);
 }
 
 /// One claim of a top-down level: the vertices of `frontier` push along `out`; those
