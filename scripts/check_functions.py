@@ -14,7 +14,6 @@ ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 80
 LONGER = {
     ("crates/algo/src/bc.rs", "brandes_levels"): 143,
-    ("crates/ssd/src/stream.rs", "stream"): 135,
     ("crates/comm/src/calibrate.rs", "measure_job"): 130,
     ("crates/comm/src/messaging/mod.rs", "serve"): 104,
     ("crates/comm/src/calibrate.rs", "calibrate"): 98,

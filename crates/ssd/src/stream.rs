@@ -291,24 +291,34 @@ impl SsdGraph {
         let k = files.files.len();
         let buffers = cfg.io.queue_depth.max(1) * 2;
         let pools = self.pools();
-        let free: Vec<_> = (0..k)
-            .map(|_| {
-                let (tx, rx) = crossbeam_channel::bounded(buffers);
-                (0..buffers).for_each(|b| tx.send(b).expect("room for every buffer"));
-                (tx, rx)
-            })
-            .collect();
+        let free: Vec<_> = (0..k).map(|_| free_buffers(buffers)).collect();
         let (chunk_tx, chunk_rx) = crossbeam_channel::bounded::<Result<Chunk, SsdError>>(k * buffers);
         let abort = AtomicBool::new(false);
         let failure: Mutex<Option<SsdError>> = Mutex::new(None);
         let (bin_shift, nbins) = self.bins(self.num_vertices());
         let (spare_tx, spare_rx) = crossbeam_channel::unbounded::<Vec<Record>>();
         std::mem::take(&mut *self.spare_bins.lock().expect("spares")).into_iter().for_each(|b| spare_tx.send(b).expect("unbounded"));
-        let fresh = || spare_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(cfg.bin_records));
-        let bins: Vec<Mutex<Vec<Record>>> = (0..nbins).map(|_| Mutex::new(fresh())).collect();
+        let bins: Vec<Mutex<Vec<Record>>> = (0..nbins).map(|_| Mutex::new(Vec::new())).collect();
+        let scatter_left = AtomicUsize::new(cfg.scatter_threads.max(1));
+        let pipeline = Pipeline {
+            cfg,
+            pools: &pools,
+            free: &free,
+            abort: &abort,
+            failure: &failure,
+            spare: &spare_rx,
+            bins: &bins,
+            scatter_left: &scatter_left,
+            bin_shift,
+            files,
+            frontier,
+            decoder,
+            op,
+            next,
+        };
+        pipeline.bins.iter().for_each(|b| *b.lock().expect("bin") = pipeline.fresh());
         let applying: Vec<Mutex<()>> = (0..nbins).map(|_| Mutex::new(())).collect();
         let (full_tx, full_rx) = crossbeam_channel::bounded::<(usize, Vec<Record>)>(cfg.gather_threads.max(1) * 4);
-        let scatter_left = AtomicUsize::new(cfg.scatter_threads.max(1));
         std::thread::scope(|scope| {
             for (j, ((file, path), r)) in files.files.iter().zip(runs).enumerate() {
                 let reader = io::FileReader {
@@ -327,81 +337,13 @@ impl SsdGraph {
             }
             drop(chunk_tx);
             for _ in 0..cfg.scatter_threads.max(1) {
-                let full_tx = full_tx.clone();
-                let (chunk_rx, pools, free, abort, failure, bins, scatter_left, decoder) =
-                    (&chunk_rx, &*pools, &free, &abort, &failure, &bins, &scatter_left, decoder);
-                scope.spawn(move || {
-                    let mut staging: Vec<Vec<Record>> = if cfg.binning { (0..nbins).map(|_| Vec::new()).collect() } else { Vec::new() };
-                    let hand_over = |b: usize, items: &mut Vec<Record>| {
-                        let mut bin = bins[b].lock().expect("bin");
-                        bin.append(items);
-                        if bin.len() >= cfg.bin_records {
-                            let full = std::mem::replace(&mut *bin, fresh());
-                            drop(bin);
-                            let _ = full_tx.send((b, full));
-                        }
-                    };
-                    for got in chunk_rx.iter() {
-                        let chunk = match got {
-                            Ok(c) => c,
-                            Err(e) => {
-                                abort.store(true, Ordering::Relaxed);
-                                failure.lock().expect("failure").get_or_insert(e);
-                                continue;
-                            }
-                        };
-                        if !abort.load(Ordering::Relaxed) {
-                            let bytes = pools[chunk.file].slice(chunk.buf, chunk.pages * PAGE);
-                            let decoded = decoder.for_each(chunk, bytes, frontier, |r| {
-                                if cfg.binning {
-                                    let b = (r.dst >> bin_shift) as usize;
-                                    let m = op.message(r.src, r.weight);
-                                    staging[b].push(Record { dst: r.dst, lo: m as u32, hi: (m >> 32) as u32 });
-                                    if staging[b].len() >= cfg.staging_records {
-                                        hand_over(b, &mut staging[b]);
-                                    }
-                                } else if op.update_atomic(r.src, r.dst, r.weight) {
-                                    next.set(r.dst as usize);
-                                }
-                            });
-                            if let Err(c) = decoded {
-                                abort.store(true, Ordering::Relaxed);
-                                let e = c.error(&files.files[chunk.file].1, decoder);
-                                failure.lock().expect("failure").get_or_insert(e);
-                            }
-                        }
-                        let _ = free[chunk.file].0.send(chunk.buf);
-                    }
-                    for (b, items) in staging.iter_mut().enumerate().filter(|(_, s)| !s.is_empty()) {
-                        hand_over(b, items);
-                    }
-                    // The last scatter thread out hands over every partial bin.
-                    if scatter_left.fetch_sub(1, Ordering::AcqRel) == 1 {
-                        for (b, bin) in bins.iter().enumerate() {
-                            let rest = std::mem::take(&mut *bin.lock().expect("bin"));
-                            if !rest.is_empty() {
-                                let _ = full_tx.send((b, rest));
-                            }
-                        }
-                    }
-                });
+                let (full_tx, chunk_rx, pipeline) = (full_tx.clone(), &chunk_rx, &pipeline);
+                scope.spawn(move || pipeline.scatter(chunk_rx, full_tx));
             }
             drop(full_tx);
             for _ in 0..cfg.gather_threads.max(1) {
-                let (full_rx, applying, spare_tx) = (&full_rx, &applying, &spare_tx);
-                scope.spawn(move || {
-                    for (b, mut records) in full_rx.iter() {
-                        // One gather thread per bin at a time: updates need no atomics.
-                        let _owner = applying[b].lock().expect("bin");
-                        for r in &records {
-                            if op.apply(r.dst, (r.hi as u64) << 32 | r.lo as u64) {
-                                next.set(r.dst as usize);
-                            }
-                        }
-                        records.clear();
-                        let _ = spare_tx.send(records);
-                    }
-                });
+                let (full_rx, applying, spare_tx, pipeline) = (&full_rx, &applying, &spare_tx, &pipeline);
+                scope.spawn(move || pipeline.gather(full_rx, applying, spare_tx));
             }
         });
         let mut spares: Vec<Vec<Record>> = spare_rx.try_iter().collect();
@@ -411,6 +353,127 @@ impl SsdGraph {
         match failure.into_inner().expect("failure") {
             Some(e) => Err(e),
             None => Ok(()),
+        }
+    }
+}
+
+/// A channel of free buffer indices, holding `0..buffers`.
+fn free_buffers(buffers: usize) -> (crossbeam_channel::Sender<usize>, crossbeam_channel::Receiver<usize>) {
+    let (tx, rx) = crossbeam_channel::bounded(buffers);
+    (0..buffers).for_each(|b| tx.send(b).expect("room for every buffer"));
+    (tx, rx)
+}
+
+/// What the scatter and gather threads of one [`SsdGraph::stream`] share.
+struct Pipeline<'a, O> {
+    cfg: &'a EngineConfig,
+    files: &'a StripeFiles,
+    pools: &'a [Pool],
+    /// Each file's free buffers.
+    free: &'a [(crossbeam_channel::Sender<usize>, crossbeam_channel::Receiver<usize>)],
+    /// Set on the first error: readers stop and scatter threads skip what is left.
+    abort: &'a AtomicBool,
+    failure: &'a Mutex<Option<SsdError>>,
+    /// Emptied bins to reuse.
+    spare: &'a crossbeam_channel::Receiver<Vec<Record>>,
+    /// Records by destination range (`dst >> bin_shift`), filling.
+    bins: &'a [Mutex<Vec<Record>>],
+    /// Scatter threads still running: the last one hands over every partial bin.
+    scatter_left: &'a AtomicUsize,
+    bin_shift: u32,
+    frontier: &'a Bitmap,
+    decoder: &'a Decoder<'a>,
+    op: &'a O,
+    next: &'a Bitmap,
+}
+
+impl<O: EdgeOp> Pipeline<'_, O> {
+    /// A bin to fill: a spare, else a new one.
+    fn fresh(&self) -> Vec<Record> {
+        self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(self.cfg.bin_records))
+    }
+
+    /// A scatter thread: decodes the chunks the readers fill and, binning, files each
+    /// edge's message by destination (through its own staging lists), handing full
+    /// bins to the gather threads; without binning, applies it at once.
+    fn scatter(
+        &self,
+        chunks: &crossbeam_channel::Receiver<Result<Chunk, SsdError>>,
+        full_tx: crossbeam_channel::Sender<(usize, Vec<Record>)>,
+    ) {
+        let mut staging: Vec<Vec<Record>> = if self.cfg.binning { (0..self.bins.len()).map(|_| Vec::new()).collect() } else { Vec::new() };
+        let hand_over = |b: usize, items: &mut Vec<Record>| {
+            let mut bin = self.bins[b].lock().expect("bin");
+            bin.append(items);
+            if bin.len() >= self.cfg.bin_records {
+                let full = std::mem::replace(&mut *bin, self.fresh());
+                drop(bin);
+                let _ = full_tx.send((b, full));
+            }
+        };
+        for got in chunks.iter() {
+            let chunk = match got {
+                Ok(c) => c,
+                Err(e) => {
+                    self.abort.store(true, Ordering::Relaxed);
+                    self.failure.lock().expect("failure").get_or_insert(e);
+                    continue;
+                }
+            };
+            if !self.abort.load(Ordering::Relaxed) {
+                let bytes = self.pools[chunk.file].slice(chunk.buf, chunk.pages * PAGE);
+                let decoded = self.decoder.for_each(chunk, bytes, self.frontier, |r| {
+                    if self.cfg.binning {
+                        let b = (r.dst >> self.bin_shift) as usize;
+                        let m = self.op.message(r.src, r.weight);
+                        staging[b].push(Record { dst: r.dst, lo: m as u32, hi: (m >> 32) as u32 });
+                        if staging[b].len() >= self.cfg.staging_records {
+                            hand_over(b, &mut staging[b]);
+                        }
+                    } else if self.op.update_atomic(r.src, r.dst, r.weight) {
+                        self.next.set(r.dst as usize);
+                    }
+                });
+                if let Err(c) = decoded {
+                    self.abort.store(true, Ordering::Relaxed);
+                    let e = c.error(&self.files.files[chunk.file].1, self.decoder);
+                    self.failure.lock().expect("failure").get_or_insert(e);
+                }
+            }
+            let _ = self.free[chunk.file].0.send(chunk.buf);
+        }
+        for (b, items) in staging.iter_mut().enumerate().filter(|(_, s)| !s.is_empty()) {
+            hand_over(b, items);
+        }
+        // The last scatter thread out hands over every partial bin.
+        if self.scatter_left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            for (b, bin) in self.bins.iter().enumerate() {
+                let rest = std::mem::take(&mut *bin.lock().expect("bin"));
+                if !rest.is_empty() {
+                    let _ = full_tx.send((b, rest));
+                }
+            }
+        }
+    }
+
+    /// A gather thread: applies full bins, one thread per bin at a time (updates need
+    /// no atomics), and returns them emptied for reuse.
+    fn gather(
+        &self,
+        full_rx: &crossbeam_channel::Receiver<(usize, Vec<Record>)>,
+        applying: &[Mutex<()>],
+        spare_tx: &crossbeam_channel::Sender<Vec<Record>>,
+    ) {
+        for (b, mut records) in full_rx.iter() {
+            // One gather thread per bin at a time: updates need no atomics.
+            let _owner = applying[b].lock().expect("bin");
+            for r in &records {
+                if self.op.apply(r.dst, (r.hi as u64) << 32 | r.lo as u64) {
+                    self.next.set(r.dst as usize);
+                }
+            }
+            records.clear();
+            let _ = spare_tx.send(records);
         }
     }
 }
