@@ -168,10 +168,13 @@ pub fn default_delta(g: &Graph) -> f64 {
 
 /// The PageRank options the GPU kernels do not have.
 fn refuse_pr_options(alg: Algorithm, p: &Params) -> Result<(), Error> {
-    if alg == Algorithm::Pr && p.personalization.is_some() {
+    if alg != Algorithm::Pr {
+        return Ok(());
+    }
+    if p.personalization.is_some() {
         return Err(Error::Unsupported("--personalization runs on the CPU and SSD engines (the GPU kernels teleport uniformly)".into()));
     }
-    if alg == Algorithm::Pr && p.pr.method != PrMethod::Jacobi {
+    if p.pr.method != PrMethod::Jacobi {
         return Err(Error::Unsupported(format!(
             "--pr-method {} runs on the CPU engine (the GPU kernels iterate as jacobi)",
             p.pr.method.name()

@@ -2,9 +2,11 @@
 //! engine's and the MPI engine's alike: contiguous vertex ranges with balanced edge
 //! counts ([`Ranges`]), the boundary vertices of each part (a vertex with an edge to
 //! another part: the only vertices whose updates another part needs), and the rule for
-//! sending their values sparse or dense ([`Form`]); each engine keeps only its transport. [`bfs_order`] is the option that reduces boundary vertices: numbering vertices
-//! in breadth-first order (Cuthill–McKee without the degree sort) keeps neighbours in
-//! nearby ids, so contiguous ranges cut fewer edges on meshes and road networks.
+//! sending their values sparse or dense ([`Form`]); each engine keeps only its
+//! transport. [`bfs_order`] is the option that reduces boundary vertices: numbering
+//! vertices in breadth-first order (Cuthill–McKee without the degree sort) keeps
+//! neighbours in nearby ids, so contiguous ranges cut fewer edges on meshes and road
+//! networks.
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -133,13 +135,8 @@ impl Partition {
     pub fn edge_balanced(g: &Graph, parts: usize) -> Partition {
         let ranges = Ranges::of(g, parts);
         let out = g.out_edges();
-        let crosses_out: Vec<bool> = (0..g.num_vertices() as u32)
-            .into_par_iter()
-            .map(|v| {
-                let p = ranges.owner(v);
-                out.neighbors(v).iter().any(|&w| ranges.owner(w) != p)
-            })
-            .collect();
+        let crosses_out: Vec<bool> =
+            (0..g.num_vertices() as u32).into_par_iter().map(|v| ranges.leaves(out.neighbors(v), ranges.owner(v))).collect();
         let mut boundary = crosses_out.clone();
         if g.is_directed() {
             // A directed edge u→w across parts makes both ends boundary.

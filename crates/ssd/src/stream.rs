@@ -298,7 +298,7 @@ impl SsdGraph {
         let (bin_shift, nbins) = self.bins(self.num_vertices());
         let (spare_tx, spare_rx) = crossbeam_channel::unbounded::<Vec<Record>>();
         std::mem::take(&mut *self.spare_bins.lock().expect("spares")).into_iter().for_each(|b| spare_tx.send(b).expect("unbounded"));
-        let bins: Vec<Mutex<Vec<Record>>> = (0..nbins).map(|_| Mutex::new(Vec::new())).collect();
+        let bins: Vec<Mutex<Vec<Record>>> = (0..nbins).map(|_| Mutex::new(fresh_bin(&spare_rx, cfg.bin_records))).collect();
         let scatter_left = AtomicUsize::new(cfg.scatter_threads.max(1));
         let pipeline = Pipeline {
             cfg,
@@ -316,7 +316,6 @@ impl SsdGraph {
             op,
             next,
         };
-        pipeline.bins.iter().for_each(|b| *b.lock().expect("bin") = pipeline.fresh());
         let applying: Vec<Mutex<()>> = (0..nbins).map(|_| Mutex::new(())).collect();
         let (full_tx, full_rx) = crossbeam_channel::bounded::<(usize, Vec<Record>)>(cfg.gather_threads.max(1) * 4);
         std::thread::scope(|scope| {
@@ -357,6 +356,11 @@ impl SsdGraph {
     }
 }
 
+/// A bin to fill: a spare, else a new one with room for `records`.
+fn fresh_bin(spare: &crossbeam_channel::Receiver<Vec<Record>>, records: usize) -> Vec<Record> {
+    spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(records))
+}
+
 /// A channel of free buffer indices, holding `0..buffers`.
 fn free_buffers(buffers: usize) -> (crossbeam_channel::Sender<usize>, crossbeam_channel::Receiver<usize>) {
     let (tx, rx) = crossbeam_channel::bounded(buffers);
@@ -388,9 +392,9 @@ struct Pipeline<'a, O> {
 }
 
 impl<O: EdgeOp> Pipeline<'_, O> {
-    /// A bin to fill: a spare, else a new one.
+    /// A bin to fill.
     fn fresh(&self) -> Vec<Record> {
-        self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(self.cfg.bin_records))
+        fresh_bin(self.spare, self.cfg.bin_records)
     }
 
     /// A scatter thread: decodes the chunks the readers fill and, binning, files each

@@ -109,6 +109,7 @@ impl MultiGpu {
         };
         Ok((output, levels, seconds, peak))
     }
+
     /// Words of a message from part r: the header, then at most as many words as r's
     /// send buffer.
     fn capacity(&self, r: usize) -> u64 {

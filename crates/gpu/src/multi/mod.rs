@@ -533,8 +533,7 @@ struct Links {
 /// the calibration that `--comm auto` chooses by); what had to be settled for goes to
 /// `notes`.
 fn open_links(o: &MultiOptions, job: &Job, notes: &mut Vec<String>) -> Result<Links> {
-    let Job { processes, first, k } = job;
-    let (first, k) = (*first, *k);
+    let (processes, first, k) = (&job.processes, job.first, job.k);
     let mine = o.devices.len();
     let mut distinct = o.devices.clone();
     distinct.sort_unstable();

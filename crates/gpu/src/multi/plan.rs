@@ -166,7 +166,7 @@ pub(crate) fn split<'g>(g: &'g Graph, ranges: &Ranges, which: std::ops::Range<us
     let inc = g.transpose_if_built().unwrap_or(out);
     which
         .map(|p| {
-            let (lo, hi) = (ranges.range(p).start, ranges.range(p).end);
+            let std::ops::Range { start: lo, end: hi } = ranges.range(p);
             let send_flag: Vec<u8> = (lo..hi)
                 .into_par_iter()
                 .map(|v| (ranges.leaves(out.neighbors(v), p) || (needs.both && ranges.leaves(inc.neighbors(v), p))) as u8)
