@@ -13,7 +13,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 80
 LONGER = {
-    ("crates/algo/src/bc.rs", "brandes_levels"): 143,
     ("crates/comm/src/calibrate.rs", "measure_job"): 130,
     ("crates/comm/src/messaging/mod.rs", "serve"): 104,
     ("crates/comm/src/calibrate.rs", "calibrate"): 98,

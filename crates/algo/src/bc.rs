@@ -34,7 +34,7 @@ use chatty_graph::{Adjacency, Graph, Progress};
 
 use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, PULL_CHUNK, SEQUENTIAL_FRONTIER};
 use crate::frontier::{Bitmap, Frontier};
-use crate::region::{self, append, LevelSlots, FLUSH};
+use crate::region::{self, append, LevelSlot, LevelSlots, Member, FLUSH};
 use crate::Result;
 
 const UNSEEN: u32 = u32::MAX;
@@ -386,147 +386,232 @@ pub fn brandes_by_source(g: &Graph, sources: &[u32], threads: usize, progress: &
 /// predecessors read; the last round resets what the source reached, so a source costs
 /// what it reaches, not a pass over every vertex.
 pub fn brandes_levels(g: &Graph, sources: &[u32], progress: &dyn Progress) -> Vec<f64> {
-    let n = g.num_vertices();
-    let out = g.out_edges();
-    let inc = g.has_in_edges().then(|| g.in_edges());
-    let score: Vec<AtomicU64> = crate::zeroed_vec(n);
-    let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNSEEN)).collect();
-    let value: Vec<AtomicU64> = crate::zeroed_vec(n);
-    // Level d's bits, where kept, are in levels[d % 2].
-    let levels = [Bitmap::new(n), Bitmap::new(n)];
-    let queue: Vec<AtomicU32> = crate::zeroed_vec(n);
-    let words = n.div_ceil(64);
-    let alpha = bottom_up_alpha();
-    // A level's bits are worth a scan of the depths when the edges tested against them
-    // are this many times fewer than the vertices.
-    let bits_pay = |edges: u64| edges * BITS_PER_SCAN > n as u64;
+    let sweep = LevelSweep::new(g);
     for &s in sources {
         progress.advance(1);
-        depth[s as usize].store(0, Relaxed);
-        value[s as usize].store(1f64.to_bits(), Relaxed);
-        queue[0].store(s, Relaxed);
-        let tail = AtomicUsize::new(1);
+        sweep.depth[s as usize].store(0, Relaxed);
+        sweep.value[s as usize].store(1f64.to_bits(), Relaxed);
+        sweep.queue[0].store(s, Relaxed);
+        sweep.tail.store(1, Relaxed);
         let slots = LevelSlots::default();
         region::run(|member| {
-            let alone = member.threads() == 1;
-            // Level d is queue[ends[d]..ends[d + 1]], with out-edges edges[d]; every
-            // thread counts the same.
-            let (mut ends, mut edges) = (vec![0, 1], vec![out.degree(s) as u64]);
-            let mut found = Vec::with_capacity(FLUSH);
-            let (mut explored, mut round) = (0u64, 0);
-            // Whether the frontier's bits are in its bitmap (the last step went bottom-up).
-            let mut frontier_bits = false;
-            // Writes level `d`'s bitmap from the depths, this thread's share of the words.
-            let scan = |d: usize| {
-                for w in member.share(0, words) {
-                    levels[d % 2].store_word(w, level_word(&depth, w, d as u32));
-                }
+            let mut walk = Walk {
+                member,
+                slots: &slots,
+                round: 0,
+                ends: vec![0, 1],
+                edges: vec![sweep.out.degree(s) as u64],
+                found: Vec::with_capacity(FLUSH),
             };
-            loop {
-                let d = ends.len() - 2;
-                let (begin, end) = (ends[d], ends[d + 1]);
-                let up = inc.filter(|_| pays_bottom_up(alpha, edges[d], out.num_edges() - explored, n));
-                if up.is_some() && !frontier_bits {
-                    // A round of its own (the slots rotate with it): the frontier's
-                    // bits, complete before any vertex tests them.
-                    slots.round(round, member);
-                    scan(d);
-                    member.wait();
-                    round += 1;
-                }
-                let (current, next) = slots.round(round, member);
-                let mut next_edges = 0;
-                match up {
-                    Some(inc) => {
-                        let (frontier, into) = (&levels[d % 2], &levels[(d + 1) % 2]);
-                        let edges_of = |found: &[u32]| found.iter().map(|&v| out.degree(v) as u64).sum::<u64>();
-                        while let Some(claim) = current.claim_runs(0, words, PULL_CHUNK / 64) {
-                            for w in claim {
-                                let word = count_paths_in(inc, frontier, &depth, &value, d as u32 + 1, w, &mut found);
-                                into.store_word(w, word);
-                            }
-                            if found.len() >= FLUSH {
-                                next_edges += edges_of(&found);
-                                append(&queue, &tail, &mut found, next);
-                            }
-                        }
-                        next_edges += edges_of(&found);
-                        append(&queue, &tail, &mut found, next);
-                    }
-                    None => {
-                        let flush = |found: &mut Vec<u32>| append(&queue, &tail, found, next);
-                        while let Some(claim) = current.claim(begin, end) {
-                            let from = &queue[claim];
-                            next_edges += match alone {
-                                true => count_paths_out::<true>(out, &depth, &value, from, d as u32, &mut found, flush),
-                                false => count_paths_out::<false>(out, &depth, &value, from, d as u32, &mut found, flush),
-                            };
-                        }
-                        append(&queue, &tail, &mut found, next);
-                    }
-                }
-                frontier_bits = up.is_some();
-                next.add_work(next_edges);
-                member.wait();
-                round += 1;
-                match next.reached.load(Relaxed) {
-                    0 => break,
-                    reached => ends.push(end + reached),
-                }
-                explored += edges[d];
-                edges.push(next.work.load(Relaxed));
-            }
-            // Backward, deepest first: level d's vertices pull from level d + 1, by its
-            // bits when level d has edges enough to pay for them (written in the round
-            // before, while level d + 1 pulled), else by depth.
-            let deepest = ends.len() - 2;
-            for d in (0..=deepest).rev() {
-                let (current, _) = slots.round(round, member);
-                let successors = (d < deepest && bits_pay(edges[d])).then(|| &levels[(d + 1) % 2]);
-                let next = d as u32 + 1;
-                while let Some(claim) = current.claim(ends[d], ends[d + 1]) {
-                    for u in &queue[claim] {
-                        let u = u.load(Relaxed);
-                        let su = f64::from_bits(value[u as usize].load(Relaxed));
-                        let coefficient = |v: u32| f64::from_bits(value[v as usize].load(Relaxed));
-                        let per_path: f64 = match successors {
-                            // SAFETY: every target of an `Adjacency` is below its vertex
-                            // count, the bitmap's length.
-                            Some(bits) => out
-                                .neighbors(u)
-                                .iter()
-                                .filter(|&&v| unsafe { bits.get_unchecked(v as usize) })
-                                .map(|&v| coefficient(v))
-                                .sum(),
-                            None => {
-                                out.neighbors(u).iter().filter(|&&v| depth[v as usize].load(Relaxed) == next).map(|&v| coefficient(v)).sum()
-                            }
-                        };
-                        let du = dependency(su, su * per_path);
-                        value[u as usize].store(((1.0 + du) / su).to_bits(), Relaxed);
-                        if u != s {
-                            score[u as usize].store((f64::from_bits(score[u as usize].load(Relaxed)) + du).to_bits(), Relaxed);
-                        }
-                    }
-                }
-                if d > 0 && bits_pay(edges[d - 1]) {
-                    scan(d);
-                }
-                member.wait();
-                round += 1;
-            }
-            // Every vertex reached, its state back to unreached.
-            let (current, _) = slots.round(round, member);
-            while let Some(claim) = current.claim(0, ends[ends.len() - 1]) {
-                for v in &queue[claim] {
-                    let v = v.load(Relaxed) as usize;
-                    depth[v].store(UNSEEN, Relaxed);
-                    value[v].store(0, Relaxed);
-                }
-            }
+            sweep.forward(&mut walk);
+            sweep.backward(&mut walk, s);
+            sweep.reset(&walk);
         });
     }
-    score.into_iter().map(|x| f64::from_bits(x.into_inner())).collect()
+    sweep.score.into_iter().map(|x| f64::from_bits(x.into_inner())).collect()
+}
+
+/// What [`brandes_levels`] keeps for the whole run: the graph, the scores, and the
+/// per-source state that each source's last round puts back as it found it.
+struct LevelSweep<'g> {
+    out: &'g Adjacency,
+    inc: Option<&'g Adjacency>,
+    n: usize,
+    words: usize,
+    alpha: u64,
+    score: Vec<AtomicU64>,
+    depth: Vec<AtomicU32>,
+    /// σ until the backward sweep passes a vertex's level, then `(1 + δ) / σ`.
+    value: Vec<AtomicU64>,
+    /// Level d's bits, where kept, are in `levels[d % 2]`.
+    levels: [Bitmap; 2],
+    /// The levels, one after another; `tail` is where the next vertex found goes.
+    queue: Vec<AtomicU32>,
+    tail: AtomicUsize,
+}
+
+/// One thread's view of one source's sweep. Every thread counts the same levels:
+/// level d is `queue[ends[d]..ends[d + 1]]`, with out-edges `edges[d]`.
+struct Walk<'r, 'm> {
+    member: &'r Member<'m>,
+    slots: &'r LevelSlots,
+    round: usize,
+    ends: Vec<usize>,
+    edges: Vec<u64>,
+    /// This thread's found vertices not yet in the queue.
+    found: Vec<u32>,
+}
+
+impl<'r> Walk<'r, '_> {
+    /// The current round's slot and the next one's.
+    fn slots(&self) -> (&'r LevelSlot, &'r LevelSlot) {
+        self.slots.round(self.round, self.member)
+    }
+
+    /// Ends the current round at the barrier.
+    fn meet(&mut self) {
+        self.member.wait();
+        self.round += 1;
+    }
+}
+
+impl<'g> LevelSweep<'g> {
+    fn new(g: &'g Graph) -> LevelSweep<'g> {
+        let n = g.num_vertices();
+        LevelSweep {
+            out: g.out_edges(),
+            inc: g.has_in_edges().then(|| g.in_edges()),
+            n,
+            words: n.div_ceil(64),
+            alpha: bottom_up_alpha(),
+            score: crate::zeroed_vec(n),
+            depth: (0..n).into_par_iter().map(|_| AtomicU32::new(UNSEEN)).collect(),
+            value: crate::zeroed_vec(n),
+            levels: [Bitmap::new(n), Bitmap::new(n)],
+            queue: crate::zeroed_vec(n),
+            tail: AtomicUsize::new(0),
+        }
+    }
+
+    /// Whether a level's bits are worth a scan of the depths: the edges tested against
+    /// them are [`BITS_PER_SCAN`] times fewer than the vertices.
+    fn bits_pay(&self, edges: u64) -> bool {
+        edges * BITS_PER_SCAN > self.n as u64
+    }
+
+    /// Writes level `d`'s bitmap from the depths, this thread's share of the words.
+    fn scan(&self, member: &Member, d: usize) {
+        for w in member.share(0, self.words) {
+            self.levels[d % 2].store_word(w, level_word(&self.depth, w, d as u32));
+        }
+    }
+
+    /// The forward sweep: level after level, top-down or bottom-up, counting paths
+    /// and queueing each new level after the last.
+    fn forward(&self, walk: &mut Walk) {
+        let mut explored = 0u64;
+        // Whether the frontier's bits are in its bitmap (the last step went bottom-up).
+        let mut frontier_bits = false;
+        loop {
+            let d = walk.ends.len() - 2;
+            let up = self.inc.filter(|_| pays_bottom_up(self.alpha, walk.edges[d], self.out.num_edges() - explored, self.n));
+            if up.is_some() && !frontier_bits {
+                // A round of its own (the slots rotate with it): the frontier's bits,
+                // complete before any vertex tests them.
+                walk.slots();
+                self.scan(walk.member, d);
+                walk.meet();
+            }
+            let (_, next) = walk.slots();
+            let next_edges = match up {
+                Some(inc) => self.step_up(inc, walk, d),
+                None => self.step_down(walk, d),
+            };
+            frontier_bits = up.is_some();
+            next.add_work(next_edges);
+            walk.meet();
+            match next.reached.load(Relaxed) {
+                0 => return,
+                reached => walk.ends.push(walk.ends[d + 1] + reached),
+            }
+            explored += walk.edges[d];
+            walk.edges.push(next.work.load(Relaxed));
+        }
+    }
+
+    /// This thread's part of a bottom-up step from level `d`: it claims runs of words,
+    /// writes their bits of level `d + 1` and queues what it finds. Returns the found
+    /// vertices' out-edges.
+    fn step_up(&self, inc: &Adjacency, walk: &mut Walk, d: usize) -> u64 {
+        let (current, next) = walk.slots();
+        let (frontier, into) = (&self.levels[d % 2], &self.levels[(d + 1) % 2]);
+        let found = &mut walk.found;
+        let edges_of = |found: &[u32]| found.iter().map(|&v| self.out.degree(v) as u64).sum::<u64>();
+        let mut next_edges = 0;
+        while let Some(claim) = current.claim_runs(0, self.words, PULL_CHUNK / 64) {
+            for w in claim {
+                into.store_word(w, count_paths_in(inc, frontier, &self.depth, &self.value, d as u32 + 1, w, found));
+            }
+            if found.len() >= FLUSH {
+                next_edges += edges_of(found);
+                append(&self.queue, &self.tail, found, next);
+            }
+        }
+        next_edges += edges_of(found);
+        append(&self.queue, &self.tail, found, next);
+        next_edges
+    }
+
+    /// This thread's part of a top-down step from level `d`: it claims runs of the
+    /// level's window. Returns the found vertices' out-edges.
+    fn step_down(&self, walk: &mut Walk, d: usize) -> u64 {
+        let (current, next) = walk.slots();
+        let flush = |found: &mut Vec<u32>| append(&self.queue, &self.tail, found, next);
+        let mut next_edges = 0;
+        while let Some(claim) = current.claim(walk.ends[d], walk.ends[d + 1]) {
+            let (from, found) = (&self.queue[claim], &mut walk.found);
+            next_edges += match walk.member.threads() == 1 {
+                true => count_paths_out::<true>(self.out, &self.depth, &self.value, from, d as u32, found, flush),
+                false => count_paths_out::<false>(self.out, &self.depth, &self.value, from, d as u32, found, flush),
+            };
+        }
+        append(&self.queue, &self.tail, &mut walk.found, next);
+        next_edges
+    }
+
+    /// The backward sweep, deepest level first: level d's vertices pull from level
+    /// d + 1, by its bits when level d has edges enough to pay for them (written in
+    /// the round before, while level d + 1 pulled), else by depth.
+    fn backward(&self, walk: &mut Walk, s: u32) {
+        let deepest = walk.ends.len() - 2;
+        for d in (0..=deepest).rev() {
+            let (current, _) = walk.slots();
+            let successors = (d < deepest && self.bits_pay(walk.edges[d])).then(|| &self.levels[(d + 1) % 2]);
+            while let Some(claim) = current.claim(walk.ends[d], walk.ends[d + 1]) {
+                for u in &self.queue[claim] {
+                    self.settle(u.load(Relaxed), s, d as u32 + 1, successors);
+                }
+            }
+            if d > 0 && self.bits_pay(walk.edges[d - 1]) {
+                self.scan(walk.member, d);
+            }
+            walk.meet();
+        }
+    }
+
+    /// Vertex `u`'s dependency from its successors at depth `next` (those set in
+    /// `successors`, where given): added to its score, and its value becomes what
+    /// its predecessors read.
+    #[inline]
+    fn settle(&self, u: u32, s: u32, next: u32, successors: Option<&Bitmap>) {
+        let su = f64::from_bits(self.value[u as usize].load(Relaxed));
+        let coefficient = |v: u32| f64::from_bits(self.value[v as usize].load(Relaxed));
+        let per_path: f64 = match successors {
+            // SAFETY: every target of an `Adjacency` is below its vertex count, the
+            // bitmap's length.
+            Some(bits) => {
+                self.out.neighbors(u).iter().filter(|&&v| unsafe { bits.get_unchecked(v as usize) }).map(|&v| coefficient(v)).sum()
+            }
+            None => self.out.neighbors(u).iter().filter(|&&v| self.depth[v as usize].load(Relaxed) == next).map(|&v| coefficient(v)).sum(),
+        };
+        let du = dependency(su, su * per_path);
+        self.value[u as usize].store(((1.0 + du) / su).to_bits(), Relaxed);
+        if u != s {
+            add_owned(&self.score[u as usize], du);
+        }
+    }
+
+    /// Puts every vertex the source reached back to unreached.
+    fn reset(&self, walk: &Walk) {
+        let (current, _) = walk.slots();
+        while let Some(claim) = current.claim(0, walk.ends[walk.ends.len() - 1]) {
+            for v in &self.queue[claim] {
+                let v = v.load(Relaxed) as usize;
+                self.depth[v].store(UNSEEN, Relaxed);
+                self.value[v].store(0, Relaxed);
+            }
+        }
+    }
 }
 
 /// Vertices scanned per edge tested, at which a level's bitmap costs what it saves:
