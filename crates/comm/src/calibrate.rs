@@ -188,6 +188,48 @@ fn reps(bytes: u64) -> usize {
     }
 }
 
+/// The GPUs a calibration measures: each one's context, a buffer filled with its own
+/// byte, and a timer.
+struct Rig {
+    /// Each GPU's ordinal, for messages.
+    ordinals: Vec<usize>,
+    ctxs: Vec<Arc<CudaContext>>,
+    bufs: Vec<DeviceMemory>,
+    timers: Vec<Timer>,
+}
+
+impl Rig {
+    /// A buffer of `bytes` on each of GPUs `ordinals`, the i-th filled with `fill(i)`,
+    /// complete when this returns.
+    fn new(ordinals: &[usize], bytes: usize, fill: impl Fn(usize) -> u8) -> Result<Rig, CalibrationError> {
+        let ctxs: Vec<_> =
+            ordinals.iter().map(|&d| primary_context(d).check(&format!("GPU {d}: creating a context"))).collect::<Result<_, _>>()?;
+        let mut rig = Rig { ordinals: ordinals.to_vec(), ctxs, bufs: Vec::new(), timers: Vec::new() };
+        for (i, d) in ordinals.iter().enumerate() {
+            rig.current(i)?;
+            let timer = Timer::new(&rig.ctxs[i])?;
+            rig.bufs.push(filled(&rig.ctxs[i], &timer, bytes, fill(i), &format!("GPU {d}: {bytes} bytes"))?);
+            rig.timers.push(timer);
+        }
+        rig.sync("filling the buffers")?;
+        Ok(rig)
+    }
+
+    fn len(&self) -> usize {
+        self.ctxs.len()
+    }
+
+    /// Makes GPU `i`'s context current on this thread.
+    fn current(&self, i: usize) -> Result<(), CalibrationError> {
+        Ok(self.ctxs[i].bind_to_thread().check(&format!("GPU {}: binding", self.ordinals[i]))?)
+    }
+
+    /// Waits for every GPU's stream.
+    fn sync(&self, what: &str) -> Result<(), CalibrationError> {
+        Ok(self.timers.iter().try_for_each(|t| t.stream.synchronize().check(what))?)
+    }
+}
+
 /// Measures every transport for every pair (and GPU↔host) at every size up to
 /// `max_bytes`; `progress` hears one line per transport and pair.
 pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&str)) -> Result<Calibration, CalibrationError> {
@@ -196,61 +238,79 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
         return Err(CalibrationError::NoGpu(topology.notes.join("; ")));
     }
     let max_bytes = max_bytes.max(4);
-    let ctxs: Vec<_> = (0..n).map(|i| primary_context(i).check(&format!("GPU {i}: creating a context"))).collect::<Result<_, _>>()?;
-    let current = |i: usize| -> Result<(), CalibrationError> { Ok(ctxs[i].bind_to_thread().check(&format!("GPU {i}: binding"))?) };
-    let mut bufs = Vec::new();
-    let mut timers = Vec::new();
-    for (i, ctx) in ctxs.iter().enumerate() {
-        current(i)?;
-        let timer = Timer::new(ctx)?;
-        bufs.push(filled(ctx, &timer, max_bytes as usize, (i as u8).wrapping_add(1), &format!("GPU {i}: {max_bytes} bytes"))?);
-        timers.push(timer);
-    }
-    timers.iter().try_for_each(|t| t.stream.synchronize().check("filling the buffers"))?;
-    let host = Pinned::new(&ctxs[0], max_bytes as usize, "pinned host memory")?;
+    let rig = Rig::new(&(0..n).collect::<Vec<_>>(), max_bytes as usize, |i| (i as u8).wrapping_add(1))?;
     let sizes = sizes(max_bytes);
-    let mut samples = Vec::new();
-    let mut record = |transport: Method, src: Option<usize>, dst: Option<usize>, bytes: u64, seconds: f64| {
-        samples.push(sample(transport, src, dst, bytes, seconds));
-    };
     let pairs: Vec<(usize, usize)> = (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).collect();
-    // Peer copies before and after peer access is enabled.
+    let mut samples = peer_copies(&rig, topology, &pairs, &sizes, progress)?;
+    samples.extend(host_copies(&rig, &sizes, progress)?);
+    progress("peer-store and uva (kernels)");
+    match kernel_transports(&rig, &pairs, topology, &sizes) {
+        Ok(found) => samples.extend(found),
+        Err(e) => progress(&format!("peer-store and uva skipped: {e}")),
+    }
+    if n > 1 {
+        match nccl(&rig, &sizes, progress) {
+            Ok(found) => samples.extend(found),
+            Err(e) => progress(&format!("nccl skipped: {e}")),
+        }
+    }
+    Ok(Calibration {
+        host: host_name(),
+        gpus: topology.gpus.iter().map(|g| g.pci_bus_id.clone()).collect(),
+        unix_time: unix_now(),
+        samples,
+    })
+}
+
+/// `cuMemcpyPeerAsync` between every pair, before peer access is enabled (`staged`)
+/// and after (`p2p`, where the topology allows it).
+fn peer_copies(
+    rig: &Rig,
+    topology: &Topology,
+    pairs: &[(usize, usize)],
+    sizes: &[u64],
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<Sample>, CalibrationError> {
+    let mut out = Vec::new();
     for transport in [Method::Staged, Method::P2p] {
         if transport == Method::P2p {
-            for &(i, j) in &pairs {
-                if topology.peer_access(i, j) {
-                    current(i)?;
-                    // SAFETY: enabling access from the current context to a live peer context.
-                    match unsafe { sys::cuCtxEnablePeerAccess(ctxs[j].cu_ctx(), 0) } {
-                        sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
-                        code => code.check(&format!("enabling peer access {i}->{j}"))?,
-                    }
+            for &(i, j) in pairs.iter().filter(|&&(i, j)| topology.peer_access(i, j)) {
+                rig.current(i)?;
+                // SAFETY: enabling access from the current context to a live peer context.
+                match unsafe { sys::cuCtxEnablePeerAccess(rig.ctxs[j].cu_ctx(), 0) } {
+                    sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
+                    code => code.check(&format!("enabling peer access {i}->{j}"))?,
                 }
             }
         }
-        for &(i, j) in &pairs {
-            if transport == Method::P2p && !topology.peer_access(i, j) {
-                continue;
-            }
+        for &(i, j) in pairs.iter().filter(|&&(i, j)| transport == Method::Staged || topology.peer_access(i, j)) {
             progress(&format!("{} GPU{i} -> GPU{j}", transport.name()));
-            current(i)?;
-            for &bytes in &sizes {
-                let (dst, src, dctx, sctx) = (bufs[j].addr, bufs[i].addr, ctxs[j].cu_ctx(), ctxs[i].cu_ctx());
+            rig.current(i)?;
+            for &bytes in sizes {
+                let (dst, src, dctx, sctx) = (rig.bufs[j].addr, rig.bufs[i].addr, rig.ctxs[j].cu_ctx(), rig.ctxs[i].cu_ctx());
                 // SAFETY: both buffers hold at least `bytes`; contexts are live.
                 let copy = |s: &CudaStream| {
                     unsafe { sys::cuMemcpyPeerAsync(dst, dctx, src, sctx, bytes as usize, s.cu_stream()) }.check("a peer copy")
                 };
-                let t = timers[i].median(reps(bytes), &copy, &format!("{} {i}->{j} {bytes} B", transport.name()))?;
-                record(transport, Some(i), Some(j), bytes, t);
+                let t = rig.timers[i].median(reps(bytes), &copy, &format!("{} {i}->{j} {bytes} B", transport.name()))?;
+                out.push(sample(transport, Some(i), Some(j), bytes, t));
             }
         }
     }
-    for i in 0..n {
-        current(i)?;
+    Ok(out)
+}
+
+/// Copies between each GPU and pinned host memory, both ways (`d2h`, `h2d`).
+fn host_copies(rig: &Rig, sizes: &[u64], progress: &mut dyn FnMut(&str)) -> Result<Vec<Sample>, CalibrationError> {
+    let max = sizes.last().copied().unwrap_or(4) as usize;
+    let host = Pinned::new(&rig.ctxs[0], max, "pinned host memory")?;
+    let mut out = Vec::new();
+    for i in 0..rig.len() {
+        rig.current(i)?;
         for transport in [Method::D2h, Method::H2d] {
             progress(&format!("{} GPU{i}", transport.name()));
-            for &bytes in &sizes {
-                let (dev, h) = (bufs[i].addr, host.host);
+            for &bytes in sizes {
+                let (dev, h) = (rig.bufs[i].addr, host.host);
                 // SAFETY: both buffers hold at least `bytes`; the pinned buffer is portable.
                 let copy = |s: &CudaStream| {
                     let done = unsafe {
@@ -262,31 +322,13 @@ pub fn calibrate(topology: &Topology, max_bytes: u64, progress: &mut dyn FnMut(&
                     };
                     done.check("a copy between host and GPU")
                 };
-                let t = timers[i].median(reps(bytes), &copy, &format!("{} GPU{i} {bytes} B", transport.name()))?;
+                let t = rig.timers[i].median(reps(bytes), &copy, &format!("{} GPU{i} {bytes} B", transport.name()))?;
                 let (src, dst) = if transport == Method::D2h { (Some(i), None) } else { (None, Some(i)) };
-                record(transport, src, dst, bytes, t);
+                out.push(sample(transport, src, dst, bytes, t));
             }
         }
     }
-    progress("peer-store and uva (kernels)");
-    match kernel_transports(&ctxs, &bufs, &timers, &pairs, topology, &sizes, &current) {
-        Ok(found) => samples.extend(found),
-        Err(e) => progress(&format!("peer-store and uva skipped: {e}")),
-    }
-    if n > 1 {
-        match nccl(&bufs, &timers, &sizes, &current, progress) {
-            Ok(found) => samples.extend(found),
-            Err(e) => progress(&format!("nccl skipped: {e}")),
-        }
-    }
-    drop(timers);
-    drop(bufs);
-    Ok(Calibration {
-        host: host_name(),
-        gpus: topology.gpus.iter().map(|g| g.pci_bus_id.clone()).collect(),
-        unix_time: unix_now(),
-        samples,
-    })
+    Ok(out)
 }
 
 fn sample(transport: Method, src: Option<usize>, dst: Option<usize>, bytes: u64, seconds: f64) -> Sample {
@@ -338,38 +380,30 @@ impl StoreKernel {
 /// host-mapped memory (`uva`: a kernel on the source stores into mapped pinned memory,
 /// the host waits, a kernel on the destination loads it; host-timed, since events of
 /// two contexts cannot be compared).
-fn kernel_transports(
-    ctxs: &[Arc<CudaContext>],
-    bufs: &[DeviceMemory],
-    timers: &[Timer],
-    pairs: &[(usize, usize)],
-    topology: &Topology,
-    sizes: &[u64],
-    current: &dyn Fn(usize) -> Result<(), CalibrationError>,
-) -> Result<Vec<Sample>, CalibrationError> {
-    let n = bufs.len();
+fn kernel_transports(rig: &Rig, pairs: &[(usize, usize)], topology: &Topology, sizes: &[u64]) -> Result<Vec<Sample>, CalibrationError> {
+    let n = rig.len();
     let kernels: Vec<StoreKernel> =
-        (0..n).map(|i| current(i).and_then(|_| StoreKernel::load(&ctxs[i], topology, i))).collect::<Result<_, _>>()?;
+        (0..n).map(|i| rig.current(i).and_then(|_| StoreKernel::load(&rig.ctxs[i], topology, i))).collect::<Result<_, _>>()?;
     let max = sizes.last().copied().unwrap_or(4) as usize;
-    let mapped = Pinned::new(&ctxs[0], max, "mapped host memory")?;
+    let mapped = Pinned::new(&rig.ctxs[0], max, "mapped host memory")?;
     let mut out = Vec::new();
     for &(i, j) in pairs {
         let peer = topology.peer_access(i, j);
         for &bytes in sizes {
             if peer {
-                current(i)?;
-                let copy = |s: &CudaStream| kernels[i].launch(s, bufs[i].addr, bufs[j].addr, bytes);
-                let t = timers[i].median(reps(bytes), &copy, &format!("peer-store {i}->{j} {bytes} B"))?;
+                rig.current(i)?;
+                let copy = |s: &CudaStream| kernels[i].launch(s, rig.bufs[i].addr, rig.bufs[j].addr, bytes);
+                let t = rig.timers[i].median(reps(bytes), &copy, &format!("peer-store {i}->{j} {bytes} B"))?;
                 out.push(sample(Method::PeerStore, Some(i), Some(j), bytes, t));
             }
             let mut times = Vec::new();
             for rep in 0..reps(bytes) + 2 {
                 let start = std::time::Instant::now();
-                for (g, from, to) in [(i, bufs[i].addr, mapped.device), (j, mapped.device, bufs[j].addr)] {
-                    current(g)?;
+                for (g, from, to) in [(i, rig.bufs[i].addr, mapped.device), (j, mapped.device, rig.bufs[j].addr)] {
+                    rig.current(g)?;
                     // Unified addressing: the mapped host memory's address is valid on every GPU.
-                    kernels[g].launch(&timers[g].stream, from, to, bytes)?;
-                    timers[g].stream.synchronize().check("a uva copy")?;
+                    kernels[g].launch(&rig.timers[g].stream, from, to, bytes)?;
+                    rig.timers[g].stream.synchronize().check("a uva copy")?;
                 }
                 if rep >= 2 {
                     times.push(start.elapsed().as_secs_f64());
@@ -384,28 +418,26 @@ fn kernel_transports(
 }
 
 /// NCCL broadcast (from each root) and all-gather over every GPU, one thread, group calls.
-fn nccl(
-    bufs: &[DeviceMemory],
-    timers: &[Timer],
-    sizes: &[u64],
-    current: &dyn Fn(usize) -> Result<(), CalibrationError>,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Vec<Sample>, CalibrationError> {
-    let n = bufs.len();
+fn nccl(rig: &Rig, sizes: &[u64], progress: &mut dyn FnMut(&str)) -> Result<Vec<Sample>, CalibrationError> {
+    let n = rig.len();
     progress("nccl: creating communicators (ncclCommInitAll)");
     let comms = Communicators::new(&(0..n).collect::<Vec<_>>())?;
     // One collective call on every GPU, timed until the slowest finishes.
     let collective = |issue: &dyn Fn(usize, crate::nccl::Stream) -> Result<(), NcclError>, what: &str| -> Result<f64, CalibrationError> {
         let mut times = Vec::new();
         for rep in 0..12 {
-            let starts =
-                timers.iter().enumerate().map(|(g, t)| current(g).and_then(|_| Ok(t.mark(what)?))).collect::<Result<Vec<_>, _>>()?;
+            let starts = rig
+                .timers
+                .iter()
+                .enumerate()
+                .map(|(g, t)| rig.current(g).and_then(|_| Ok(t.mark(what)?)))
+                .collect::<Result<Vec<_>, _>>()?;
             Communicators::group(|| {
-                timers.iter().enumerate().try_for_each(|(g, t)| issue(g, t.stream.cu_stream() as crate::nccl::Stream))
+                rig.timers.iter().enumerate().try_for_each(|(g, t)| issue(g, t.stream.cu_stream() as crate::nccl::Stream))
             })?;
             let mut slowest = 0f64;
-            for (g, (t, start)) in timers.iter().zip(&starts).enumerate() {
-                current(g)?;
+            for (g, (t, start)) in rig.timers.iter().zip(&starts).enumerate() {
+                rig.current(g)?;
                 let end = t.mark(what)?;
                 end.synchronize().check(what)?;
                 slowest = slowest.max(start.elapsed_ms(&end).check(what)? as f64 / 1e3);
@@ -422,7 +454,7 @@ fn nccl(
         progress(&format!("nccl-bcast from GPU{root}"));
         for &bytes in sizes {
             // SAFETY: in-place broadcast of `bytes` within each GPU's buffer, on every rank.
-            let issue = |g: usize, s| unsafe { comms.broadcast(g, bufs[g].addr, bufs[g].addr, bytes as usize, root, s) };
+            let issue = |g: usize, s| unsafe { comms.broadcast(g, rig.bufs[g].addr, rig.bufs[g].addr, bytes as usize, root, s) };
             let t = collective(&issue, &format!("broadcast from {root}, {bytes} B"))?;
             out.extend((0..n).filter(|&j| j != root).map(|j| sample(Method::NcclBcast, Some(root), Some(j), bytes, t)));
         }
@@ -431,7 +463,7 @@ fn nccl(
     for &bytes in sizes.iter().filter(|&&b| b >= n as u64) {
         let part = bytes / n as u64;
         let issue = |g: usize, s| {
-            let base = bufs[g].addr;
+            let base = rig.bufs[g].addr;
             // SAFETY: in-place all-gather: rank g's part sits at g·part in a buffer of n·part ≤ bytes.
             unsafe { comms.all_gather(g, base + g as u64 * part, base, part as usize, s) }
         };
@@ -517,66 +549,14 @@ fn measure_job(
 ) -> Result<Vec<Sample>, CalibrationError> {
     let (k, mine) = (parts.len(), ordinals.len());
     let first = crate::Processes::counts_in(group, mine as u64)[..group.rank()].iter().sum::<u64>() as usize;
-    let ctxs: Vec<_> =
-        ordinals.iter().map(|&d| primary_context(d).check(&format!("GPU {d}: creating a context"))).collect::<Result<_, _>>()?;
-    let current =
-        |i: usize| -> Result<(), CalibrationError> { Ok(ctxs[i].bind_to_thread().check(&format!("GPU {}: binding", ordinals[i]))?) };
-    let (mut bufs, mut timers) = (Vec::new(), Vec::new());
-    for (i, d) in ordinals.iter().enumerate() {
-        current(i)?;
-        let timer = Timer::new(&ctxs[i])?;
-        let bytes = k * max_bytes as usize;
-        bufs.push(filled(&ctxs[i], &timer, bytes, (first + i + 1) as u8, &format!("GPU {d}: {bytes} bytes"))?);
-        timers.push(timer);
-    }
-    let staging = Pinned::new(&ctxs[0], mine * max_bytes as usize, "pinned host memory")?;
-    let gathered = Pinned::new(&ctxs[0], k * max_bytes as usize, "pinned host memory")?;
-    let sync = |what: &str| -> Result<(), CalibrationError> { Ok(timers.iter().try_for_each(|t| t.stream.synchronize().check(what))?) };
-    sync("filling the buffers")?;
-    let comms = match shared_gpu(parts).is_none() {
-        true => {
-            progress("nccl: making communicators across the processes");
-            let bind = |i: usize| ctxs[i].bind_to_thread().map_err(|e| format!("binding GPU {}: {e:?}", ordinals[i]));
-            match Communicators::in_job(group, ordinals, first, k, &bind) {
-                Ok(c) => Some(c),
-                Err(e) => {
-                    progress(&format!("nccl skipped: {e}"));
-                    None
-                }
-            }
-        }
-        false => {
-            progress("nccl skipped: it needs a GPU of its own for every part");
-            None
-        }
-    };
-    // The slowest process's time of each repetition (the same on every process),
-    // after two untimed ones; the median.
-    let timed = |exchange: &dyn Fn() -> Result<(), CalibrationError>, reps: usize| -> Result<f64, CalibrationError> {
-        let mut local = vec![0.0; group.size() * reps];
-        for rep in 0..reps + 2 {
-            group.sum_u64(&[0]);
-            let start = std::time::Instant::now();
-            exchange()?;
-            if rep >= 2 {
-                local[group.rank() * reps + rep - 2] = start.elapsed().as_secs_f64();
-            }
-        }
-        let all = group.sum_f64(&local);
-        let mut slowest: Vec<f64> = (0..reps).map(|r| (0..group.size()).map(|p| all[p * reps + r]).fold(0.0, f64::max)).collect();
-        slowest.sort_by(f64::total_cmp);
-        Ok(slowest[reps / 2])
-    };
+    let rig = Rig::new(ordinals, k * max_bytes as usize, |i| (first + i + 1) as u8)?;
+    let staging = Pinned::new(&rig.ctxs[0], mine * max_bytes as usize, "pinned host memory")?;
+    let gathered = Pinned::new(&rig.ctxs[0], k * max_bytes as usize, "pinned host memory")?;
+    let comms = job_communicators(&rig, group, parts, first, progress);
     let mut out = Vec::new();
     let mut record = |method: Method, bytes: u64, seconds: f64| {
-        out.push(Sample {
-            transport: method,
-            src: None,
-            dst: None,
-            bytes,
-            seconds,
-            gb_per_s: ((k - 1) as u64 * bytes) as f64 / seconds / 1e9,
-        })
+        let gb_per_s = ((k - 1) as u64 * bytes) as f64 / seconds / 1e9;
+        out.push(Sample { transport: method, src: None, dst: None, bytes, seconds, gb_per_s })
     };
     for bytes in sizes(max_bytes) {
         let b = bytes as usize;
@@ -596,47 +576,86 @@ fn measure_job(
         // As `--comm mpi` exchanges: each part's message to pinned memory, one
         // all-gather, every other part's message to each GPU.
         let mpi = || -> Result<(), CalibrationError> {
-            for (i, t) in timers.iter().enumerate() {
-                current(i)?;
+            for (i, t) in rig.timers.iter().enumerate() {
+                rig.current(i)?;
                 // SAFETY: the staging holds `mine` messages of `max_bytes`; the buffer holds k.
-                unsafe { sys::cuMemcpyDtoHAsync_v2((staging.host as *mut u8).add(i * b).cast(), bufs[i].addr, b, t.stream.cu_stream()) }
-                    .check("a copy to the host")?;
+                unsafe {
+                    sys::cuMemcpyDtoHAsync_v2((staging.host as *mut u8).add(i * b).cast(), rig.bufs[i].addr, b, t.stream.cu_stream())
+                }
+                .check("a copy to the host")?;
             }
-            sync("a copy to the host")?;
+            rig.sync("a copy to the host")?;
             all_gather()?;
-            for (i, t) in timers.iter().enumerate() {
-                current(i)?;
+            for (i, t) in rig.timers.iter().enumerate() {
+                rig.current(i)?;
                 for r in (0..k).filter(|&r| r != first + i) {
-                    let (dst, src) = (bufs[i].addr + (r * b) as u64, (gathered.host as *const u8).wrapping_add(r * b));
+                    let (dst, src) = (rig.bufs[i].addr + (r * b) as u64, (gathered.host as *const u8).wrapping_add(r * b));
                     // SAFETY: both hold `b` bytes at these offsets.
                     unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), b, t.stream.cu_stream()) }.check("a copy from the host")?;
                 }
             }
-            sync("a copy from the host")
+            rig.sync("a copy from the host")
         };
-        record(Method::Mpi, bytes, timed(&mpi, reps)?);
-        record(Method::MpiHost, bytes, timed(&all_gather, reps)?);
+        record(Method::Mpi, bytes, slowest_median(group, &mpi, reps)?);
+        record(Method::MpiHost, bytes, slowest_median(group, &all_gather, reps)?);
         if let Some(comms) = &comms {
             progress(&format!("nccl exchange, {bytes} B a part"));
             // As `--comm nccl` exchanges: a broadcast from every part, in one group.
             let nccl = || -> Result<(), CalibrationError> {
                 Communicators::group(|| {
-                    for (i, t) in timers.iter().enumerate() {
+                    for (i, t) in rig.timers.iter().enumerate() {
                         for root in 0..k {
-                            let at = bufs[i].addr + (root * b) as u64;
+                            let at = rig.bufs[i].addr + (root * b) as u64;
                             // SAFETY: every rank issues the same broadcasts; each buffer holds k messages.
                             unsafe { comms.broadcast(i, at, at, b, root, t.stream.cu_stream() as crate::nccl::Stream)? };
                         }
                     }
                     Ok::<_, CalibrationError>(())
                 })?;
-                sync("an NCCL exchange")
+                rig.sync("an NCCL exchange")
             };
-            record(Method::NcclBcast, bytes, timed(&nccl, reps)?);
+            record(Method::NcclBcast, bytes, slowest_median(group, &nccl, reps)?);
         }
     }
     drop(comms);
     Ok(out)
+}
+
+/// NCCL communicators across the job's processes, one rank per part (this process's
+/// parts from `first`), or none where a GPU holds two parts or NCCL fails (`progress`
+/// hears why).
+fn job_communicators(
+    rig: &Rig,
+    group: &dyn Group,
+    parts: &[String],
+    first: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Option<Communicators> {
+    if shared_gpu(parts).is_some() {
+        progress("nccl skipped: it needs a GPU of its own for every part");
+        return None;
+    }
+    progress("nccl: making communicators across the processes");
+    let bind = |i: usize| rig.ctxs[i].bind_to_thread().map_err(|e| format!("binding GPU {}: {e:?}", rig.ordinals[i]));
+    Communicators::in_job(group, &rig.ordinals, first, parts.len(), &bind).map_err(|e| progress(&format!("nccl skipped: {e}"))).ok()
+}
+
+/// The median over `reps` repetitions of `exchange` (after two untimed ones) of the
+/// slowest process's time: the same on every process (collective).
+fn slowest_median(group: &dyn Group, exchange: &dyn Fn() -> Result<(), CalibrationError>, reps: usize) -> Result<f64, CalibrationError> {
+    let mut local = vec![0.0; group.size() * reps];
+    for rep in 0..reps + 2 {
+        group.sum_u64(&[0]);
+        let start = std::time::Instant::now();
+        exchange()?;
+        if rep >= 2 {
+            local[group.rank() * reps + rep - 2] = start.elapsed().as_secs_f64();
+        }
+    }
+    let all = group.sum_f64(&local);
+    let mut slowest: Vec<f64> = (0..reps).map(|r| (0..group.size()).map(|p| all[p * reps + r]).fold(0.0, f64::max)).collect();
+    slowest.sort_by(f64::total_cmp);
+    Ok(slowest[reps / 2])
 }
 
 fn host_name() -> String {

@@ -432,42 +432,7 @@ impl Hub {
                 self.complete(&p, status as u32, &[]);
             }
             for m in matched.drain(..) {
-                let bytes = m.send.request.bytes;
-                // A message's bytes at hand on the host: a small send's, or one from
-                // another process.
-                let at_hand = match &m.send.payload {
-                    Some(message) => Some(&message[ENVELOPE_BYTES..]),
-                    None => m.send.request.inline.as_ref().map(|d| &d[..bytes as usize]),
-                };
-                // A small message goes straight into host memory, or waits in the
-                // receiver's completion record for its GPU thread to copy.
-                let (status, staged) = if m.recv.request.bytes < bytes {
-                    (Status::Truncated as u32, &[][..])
-                } else if let Some(data) = at_hand.filter(|d| d.len() <= INLINE_BYTES) {
-                    if copier.write_host(m.recv.rank, m.recv.request.addr, data) {
-                        (Status::Done as u32, &[][..])
-                    } else {
-                        (DONE_INLINE, data)
-                    }
-                } else {
-                    let moved = match at_hand {
-                        Some(data) => copier.write(m.recv.rank, m.recv.request.addr, data),
-                        None => copier.copy(m.send.rank, m.send.request.addr, m.recv.rank, m.recv.request.addr, bytes),
-                    };
-                    match moved {
-                        Ok(()) => (Status::Done as u32, &[][..]),
-                        Err(_) => (Status::PeerGone as u32, &[][..]),
-                    }
-                };
-                let send_status = if status == DONE_INLINE { Status::Done as u32 } else { status };
-                if send_status == Status::Done as u32 {
-                    stats.messages += 1;
-                    stats.bytes += bytes;
-                } else {
-                    stats.failed += 2;
-                }
-                self.complete(&m.send, send_status, &[]);
-                self.complete(&m.recv, status, staged);
+                self.deliver(&m, copier, &mut stats);
             }
         }
         self.alive[self.local(rank).expect("a rank of this process")].store(false, Ordering::Release);
@@ -477,6 +442,47 @@ impl Hub {
         }
         stats.failed += orphans.len() as u64;
         stats
+    }
+
+    /// Moves a matched message's bytes (or fails it as truncated or gone) and
+    /// completes both sides.
+    fn deliver(&self, m: &Matched, copier: &dyn Copier, stats: &mut ProxyStats) {
+        let bytes = m.send.request.bytes;
+        // A message's bytes at hand on the host: a small send's, or one from
+        // another process.
+        let at_hand = match &m.send.payload {
+            Some(message) => Some(&message[ENVELOPE_BYTES..]),
+            None => m.send.request.inline.as_ref().map(|d| &d[..bytes as usize]),
+        };
+        // A small message goes straight into host memory, or waits in the
+        // receiver's completion record for its GPU thread to copy.
+        let (status, staged) = if m.recv.request.bytes < bytes {
+            (Status::Truncated as u32, &[][..])
+        } else if let Some(data) = at_hand.filter(|d| d.len() <= INLINE_BYTES) {
+            if copier.write_host(m.recv.rank, m.recv.request.addr, data) {
+                (Status::Done as u32, &[][..])
+            } else {
+                (DONE_INLINE, data)
+            }
+        } else {
+            let moved = match at_hand {
+                Some(data) => copier.write(m.recv.rank, m.recv.request.addr, data),
+                None => copier.copy(m.send.rank, m.send.request.addr, m.recv.rank, m.recv.request.addr, bytes),
+            };
+            match moved {
+                Ok(()) => (Status::Done as u32, &[][..]),
+                Err(_) => (Status::PeerGone as u32, &[][..]),
+            }
+        };
+        let send_status = if status == DONE_INLINE { Status::Done as u32 } else { status };
+        if send_status == Status::Done as u32 {
+            stats.messages += 1;
+            stats.bytes += bytes;
+        } else {
+            stats.failed += 2;
+        }
+        self.complete(&m.send, send_status, &[]);
+        self.complete(&m.recv, status, staged);
     }
 
     /// Sends `send` (addressed to another process's rank) through the link.
