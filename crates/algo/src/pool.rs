@@ -24,7 +24,8 @@ const SPIN: Duration = Duration::from_millis(2);
 
 /// How idle threads wait during a kernel, from `$CHATTY_WAIT_POLICY` (OpenMP's
 /// `OMP_WAIT_POLICY` names; [`crate::tuning::Tuning`] reads it once): unset, a region's
-/// barriers spin and workers sleep between parallel loops as rayon's do; `active`,
+/// barriers spin while waits end soon, then sleep, and workers sleep between parallel
+/// loops as rayon's do; `active`,
 /// workers also look for work for up to [`SPIN`]; `passive`, nothing spins, for
 /// machines shared with other work. An error when a tuning variable is not understood.
 pub fn wait_policy() -> crate::Result<WaitPolicy> {

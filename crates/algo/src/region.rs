@@ -1,8 +1,9 @@
 //! What the kernels that run a whole traversal in one parallel region share (GAPBS's
 //! `#pragma omp parallel` around the level loop): every pool thread enters once
-//! (`rayon::broadcast`) and the threads meet at a spinning barrier between levels
-//! or rounds, so nothing is forked per level. High-diameter graphs (roads: thousands
-//! of levels of a few hundred vertices) make the per-level cost the whole cost.
+//! (`rayon::broadcast`) and the threads meet at a barrier (spinning, then sleeping)
+//! between levels or rounds, so nothing is forked per level. High-diameter graphs
+//! (roads: thousands of levels of a few hundred vertices) make the per-level cost the
+//! whole cost.
 //!
 //! A region needs every thread of the pool at each barrier, so two regions sharing
 //! threads would wait on each other for ever (two test threads, or a kernel called
@@ -13,7 +14,10 @@ use std::cell::UnsafeCell;
 use std::ops::Range;
 use std::sync::atomic::{
     AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+    Ordering::SeqCst,
 };
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
 
 /// Vertex lists, one per thread of a region, that every thread reads, each labelled
 /// with what it holds (delta-stepping's published buckets, labelled by bucket). A
@@ -190,7 +194,7 @@ static RUNNING: AtomicBool = AtomicBool::new(false);
 /// One thread's view of a region.
 pub(crate) struct Member<'a> {
     index: usize,
-    barrier: &'a SpinBarrier,
+    barrier: &'a Barrier,
 }
 
 impl Member<'_> {
@@ -227,27 +231,11 @@ pub(crate) fn run<R: Send>(op: impl Fn(&Member) -> R + Sync) -> Vec<R> {
         }
     }
     if RUNNING.compare_exchange(false, true, Acquire, Relaxed).is_err() {
-        return vec![op(&Member { index: 0, barrier: &SpinBarrier::new(1) })];
+        return vec![op(&Member { index: 0, barrier: &Barrier::new(1) })];
     }
     let _leave = Leave;
-    let barrier = SpinBarrier::new(rayon::current_num_threads());
+    let barrier = Barrier::new(rayon::current_num_threads());
     rayon::broadcast(|ctx| op(&Member { index: ctx.index(), barrier: &barrier }))
-}
-
-/// A barrier for the threads of one parallel region that spins (then yields) rather
-/// than sleeping (yielding after 2^12 spins made a 16-thread barrier 3-4 µs on the
-/// 16-core host, 2^20 1.2 µs): a round of delta-stepping on a road graph is a few microseconds, and
-/// waking a thread from a condition variable costs as much. With more threads than
-/// cores a spinning waiter holds the core a late arrival needs, so the barrier then
-/// sleeps instead (`std::sync::Barrier`; moscow-osm BC from one source, 4 threads on 2
-/// cores: 6.1 s spinning, 0.7 s yielding, against 0.13 s on 2 threads), as it does
-/// under `CHATTY_WAIT_POLICY=passive` ([`crate::pool::may_spin`]).
-struct SpinBarrier {
-    threads: usize,
-    /// Set where waiters may not spin.
-    sleeping: Option<std::sync::Barrier>,
-    arrived: Line<AtomicUsize>,
-    generation: Line<AtomicUsize>,
 }
 
 /// A value alone on its cache line (and the adjacent-line prefetcher's pair): the
@@ -262,30 +250,91 @@ impl<T> std::ops::Deref for Line<T> {
     }
 }
 
-impl SpinBarrier {
-    fn new(threads: usize) -> SpinBarrier {
-        let sleeping = (!crate::pool::may_spin(threads)).then(|| std::sync::Barrier::new(threads));
-        SpinBarrier { threads, sleeping, arrived: Line(AtomicUsize::new(0)), generation: Line(AtomicUsize::new(0)) }
+/// A barrier for the threads of one parallel region that spins, then sleeps. A round
+/// of delta-stepping on a road graph is a few microseconds and waking a thread costs
+/// as much, so a waiter first spins (a 16-thread barrier: 1.2 µs spinning on the
+/// 16-core host, 3-4 µs yielding after 2^12 spins). How long it spins adapts, as an
+/// OpenMP runtime's spin-then-block waits do: a wait that outlasts the [`PATIENCE`]
+/// halves it, one that ends within it doubles it. On a busy machine, where another
+/// process holds the core that a late arrival needs, spinning only burns the waiter's
+/// share of its own core and keeps it from being woken first (a road BFS on the busy
+/// 2-core VM took 3.2 s spinning against 0.1 s idle). With more threads than cores, or
+/// under `CHATTY_WAIT_POLICY=passive`, nothing spins ([`crate::pool::may_spin`]).
+struct Barrier {
+    threads: usize,
+    spins: bool,
+    arrived: Line<AtomicUsize>,
+    generation: Line<AtomicUsize>,
+    /// Waiters asleep on `woken`, or about to be.
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    woken: Condvar,
+}
+
+/// How long a waiter at a [`Barrier`] spins before it sleeps, in nanoseconds, for the
+/// whole process: how busy the machine is holds for every region.
+static PATIENCE: Line<AtomicU64> = Line(AtomicU64::new(MOST_PATIENCE));
+const MOST_PATIENCE: u64 = 1_000_000;
+const LEAST_PATIENCE: u64 = 1_000;
+
+impl Barrier {
+    fn new(threads: usize) -> Barrier {
+        Barrier {
+            threads,
+            spins: crate::pool::may_spin(threads),
+            arrived: Line(AtomicUsize::new(0)),
+            generation: Line(AtomicUsize::new(0)),
+            sleepers: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            woken: Condvar::new(),
+        }
     }
 
     fn wait(&self) {
-        if let Some(barrier) = &self.sleeping {
-            barrier.wait();
-            return;
-        }
         let generation = self.generation.load(Acquire);
         if self.arrived.fetch_add(1, AcqRel) + 1 == self.threads {
             self.arrived.store(0, Relaxed);
-            self.generation.fetch_add(1, Release);
+            // SeqCst with the sleepers' count: a waiter that counted itself after
+            // this load sees the new generation before it sleeps.
+            self.generation.fetch_add(1, SeqCst);
+            if self.sleepers.load(SeqCst) > 0 {
+                let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+                self.woken.notify_all();
+            }
             return;
         }
-        let mut spins = 0u32;
-        while self.generation.load(Acquire) == generation {
-            if spins < 1 << 20 {
+        if self.spins && self.spin(generation) {
+            return;
+        }
+        self.sleepers.fetch_add(1, SeqCst);
+        let mut held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while self.generation.load(SeqCst) == generation {
+            held = self.woken.wait(held).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(held);
+        self.sleepers.fetch_sub(1, SeqCst);
+    }
+
+    /// Spins until the generation moves on from `generation` (true) or the patience
+    /// runs out (false), and adapts the patience to which came first.
+    fn spin(&self, generation: usize) -> bool {
+        let patience = PATIENCE.load(Relaxed);
+        let start = Instant::now();
+        loop {
+            for _ in 0..64 {
+                if self.generation.load(Acquire) != generation {
+                    // Stored only on a change: at rest every wait ends within the
+                    // most patience, and the threads share this line.
+                    if patience < MOST_PATIENCE {
+                        PATIENCE.store((patience * 2).min(MOST_PATIENCE), Relaxed);
+                    }
+                    return true;
+                }
                 std::hint::spin_loop();
-                spins += 1;
-            } else {
-                std::thread::yield_now();
+            }
+            if start.elapsed().as_nanos() as u64 > patience {
+                PATIENCE.store((patience / 2).max(LEAST_PATIENCE), Relaxed);
+                return false;
             }
         }
     }
@@ -313,5 +362,29 @@ mod tests {
         });
         // Each region had every thread or the caller alone.
         assert!(members.iter().all(|&m| m == 4 || m == 1), "{members:?}");
+    }
+
+    #[test]
+    fn waiters_that_outlast_their_patience_sleep_and_none_passes_early() {
+        let mut barrier = super::Barrier::new(3);
+        barrier.spins = true;
+        let arrivals = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for t in 0..3 {
+                let (barrier, arrivals) = (&barrier, &arrivals);
+                s.spawn(move || {
+                    for round in 0..20 {
+                        // One late arrival in two rounds, longer than the most patience.
+                        if t == round % 3 && round % 2 == 0 {
+                            std::thread::sleep(std::time::Duration::from_millis(3));
+                        }
+                        arrivals.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        barrier.wait();
+                        assert!(arrivals.load(std::sync::atomic::Ordering::SeqCst) >= 3 * (round + 1), "passed round {round} early");
+                    }
+                });
+            }
+        });
+        assert_eq!(arrivals.into_inner(), 60);
     }
 }

@@ -123,7 +123,8 @@ fn number(name: &'static str, problem: &mut Option<(&'static str, String)>) -> O
 pub enum WaitPolicy {
     /// Nothing spins: barriers and idle workers sleep.
     Passive,
-    /// A region's barriers spin; idle workers sleep between parallel loops (the default).
+    /// A region's barriers spin, for as long as waits end soon enough, then sleep;
+    /// idle workers sleep between parallel loops (the default).
     Barriers,
     /// Barriers spin, and idle workers look for work for up to 2 ms (`pool`'s spin) before they sleep.
     Active,
