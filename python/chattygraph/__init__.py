@@ -303,22 +303,25 @@ def betweenness(g: Graph, sources: Union[None, int, str, Sequence[int]] = None, 
 
 
 def _rescale(values: np.ndarray, n: int, *, normalized: bool, directed: bool, sampled: Optional[np.ndarray]) -> np.ndarray:
-    """networkx's ``_rescale`` for endpoints excluded: per (s, t) pair (normalized),
-    or to the full sum (undirected pairs once); sampled sources scale apart from the rest."""
+    """networkx's ``_rescale`` for endpoints excluded, from the engines' scores (which
+    halve an undirected graph's already, as ``betweenness_centrality_subset`` does):
+    per (s, t) pair (normalized), sampled sources scaled apart from the rest."""
     pairs = n - 1
     if pairs < 2:
         return values
-    correction = 1 if directed else 2
+    # networkx's normalisation counts an undirected pair both ways.
+    both_ways = 1 if directed else 2
     if sampled is None:
-        values *= 1 / (pairs * (pairs - 1)) if normalized else 1 / correction
+        if normalized:
+            values *= both_ways / (pairs * (pairs - 1))
         return values
     k = sampled.size
     if normalized:
-        source_scale = 1 / ((k - 1) * (pairs - 1)) if k > 1 else math.nan
-        other_scale = 1 / (k * (pairs - 1))
+        source_scale = both_ways / ((k - 1) * (pairs - 1)) if k > 1 else math.nan
+        other_scale = both_ways / (k * (pairs - 1))
     else:
-        source_scale = pairs / ((k - 1) * correction) if k > 1 else math.nan
-        other_scale = pairs / (k * correction)
+        source_scale = pairs / (k - 1) if k > 1 else math.nan
+        other_scale = pairs / k
     scale = np.full(n, other_scale)
     scale[sampled] = source_scale
     values *= scale

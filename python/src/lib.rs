@@ -427,8 +427,7 @@ fn run<'py>(
         Some(t) => {
             let (t, note) = chatty::process::threads("threads", t).map_err(error)?;
             if let Some(note) = note {
-                let warning = std::ffi::CString::new(note.to_string()).expect("no NUL in a note");
-                PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(), &warning, 1)?;
+                warn(py, &note)?;
             }
             Some(t)
         }
@@ -505,10 +504,18 @@ fn edges_from_adjacency<'py>(
     Ok((src.into_pyarray(py), dst.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
 }
 
+/// A front-door note as a Python `RuntimeWarning`.
+fn warn(py: Python<'_>, note: &chatty::Note) -> PyResult<()> {
+    let warning = std::ffi::CString::new(note.to_string()).expect("no NUL in a note");
+    PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(), &warning, 1)
+}
+
 #[pymodule]
 fn _chattygraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The CLI's allocator settings, so that a kernel runs alike from either front end.
-    chatty::process::configure(false);
+    if let Some(note) = chatty::process::configure(false).map_err(error)? {
+        warn(m.py(), &note)?;
+    }
     m.add_class::<PyGraph>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(gpu_count, m)?)?;

@@ -349,6 +349,19 @@ def test_parameters_are_checked_as_the_cli_checks_them():
         scores, report = cg.run(g, "pr", engine="cpu", threads=100000)
     assert report["devices"] == [f"cpu ({4 * len(os.sched_getaffinity(0))} threads)"]
     assert abs(scores.sum() - 1) < 1e-6
+    # RAYON_NUM_THREADS, which sizes the default pool, is held to the same cap.
+    import subprocess
+    import sys
+
+    def imported_with(size):
+        script = "import chattygraph as cg; print(cg.bfs(cg.Graph.from_edges([0, 1], [1, 2]), 0).tolist())"
+        return subprocess.run([sys.executable, "-W", "always", "-c", script], env={**os.environ, "RAYON_NUM_THREADS": size},
+                              capture_output=True, text=True, timeout=120)
+
+    done = imported_with("100000")
+    assert done.returncode == 0 and "[0, 1, 2]" in done.stdout and "RAYON_NUM_THREADS 100000 capped at" in done.stderr, done
+    done = imported_with("many")
+    assert done.returncode != 0 and "expected a thread count" in done.stderr, done
 
 
 def test_vertex_ids_are_never_coerced_and_odd_cutoffs_answer_as_networkx():

@@ -146,6 +146,7 @@ pub fn run_with_progress(
     verify_seconds += trials.verify_seconds;
     drop(reference);
     let Trials { trial_seconds, end_to_end_seconds, breakdowns, verification, last, .. } = trials;
+    let last = scaled_as_networkx(alg, graph.directed, last);
     let edges_traversed = edges_traversed(alg, graph.m, degree, &last);
     let detail = merge(engine.detail(), last.detail.clone());
     Ok(Report {
@@ -334,6 +335,17 @@ fn finite(alg: Algorithm, trial: Trial) -> Result<Trial> {
         }
     }
     Ok(trial)
+}
+
+/// A verified answer as networkx scales it: BC on an undirected graph halved, as
+/// `betweenness_centrality_subset` halves it (Brandes' sums, which every engine's
+/// kernel and reference compute, count a path from both of its ends when both are
+/// sources).
+fn scaled_as_networkx(alg: Algorithm, directed: bool, mut trial: Trial) -> Trial {
+    if let (Algorithm::Bc, false, crate::Output::Values(scores)) = (alg, directed, &mut trial.output) {
+        scores.par_iter_mut().for_each(|x| *x /= 2.0);
+    }
+    trial
 }
 
 /// The union of two JSON objects (`b` wins); a null side is empty.

@@ -114,7 +114,7 @@ impl Algorithm {
             Algorithm::Sssp => "single-source shortest paths",
             Algorithm::Pr => "PageRank (networkx's definition)",
             Algorithm::Wcc => "weakly connected components: the smallest id in each component",
-            Algorithm::Bc => "betweenness centrality, Brandes, summed over the sources",
+            Algorithm::Bc => "betweenness centrality, Brandes, summed over the sources (networkx's subset scaling)",
             Algorithm::Spmv => "y = A·x, one sparse matrix-vector product",
         }
     }

@@ -46,7 +46,11 @@ pub fn threads(name: &'static str, asked: usize) -> Result<(usize, Option<Note>)
 ///   for it: it is forbidden on the shared GPU machines, and NCCL turns it on by
 ///   default. Only a program's `main` may ask for this, before it starts any thread:
 ///   setting a variable races with threads reading the environment.
-pub fn configure(environment: bool) {
+/// - `RAYON_NUM_THREADS`, which sizes the default pool, is held to the cap of a
+///   thread flag ([`threads`]; 1,000 threads made a 0.5 s BFS 19 s): over it, `main`
+///   rewrites the variable (with `environment`) and a library builds the global pool
+///   now. Returns the note that says so; an error where it is not a count.
+pub fn configure(environment: bool) -> Result<Option<Note>> {
     static ALLOCATOR: Once = Once::new();
     ALLOCATOR.call_once(|| {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -58,6 +62,31 @@ pub fn configure(environment: bool) {
     });
     if environment && std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
         std::env::set_var("NCCL_NVLS_ENABLE", "0");
+    }
+    let Some((capped, note)) = environment_threads()? else { return Ok(None) };
+    if note.is_some() {
+        match environment {
+            true => std::env::set_var(POOL_SIZE, capped.to_string()),
+            // Built already (a second configure), it keeps its size.
+            false => drop(rayon::ThreadPoolBuilder::new().num_threads(capped).build_global()),
+        }
+    }
+    Ok(note)
+}
+
+/// The variable that sizes rayon's default pool.
+const POOL_SIZE: &str = "RAYON_NUM_THREADS";
+
+/// [`POOL_SIZE`] as [`threads`] caps it; `None` where it is unset, empty or 0 (rayon's
+/// one per core).
+fn environment_threads() -> Result<Option<(usize, Option<Note>)>> {
+    let Some(value) = std::env::var_os(POOL_SIZE) else { return Ok(None) };
+    let value = value.to_string_lossy();
+    match value.trim().parse::<usize>() {
+        _ if value.trim().is_empty() => Ok(None),
+        Ok(0) => Ok(None),
+        Ok(t) => threads(POOL_SIZE, t).map(Some),
+        Err(_) => Err(Error::Parameter { name: POOL_SIZE, problem: format!("`{value}`: expected a thread count") }),
     }
 }
 

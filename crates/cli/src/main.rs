@@ -27,7 +27,13 @@ fn main() {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     // Before any thread starts: the allocator's settings and the environment's
     // defaults (`chatty::process::configure`).
-    chatty::process::configure(true);
+    match chatty::process::configure(true) {
+        Ok(note) => note.iter().for_each(|n| eprintln!("note: {}", cmd::spell(n))),
+        Err(e) => {
+            eprintln!("chatty: error: {}", message(&e.into()));
+            std::process::exit(2);
+        }
+    }
     handle_signals();
     let cli = args::Cli::parse();
     let code = match cmd::run(cli) {

@@ -643,6 +643,15 @@ fn limits_and_messages_say_what_they_mean() {
         "{}",
         text(&o)
     );
+    // RAYON_NUM_THREADS is held to the cap of --threads, with a note; a word is refused.
+    let pool_size = |size: &str| {
+        Command::new(env!("CARGO_BIN_EXE_chatty")).args(["run", "bfs", &p("g.cgr")]).env("RAYON_NUM_THREADS", size).output().unwrap()
+    };
+    let o = pool_size("100000");
+    assert!(o.status.success() && text(&o).contains("RAYON_NUM_THREADS 100000 capped at"), "{}", text(&o));
+    let o = pool_size("many");
+    assert!(o.status.code() == Some(2) && text(&o).contains("RAYON_NUM_THREADS `many`: expected a thread count"), "{}", text(&o));
+    assert!(pool_size("1").status.success() && pool_size("").status.success());
     // One cause, said once.
     let t = text(&chatty(&["info", &p("missing.el")]));
     assert_eq!(t.matches("No such file").count(), 1, "{t}");
