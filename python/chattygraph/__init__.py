@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from typing import Any, Hashable, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _chattygraph as _native
 from ._chattygraph import gpu_count
-from ._errors import (ChattyError, DeviceError, FileError, InputError, OutOfMemoryError, ParameterError,
-                      UnsupportedError)
+from ._errors import (ChattyError, ConvergenceError, DeviceError, FileError, InputError, OutOfMemoryError,
+                      ParameterError, UnsupportedError)
 
 __all__ = [
     "ChattyError",
+    "ConvergenceError",
     "DeviceError",
     "FileError",
     "InputError",
@@ -261,8 +263,10 @@ def sssp(g: Graph, source: int, *, delta: Optional[float] = None, engine: str = 
 def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
              personalization: Any = None, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
     """PageRank as networkx defines it (unweighted): stops when the L1 change is
-    below n * tol, or after max_iter iterations. ``personalization``: teleport
-    weights, an array of n values or a dict keyed by node."""
+    below n * tol, or after max_iter iterations, when it raises ``ConvergenceError``
+    as networkx does (a ``RuntimeWarning`` says when the rule stopped it early while
+    the scores still moved). ``personalization``: teleport weights, an array of n
+    values or a dict keyed by node."""
     if isinstance(personalization, dict):
         p = np.zeros(g.n)
         for node, value in personalization.items():
@@ -270,7 +274,12 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 1
         personalization = p
     if personalization is not None:
         personalization = np.ascontiguousarray(personalization, dtype=np.float64)
-    return run(g, "pr", engine, threads, damping=alpha, tol=tol, max_iter=max_iter, personalization=personalization)[0]
+    scores, report = run(g, "pr", engine, threads, damping=alpha, tol=tol, max_iter=max_iter, personalization=personalization)
+    if not report["result"].get("converged", True):
+        raise ConvergenceError(report["caveat"])
+    if report["caveat"]:
+        warnings.warn(report["caveat"], RuntimeWarning, stacklevel=2)
+    return scores
 
 
 def wcc(g: Graph, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:

@@ -28,3 +28,8 @@ class DeviceError(ChattyError, OSError):
 
 class FileError(ChattyError, OSError):
     """A file could not be read or written."""
+
+
+class ConvergenceError(ChattyError, ArithmeticError):
+    """An iterative kernel ran out of iterations before it converged (networkx raises
+    ``PowerIterationFailedConvergence`` for PageRank there)."""

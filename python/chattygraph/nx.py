@@ -169,8 +169,7 @@ class BackendInterface:
             if p.sum() == 0:
                 raise ZeroDivisionError("the personalization weights sum to zero")
         values, report = cg.run(G.cg, "pr", ENGINE, damping=alpha, tol=tol, max_iter=max_iter, personalization=p)
-        residual = report["result"].get("residual")
-        if report["iterations"] >= max_iter and residual is not None and residual >= n * tol:
+        if not report["result"].get("converged", True):
             raise nx.PowerIterationFailedConvergence(max_iter)
         return G.cg.to_dict(values)
 

@@ -364,6 +364,20 @@ def test_parameters_are_checked_as_the_cli_checks_them():
     assert done.returncode != 0 and "expected a thread count" in done.stderr, done
 
 
+def test_pagerank_says_when_it_did_not_converge_or_stopped_early():
+    g = cg.Graph.from_networkx(weighted_digraph(n=400, p=0.02))
+    with pytest.raises(cg.ConvergenceError, match="did not converge in 2 iterations"):
+        cg.pagerank(g, max_iter=2)
+    with pytest.raises(ArithmeticError):
+        cg.pagerank(g, max_iter=2)
+    with pytest.warns(RuntimeWarning, match="stopped after 1 iterations by networkx's rule"):
+        cg.pagerank(g, tol=1e-2)
+    scores, report = cg.run(g, "pr", max_iter=2)
+    assert report["result"]["converged"] is False and "did not converge" in report["caveat"]
+    scores, report = cg.run(g, "pr", tol=1e-10, max_iter=1000)
+    assert report["result"]["converged"] is True and report["caveat"] is None
+
+
 def test_vertex_ids_are_never_coerced_and_odd_cutoffs_answer_as_networkx():
     g = cg.Graph.from_edges([0, 1, 2], [1, 2, 3])
     for node in (1.9, "2", -1, True, 4, np.float64(1.0)):

@@ -396,13 +396,41 @@ impl Report {
     }
 
     /// The answer's summary, with PageRank's residual (the L1 change of its last
-    /// iteration) beside it.
+    /// iteration) and whether it converged beside it.
     fn result(&self, ctx: &Context) -> Value {
         let mut result = serde_json::to_value(self.last.output.summary(ctx.top).renumbered(ctx.id_base)).expect("a summary serialises");
         if let (Value::Object(r), Some(residual)) = (&mut result, self.last.residual) {
             r.insert("residual".into(), json!(residual));
+            r.insert("converged".into(), json!(self.params.pr.converged(residual, self.graph.n)));
         }
         result
+    }
+
+    /// What a user must hear beside the answer: PageRank that ran out of iterations
+    /// before its change fell below the stop, or that stopped by networkx's rule
+    /// (L1 change below n × tolerance, loose on a large graph: NY roads stopped after
+    /// 2 iterations, its top 10 sharing one vertex with the converged ranking) while
+    /// its scores still moved by more than [`LOOSE_RESIDUAL`]. None for a tolerance
+    /// of 0, which asks for the iterations given.
+    pub fn caveat(&self) -> Option<Caveat> {
+        let (residual, pr, n) = (self.last.residual?, &self.params.pr, self.graph.n);
+        let (iterations, stop) = (self.last.iterations, pr.stop(n));
+        if n == 0 || pr.tolerance == 0.0 {
+            None
+        } else if !pr.converged(residual, n) {
+            Some(Caveat::NotConverged(format!(
+                "PageRank did not converge in {iterations} iterations (its last changed the scores by {residual:.1e}, \
+                 the stop is below {stop:.1e}): the scores are not final; allow more iterations"
+            )))
+        } else if residual > LOOSE_RESIDUAL {
+            Some(Caveat::Loose(format!(
+                "PageRank stopped after {iterations} iterations by networkx's rule (L1 change below n × tolerance = \
+                 {stop:.1e}) while its scores still moved by {residual:.1e}: a tolerance of {:.0e} converges",
+                CONVERGED_RESIDUAL / n as f64
+            )))
+        } else {
+            None
+        }
     }
 
     /// The report as one JSON object, with the same top-level keys and types on
@@ -465,6 +493,7 @@ impl Report {
                 Err(e) => format!("FAIL: {e}"),
             }),
             "verified_against": self.verified_against,
+            "caveat": self.caveat().map(|c| c.to_string()),
             "peak_memory_bytes": peak_rss(),
             "version": env!("CARGO_PKG_VERSION"),
             "commit": ctx.commit,
@@ -473,6 +502,31 @@ impl Report {
                 d => d.clone(),
             },
         })
+    }
+}
+
+/// An L1 change of PageRank's scores (which sum to 1) above which a run that stopped
+/// by its tolerance is worth a note: a thousandth of the mass still moving reorders
+/// the ranking.
+pub const LOOSE_RESIDUAL: f64 = 1e-3;
+
+/// The L1 change the note's suggested tolerance stops below.
+const CONVERGED_RESIDUAL: f64 = 1e-9;
+
+/// Said beside an answer ([`Report::caveat`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Caveat {
+    /// The iterations ran out first: the answer is not final (networkx raises).
+    NotConverged(String),
+    /// It stopped by the rule asked for, early.
+    Loose(String),
+}
+
+impl std::fmt::Display for Caveat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Caveat::NotConverged(text) | Caveat::Loose(text) => f.write_str(text),
+        }
     }
 }
 

@@ -73,7 +73,12 @@ impl PrParams {
     /// Whether an iteration that changed the scores by `change` (L1) on `n` vertices
     /// has converged: networkx's `err < N * tol`. Every engine stops by this rule.
     pub fn converged(&self, change: f64, n: usize) -> bool {
-        change < self.tolerance * n as f64
+        change < self.stop(n)
+    }
+
+    /// The L1 change below which iterations on `n` vertices stop.
+    pub fn stop(&self, n: usize) -> f64 {
+        self.tolerance * n as f64
     }
 
     /// The share of the whole mass an iteration hands out like the teleport: the

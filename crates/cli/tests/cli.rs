@@ -643,6 +643,17 @@ fn limits_and_messages_say_what_they_mean() {
         "{}",
         text(&o)
     );
+    // PageRank that runs out of iterations, or stops early by networkx's rule, says so.
+    let o = chatty(&["run", "pr", &p("g.cgr"), "--max-iters", "1", "--tolerance", "1e-30", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(o.status.success() && text(&o).contains("note: PageRank did not converge in 1 iterations"), "{}", text(&o));
+    assert_eq!(report["result"]["converged"], false);
+    let o = chatty(&["run", "pr", &p("g.cgr"), "--max-iters", "1", "--tolerance", "0"]);
+    assert!(o.status.success() && !text(&o).contains("note: PageRank"), "a fixed count asked for: {}", text(&o));
+    let o = chatty(&["run", "pr", &p("g.cgr"), "--tolerance", "0.01"]);
+    assert!(o.status.success() && text(&o).contains("by networkx's rule"), "{}", text(&o));
+    let o = chatty(&["run", "pr", &p("g.cgr"), "--tolerance", "1e-12", "--max-iters", "1000", "--json"]);
+    assert!(!text(&o).contains("note: PageRank"), "{}", text(&o));
     // RAYON_NUM_THREADS is held to the cap of --threads, with a note; a word is refused.
     let pool_size = |size: &str| {
         Command::new(env!("CARGO_BIN_EXE_chatty")).args(["run", "bfs", &p("g.cgr")]).env("RAYON_NUM_THREADS", size).output().unwrap()

@@ -152,6 +152,9 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             println!("\n== {}", alg.name());
         }
         let report = run_kernel(a, engine.as_mut(), alg, &p, &opts, quiet)?;
+        if let (Some(caveat), true) = (report.caveat(), speaks) {
+            eprintln!("note: {caveat}");
+        }
         if let (Some(out), true) = (out, speaks) {
             written.push(write_output(out, alg, &report.last.output, base)?);
         }
@@ -166,7 +169,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             };
             println!("{}", report.json(&ctx));
         } else {
-            print_report(&report, a.top, base, p.pr.tolerance * graph.n as f64);
+            print_report(&report, a.top, base, p.pr.stop(graph.n));
         }
         failed |= matches!(report.verification, Some(Err(_)));
     }
