@@ -654,6 +654,23 @@ fn limits_and_messages_say_what_they_mean() {
     assert!(o.status.success() && text(&o).contains("by networkx's rule"), "{}", text(&o));
     let o = chatty(&["run", "pr", &p("g.cgr"), "--tolerance", "1e-12", "--max-iters", "1000", "--json"]);
     assert!(!text(&o).contains("note: PageRank"), "{}", text(&o));
+    // A full disk (a file size limit here) names the output, not the temporary file,
+    // and leaves neither behind.
+    let mut convert = Command::new(env!("CARGO_BIN_EXE_chatty"));
+    convert.args(["convert", &p("g.cgr"), "-o", &p("big.el")]);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut convert, || {
+            let limit = libc::rlimit { rlim_cur: 1 << 16, rlim_max: 1 << 16 };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let o = convert.output().unwrap();
+    assert!(o.status.code() == Some(2) && text(&o).contains("big.el: cannot write: File too large"), "{}", text(&o));
+    assert!(!text(&o).contains(".partial") && !d.path().join("big.el").exists(), "{}", text(&o));
+    assert!(std::fs::read_dir(d.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".partial")));
     // RAYON_NUM_THREADS is held to the cap of --threads, with a note; a word is refused.
     let pool_size = |size: &str| {
         Command::new(env!("CARGO_BIN_EXE_chatty")).args(["run", "bfs", &p("g.cgr")]).env("RAYON_NUM_THREADS", size).output().unwrap()

@@ -229,16 +229,25 @@ enum Target {
     Direct(std::fs::File),
 }
 
+/// An OS error without the temporary name that `tempfile` adds to it: the user named
+/// the output, and the error says that name.
+fn unnamed(e: std::io::Error) -> std::io::Error {
+    e.raw_os_error().map_or(e, std::io::Error::from_raw_os_error)
+}
+
+// A temporary file is written as the plain file under it: `tempfile`'s own writes add
+// the temporary name to their errors (a full disk read "... at path
+// .chatty-rdzn7E.partial"), and the user named another.
 impl Write for Target {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         match self {
-            Target::Temp(f) => f.write(buf),
+            Target::Temp(f) => f.as_file_mut().write(buf),
             Target::Direct(f) => f.write(buf),
         }
     }
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
-            Target::Temp(f) => f.flush(),
+            Target::Temp(f) => f.as_file_mut().flush(),
             Target::Direct(f) => f.flush(),
         }
     }
@@ -247,7 +256,7 @@ impl Write for Target {
 impl Seek for Target {
     fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
         match self {
-            Target::Temp(f) => f.seek(pos),
+            Target::Temp(f) => f.as_file_mut().seek(pos),
             Target::Direct(f) => f.seek(pos),
         }
     }
@@ -278,8 +287,7 @@ impl AtomicFile {
             .suffix(".partial")
             .permissions(mode)
             .tempfile_in(dir)
-            // tempfile adds the temporary name to the OS error; the user named `path`.
-            .map_err(|e| Error::io(path, "cannot create output", e.raw_os_error().map_or(e, std::io::Error::from_raw_os_error)))?;
+            .map_err(|e| Error::io(path, "cannot create output", unnamed(e)))?;
         let temp = Some(Pending::new(tmp.path()));
         Ok(AtomicFile { path: path.to_path_buf(), out: BufWriter::with_capacity(8 << 20, Target::Temp(tmp)), temp })
     }
