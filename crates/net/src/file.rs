@@ -25,6 +25,10 @@ struct FileHeader {
 #[derive(Serialize, Deserialize)]
 struct FileTrailer {
     xxh3: String,
+    /// Set when the file changed while it was sent: what went out is neither the old
+    /// file nor the new, and the receivers must not keep it.
+    #[serde(default)]
+    changed: bool,
 }
 
 /// What a sender did.
@@ -58,7 +62,14 @@ fn failed(what: String) -> NetError {
 pub fn send_file(sender: &Sender, path: &Path, receivers: usize, wait: Duration) -> Result<Sent, NetError> {
     let open = |e: std::io::Error| failed(format!("{}: {e}", path.display()));
     let mut file = std::fs::File::open(path).map_err(open)?;
-    let bytes = file.metadata().map_err(open)?.len();
+    let before = file.metadata().map_err(open)?;
+    if !before.is_file() {
+        return Err(failed(format!(
+            "{}: not a regular file (a pipe or device has no size to announce): write it to a file first",
+            path.display()
+        )));
+    }
+    let bytes = before.len();
     sender.wait_for_receivers(receivers, wait)?;
     let start = Instant::now();
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -75,9 +86,13 @@ pub fn send_file(sender: &Sender, path: &Path, receivers: usize, wait: Duration)
         sender.send(&chunk[..n])?;
         sent += n as u64;
     }
-    let trailer = FileTrailer { xxh3: format!("{:016x}", hasher.digest()) };
+    let changed = file.metadata().map_or(true, |after| changed(&before, &after));
+    let trailer = FileTrailer { xxh3: format!("{:016x}", hasher.digest()), changed };
     sender.send(&serde_json::to_vec(&trailer).expect("a trailer serialises"))?;
     sender.flush(wait.max(Duration::from_secs(60)))?;
+    if changed {
+        return Err(failed(format!("{} changed while it was sent: the receivers discarded it; send it again", path.display())));
+    }
     let stats = sender.stats();
     // Members still in the group hold everything (the flush waited for them); of
     // those that left, only the ones that said so finished.
@@ -91,6 +106,14 @@ pub fn send_file(sender: &Sender, path: &Path, receivers: usize, wait: Duration)
         )));
     }
     Ok(Sent { bytes, receivers: finished, seconds: start.elapsed().as_secs_f64(), stats })
+}
+
+/// Whether a file was written between two looks at it: its size, or its
+/// modification or change time (written in place, the same size: neither old nor new).
+fn changed(before: &std::fs::Metadata, after: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (before.len(), before.mtime(), before.mtime_nsec(), before.ctime(), before.ctime_nsec())
+        != (after.len(), after.mtime(), after.mtime_nsec(), after.ctime(), after.ctime_nsec())
 }
 
 fn read_full(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -128,6 +151,9 @@ pub fn receive_file(receiver: &Receiver, out: &mut dyn Write, wait: Duration) ->
         got += chunk.len() as u64;
     }
     let trailer: FileTrailer = serde_json::from_slice(&next()?).map_err(|_| failed("missing the checksum trailer".into()))?;
+    if trailer.changed {
+        return Err(failed(format!("{} changed on the sender while it was sent: nothing kept", header.name)));
+    }
     let xxh3 = format!("{:016x}", hasher.digest());
     if xxh3 != trailer.xxh3 {
         return Err(failed(format!("checksum mismatch (got {xxh3}, the sender says {})", trailer.xxh3)));

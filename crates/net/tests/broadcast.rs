@@ -316,3 +316,37 @@ fn the_sender_counts_who_finished_and_who_left_early() {
     let st = s.stats();
     assert_eq!((st.left, st.finished, st.members), (2, 1, 0), "{st:?}");
 }
+
+/// A file written in place while it is being sent (here: after the sender opened it,
+/// before it read it) reaches no receiver: the trailer says so and both sides fail.
+/// A pipe, whose size is unknown, is refused before anything is sent.
+#[test]
+fn a_file_that_changes_while_it_is_sent_is_kept_by_nobody() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.bin");
+    std::fs::write(&path, vec![1u8; 3 << 20]).unwrap();
+    let net = MemNet::new();
+    let s = sender(&net, Recovery::Nack, |_| {});
+    std::thread::scope(|scope| {
+        let sending = scope.spawn(|| chatty_net::file::send_file(&s, &path, 1, WAIT));
+        // The same size, other bytes, a later modification time.
+        std::thread::sleep(Duration::from_millis(200));
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().write_all(&vec![2u8; 3 << 20]).unwrap();
+        let r = receiver(&net, Recovery::Nack, None);
+        let mut out = Vec::new();
+        let got = chatty_net::file::receive_file(&r, &mut out, WAIT);
+        assert!(matches!(&got, Err(e) if e.to_string().contains("changed on the sender")), "{:?}", got.map(|g| g.bytes));
+        let sent = sending.join().unwrap();
+        assert!(matches!(&sent, Err(e) if e.to_string().contains("changed while it was sent")), "{:?}", sent.map(|s| s.bytes));
+    });
+    let fifo = dir.path().join("fifo");
+    let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let s = sender(&net, Recovery::Nack, |_| {});
+    // Opened for writing too, so that opening it to read does not wait for a writer.
+    let _writer = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    let refused = chatty_net::file::send_file(&s, &fifo, 1, Duration::from_secs(1));
+    assert!(matches!(&refused, Err(e) if e.to_string().contains("not a regular file")), "{:?}", refused.map(|s| s.bytes));
+}
