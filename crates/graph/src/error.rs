@@ -101,27 +101,50 @@ pub fn check_memory(what: &str, needed: u64) -> Result<()> {
     Ok(())
 }
 
-/// Bytes of memory available to this process: `MemAvailable` from `/proc/meminfo`
-/// (unlimited where that cannot be read), capped by `$CHATTY_MEMORY_LIMIT` when set
-/// (a size such as `8G`, `8GB` or `1.5GiB`, binary units; a bad value is an error): a
-/// budget for shared machines, and what keeps the fuzz targets from allocating
-/// gigabytes for a ten-byte file naming vertex 10^9.
+/// Bytes of memory this process may still take: the least of `MemAvailable` from
+/// `/proc/meminfo`, its cgroup's `memory.max` less `memory.current`, its address-space
+/// limit (`ulimit -v`) less what it has mapped, and `$CHATTY_MEMORY_LIMIT` (a size
+/// such as `8G`, `8GB` or `1.5GiB`, binary units; a bad value is an error) less what
+/// it holds; unlimited where none can be read. Every limit is the whole process's,
+/// so an allocation is weighed with what came before it (a 350M limit admitted each
+/// of a run's arrays alone, and the run peaked at 600 MiB). The variable is a budget
+/// for shared machines, and what keeps the fuzz targets from allocating gigabytes
+/// for a ten-byte file naming vertex 10^9.
 pub fn available_memory() -> Result<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find_map(|l| l.strip_prefix("MemAvailable:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(u64::MAX, |kb| kb * 1024);
     let limit = match std::env::var("CHATTY_MEMORY_LIMIT") {
         Ok(v) => {
             parse_size(&v).ok_or_else(|| Error::Usage(format!("CHATTY_MEMORY_LIMIT=`{v}`: expected a size such as 512M, 8GB or 1.5GiB")))?
         }
         Err(_) => u64::MAX,
     };
-    Ok(meminfo.min(limit))
+    let kib = |text: &str, key: &str| -> Option<u64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|k| k * 1024)
+    };
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|info| kib(&info, "MemAvailable:"));
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let (resident, mapped) = (kib(&status, "VmRSS:").unwrap_or(0), kib(&status, "VmSize:").unwrap_or(0));
+    let headroom =
+        [meminfo, cgroup_headroom(), address_space_limit().map(|l| l.saturating_sub(mapped)), Some(limit.saturating_sub(resident))];
+    Ok(headroom.into_iter().flatten().min().unwrap_or(u64::MAX))
+}
+
+/// The cgroup (v2) memory limit less its use, where one is set.
+fn cgroup_headroom() -> Option<u64> {
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let dir = Path::new("/sys/fs/cgroup").join(cgroup.lines().find_map(|l| l.strip_prefix("0::"))?.trim_start_matches('/'));
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok()?.trim().parse::<u64>().ok();
+    Some(read("memory.max")?.saturating_sub(read("memory.current")?))
+}
+
+/// The address-space limit (`RLIMIT_AS`), where one is set.
+fn address_space_limit() -> Option<u64> {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
 }
 
 /// A size with binary units: `512M`, `512MB` and `512MiB` are 536870912 bytes; plain
