@@ -309,7 +309,7 @@ fn ssd_layout_and_engine_end_to_end() {
     assert_eq!((s["io"].as_str(), s["binning"].as_bool(), s["direct"].as_bool()), (Some("pread"), Some(false), Some(false)));
     assert!(s["amplification"].as_f64().unwrap() >= 1.0 && s["skew"].as_f64().unwrap() >= 1.0);
 
-    fails(&["run", "pr", &p("g.ssd"), "--engine", "ssd", "--mem-budget", "1M"], "--mem-budget");
+    fails(&["run", "pr", &p("g.ssd"), "--engine", "ssd", "--mem-budget", "1M"], "fewer with a smaller --io-depth");
     fails(&["run", "pr", &p("g.cgr"), "--engine", "ssd"], "SSD layout");
     fails(&["run", "pr", &p("g.ssd"), "--engine", "cpu"], "--engine ssd");
     fails(&["convert", &p("g.cgr"), "-o", &p("h.ssd"), "--layout", "floppy"], "--layout");
@@ -966,7 +966,10 @@ fn hostile_numbers_and_flags_are_refused_before_any_allocation() {
     // SSD buffers and threads are admitted before they are allocated or started.
     assert!(chatty(&["convert", &p("g.cgr"), "-o", &p("g.ssd"), "--layout", "ssd"]).status.success());
     let ssd = |extra: &[&str]| chatty(&[&["run", "pr", &p("g.ssd"), "--engine", "ssd"][..], extra].concat());
-    refused(&ssd(&["--io-depth", "4096", "--merge-pages", "256", "--mem-budget", "2G"]), &["--mem-budget"]);
+    refused(
+        &ssd(&["--io-depth", "4096", "--merge-pages", "256", "--mem-budget", "2G"]),
+        &["--mem-budget", "IO buffers (", "--merge-pages"],
+    );
     let o = ssd(&["--scatter-threads", "100000", "--gather-threads", "100000"]);
     assert!(!text(&o).contains("panicked") && text(&o).contains("--scatter-threads 100000 capped"), "{}", text(&o));
     // Broadcast flags.

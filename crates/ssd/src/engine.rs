@@ -63,7 +63,7 @@ impl SsdEngine {
         let engine = SsdEngine { graph, budget, needed: 0 };
         let fixed = engine.fixed_bytes();
         if fixed > budget {
-            return Err(SsdError::Budget { needed: fixed, budget, what: "the index, IO buffers and bins".into() });
+            return Err(SsdError::Budget { needed: fixed, budget, what: engine.fixed_parts() });
         }
         Ok(engine)
     }
@@ -76,6 +76,19 @@ impl SsdEngine {
     /// Bytes needed whatever the kernel: the process, the index, IO buffers and bins.
     fn fixed_bytes(&self) -> u64 {
         PROCESS_BYTES + self.graph.layout.index_bytes() + self.graph.engine_bytes()
+    }
+
+    /// What [`Self::fixed_bytes`] is made of, and the options that shrink each part.
+    fn fixed_parts(&self) -> String {
+        let human = chatty_graph::human_bytes;
+        let (buffers, bins) = self.graph.engine_parts();
+        format!(
+            "the process and index ({}), IO buffers ({}: fewer with a smaller --io-depth or --merge-pages) and bins ({}: \
+             fewer with fewer --scatter-threads and --gather-threads)",
+            human(PROCESS_BYTES + self.graph.layout.index_bytes()),
+            human(buffers),
+            human(bins)
+        )
     }
 }
 
@@ -114,7 +127,7 @@ impl Engine for SsdEngine {
         self.needed = self.fixed_bytes() + vertex;
         if self.needed > self.budget {
             let human = chatty_graph::human_bytes;
-            let what = format!("{} (vertex data {}, index, IO buffers and bins {})", alg.name(), human(vertex), human(self.fixed_bytes()));
+            let what = format!("{}'s vertex data ({}), {}", alg.name(), human(vertex), self.fixed_parts());
             return Err(Error::engine(SsdError::Budget { needed: self.needed, budget: self.budget, what }));
         }
         Ok(())

@@ -192,12 +192,19 @@ impl SsdGraph {
 
     /// Memory the engine itself needs beyond the index: IO pools and bins.
     pub fn engine_bytes(&self) -> u64 {
+        let (pools, bins) = self.engine_parts();
+        pools + bins
+    }
+
+    /// [`Self::engine_bytes`] in its two parts: the IO buffers (every stripe's reads in
+    /// flight) and the bins (with each scatter thread's staging).
+    pub fn engine_parts(&self) -> (u64, u64) {
         let k = self.out.files.len() as u64;
         let pools = k * self.cfg.io.pool_bytes() as u64;
         let nbins = self.bins(self.num_vertices()).1 as u64;
         let bins = (nbins + self.cfg.gather_threads as u64 * 4) * self.cfg.bin_records as u64 * 12;
         let staging = self.cfg.scatter_threads as u64 * nbins * self.cfg.staging_records as u64 * 12;
-        pools + bins + staging
+        (pools, bins + staging)
     }
 
     /// Bin width as a power of two (log2) and bin count. A bin's slice of an f64
