@@ -204,6 +204,45 @@ fn a_tiny_file_naming_a_huge_vertex_id_is_refused_under_a_memory_limit() {
     assert!(t.contains("needs") && t.contains("GiB"), "{t}");
 }
 
+/// Ctrl-C during the demo removes its temporary directory, as it says it does.
+#[test]
+fn an_interrupted_demo_leaves_no_files() {
+    let d = tempfile::tempdir().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_chatty"))
+        .arg("demo")
+        .env("TMPDIR", d.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once it has written a file (a whole demo takes about a second).
+    while walk(d.path()).is_empty() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let left = walk(d.path());
+    assert!(left.is_empty(), "{left:?} left; {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Every file under `dir` (what the demo removes as it goes is not there).
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|e| {
+            let path = e.path();
+            if path.is_dir() {
+                walk(&path)
+            } else {
+                vec![path]
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn a_closed_pipe_ends_quietly() {
     use std::io::Read;

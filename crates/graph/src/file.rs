@@ -153,9 +153,10 @@ fn gzip_error(path: &Path, e: std::io::Error) -> Error {
     Error::io(path, what, e)
 }
 
-/// Files that must not outlive this process if it is interrupted: temporary outputs
-/// and written parts of an output not yet committed. The front end's signal handler
-/// calls [`remove_pending`]; everything else goes through [`Pending`].
+/// Files that must not outlive this process if it is interrupted: temporary outputs,
+/// written parts of an output not yet committed, and temporary directories. The front
+/// end's signal handler calls [`remove_pending`]; everything else goes through
+/// [`Pending`].
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
@@ -167,14 +168,23 @@ fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 pub fn remove_pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     let mut files = pending();
     for f in files.drain(..) {
-        let _ = std::fs::remove_file(f);
+        remove(&f);
     }
     files
 }
 
-/// A file this process wrote that is removed when the guard drops (or the process is
-/// interrupted) unless [`Pending::keep`] is called: the parts of an output whose
-/// commit point is elsewhere (an SSD layout's stripes, committed by its index).
+/// Removes a file, or a directory with what it holds.
+fn remove(path: &Path) {
+    let _ = match path.is_dir() {
+        true => std::fs::remove_dir_all(path),
+        false => std::fs::remove_file(path),
+    };
+}
+
+/// A file (or directory) this process wrote that is removed when the guard drops (or
+/// the process is interrupted) unless [`Pending::keep`] is called: the parts of an
+/// output whose commit point is elsewhere (an SSD layout's stripes, committed by its
+/// index), or a temporary directory.
 #[derive(Debug)]
 pub struct Pending {
     path: PathBuf,
@@ -209,7 +219,7 @@ impl Drop for Pending {
     fn drop(&mut self) {
         if !self.kept {
             pending().retain(|f| f != &self.path);
-            let _ = std::fs::remove_file(&self.path);
+            remove(&self.path);
         }
     }
 }

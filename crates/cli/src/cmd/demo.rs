@@ -7,12 +7,15 @@ use std::time::Instant;
 
 use anyhow::Result;
 use chatty::{harness, Algorithm, EngineSpec, GraphSource, Params, Workload};
+use chatty_graph::file::Pending;
 use chatty_graph::{cgr, generate, stats, write_graph, GenOptions, Graph};
 
 use crate::progress::Bar;
 
 pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
-    let tmp;
+    // The temporary directory is pending too, so that Ctrl-C (which ends the process
+    // before `tmp` drops) removes it.
+    let (tmp, _pending);
     let dir = match dir {
         Some(d) => {
             std::fs::create_dir_all(d)?;
@@ -20,6 +23,7 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
         }
         None => {
             tmp = tempfile::tempdir()?;
+            _pending = Pending::new(tmp.path());
             tmp.path()
         }
     };
