@@ -95,6 +95,8 @@ class Graph:
         self.nodes = nodes
         #: How weights are stored: None (unweighted), "int" (exact) or "float" (32-bit).
         self.weight_kind = weight_kind if native.weighted else None
+        # Whether networkx held a weight as a float, so that sums of them are floats.
+        self._float_weights = False
         # networkx's neighbour order as CSR (offsets, targets), where it differs from
         # ours (sorted by id): traversal orders (bfs_edges) follow it.
         self._neighbor_order: Optional[tuple[np.ndarray, np.ndarray]] = None
@@ -141,7 +143,7 @@ class Graph:
         # Nodes 0..n-1 in order (the common case) are their own ids: no index to look up.
         identity = all(type(v) is int and v == i for i, v in enumerate(nodes))
         index = None if identity else {v: i for i, v in enumerate(nodes)}
-        src, dst, w = _native.edges_from_adjacency(g._adj, index, weight, float(default))
+        src, dst, w, floats = _native.edges_from_adjacency(g._adj, index, weight, float(default))
         if w is not None and (w.size == 0 or np.all(w == 1)):
             w = None
         directed = g.is_directed()
@@ -150,6 +152,7 @@ class Graph:
         # copies the undirected build adds.
         native = _native.Graph.from_arrays(src, dst, len(nodes), directed, wt, kind, dedup=not directed)
         graph = cls(native, nodes, kind)
+        graph._float_weights = floats
         # The adjacency comes grouped by source in id order; keep networkx's order of
         # each group only where it is not ours.
         if np.any((np.diff(dst.astype(np.int64)) < 0) & (np.diff(src) == 0)):

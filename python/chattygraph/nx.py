@@ -208,8 +208,13 @@ class BackendInterface:
         reached = np.isfinite(dist)
         if cutoff is not None:
             reached &= dist <= cutoff
-        # Integer weights (floats are declined above): the sums are exact integers.
-        return _select(G, np.where(reached, dist, 0).astype(np.int64), reached)
+        # Integral weights (others are declined above): the sums are exact. networkx's
+        # are floats where its weights were, but for the source's own 0.
+        if not G.cg._float_weights:
+            return _select(G, np.where(reached, dist, 0).astype(np.int64), reached)
+        found = _select(G, np.where(reached, dist, 0.0), reached)
+        found[source] = 0
+        return found
 
     @staticmethod
     def connected_components(G) -> Iterator[set]:

@@ -16,7 +16,7 @@ use chatty_algo::{Engine, GraphInfo};
 use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, NoProgress, ReadOptions, WeightType};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyFloat};
 use rayon::prelude::*;
 
 /// The exception classes (`chattygraph/_errors.py`): `ChattyError` and its subclasses
@@ -460,7 +460,9 @@ fn gpu_count() -> usize {
 /// Reads a networkx adjacency (`G._adj`, a dict of dicts) into edge arrays, with
 /// `index` mapping each node to its id (`None`: the nodes are the ids 0..n-1 in
 /// order), in one pass without building Python lists.
-/// Returns (src, dst, weights or None); a missing weight attribute is `default`.
+/// Returns (src, dst, weights or None, whether a weight was a Python float); a
+/// missing weight attribute is `default`. networkx sums float weights into float
+/// distances, integers into integers: the backend answers alike.
 #[pyfunction]
 #[pyo3(signature = (adj, index, weight=None, default=1.0))]
 #[allow(clippy::type_complexity)]
@@ -470,10 +472,11 @@ fn edges_from_adjacency<'py>(
     index: Option<&Bound<'py, PyDict>>,
     weight: Option<&str>,
     default: f64,
-) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<f64>>>)> {
+) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<f64>>>, bool)> {
     let mut src = Vec::new();
     let mut dst = Vec::new();
     let mut weights = weight.map(|_| Vec::new());
+    let mut floats = false;
     let n = adj.len();
     let id = |node: &Bound<'py, PyAny>| -> PyResult<u32> {
         let id: u32 = match index {
@@ -494,14 +497,17 @@ fn edges_from_adjacency<'py>(
             dst.push(v);
             if let (Some(w), Some(name)) = (weights.as_mut(), weight) {
                 let value = match attrs.cast_into::<PyDict>()?.get_item(name)? {
-                    Some(x) => x.extract::<f64>()?,
+                    Some(x) => {
+                        floats |= x.is_instance_of::<PyFloat>();
+                        x.extract::<f64>()?
+                    }
                     None => default,
                 };
                 w.push(value);
             }
         }
     }
-    Ok((src.into_pyarray(py), dst.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
+    Ok((src.into_pyarray(py), dst.into_pyarray(py), weights.map(|w| w.into_pyarray(py)), floats))
 }
 
 /// A front-door note as a Python `RuntimeWarning`.

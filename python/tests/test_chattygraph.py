@@ -187,6 +187,10 @@ def test_the_networkx_backend_answers_as_networkx_and_declines_what_it_cannot():
     want = nx.pagerank(g, weight=None)
     assert sum(abs(got[v] - want[v]) for v in g) < 20 * len(g) * 1e-6
     assert nx.single_source_dijkstra_path_length(g, 0, backend="chatty") == nx.single_source_dijkstra_path_length(g, 0)
+    # Float weights of integral value sum to floats, as in networkx (the source's own 0 an int).
+    f = nx.DiGraph([(0, 1, {"weight": 2.0}), (1, 2, {"weight": 3.0}), (0, 3, {"weight": 1.0})])
+    got, want = nx.single_source_dijkstra_path_length(f, 0, backend="chatty"), nx.single_source_dijkstra_path_length(f, 0)
+    assert got == want and [type(got[v]) for v in sorted(got)] == [type(want[v]) for v in sorted(want)], (got, want)
     assert nx.single_source_shortest_path_length(g, 0, backend="chatty") == nx.single_source_shortest_path_length(g, 0)
     assert sorted(map(sorted, nx.connected_components(u, backend="chatty"))) == sorted(map(sorted, nx.connected_components(u)))
     assert nx.number_weakly_connected_components(g, backend="chatty") == nx.number_weakly_connected_components(g)
