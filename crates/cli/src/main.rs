@@ -90,6 +90,7 @@ fn handle_signals() {
     }
     extern "C" fn on_sigbus(_: libc::c_int) {
         const MESSAGE: &[u8] = b"chatty: error: an input file was truncated or changed by another process while mapped (SIGBUS)\n";
+        chatty_graph::file::unlink_pending_in_signal_handler();
         // SAFETY: write(2) and _exit(2) are async-signal-safe.
         unsafe {
             libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());

@@ -226,6 +226,31 @@ fn an_interrupted_demo_leaves_no_files() {
     assert!(left.is_empty(), "{left:?} left; {}", String::from_utf8_lossy(&out.stderr));
 }
 
+/// A SIGBUS (a mapped input truncated by another process) during `convert` removes
+/// the output's temporary file before it exits, as Ctrl-C does.
+#[test]
+fn a_bus_error_leaves_no_partial_output() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    assert!(chatty(&["generate", "grid", "--width", "1000", "--height", "1000", "-o", &p("g.cgr")]).status.success());
+    let out = d.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_chatty"))
+        .args(["convert", &p("g.cgr"), "-o", out.join("g.el").to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while walk(&out).is_empty() {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGBUS) };
+    let done = child.wait_with_output().unwrap();
+    // Nothing, or (had it finished first) the whole output and nothing else.
+    let left = walk(&out);
+    assert!(left.is_empty() || left == [out.join("g.el")], "{left:?} left; {}", String::from_utf8_lossy(&done.stderr));
+}
+
 /// Every file under `dir` (what the demo removes as it goes is not there).
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(dir)

@@ -3,10 +3,13 @@
 //! [`AtomicFile`], an output that appears whole or not at all, with the registry of
 //! [`Pending`] files an interruption removes.
 
+use std::ffi::CString;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::ops::Deref;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicPtr, Ordering::SeqCst};
 use std::sync::Mutex;
 
 use crate::error::{Error, Result};
@@ -155,22 +158,61 @@ fn gzip_error(path: &Path, e: std::io::Error) -> Error {
 
 /// Files that must not outlive this process if it is interrupted: temporary outputs,
 /// written parts of an output not yet committed, and temporary directories. The front
-/// end's signal handler calls [`remove_pending`]; everything else goes through
+/// end's signal handler calls [`remove_pending`] (or, where only async-signal-safe
+/// calls may run, [`unlink_pending_in_signal_handler`]); everything else goes through
 /// [`Pending`].
-static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static PENDING: Mutex<Registry> = Mutex::new(Registry { paths: Vec::new(), retired: Vec::new() });
 
-fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+/// The pending paths as C strings, published after every change for a signal handler,
+/// which may neither lock nor allocate.
+static PUBLISHED: AtomicPtr<Vec<CString>> = AtomicPtr::new(std::ptr::null_mut());
+
+struct Registry {
+    paths: Vec<PathBuf>,
+    /// Lists published before, never freed: a signal handler may be reading one (a
+    /// run registers a few dozen paths at most). Boxed: the box is the address that
+    /// was published.
+    #[allow(clippy::vec_box)]
+    retired: Vec<Box<Vec<CString>>>,
+}
+
+impl Registry {
+    /// Changes the paths and publishes them.
+    fn change(&mut self, f: impl FnOnce(&mut Vec<PathBuf>)) {
+        f(&mut self.paths);
+        let list: Vec<CString> = self.paths.iter().filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok()).collect();
+        let old = PUBLISHED.swap(Box::into_raw(Box::new(list)), SeqCst);
+        if !old.is_null() {
+            // SAFETY: `old` came from Box::into_raw above and was swapped out once.
+            self.retired.push(unsafe { Box::from_raw(old) });
+        }
+    }
+}
+
+fn pending() -> std::sync::MutexGuard<'static, Registry> {
     PENDING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Removes every pending file and returns with the registry locked, so that no
 /// commit can happen after it: the caller (a signal handler's thread) exits next.
-pub fn remove_pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    let mut files = pending();
-    for f in files.drain(..) {
-        remove(&f);
+pub fn remove_pending() -> impl Drop {
+    let mut registry = pending();
+    registry.change(|paths| paths.drain(..).for_each(|f| remove(&f)));
+    registry
+}
+
+/// Unlinks every pending file with async-signal-safe calls only, for a handler of a
+/// signal that cannot wait for a lock (SIGBUS: a mapped input truncated under the
+/// run); directories stay.
+pub fn unlink_pending_in_signal_handler() {
+    let list = PUBLISHED.load(SeqCst);
+    if list.is_null() {
+        return;
     }
-    files
+    // SAFETY: published lists are never freed; unlink(2) is async-signal-safe.
+    for path in unsafe { &*list } {
+        unsafe { libc::unlink(path.as_ptr()) };
+    }
 }
 
 /// Removes a file, or a directory with what it holds.
@@ -194,22 +236,22 @@ pub struct Pending {
 impl Pending {
     /// Registers `path`.
     pub fn new(path: &Path) -> Pending {
-        pending().push(path.to_path_buf());
+        pending().change(|paths| paths.push(path.to_path_buf()));
         Pending { path: path.to_path_buf(), kept: false }
     }
 
     /// Keeps the file: the output it belongs to is committed.
     pub fn keep(mut self) {
-        pending().retain(|f| f != &self.path);
+        pending().change(|paths| paths.retain(|f| f != &self.path));
         self.kept = true;
     }
 
     /// Runs `commit` (a rename into place) with the registry locked, so that an
     /// interruption sees the file either pending or committed, then keeps it.
     fn commit_with<T>(mut self, commit: impl FnOnce() -> T) -> T {
-        let mut files = pending();
+        let mut registry = pending();
         let done = commit();
-        files.retain(|f| f != &self.path);
+        registry.change(|paths| paths.retain(|f| f != &self.path));
         self.kept = true;
         done
     }
@@ -218,7 +260,7 @@ impl Pending {
 impl Drop for Pending {
     fn drop(&mut self) {
         if !self.kept {
-            pending().retain(|f| f != &self.path);
+            pending().change(|paths| paths.retain(|f| f != &self.path));
             remove(&self.path);
         }
     }
