@@ -419,22 +419,22 @@ impl Report {
     /// 2 iterations, its top 10 sharing one vertex with the converged ranking) while
     /// its scores still moved by more than [`LOOSE_RESIDUAL`]. None for a tolerance
     /// of 0, which asks for the iterations given.
-    pub fn caveat(&self) -> Option<Caveat> {
+    pub fn caveat(&self) -> Option<String> {
         let (residual, pr, n) = (self.last.residual?, &self.params.pr, self.graph.n);
         let (iterations, stop) = (self.last.iterations, pr.stop(n));
         if n == 0 || pr.tolerance == 0.0 {
             None
         } else if !self.settled(residual) {
-            Some(Caveat::NotConverged(format!(
+            Some(format!(
                 "PageRank did not converge in {iterations} iterations (its last changed the scores by {residual:.1e}, \
                  the stop is below {stop:.1e}): the scores are not final; allow more iterations"
-            )))
+            ))
         } else if residual > LOOSE_RESIDUAL {
-            Some(Caveat::Loose(format!(
+            Some(format!(
                 "PageRank stopped after {iterations} iterations by networkx's rule (L1 change below n × tolerance = \
                  {stop:.1e}) while its scores still moved by {residual:.1e}: a tolerance of {:.0e} converges",
                 CONVERGED_RESIDUAL / n as f64
-            )))
+            ))
         } else {
             None
         }
@@ -500,7 +500,7 @@ impl Report {
                 Err(e) => format!("FAIL: {e}"),
             }),
             "verified_against": self.verified_against,
-            "caveat": self.caveat().map(|c| c.to_string()),
+            "caveat": self.caveat(),
             "peak_memory_bytes": peak_rss(),
             "version": env!("CARGO_PKG_VERSION"),
             "commit": ctx.commit,
@@ -525,23 +525,6 @@ const PRECISION_FLOOR: f64 = 8.0 * f32::EPSILON as f64;
 
 /// The L1 change the note's suggested tolerance stops below.
 const CONVERGED_RESIDUAL: f64 = 1e-6;
-
-/// Said beside an answer ([`Report::caveat`]).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Caveat {
-    /// The iterations ran out first: the answer is not final (networkx raises).
-    NotConverged(String),
-    /// It stopped by the rule asked for, early.
-    Loose(String),
-}
-
-impl std::fmt::Display for Caveat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Caveat::NotConverged(text) | Caveat::Loose(text) => f.write_str(text),
-        }
-    }
-}
 
 /// Peak resident memory of this process (VmHWM), in bytes; 0 where unknown.
 pub fn peak_rss() -> u64 {

@@ -82,11 +82,13 @@ const POOL_SIZE: &str = "RAYON_NUM_THREADS";
 fn environment_threads() -> Result<Option<(usize, Option<Note>)>> {
     let Some(value) = std::env::var_os(POOL_SIZE) else { return Ok(None) };
     let value = value.to_string_lossy();
-    match value.trim().parse::<usize>() {
-        _ if value.trim().is_empty() => Ok(None),
-        Ok(0) => Ok(None),
-        Ok(t) => threads(POOL_SIZE, t).map(Some),
-        Err(_) => Err(Error::Parameter { name: POOL_SIZE, problem: format!("`{value}`: expected a thread count") }),
+    match value.trim() {
+        "" => Ok(None),
+        t => match t.parse() {
+            Ok(0) => Ok(None),
+            Ok(t) => threads(POOL_SIZE, t).map(Some),
+            Err(_) => Err(Error::Parameter { name: POOL_SIZE, problem: format!("`{value}`: expected a thread count") }),
+        },
     }
 }
 
