@@ -268,6 +268,27 @@ fn ranks_given_different_flags_refuse_to_start() {
     assert!(text(&o).contains("different parameters"), "{}", text(&o));
 }
 
+/// Ranks that find different files under one path (here: one relative path, two
+/// working directories) refuse the job before any rank sizes a message by its own file.
+#[test]
+fn ranks_that_open_different_graphs_refuse_them() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    for (dir, scale) in [(&a, "8"), (&b, "9")] {
+        std::fs::create_dir(dir).unwrap();
+        assert!(chatty(&["generate", "rmat", "--scale", scale, "-o", dir.join("g.cgr").to_str().unwrap()]).status.success());
+    }
+    for reorder in ["none", "bfs"] {
+        let rank = |dir: &Path| {
+            ["--wdir", dir.to_str().unwrap(), CHATTY, "run", "pr", "g.cgr", "--engine", "mpi", "--reorder", reorder].map(String::from)
+        };
+        let o = mpirun(1).args(rank(&a)).args([":", "-np", "1"]).args(rank(&b)).output().unwrap();
+        let t = text(&o);
+        assert!(!o.status.success() && t.contains("different graphs"), "{t}");
+        assert!(!t.contains("panicked"), "{t}");
+    }
+}
+
 #[test]
 fn a_corrupt_graph_is_an_error_on_every_rank() {
     let d = tempfile::tempdir().unwrap();

@@ -152,22 +152,14 @@ impl DistEngine {
         let path = path.as_path();
         let mut new_id = None;
         let graph = match distribute {
-            Distribute::Shared | Distribute::Multicast => {
-                let graph = match options.bfs_order {
-                    true => {
-                        let (graph, ids) = LocalGraph::open_renumbered(&comm, path)?;
-                        new_id = Some(ids);
-                        graph
-                    }
-                    false => LocalGraph::open(&comm, path)?,
-                };
-                let digest = chatty_graph::cgr::CgrFile::open(path).map_err(DistError::Graph)?.digest();
-                let (lo, hi) = comm.min_max_u64(digest);
-                if lo != hi {
-                    return Err(DistError::Inconsistent(format!("{}: the ranks opened different graphs under this path", path.display())));
+            Distribute::Shared | Distribute::Multicast => match options.bfs_order {
+                true => {
+                    let (graph, ids) = LocalGraph::open_renumbered(&comm, path)?;
+                    new_id = Some(ids);
+                    graph
                 }
-                graph
-            }
+                false => LocalGraph::open(&comm, path)?,
+            },
             Distribute::Mpi => {
                 let (graph, ids) = LocalGraph::receive(&comm, path, options.bfs_order)?;
                 new_id = ids;

@@ -64,12 +64,17 @@ fn in_input_order(file: CgrFile) -> Result<CgrFile, DistError> {
 }
 
 impl LocalGraph {
-    /// Opens `path` on every rank (collective) and checks it: header and section
-    /// table here, rows' structure per rank, section checksums split by pieces across
+    /// Opens `path` on every rank (collective) and checks it: the same header on every
+    /// rank (its digest), header and section table here, rows' structure per rank, section checksums split by pieces across
     /// ranks, the stored transpose and undirected symmetry by fingerprints summed
     /// over ranks. Any rank's failure is every rank's error.
     pub fn open(comm: &Comm, path: &Path) -> Result<LocalGraph, DistError> {
         let file = agree(comm, CgrFile::open(path).map_err(DistError::Graph).and_then(in_input_order))?;
+        // Before any rank sizes a collective by its own header.
+        let (lo, hi) = comm.min_max_u64(file.digest());
+        if lo != hi {
+            return Err(DistError::Inconsistent(format!("{}: the ranks opened different graphs under this path", path.display())));
+        }
         let out_offsets = agree(comm, file.offsets(false).map_err(DistError::Graph))?;
         let ranges = Ranges::balanced(&out_offsets, comm.size());
         let own = ranges.range(comm.rank());
