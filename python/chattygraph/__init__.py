@@ -87,7 +87,8 @@ def _weights(w: Any, m: int) -> tuple[Optional[np.ndarray], str]:
 
 class Graph:
     """A graph in memory, its vertices 0 .. n-1 (``nodes`` names them when the graph
-    came from networkx). Kernels run on it through an engine kept between calls."""
+    came from networkx, or from a file whose ids have gaps or are labels). Kernels
+    run on it through an engine kept between calls."""
 
     def __init__(self, native: "_native.Graph", nodes: Optional[Sequence[Hashable]] = None,
                  weight_kind: Optional[str] = None):
@@ -215,15 +216,22 @@ class Graph:
 
 
 def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize: bool = False,
-         dedup: bool = False, drop_self_loops: bool = False, mem_budget: Optional[int] = None) -> Graph:
-    """Reads any input the CLI reads (edge lists, DIMACS, PACE, Matrix Market, SNAP,
-    ``.cgr``; gzip), the format detected from the name and content unless given.
-    Vertex ids are 0-based (a 1-based file's vertex 1 is 0). An SSD layout
+         dedup: bool = False, drop_self_loops: bool = False, mem_budget: Optional[int] = None,
+         keep_id_range: bool = False, header: Optional[bool] = None) -> Graph:
+    """Reads any input the CLI reads (edge lists, CSV, DIMACS, PACE, Matrix Market,
+    SNAP, ``.cgr``; gzip), the format detected from the name and content unless given.
+    Vertex ids are 0-based (a 1-based file's vertex 1 is 0). An edge list's vertices
+    are the ids or labels that appear, as networkx reads them: where those are not
+    0 .. n-1 (a SNAP file's ids with gaps, a CSV's ``alice,bob``), ``nodes`` holds
+    them and every call takes and ``to_dict`` gives them; ``keep_id_range`` makes
+    every id from 0 to the largest a vertex instead. ``header``: whether the first
+    line is a header (default: decided for a CSV). An SSD layout
     (``Graph.write(..., layout="ssd")``, ``chatty convert --layout ssd``) is opened
     instead: its edges stay on disk and its kernels run on the SSD engine, within
     ``mem_budget`` bytes (default: the memory available)."""
-    native = _native.Graph.read(os.fspath(path), format, symmetrize, dedup, drop_self_loops, mem_budget)
-    return Graph(native, weight_kind=native.weight_type)
+    native = _native.Graph.read(os.fspath(path), format, symmetrize, dedup, drop_self_loops, mem_budget,
+                                keep_id_range, header)
+    return Graph(native, nodes=native.names, weight_kind=native.weight_type)
 
 
 def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:

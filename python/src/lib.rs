@@ -13,10 +13,10 @@ use std::sync::Mutex;
 
 use chatty::{harness, Algorithm, BcSources, Distances, EngineKind, EngineSpec, ErrorKind, GraphSource, Output, Params, PrParams, Workload};
 use chatty_algo::{Engine, GraphInfo};
-use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, NoProgress, ReadOptions, WeightType};
+use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, Naming, NoProgress, ReadOptions, VertexNames, WeightType};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFloat};
+use pyo3::types::{PyDict, PyFloat, PyList};
 use rayon::prelude::*;
 
 /// The exception classes (`chattygraph/_errors.py`): `ChattyError` and its subclasses
@@ -143,13 +143,17 @@ impl PyGraph {
         Ok(PyGraph::new(g, "<arrays>".into()))
     }
 
-    /// Reads any input the CLI reads (edge lists, DIMACS, PACE, Matrix Market,
-    /// METIS, SNAP, `.cgr`; gzip; a pipe), detecting the format unless given.
+    /// Reads any input the CLI reads (edge lists, CSV, DIMACS, PACE, Matrix Market,
+    /// SNAP, `.cgr`; gzip; a pipe), detecting the format unless given. An edge list's
+    /// vertices are the ids or labels that appear (`names`), or with `keep_id_range`
+    /// every id from 0 to the largest; `header` says whether its first line is one
+    /// (default: decided for a CSV).
     #[staticmethod]
     /// An SSD layout (`chatty convert --layout ssd`) is opened, not read: its edges
     /// stay on disk for the SSD engine, whose index and buffers must fit `mem_budget`
     /// bytes (default: the memory available).
-    #[pyo3(signature = (path, format=None, symmetrize=false, dedup=false, drop_self_loops=false, mem_budget=None))]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (path, format=None, symmetrize=false, dedup=false, drop_self_loops=false, mem_budget=None, keep_id_range=false, header=None))]
     fn read(
         py: Python<'_>,
         path: PathBuf,
@@ -158,10 +162,14 @@ impl PyGraph {
         dedup: bool,
         drop_self_loops: bool,
         mem_budget: Option<u64>,
+        keep_id_range: bool,
+        header: Option<bool>,
     ) -> PyResult<PyGraph> {
         if chatty_ssd::layout::is_layout(&path) {
-            if format.is_some() || symmetrize || dedup || drop_self_loops {
-                return Err(bad("an SSD layout is read as it was written: format, symmetrize, dedup and drop_self_loops do not apply"));
+            if format.is_some() || symmetrize || dedup || drop_self_loops || keep_id_range || header.is_some() {
+                return Err(bad(
+                    "an SSD layout is read as it was written: format, symmetrize, dedup, drop_self_loops, keep_id_range and header do not apply",
+                ));
             }
             let spec = EngineSpec { ssd: chatty::SsdSpec { budget: mem_budget, ..chatty::SsdSpec::default() }, ..EngineSpec::new(EngineKind::Ssd) };
             let opened =
@@ -173,7 +181,8 @@ impl PyGraph {
         let format = format
             .map(|f| Format::from_name(f).ok_or_else(|| bad(format!("format `{f}`: expected one of {}", Format::NAMES))))
             .transpose()?;
-        let opts = ReadOptions { format, build: BuildOptions { symmetrize, dedup, drop_self_loops } };
+        let ids = chatty_graph::read::IdOptions { keep_id_range, header };
+        let opts = ReadOptions { format, build: BuildOptions { symmetrize, dedup, drop_self_loops }, ids };
         // A graph stored renumbered is read back in its input's ids: `csr()` and the
         // BFS tree read the adjacency itself, which answers must match.
         let g = py
@@ -226,6 +235,17 @@ impl PyGraph {
     #[getter]
     fn id_base(&self) -> u32 {
         self.info.id_base
+    }
+
+    /// The input's names of the vertices (ints or strs, vertex i's at i), where they
+    /// are not 0 to n-1: an edge list's ids with gaps, or its labels; else `None`.
+    #[getter]
+    fn names<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(names) = &self.info.names else { return Ok(None) };
+        Ok(Some(match names.as_ref() {
+            VertexNames::Numbers(ids) => PyList::new(py, ids)?.into_any(),
+            VertexNames::Labels { .. } => PyList::new(py, (0..names.len() as u32).map(|v| names.name(v).to_string()))?.into_any(),
+        }))
     }
 
     /// The out-edges as CSR arrays: offsets (n + 1), targets, and weights as floats
@@ -442,7 +462,12 @@ fn run<'py>(
         .detach(|| -> chatty::Result<(harness::Report, String)> {
             let opts = harness::Options { trials: 1, verify: false, against: None };
             let report = harness::run(engine.as_mut(), alg, &p, &opts, |_| {})?;
-            let ctx = harness::Context { path: &graph.path, load_seconds: 0.0, started: None, commit: env!("CARGO_PKG_VERSION"), top, id_base: 0 };
+            // Python numbers vertices from 0 (`Graph.nodes` holds the names).
+            let naming = match &graph.info.names {
+                Some(names) => Naming::Names(names.clone()),
+                None => Naming::From(0),
+            };
+            let ctx = harness::Context { path: &graph.path, load_seconds: 0.0, started: None, commit: env!("CARGO_PKG_VERSION"), top, naming: &naming };
             let json = report.json(&ctx).to_string();
             Ok((report, json))
         })

@@ -5,7 +5,7 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use chatty_graph::{Graph, Progress, VertexOrder, WeightType};
+use chatty_graph::{Graph, Naming, Progress, VertexNames, VertexOrder, WeightType};
 use serde::Serialize;
 
 use crate::{Algorithm, Output, Params, Result};
@@ -42,6 +42,13 @@ pub struct GraphInfo {
     /// report, sources and answers still use the input's ids.
     #[serde(rename = "renumbered", serialize_with = "is_renumbered")]
     pub order: Option<Arc<VertexOrder>>,
+    /// The input's names of the vertices, where they are not `id + id_base`.
+    #[serde(rename = "named", serialize_with = "is_named")]
+    pub names: Option<Arc<VertexNames>>,
+}
+
+fn is_named<S: serde::Serializer>(names: &Option<Arc<VertexNames>>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_bool(names.is_some())
 }
 
 fn is_renumbered<S: serde::Serializer>(order: &Option<Arc<VertexOrder>>, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -59,6 +66,17 @@ impl GraphInfo {
             weight_type: g.weight_type(),
             id_base: g.id_base(),
             order: g.order().cloned(),
+            names: g.names().cloned(),
+        }
+    }
+
+    /// How the user names the vertices: the input's names or numbers from its id
+    /// base; with `zero_based`, numbers from 0 whatever the input said.
+    pub fn naming(&self, zero_based: bool) -> Naming {
+        match (&self.names, zero_based) {
+            (_, true) => Naming::From(0),
+            (Some(names), false) => Naming::Names(names.clone()),
+            (None, false) => Naming::From(self.id_base),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use chatty_graph::VertexOrder;
+use chatty_graph::{Name, Naming, VertexOrder};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
@@ -379,9 +379,9 @@ pub struct Context<'a> {
     pub commit: &'a str,
     /// How many of the largest values or components the `result` lists.
     pub top: usize,
-    /// The first vertex id as the user sees them (`GraphInfo::id_base`, or 0 when the
-    /// user asked for 0-based ids): every id in the report is shifted by it.
-    pub id_base: u32,
+    /// How the user names the vertices ([`GraphInfo::naming`]): every vertex in the
+    /// report is shown so.
+    pub naming: &'a Naming,
 }
 
 impl Report {
@@ -398,7 +398,7 @@ impl Report {
     /// The answer's summary, with PageRank's residual (the L1 change of its last
     /// iteration) and whether it converged beside it.
     fn result(&self, ctx: &Context) -> Value {
-        let mut result = serde_json::to_value(self.last.output.summary(ctx.top).renumbered(ctx.id_base)).expect("a summary serialises");
+        let mut result = serde_json::to_value(self.last.output.summary(ctx.top).named(ctx.naming)).expect("a summary serialises");
         if let (Value::Object(r), Some(residual)) = (&mut result, self.last.residual) {
             r.insert("residual".into(), json!(residual));
             r.insert("converged".into(), json!(self.settled(residual)));
@@ -444,7 +444,7 @@ impl Report {
     /// every engine; what only one engine has lives under `detail`.
     pub fn json(&self, ctx: &Context) -> Value {
         let p = &self.params;
-        let sources: Vec<u32> = self.last.sources.iter().map(|&s| s + ctx.id_base).collect();
+        let sources: Vec<Name> = self.last.sources.iter().map(|&s| ctx.naming.name(s)).collect();
         // Made first, so the elapsed time includes summarising the answer.
         let result = self.result(ctx);
         let elapsed_seconds = ctx.started.map(|s| s.elapsed().as_secs_f64());
@@ -458,7 +458,8 @@ impl Report {
                 "m": self.graph.m,
                 "directed": self.graph.directed,
                 "weighted": self.graph.weighted,
-                "id_base": ctx.id_base,
+                "id_base": match ctx.naming { Naming::From(base) => *base, Naming::Names(_) => 0 },
+                "named": self.graph.names.is_some(),
                 "renumbered": self.graph.order.is_some(),
             },
             "parameters": {

@@ -8,12 +8,14 @@ use std::fmt;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use chatty_graph::{Name, Naming};
+
 use crate::{bfs, Distances, Output};
 
-/// The summary of one [`Output`].
+/// The summary of one [`Output`], its vertices `V`: ids, or the user's [`Name`]s.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Summary {
+pub enum Summary<V = u32> {
     /// BFS: vertices reached and how many at each depth.
     Depths {
         /// Vertices reached (the source included).
@@ -37,7 +39,7 @@ pub enum Summary {
         /// Number of components.
         count: u64,
         /// `(label, size)` of the largest components.
-        largest: Vec<(u32, u64)>,
+        largest: Vec<(V, u64)>,
     },
     /// PageRank, BC, SpMV: the largest values.
     Values {
@@ -46,7 +48,7 @@ pub enum Summary {
         /// Their Euclidean norm.
         norm: f64,
         /// `(vertex, value)`, largest first.
-        top: Vec<(u32, f64)>,
+        top: Vec<(V, f64)>,
     },
 }
 
@@ -202,17 +204,23 @@ fn largest<T: Ord>(items: impl Iterator<Item = T>, k: usize) -> Vec<T> {
 }
 
 impl Summary {
-    /// The summary with vertex ids shown from `base` (1 for 1-based inputs).
-    pub fn renumbered(self, base: u32) -> Summary {
+    /// The summary with its vertices (and component labels, which are vertices) as
+    /// the user names them.
+    pub fn named(self, naming: &Naming) -> Summary<Name<'_>> {
         match self {
             Summary::Components { count, largest } => {
-                Summary::Components { count, largest: largest.into_iter().map(|(c, s)| (c + base, s)).collect() }
+                Summary::Components { count, largest: largest.into_iter().map(|(c, s)| (naming.name(c), s)).collect() }
             }
-            Summary::Values { sum, norm, top } => Summary::Values { sum, norm, top: top.into_iter().map(|(v, x)| (v + base, x)).collect() },
-            other => other,
+            Summary::Values { sum, norm, top } => {
+                Summary::Values { sum, norm, top: top.into_iter().map(|(v, x)| (naming.name(v), x)).collect() }
+            }
+            Summary::Depths { reached, max_depth, histogram } => Summary::Depths { reached, max_depth, histogram },
+            Summary::Distances { reached, max, mean } => Summary::Distances { reached, max, mean },
         }
     }
+}
 
+impl<V: fmt::Display> Summary<V> {
     /// The summary as the text report prints it: the [`fmt::Display`] line, then the
     /// histogram, the largest components or the top values, one per line.
     pub fn report(&self) -> String {
@@ -240,7 +248,7 @@ impl Summary {
     }
 }
 
-impl fmt::Display for Summary {
+impl<V: fmt::Display> fmt::Display for Summary<V> {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             Summary::Depths { reached, max_depth, .. } => write!(f, "Reached:             {reached} vertices, max depth {max_depth}"),

@@ -413,7 +413,7 @@ pub struct RunArgs {
     pub engine: EngineChoice,
     /// Source vertex (bfs, sssp, bc); default: a random vertex with out-edges per trial.
     #[arg(long, short = 'r')]
-    pub source: Option<u32>,
+    pub source: Option<String>,
     /// With --engine mpi: how the ranks get their rows. shared: every rank maps the same
     /// path (a shared or replicated file system); mpi: rank 0 reads and checks the
     /// file and sends each rank its rows; multicast: rank 0 sends the file by reliable
@@ -594,7 +594,7 @@ pub struct SsdArgs {
 pub struct GenerateArgs {
     #[command(subcommand)]
     pub kind: GeneratorKind,
-    /// Output file: .cgr, .el, .wel or .mtx (Matrix Market).
+    /// Output file: .cgr, .el, .wel, .csv or .mtx (Matrix Market).
     #[arg(short, long, global = true)]
     pub output: Option<PathBuf>,
     /// Seed of the generator; the same seed gives the same graph.
@@ -642,7 +642,7 @@ pub struct RandomArgs {
 pub struct ConvertArgs {
     /// Input graph (any supported format, optionally .gz).
     pub input: PathBuf,
-    /// Output file: .cgr, .el, .wel or .mtx (Matrix Market).
+    /// Output file: .cgr, .el, .wel, .csv or .mtx (Matrix Market).
     #[arg(short, long)]
     pub output: PathBuf,
     #[command(flatten)]
@@ -684,13 +684,24 @@ pub struct LoadArgs {
     /// Keep one edge of each group of parallel edges (the lightest).
     #[arg(long)]
     pub dedup: bool,
+    /// An edge list's vertices are every id from 0 to the largest (ids in no edge
+    /// become isolated vertices); by default they are the ids that appear, as
+    /// networkx reads them (answers keep the file's ids either way).
+    #[arg(long)]
+    pub keep_id_range: bool,
+    /// Whether an edge list's first line is a header (`source,target`); by default a
+    /// CSV's is when its ids are not integers above a line whose are, or are the
+    /// usual column names.
+    #[arg(long, value_name = "yes|no", value_parser = clap::builder::BoolishValueParser::new())]
+    pub header: Option<bool>,
 }
 
 impl LoadArgs {
     /// How the graph layer reads the input.
     pub fn read_options(&self) -> chatty_graph::ReadOptions {
         let build = chatty_graph::BuildOptions { symmetrize: self.symmetrize, dedup: self.dedup, drop_self_loops: self.drop_self_loops };
-        chatty_graph::ReadOptions { format: self.format.0, build }
+        let ids = chatty_graph::read::IdOptions { keep_id_range: self.keep_id_range, header: self.header };
+        chatty_graph::ReadOptions { format: self.format.0, build, ids }
     }
 }
 

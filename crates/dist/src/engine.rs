@@ -408,6 +408,7 @@ impl Engine for DistEngine {
             weight_type: g.weight_type,
             id_base: g.id_base,
             order: None,
+            names: None,
         }
     }
 

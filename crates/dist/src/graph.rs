@@ -55,11 +55,15 @@ pub struct LocalGraph {
 /// `file`, unless it is stored renumbered: the ranks' answers and sources are in the
 /// stored ids, which only the one-process engines map back.
 fn in_input_order(file: CgrFile) -> Result<CgrFile, DistError> {
-    match file.is_renumbered() {
-        false => Ok(file),
-        true => Err(DistError::Graph(chatty_graph::Error::Usage(
-            "the graph is stored renumbered (chatty convert --reorder); the MPI engine reads a graph in its input's order: convert it again without --reorder".into(),
-        ))),
+    let refuse = |what: &str| Err(DistError::Graph(chatty_graph::Error::Usage(what.into())));
+    match (file.is_renumbered(), file.is_named()) {
+        (false, false) => Ok(file),
+        (true, _) => refuse(
+            "the graph is stored renumbered (chatty convert --reorder); the MPI engine reads a graph in its input's order: convert it again without --reorder",
+        ),
+        (false, true) => refuse(
+            "the graph's vertices are named by its input (ids with gaps, or labels); the MPI engine numbers them 0 to n-1: convert the input with --keep-id-range",
+        ),
     }
 }
 
@@ -108,14 +112,18 @@ impl LocalGraph {
     /// land in the same range) and every rank gets the permutation too (old id → new).
     pub fn receive(comm: &Comm, path: &Path, bfs_order: bool) -> Result<(LocalGraph, Option<Vec<u32>>), DistError> {
         let whole = match comm.rank() {
-            0 => chatty_graph::cgr::check(path, &chatty_graph::NoProgress).map_err(DistError::Graph).and_then(|g| {
-                if !bfs_order {
-                    return Ok(Some((g, None)));
-                }
-                let new_id = chatty_graph::partition::bfs_order(&g);
-                let renumbered = chatty_graph::transform::relabel(&g, &new_id).map_err(DistError::Graph)?;
-                Ok(Some((renumbered.with_id_base(g.id_base()), Some(new_id))))
-            }),
+            0 => CgrFile::open(path)
+                .map_err(DistError::Graph)
+                .and_then(in_input_order)
+                .and_then(|_| chatty_graph::cgr::check(path, &chatty_graph::NoProgress).map_err(DistError::Graph))
+                .and_then(|g| {
+                    if !bfs_order {
+                        return Ok(Some((g, None)));
+                    }
+                    let new_id = chatty_graph::partition::bfs_order(&g);
+                    let renumbered = chatty_graph::transform::relabel(&g, &new_id).map_err(DistError::Graph)?;
+                    Ok(Some((renumbered.with_id_base(g.id_base()), Some(new_id))))
+                }),
             _ => Ok(None),
         };
         let (whole, new_id) = agree(comm, whole)?.unzip();

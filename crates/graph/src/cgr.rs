@@ -6,11 +6,11 @@
 //! | bytes | field |
 //! |---|---|
 //! | 0..8 | magic `CHATTYGR` |
-//! | 8..12 | version (u32): 1, or 2 when the input-ids section is present |
+//! | 8..12 | version (u32): 1; 2 when the input-ids section is present; 3 when the names sections are |
 //! | 12..16 | flags: bit 0 directed, bit 1 has transpose, bit 2 the source numbered vertices from 1, bits 8..16 weight type (0 none, 1 u32, 2 f32) |
 //! | 16..24 | n (u64) |
 //! | 24..32 | m (u64), stored directed edges |
-//! | 32..36 | section count (u32), at most 8 |
+//! | 32..36 | section count (u32), at most 10 |
 //! | 40.. | section table: {kind u32, pad u32, offset u64, length u64, xxh3-64 checksum u64} × count |
 //! | 4088..4096 | xxh3-64 of bytes 0..4088 |
 //!
@@ -18,7 +18,10 @@
 //! (u32 words × m), 4..6 the same for the transpose, 7 input ids (u32 × n, for a
 //! graph stored renumbered by `chatty convert --reorder`: the input's id of each
 //! stored vertex, a permutation; version 2, so that a reader of version 1 refuses
-//! the file rather than answer in the stored ids). Loading checks the header, its
+//! the file rather than answer in the stored ids); the input's names of the vertices
+//! where they are not `0..n` ([`VertexNames`], by input id; version 3): 8 integer ids
+//! (u64 × n, ascending), or 9 label offsets (u64 × (n+1)) and 10 label text (UTF-8).
+//! Loading checks the header, its
 //! checksum, every section's size and bounds against the file length, the structure
 //! (offsets monotone from 0 to m, targets < n, neighbour lists sorted) and that the
 //! parts agree (the transpose is the transpose, an undirected graph is symmetric), so
@@ -36,18 +39,25 @@ use crate::buf::Buf;
 use crate::csr::{check_structure, Adjacency, Graph, Rows, VertexOrder, WeightType};
 use crate::error::{Error, Result};
 use crate::file::{AtomicFile, Input};
+use crate::names::VertexNames;
 use crate::progress::Progress;
 
 /// The first eight bytes of every `.cgr` file.
 pub const MAGIC: &[u8; 8] = b"CHATTYGR";
 /// The newest format version this build reads and writes (it reads every older one).
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
+/// The version of files with input ids but no names.
+const VERSION_WITH_IDS: u32 = 2;
 /// The version of files without input ids, which every build since the first reads.
 const VERSION_WITHOUT_IDS: u32 = 1;
 /// The section of a renumbered graph's input ids.
 const INPUT_IDS: u32 = 7;
+/// The sections of the vertices' names: integer ids, or label offsets and text.
+const NAME_IDS: u32 = 8;
+const LABEL_OFFSETS: u32 = 9;
+const LABEL_TEXT: u32 = 10;
 const PAGE: u64 = 4096;
-const MAX_SECTIONS: usize = 8;
+const MAX_SECTIONS: usize = 10;
 const TABLE_AT: usize = 40;
 const ENTRY_BYTES: usize = 32;
 
@@ -87,6 +97,14 @@ pub fn write(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()> {
     if let Some(order) = g.order() {
         arrays.push((INPUT_IDS, bytemuck::cast_slice(order.input_ids())));
     }
+    match g.names().map(|x| x.as_ref()) {
+        Some(VertexNames::Numbers(ids)) => arrays.push((NAME_IDS, bytemuck::cast_slice(ids))),
+        Some(VertexNames::Labels { offsets, text, .. }) => {
+            arrays.push((LABEL_OFFSETS, bytemuck::cast_slice(offsets)));
+            arrays.push((LABEL_TEXT, text.as_bytes()));
+        }
+        None => {}
+    }
     let total: u64 = arrays.iter().map(|a| a.1.len() as u64).sum();
     progress.start("writing .cgr", total);
 
@@ -94,7 +112,11 @@ pub fn write(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()> {
     let io = |e| Error::io(path, "cannot write", e);
     let mut header = vec![0u8; PAGE as usize];
     header[..8].copy_from_slice(MAGIC);
-    let version = if g.order().is_some() { VERSION } else { VERSION_WITHOUT_IDS };
+    let version = match (g.names().is_some(), g.order().is_some()) {
+        (true, _) => VERSION,
+        (false, true) => VERSION_WITH_IDS,
+        (false, false) => VERSION_WITHOUT_IDS,
+    };
     header[8..12].copy_from_slice(&version.to_le_bytes());
     let weight_code = match g.weight_type() {
         WeightType::None => 0u32,
@@ -230,13 +252,19 @@ fn validate(path: &Path, map: memmap2::Mmap) -> Result<Mapped> {
             Section { kind: le_u32(h, e), offset: le_u64(h, e + 8), len: le_u64(h, e + 16), checksum: le_u64(h, e + 24) }
         })
         .collect();
-    if version == VERSION_WITHOUT_IDS && sections.iter().any(|s| s.kind == INPUT_IDS) {
+    let has = |kind: u32| sections.iter().any(|s| s.kind == kind);
+    let names = has(NAME_IDS) || has(LABEL_OFFSETS) || has(LABEL_TEXT);
+    if version == VERSION_WITHOUT_IDS && has(INPUT_IDS) {
         return bad(format!("a version {version} file with an input-ids section: the header is inconsistent"));
     }
-    // Version 2 is written only with input ids: without them its answers would come
-    // out in stored ids, silently.
-    if version == VERSION && !sections.iter().any(|s| s.kind == INPUT_IDS) {
+    // Version 2 is written only with input ids, version 3 only with names: without
+    // them its answers would come out in stored ids, silently.
+    if version == VERSION_WITH_IDS && !has(INPUT_IDS) {
         return bad(format!("a version {version} file without its input-ids section: the header is inconsistent"));
+    }
+    let whole_names = matches!((has(NAME_IDS), has(LABEL_OFFSETS), has(LABEL_TEXT)), (true, false, false) | (false, true, true));
+    if (version == VERSION && !whole_names) || (version != VERSION && names) {
+        return bad(format!("a version {version} file with names sections {:?}: the header is inconsistent", [8, 9, 10].map(has)));
     }
     let mut kinds: Vec<u32> = sections.iter().map(|s| s.kind).collect();
     kinds.sort_unstable();
@@ -262,6 +290,32 @@ impl Mapped {
     /// Whether the file holds input ids (the graph is stored renumbered).
     fn renumbered(&self) -> bool {
         self.sections.iter().any(|s| s.kind == INPUT_IDS)
+    }
+
+    /// Whether the file holds the input's names of the vertices.
+    fn named(&self) -> bool {
+        self.sections.iter().any(|s| matches!(s.kind, NAME_IDS | LABEL_OFFSETS))
+    }
+
+    /// The vertices' names, checked (ascending ids; distinct UTF-8 labels).
+    fn names(&self, path: &Path) -> Result<Option<VertexNames>> {
+        let n = self.n;
+        let bytes = |s: Section| &self.map[s.offset as usize..(s.offset + s.len) as usize];
+        let names = if self.sections.iter().any(|s| s.kind == NAME_IDS) {
+            crate::error::check_memory("the vertices' ids", 8 * n)?;
+            let s = self.section(path, NAME_IDS, 8, n)?;
+            VertexNames::numbers(Buf::<u64>::mapped(self.map.clone(), s.offset as usize, n as usize).to_vec())
+        } else if self.named() {
+            let o = self.section(path, LABEL_OFFSETS, 8, n + 1)?;
+            let offsets = Buf::<u64>::mapped(self.map.clone(), o.offset as usize, n as usize + 1).to_vec();
+            let t = self.section(path, LABEL_TEXT, 1, offsets[n as usize])?;
+            crate::error::check_memory("the vertices' labels", 16 * n + t.len)?;
+            let text = std::str::from_utf8(bytes(t)).map_err(|e| Error::invalid(path, format!("vertex labels: {e}")))?;
+            VertexNames::labels(offsets, text.to_owned())
+        } else {
+            return Ok(None);
+        };
+        names.map(Some).map_err(|e| Error::invalid(path, format!("vertex names: {e}")))
     }
 
     fn section(&self, path: &Path, kind: u32, elem: u64, count: u64) -> Result<Section> {
@@ -325,7 +379,8 @@ fn graph_from(path: &Path, mapped: Mapped) -> Result<Graph> {
             Some(Arc::new(order))
         }
     };
-    let g = Graph { directed: mapped.directed, out, inc, id_base: mapped.id_base, order };
+    let names = mapped.names(path)?.map(Arc::new);
+    let g = Graph { directed: mapped.directed, out, inc, id_base: mapped.id_base, order, names };
     check_consistency(&g).map_err(|m| Error::invalid(path, m))?;
     Ok(g)
 }
@@ -464,6 +519,11 @@ impl CgrFile {
     /// Whether the graph is stored renumbered, with the input's ids beside it.
     pub fn is_renumbered(&self) -> bool {
         self.mapped.renumbered()
+    }
+
+    /// Whether the file names its vertices ([`VertexNames`]).
+    pub fn is_named(&self) -> bool {
+        self.mapped.named()
     }
 
     /// Every vertex's offsets into the out-edges (or the transpose), mapped: only the

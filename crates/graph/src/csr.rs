@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 use crate::buf::Buf;
 use crate::error::{Error, Result};
+use crate::names::{Naming, VertexNames};
 
 /// Vertex id. Graphs hold at most `u32::MAX` vertices.
 pub type VertexId = u32;
@@ -266,6 +267,9 @@ pub struct Graph {
     /// Set when the graph is stored renumbered (`chatty convert --reorder`): the way
     /// between its ids and the input's, which front ends speak.
     pub(crate) order: Option<Arc<VertexOrder>>,
+    /// The input's names of the vertices (indexed by input id), where they are not
+    /// `id + id_base`: ids with gaps, or labels.
+    pub(crate) names: Option<Arc<VertexNames>>,
 }
 
 /// The ids of a graph stored renumbered, for a vertex order that makes kernels faster
@@ -309,12 +313,12 @@ impl VertexOrder {
 impl Graph {
     /// A graph from its out-edges.
     pub fn from_adjacency(out: Adjacency, directed: bool) -> Graph {
-        Graph { directed, out, inc: None, id_base: 0, order: None }
+        Graph { directed, out, inc: None, id_base: 0, order: None, names: None }
     }
 
     /// A directed graph from its out-edges and their transpose (not checked to agree).
     pub fn from_adjacencies(out: Adjacency, inc: Adjacency) -> Graph {
-        Graph { directed: true, out, inc: Some(inc), id_base: 0, order: None }
+        Graph { directed: true, out, inc: Some(inc), id_base: 0, order: None, names: None }
     }
 
     /// Number of vertices.
@@ -377,6 +381,27 @@ impl Graph {
         self
     }
 
+    /// The input's names of the vertices, where they are not numbers from
+    /// [`Graph::id_base`] (indexed by input id: see [`Graph::order`]).
+    pub fn names(&self) -> Option<&Arc<VertexNames>> {
+        self.names.as_ref()
+    }
+
+    /// The graph with its vertices named `names` (one per vertex).
+    pub fn with_names(mut self, names: Option<Arc<VertexNames>>) -> Graph {
+        assert!(names.as_ref().is_none_or(|x| x.len() == self.num_vertices()), "one name per vertex");
+        self.names = names;
+        self
+    }
+
+    /// How the user names the vertices: the input's names, or numbers from the id base.
+    pub fn naming(&self) -> Naming {
+        match &self.names {
+            Some(names) => Naming::Names(names.clone()),
+            None => Naming::From(self.id_base),
+        }
+    }
+
     /// How the stored ids map to the input's, when the graph is stored renumbered.
     pub fn order(&self) -> Option<&Arc<VertexOrder>> {
         self.order.as_ref()
@@ -396,7 +421,10 @@ impl Graph {
     pub fn size_bytes(&self) -> u64 {
         let adj =
             |a: &Adjacency| a.offsets.len() as u64 * 8 + a.targets.len() as u64 * 4 + a.weights.as_ref().map_or(0, |w| w.len() as u64 * 4);
-        adj(&self.out) + self.inc.as_ref().map_or(0, adj) + self.order.as_ref().map_or(0, |o| o.input.len() as u64 * 8)
+        adj(&self.out)
+            + self.inc.as_ref().map_or(0, adj)
+            + self.order.as_ref().map_or(0, |o| o.input.len() as u64 * 8)
+            + self.names.as_ref().map_or(0, |x| x.size_bytes())
     }
 }
 

@@ -15,6 +15,7 @@ use crate::build::{build, BuildOptions, EdgeSource};
 use crate::csr::{Graph, WeightType};
 use crate::error::{check_memory, Error, Result};
 use crate::file::Input;
+use crate::names::{compact_ids, Namer, VertexNames};
 use crate::progress::Progress;
 
 /// An input format.
@@ -24,6 +25,9 @@ pub enum Format {
     EdgeList,
     /// Weighted edge list (`.wel`): `u v w` per line, 0-based.
     WeightedEdgeList,
+    /// CSV edge list: `u,v` or `u,v,w` per line (a third column is the weight), after
+    /// an optional header line.
+    Csv,
     /// DIMACS-9 shortest path: `p sp N M`, `a u v w`, 1-based.
     Dimacs,
     /// PACE 2016 treewidth: `p tw N M`, `u v`, undirected, 1-based.
@@ -36,13 +40,14 @@ pub enum Format {
 
 impl Format {
     /// The names accepted by `--format`.
-    pub const NAMES: &'static str = "el, snap, wel, gr, pace, mtx, cgr";
+    pub const NAMES: &'static str = "el, snap, wel, csv, gr, pace, mtx, cgr";
 
     /// Parses a `--format` name.
     pub fn from_name(name: &str) -> Option<Format> {
         Some(match name {
             "el" | "snap" | "txt" => Format::EdgeList,
             "wel" => Format::WeightedEdgeList,
+            "csv" => Format::Csv,
             "gr" | "dimacs" => Format::Dimacs,
             "pace" => Format::Pace,
             "mtx" | "mm" => Format::MatrixMarket,
@@ -52,8 +57,8 @@ impl Format {
     }
 
     /// Every format, as `--format` lists them.
-    pub const ALL: [Format; 6] =
-        [Format::EdgeList, Format::WeightedEdgeList, Format::Dimacs, Format::Pace, Format::MatrixMarket, Format::Cgr];
+    pub const ALL: [Format; 7] =
+        [Format::EdgeList, Format::WeightedEdgeList, Format::Csv, Format::Dimacs, Format::Pace, Format::MatrixMarket, Format::Cgr];
 
     /// Other names [`Format::from_name`] accepts.
     pub fn aliases(self) -> &'static [&'static str] {
@@ -70,6 +75,7 @@ impl Format {
         match self {
             Format::EdgeList => "el",
             Format::WeightedEdgeList => "wel",
+            Format::Csv => "csv",
             Format::Dimacs => "gr",
             Format::Pace => "pace",
             Format::MatrixMarket => "mtx",
@@ -85,6 +91,20 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// Transforms applied while building.
     pub build: BuildOptions,
+    /// How an edge list's ids are read.
+    pub ids: IdOptions,
+}
+
+/// How an edge list's vertex ids are read.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct IdOptions {
+    /// Keep every id from 0 to the largest as a vertex (ids that appear in no edge
+    /// become isolated vertices), rather than the vertices that appear.
+    pub keep_id_range: bool,
+    /// Whether the first line is a header (`source,target`): `None` decides for a CSV
+    /// (a first line whose ids are not integers above a line whose ids are, or one of
+    /// the usual column names) and says no for other edge lists.
+    pub header: Option<bool>,
 }
 
 /// Reads any supported input (text, gzip text or `.cgr`; a file, a pipe or a FIFO)
@@ -97,11 +117,16 @@ pub fn read_graph(path: &Path, opts: ReadOptions, progress: &dyn Progress) -> Re
         let b = opts.build;
         return if b.symmetrize || b.dedup || b.drop_self_loops { crate::transform::rebuild(&g, b) } else { Ok(g) };
     }
-    let parsed = parse_text(path, format, &bytes, progress)?;
+    let parsed = parse_text(path, format, &bytes, opts.ids, progress)?;
     drop(bytes);
-    let mut build_opts = opts.build;
-    build_opts.symmetrize |= !parsed.directed;
-    Ok(build(&parsed, parsed.directed, build_opts, progress)?.with_id_base(parsed.id_base))
+    build_parsed(parsed, opts.build, progress)
+}
+
+fn build_parsed(parsed: ParsedEdges, opts: BuildOptions, progress: &dyn Progress) -> Result<Graph> {
+    let mut opts = opts;
+    opts.symmetrize |= !parsed.directed;
+    let g = build(&parsed, parsed.directed, opts, progress)?.with_id_base(parsed.id_base);
+    Ok(g.with_names(parsed.names.map(std::sync::Arc::new)))
 }
 
 /// Parses text already in memory as `format` (never `Cgr`); `path` only names the
@@ -110,10 +135,8 @@ pub fn parse_bytes(path: &Path, format: Format, bytes: &[u8], opts: BuildOptions
     if format == Format::Cgr {
         return Err(Error::format(path, "parse_bytes reads text formats; load .cgr files with cgr::load"));
     }
-    let parsed = parse_text(path, format, bytes, &crate::progress::NoProgress)?;
-    let mut opts = opts;
-    opts.symmetrize |= !parsed.directed;
-    Ok(build(&parsed, parsed.directed, opts, &crate::progress::NoProgress)?.with_id_base(parsed.id_base))
+    let parsed = parse_text(path, format, bytes, IdOptions::default(), &crate::progress::NoProgress)?;
+    build_parsed(parsed, opts, &crate::progress::NoProgress)
 }
 
 /// Picks the format from `--format`, the file name and the content, and checks that
@@ -177,10 +200,16 @@ fn trim(line: &[u8]) -> &[u8] {
 /// How the body lines of a text format look.
 #[derive(Copy, Clone, Debug)]
 enum Syntax {
-    EdgeList { weighted: bool },
+    /// `csv`: fields split at commas (else at blanks).
+    EdgeList {
+        weighted: bool,
+        csv: bool,
+    },
     Dimacs,
     Pace,
-    Mtx { field: MtxField },
+    Mtx {
+        field: MtxField,
+    },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -201,6 +230,8 @@ struct Header {
     /// sources and on targets.
     declared_rows: Option<u64>,
     declared_cols: Option<u64>,
+    /// An edge list's `# Nodes: N` comment.
+    comment_n: Option<u64>,
     directed: bool,
 }
 
@@ -208,13 +239,45 @@ impl Header {
     fn one_based(&self) -> bool {
         !matches!(self.syntax, Syntax::EdgeList { .. })
     }
+    /// The fields of a body line.
+    fn fields<'a>(&self, line: &'a [u8]) -> Fields<'a> {
+        Fields { rest: Some(line), csv: matches!(self.syntax, Syntax::EdgeList { csv: true, .. }) }
+    }
     /// Shortest possible body line, for refusing headers that declare more lines than fit.
     fn min_line_bytes(&self) -> u64 {
         match self.syntax {
             Syntax::Dimacs => 8,
-            Syntax::Mtx { field: MtxField::Pattern } | Syntax::Pace | Syntax::EdgeList { weighted: false } => 4,
+            Syntax::Mtx { field: MtxField::Pattern } | Syntax::Pace | Syntax::EdgeList { weighted: false, .. } => 4,
             _ => 6,
         }
+    }
+}
+
+/// The fields of a line: split at commas, each trimmed and unquoted (a CSV), or
+/// split at runs of blanks.
+struct Fields<'a> {
+    rest: Option<&'a [u8]>,
+    csv: bool,
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = &'a [u8];
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.csv {
+            let rest = self.rest?;
+            let (field, after) = match memchr::memchr(b',', rest) {
+                Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+                None => (rest, None),
+            };
+            self.rest = after;
+            let field = trim(field);
+            return Some(field.strip_prefix(b"\"").and_then(|f| f.strip_suffix(b"\"")).unwrap_or(field));
+        }
+        let rest = self.rest?;
+        let start = rest.iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\r'))?;
+        let end = rest[start..].iter().position(|&b| matches!(b, b' ' | b'\t' | b'\r')).map_or(rest.len(), |i| start + i);
+        self.rest = Some(&rest[end..]);
+        Some(&rest[start..end])
     }
 }
 
@@ -273,7 +336,7 @@ fn mtx_banner(path: &Path, banner: &[u8]) -> Result<(MtxField, bool)> {
     }
 }
 
-fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
+fn parse_header(path: &Path, format: Format, ids: IdOptions, bytes: &[u8]) -> Result<Header> {
     let mut h = Header {
         syntax: Syntax::Pace,
         body_start: 0,
@@ -282,10 +345,11 @@ fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
         declared_m: None,
         declared_rows: None,
         declared_cols: None,
+        comment_n: None,
         directed: true,
     };
     let line_no = match format {
-        Format::EdgeList | Format::WeightedEdgeList => edge_list_header(&mut h, format, bytes),
+        Format::EdgeList | Format::WeightedEdgeList | Format::Csv => edge_list_header(&mut h, format, ids.header, bytes),
         Format::Dimacs | Format::Pace => problem_line_header(path, &mut h, format, bytes)?,
         Format::MatrixMarket => mtx_size_line(path, &mut h, bytes)?,
         Format::Cgr => unreachable!("binary graphs are loaded, not parsed"),
@@ -311,21 +375,45 @@ fn parse_header(path: &Path, format: Format, bytes: &[u8]) -> Result<Header> {
     Ok(h)
 }
 
-/// An edge list's leading comment lines (one saying "undirected" makes it so); returns
-/// their count.
-fn edge_list_header(h: &mut Header, format: Format, bytes: &[u8]) -> u64 {
+/// An edge list's leading comment lines (one saying "undirected" makes it so, one
+/// saying `Nodes: N` declares the vertices) and header line; returns their count.
+fn edge_list_header(h: &mut Header, format: Format, header: Option<bool>, bytes: &[u8]) -> u64 {
     let mut line_no = 0;
-    h.syntax = Syntax::EdgeList { weighted: format == Format::WeightedEdgeList };
-    for (line, end) in lines_with_end(bytes) {
-        let t = trim(line);
+    let csv = format == Format::Csv;
+    h.syntax = Syntax::EdgeList { weighted: format == Format::WeightedEdgeList, csv };
+    let mut lines = lines_with_end(bytes).map(|(line, end)| (trim(line), end)).peekable();
+    while let Some(&(t, end)) = lines.peek() {
         if !(t.is_empty() || t[0] == b'#' || t[0] == b'%') {
             break;
         }
-        if t.to_ascii_lowercase().windows(10).any(|w| w == b"undirected") {
+        let lower = t.to_ascii_lowercase();
+        if lower.windows(10).any(|w| w == b"undirected") {
             h.directed = false;
+        }
+        if let Some(at) = memchr::memmem::find(&lower, b"nodes:") {
+            h.comment_n = lower[at + 6..].split(|b| b.is_ascii_whitespace()).find(|f| !f.is_empty()).and_then(parse_u64);
         }
         line_no += 1;
         h.body_start = end;
+        lines.next();
+    }
+    let data = lines.filter(|(t, _)| !t.is_empty() && t[0] != b'#' && t[0] != b'%');
+    let mut data = data.map(|(t, end)| (h.fields(t).collect::<Vec<_>>(), end));
+    let Some((first, end)) = data.next() else { return line_no };
+    let integers = |f: &[&[u8]]| f.len() >= 2 && f[..2].iter().all(|x| parse_u64(x).is_some());
+    let named_columns = || {
+        const COLUMNS: [&str; 14] =
+            ["source", "target", "src", "dst", "from", "to", "u", "v", "node1", "node2", "id1", "id2", "weight", "w"];
+        first.iter().take(3).all(|f| COLUMNS.contains(&String::from_utf8_lossy(f).to_ascii_lowercase().as_str()))
+    };
+    let is_header =
+        header.unwrap_or_else(|| csv && !integers(&first) && (named_columns() || data.next().is_some_and(|(f, _)| integers(&f))));
+    if csv {
+        h.syntax = Syntax::EdgeList { weighted: first.len() >= 3, csv };
+    }
+    if is_header {
+        h.body_start = end;
+        line_no += 1;
     }
     line_no
 }
@@ -457,6 +545,8 @@ struct Chunk {
     weights: Vec<u32>,
     float: bool,
     max_id: Option<u32>,
+    /// Where ids are names: each edge's two tokens, (offset in the chunk, length).
+    tokens: Vec<(u32, u32)>,
 }
 
 impl Chunk {
@@ -487,6 +577,8 @@ struct ParsedEdges {
     directed: bool,
     /// 1 where the format numbers vertices from 1.
     id_base: u32,
+    /// The input's names of the vertices, where they are not `0..n`.
+    names: Option<VertexNames>,
 }
 
 impl EdgeSource for ParsedEdges {
@@ -510,8 +602,8 @@ impl EdgeSource for ParsedEdges {
 const CHUNK_BYTES: usize = 4 << 20;
 
 /// Parses the text `bytes` of `format` (never `Cgr`).
-fn parse_text(path: &Path, format: Format, bytes: &[u8], progress: &dyn Progress) -> Result<ParsedEdges> {
-    let h = parse_header(path, format, bytes)?;
+fn parse_text(path: &Path, format: Format, bytes: &[u8], ids: IdOptions, progress: &dyn Progress) -> Result<ParsedEdges> {
+    let h = parse_header(path, format, ids, bytes)?;
     let body = &bytes[h.body_start..];
     let mut bounds = vec![0];
     while *bounds.last().unwrap() < body.len() {
@@ -520,55 +612,148 @@ fn parse_text(path: &Path, format: Format, bytes: &[u8], progress: &dyn Progress
         bounds.push(end);
     }
     progress.start("parsing", body.len() as u64);
-    let chunks: Vec<Chunk> = bounds
-        .par_windows(2)
-        .map(|w| {
-            let chunk = parse_chunk(&h, &body[w[0]..w[1]]).map_err(|(at, msg)| {
-                let at = w[0] + at;
-                let line = h.body_first_line + memchr::memchr_iter(b'\n', &body[..at]).count() as u64;
-                let end = memchr::memchr(b'\n', &body[at..]).map_or(body.len(), |i| at + i);
-                Error::parse(path, line, msg, &body[at..end])
-            });
-            progress.advance((w[1] - w[0]) as u64);
-            chunk
-        })
-        .collect::<Result<_>>()?;
-
-    let edges: u64 = chunks.iter().map(|c| c.src.len() as u64).sum();
+    // Numbers first; an edge list whose ids are not all u32 numbers is read again
+    // for its names.
+    let (mut chunks, named) = match parse_chunks(path, &h, body, &bounds, false, progress) {
+        Ok(chunks) => (chunks, false),
+        Err(Failure::Names) => {
+            progress.start("parsing vertex names", body.len() as u64);
+            (parse_chunks(path, &h, body, &bounds, true, progress).map_err(Failure::into_error)?, true)
+        }
+        Err(failure) => return Err(failure.into_error()),
+    };
+    let edges: u64 = chunks.iter().map(|c| c.src.len().max(c.tokens.len() / 2) as u64).sum();
     if let Some(m) = h.declared_m {
         if m != edges {
             return Err(Error::invalid(path, format!("header declares {m} edges but the file has {edges} (truncated or wrong header?)")));
         }
     }
-    let max_id = chunks.iter().filter_map(|c| c.max_id).max();
-    let n = match h.declared_n {
-        Some(n) => n as usize,
-        None => max_id.map_or(0, |m| m as usize + 1),
-    };
     check_memory(&format!("{edges} parsed edges"), edges * 12)?;
+    let (n, names) = vertices(path, &h, ids, body, &bounds, &mut chunks, named)?;
     let weight_type = match h.syntax {
-        Syntax::EdgeList { weighted: false } | Syntax::Pace | Syntax::Mtx { field: MtxField::Pattern } => WeightType::None,
+        Syntax::EdgeList { weighted: false, .. } | Syntax::Pace | Syntax::Mtx { field: MtxField::Pattern } => WeightType::None,
         _ if chunks.iter().any(|c| c.float) => WeightType::Float,
         Syntax::Mtx { field: MtxField::Real } => WeightType::Float,
         _ => WeightType::Int,
     };
-    let mut chunks = chunks;
     if weight_type == WeightType::Float {
         chunks.par_iter_mut().for_each(Chunk::make_float);
     }
-    Ok(ParsedEdges { chunks, n, weight_type, directed: h.directed, id_base: h.one_based() as u32 })
+    Ok(ParsedEdges { chunks, n, weight_type, directed: h.directed, id_base: h.one_based() as u32, names })
 }
 
-/// Parses the lines of one chunk; an error is (byte offset of its line, message).
-fn parse_chunk(h: &Header, text: &[u8]) -> std::result::Result<Chunk, (usize, String)> {
+/// Why a chunk was not parsed.
+enum Failure {
+    Error(Error),
+    /// An edge list's ids are not all u32 numbers: it must be read for its names.
+    Names,
+}
+
+impl Failure {
+    fn into_error(self) -> Error {
+        match self {
+            Failure::Error(e) => e,
+            Failure::Names => unreachable!("a chunk read for its names asks for nothing further"),
+        }
+    }
+}
+
+/// Every chunk of `body` (cut at `bounds`), ids parsed as numbers or, when `named`,
+/// recorded as tokens.
+fn parse_chunks(
+    path: &Path,
+    h: &Header,
+    body: &[u8],
+    bounds: &[usize],
+    named: bool,
+    progress: &dyn Progress,
+) -> std::result::Result<Vec<Chunk>, Failure> {
+    bounds
+        .par_windows(2)
+        .map(|w| {
+            let chunk = parse_chunk(h, &body[w[0]..w[1]], named, w[0] == 0).map_err(|bad| match bad {
+                Bad::Names => Failure::Names,
+                Bad::At(at, msg) => {
+                    let at = w[0] + at;
+                    let line = h.body_first_line + memchr::memchr_iter(b'\n', &body[..at]).count() as u64;
+                    let end = memchr::memchr(b'\n', &body[at..]).map_or(body.len(), |i| at + i);
+                    Failure::Error(Error::parse(path, line, msg, &body[at..end]))
+                }
+            });
+            progress.advance((w[1] - w[0]) as u64);
+            chunk
+        })
+        .collect()
+}
+
+/// The graph's vertex count, and the input's names where they are not `0..n`: the
+/// tokens of a `named` edge list, numbered here; or, for an edge list whose ids have
+/// gaps (and no `# Nodes:` comment or `keep_id_range` that keeps them), the ids that
+/// appear, renumbered `0..n` in the chunks.
+fn vertices(
+    path: &Path,
+    h: &Header,
+    ids: IdOptions,
+    body: &[u8],
+    bounds: &[usize],
+    chunks: &mut [Chunk],
+    named: bool,
+) -> Result<(usize, Option<VertexNames>)> {
+    if named {
+        let mut namer = Namer::default();
+        for (c, start) in chunks.iter_mut().zip(bounds) {
+            let text = &body[*start..];
+            let token =
+                |&(at, len): &(u32, u32)| std::str::from_utf8(&text[at as usize..(at + len) as usize]).expect("checked while parsing");
+            let ids: Vec<u32> =
+                c.tokens.iter().map(|t| namer.id(token(t))).collect::<std::result::Result<_, _>>().map_err(|e| Error::invalid(path, e))?;
+            (c.src, c.dst) = ids.chunks_exact(2).map(|p| (p[0], p[1])).unzip();
+            c.tokens = Vec::new();
+        }
+        let names = namer.finish(&mut chunks.iter_mut().flat_map(|c| [&mut c.src[..], &mut c.dst[..]]).collect::<Vec<_>>());
+        return Ok((names.len(), Some(names)));
+    }
+    let max_id = chunks.iter().filter_map(|c| c.max_id).max();
+    let range = max_id.map_or(0, |m| m as usize + 1);
+    match (h.declared_n, h.syntax) {
+        (Some(n), _) => Ok((n as usize, None)),
+        (None, Syntax::EdgeList { .. }) if h.comment_n.is_some_and(|n| n >= range as u64) => Ok((h.comment_n.unwrap() as usize, None)),
+        (None, Syntax::EdgeList { .. }) if !ids.keep_id_range => {
+            let lists: Vec<&mut [u32]> = chunks.iter_mut().flat_map(|c| [&mut c.src[..], &mut c.dst[..]]).collect();
+            match compact_ids(lists, range) {
+                Some(names) => Ok((names.len(), Some(names))),
+                None => Ok((range, None)),
+            }
+        }
+        (None, _) => Ok((range, None)),
+    }
+}
+
+/// Why a chunk's line was refused: (byte offset of the line, message), or an edge
+/// list's id that is not a u32 number.
+enum Bad {
+    At(usize, String),
+    Names,
+}
+
+/// Parses the lines of one chunk (`first_chunk`: the body's first); with `named`, an edge list's
+/// ids are recorded as tokens (UTF-8) rather than parsed. An edge list's first edge
+/// decides whether its ids are numbers or labels: after a numbered edge, a line
+/// without two numbers is an error, not a label.
+fn parse_chunk(h: &Header, text: &[u8], named: bool, first_chunk: bool) -> std::result::Result<Chunk, Bad> {
     let mut c = Chunk::default();
     let guess = text.len() / 12;
-    c.src.reserve(guess);
-    c.dst.reserve(guess);
-    let weighted = !matches!(h.syntax, Syntax::EdgeList { weighted: false } | Syntax::Pace | Syntax::Mtx { field: MtxField::Pattern });
+    if named {
+        c.tokens.reserve(2 * guess);
+    } else {
+        c.src.reserve(guess);
+        c.dst.reserve(guess);
+    }
+    let weighted = !matches!(h.syntax, Syntax::EdgeList { weighted: false, .. } | Syntax::Pace | Syntax::Mtx { field: MtxField::Pattern });
     if weighted {
         c.weights.reserve(guess);
     }
+    let edge_list = matches!(h.syntax, Syntax::EdgeList { .. });
     let base = h.one_based() as u64;
     let bound_src = h.declared_rows.or(h.declared_n).unwrap_or(u32::MAX as u64 - 1 + base);
     let bound_dst = h.declared_cols.unwrap_or(bound_src);
@@ -579,10 +764,13 @@ fn parse_chunk(h: &Header, text: &[u8]) -> std::result::Result<Chunk, (usize, St
         let line = &text[pos..end];
         let start = pos;
         pos = end + 1;
-        let mut fields = line.split(|&b| b == b' ' || b == b'\t' || b == b'\r').filter(|f| !f.is_empty());
+        if trim(line).is_empty() {
+            continue;
+        }
+        let mut fields = h.fields(line);
         let Some(first) = fields.next() else { continue };
-        let err = |msg: &str| (start, msg.to_string());
-        match (h.syntax, first[0]) {
+        let err = |msg: &str| Bad::At(start, msg.to_string());
+        match (h.syntax, first.first().copied().unwrap_or(0)) {
             (Syntax::EdgeList { .. }, b'#' | b'%') | (Syntax::Dimacs | Syntax::Pace, b'c') | (Syntax::Mtx { .. }, b'%') => continue,
             (Syntax::Dimacs, b'a') if first == b"a" => {}
             (Syntax::Dimacs, b'p') | (Syntax::Pace, b'p') => return Err(err("a second problem line")),
@@ -590,22 +778,47 @@ fn parse_chunk(h: &Header, text: &[u8]) -> std::result::Result<Chunk, (usize, St
             _ => {}
         }
         let u_tok = if matches!(h.syntax, Syntax::Dimacs) { fields.next() } else { Some(first) };
-        let ids = (u_tok.and_then(parse_u64), fields.next().and_then(parse_u64));
-        let (Some(u), Some(v)) = ids else {
-            return Err(err("expected two non-negative integer vertex ids"));
-        };
-        if u < base || v < base {
-            return Err(err("vertex id 0 in a 1-based format"));
+        let v_tok = fields.next();
+        if named {
+            let (Some(u), Some(v)) = (u_tok, v_tok) else { return Err(err("expected two vertex ids")) };
+            for t in [u, v] {
+                if t.is_empty() || std::str::from_utf8(t).is_err() {
+                    return Err(err("a vertex id is empty or not UTF-8 text"));
+                }
+                c.tokens.push(((t.as_ptr() as usize - text.as_ptr() as usize) as u32, t.len() as u32));
+            }
+        } else {
+            let ids = (u_tok.and_then(parse_u64), v_tok.and_then(parse_u64));
+            let (Some(u), Some(v)) = ids else {
+                let first_edge = first_chunk && c.src.is_empty();
+                return Err(match (edge_list, u_tok.zip(v_tok)) {
+                    (true, Some(_)) if first_edge => Bad::Names,
+                    (true, Some(_)) => {
+                        err("expected two non-negative integer vertex ids, as the file's first edge has (its ids are numbers, not labels)")
+                    }
+                    (true, None) => err("expected two vertex ids"),
+                    (false, _) => err("expected two non-negative integer vertex ids"),
+                });
+            };
+            if u < base || v < base {
+                return Err(err("vertex id 0 in a 1-based format"));
+            }
+            if u > bound_src || v > bound_dst {
+                if edge_list {
+                    return Err(Bad::Names);
+                }
+                let limit = if u > bound_src { bound_src } else { bound_dst };
+                return Err(err(&if h.declared_n.is_some() {
+                    format!("vertex id {} is beyond the {limit} vertices the header declares", u.max(v))
+                } else {
+                    format!("vertex id {} is too large (ids are u32)", u.max(v))
+                }));
+            }
+            let (u, v) = ((u - base) as u32, (v - base) as u32);
+            max_id = max_id.max(Some(u.max(v)));
+            c.src.push(u);
+            c.dst.push(v);
         }
-        if u > bound_src || v > bound_dst {
-            let limit = if u > bound_src { bound_src } else { bound_dst };
-            return Err(err(&if h.declared_n.is_some() {
-                format!("vertex id {} is beyond the {limit} vertices the header declares", u.max(v))
-            } else {
-                format!("vertex id {} is too large (ids are u32)", u.max(v))
-            }));
-        }
-        let (u, v) = ((u - base) as u32, (v - base) as u32);
         if weighted {
             let tok = match (h.syntax, fields.next()) {
                 (_, Some(t)) => t,
@@ -618,17 +831,16 @@ fn parse_chunk(h: &Header, text: &[u8]) -> std::result::Result<Chunk, (usize, St
                 _ => (true, false),
             };
             let integer_field = matches!(h.syntax, Syntax::Mtx { field: MtxField::Integer });
-            c.push_weight(parse_weight(tok, allow_float && !integer_field, allow_negative, integer_field).map_err(&err)?);
+            c.push_weight(parse_weight(tok, allow_float && !integer_field, allow_negative, integer_field).map_err(|m| err(m))?);
         }
         if fields.next().is_some() {
             return Err(err(match h.syntax {
-                Syntax::EdgeList { weighted: false } => "extra column: a weighted edge list needs the .wel name or --format wel",
+                Syntax::EdgeList { weighted: false, csv: false } => {
+                    "extra column: a weighted edge list needs the .wel name or --format wel"
+                }
                 _ => "extra fields after the edge",
             }));
         }
-        max_id = max_id.max(Some(u.max(v)));
-        c.src.push(u);
-        c.dst.push(v);
     }
     c.max_id = max_id;
     Ok(c)

@@ -60,9 +60,9 @@ pub fn transpose(out: &Adjacency) -> Result<Adjacency> {
 pub fn rebuild(g: &Graph, opts: BuildOptions) -> Result<Graph> {
     let out = build_adjacency(&AdjacencyEdges::new(&g.out, false), opts, &NoProgress)?;
     let had_transpose = g.inc.is_some();
-    let order = g.order.clone();
+    let (order, names) = (g.order.clone(), g.names.clone());
     let mut g = Graph::from_adjacency(out, g.directed && !opts.symmetrize).with_id_base(g.id_base);
-    g.order = order;
+    (g.order, g.names) = (order, names);
     if had_transpose {
         g.build_in_edges()?;
     }
@@ -74,7 +74,7 @@ pub fn rebuild(g: &Graph, opts: BuildOptions) -> Result<Graph> {
 /// one that remembers the input's.
 pub fn relabel(g: &Graph, new_id: &[u32]) -> Result<Graph> {
     let old_id = checked_inverse(g, new_id)?;
-    relabel_rows(g, new_id, &old_id)
+    Ok(relabel_rows(g, new_id, &old_id)?.with_names(None))
 }
 
 /// [`relabel`], the result remembering each vertex's input id
@@ -107,7 +107,9 @@ fn relabel_rows(g: &Graph, new_id: &[u32], old_id: &[u32]) -> Result<Graph> {
     check_memory(&format!("a relabelled copy of {} edges", g.num_edges()), g.num_edges() * edge_bytes + 12 * g.num_vertices() as u64)?;
     let out = permute_rows(&g.out, new_id, old_id);
     let had_transpose = g.inc.is_some();
-    let mut g = Graph::from_adjacency(out, g.directed).with_id_base(g.id_base);
+    // Names index input ids: they hold for the input order and for a renumbering
+    // that records its order.
+    let mut g = Graph::from_adjacency(out, g.directed).with_id_base(g.id_base).with_names(g.names.clone());
     if had_transpose {
         g.build_in_edges()?;
     }

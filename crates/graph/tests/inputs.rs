@@ -126,7 +126,45 @@ fn ids_beyond_the_declared_n_are_errors() {
     expect_err(&write(d.path(), "n.gr", "p sp 3 2\na 1 2 1\na 2 4 1\n"), &["n.gr:3:", "beyond the 3 vertices"]);
     expect_err(&write(d.path(), "n.gr.gz", "p tw 3 1\n0 2\n"), &["id 0"]);
     expect_err(&write(d.path(), "n.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n3 1\n"), &["n.mtx:3:", "beyond"]);
-    expect_err(&write(d.path(), "big.el", "0 4294967295\n"), &["too large"]);
+}
+
+/// An edge list's vertices are the ids or labels that appear, named as the file names
+/// them (networkx's reading); `# Nodes: N` or `keep_id_range` keep every id below.
+#[test]
+fn edge_lists_name_the_vertices_that_appear() {
+    let d = tempfile::tempdir().unwrap();
+    let names = |g: &chatty_graph::Graph| g.names().map(|x| (0..x.len() as u32).map(|v| x.name(v).to_string()).collect::<Vec<_>>());
+    let gaps = read(&write(d.path(), "gaps.el", "5 9\n9 7\n")).unwrap();
+    assert_eq!((gaps.num_vertices(), names(&gaps)), (3, Some(vec!["5".into(), "7".into(), "9".into()])));
+    assert_eq!(gaps.out_edges().neighbors(0), [2]);
+    let mut keep = ReadOptions::default();
+    keep.ids.keep_id_range = true;
+    let range = read_graph(&write(d.path(), "gaps.el", "5 9\n9 7\n"), keep, &NoProgress).unwrap();
+    assert_eq!((range.num_vertices(), range.names().is_none()), (10, true));
+    let declared = read(&write(d.path(), "declared.el", "# Nodes: 12 Edges: 1\n5 9\n")).unwrap();
+    assert_eq!((declared.num_vertices(), declared.names().is_none()), (12, true));
+    let dense = read(&write(d.path(), "dense.el", "0 2\n2 1\n")).unwrap();
+    assert!(dense.names().is_none());
+    // Ids beyond u32 are names too.
+    let big = read(&write(d.path(), "big.el", "0 4294967295\n4294967295 9000000000\n")).unwrap();
+    assert_eq!(names(&big), Some(vec!["0".into(), "4294967295".into(), "9000000000".into()]));
+    // Labels, in order of first appearance; a CSV's header and weights.
+    let csv = read(&write(d.path(), "people.csv", "Source,Target,Weight\nalice, bob ,2\n\"bob\",carl,3.5\n")).unwrap();
+    assert_eq!(names(&csv), Some(vec!["alice".into(), "bob".into(), "carl".into()]));
+    assert_eq!((csv.weight_type(), csv.num_edges()), (chatty_graph::WeightType::Float, 2));
+    let plain = read(&write(d.path(), "plain.csv", "alice,bob\nbob,carl\n")).unwrap();
+    assert_eq!(plain.num_vertices(), 3, "a first line of labels without column names is an edge");
+    let headed = read(&write(d.path(), "headed.csv", "person,friend\n1,2\n")).unwrap();
+    assert_eq!(names(&headed), Some(vec!["1".into(), "2".into()]), "a header above numbers");
+    let mut no_header = ReadOptions::default();
+    no_header.ids.header = Some(false);
+    let forced = read_graph(&write(d.path(), "named.csv", "source,target\n"), no_header, &NoProgress).unwrap();
+    assert_eq!(forced.num_vertices(), 2);
+    // A file numbered by its first edge keeps a garbage line an error.
+    expect_err(&write(d.path(), "mixed.el", "0 1\nhello world\n"), &["mixed.el:2:", "numbers, not labels"]);
+    let bytes = d.path().join("utf.el");
+    std::fs::write(&bytes, b"\xc3\xa9t\xc3\xa9 b\nx \xff\n").unwrap();
+    expect_err(&bytes, &["utf.el:2:", "not UTF-8"]);
 }
 
 #[test]
@@ -227,6 +265,38 @@ fn cgr_files_with_wrong_magic_version_or_truncation_are_refused() {
     assert!(cgr::load(&p).unwrap_err().to_string().contains("header checksum"));
 }
 
+/// A named graph keeps its names through `.cgr`, `.el` and `.csv`; a `.cgr` whose
+/// names sections disagree with its version is refused.
+#[test]
+fn names_survive_every_format_that_can_carry_them() {
+    let d = tempfile::tempdir().unwrap();
+    let g = read(&write(d.path(), "g.csv", "source,target,weight\nalice,bob,2\nbob,carl,3\n")).unwrap();
+    for out in ["g.cgr", "g2.csv", "g.wel"] {
+        let p = d.path().join(out);
+        chatty_graph::write_graph(&g, &p, &NoProgress).unwrap();
+        let back = read(&p).unwrap();
+        assert_eq!(back.names(), g.names(), "{out}");
+        assert_eq!(back.out_edges().targets(), g.out_edges().targets(), "{out}");
+    }
+    let err = chatty_graph::write_graph(&g, &d.path().join("g.mtx"), &NoProgress).unwrap_err();
+    assert!(err.to_string().contains("Matrix Market numbers vertices"), "{err}");
+    let spaced = read(&write(d.path(), "s.csv", "new york,boston\n")).unwrap();
+    let err = chatty_graph::write_graph(&spaced, &d.path().join("s.el"), &NoProgress).unwrap_err();
+    assert!(err.to_string().contains("\"new york\""), "{err}");
+    let gaps = read(&write(d.path(), "gaps.el", "3 8297\n")).unwrap();
+    let p = d.path().join("gaps.cgr");
+    chatty_graph::write_graph(&gaps, &p, &NoProgress).unwrap();
+    assert_eq!(read(&p).unwrap().names(), gaps.names());
+    // Version 3 without its names sections (removed from the table, resealed).
+    let mut bytes = std::fs::read(&p).unwrap();
+    assert_eq!(bytes[8], 3);
+    let count = u32::from_le_bytes(bytes[32..36].try_into().unwrap());
+    bytes[32..36].copy_from_slice(&(count - 1).to_le_bytes());
+    cgr::seal(&mut bytes);
+    std::fs::write(&p, &bytes).unwrap();
+    assert!(read(&p).unwrap_err().to_string().contains("names sections"));
+}
+
 #[test]
 fn outputs_in_missing_directories_fail_and_leave_nothing() {
     let d = tempfile::tempdir().unwrap();
@@ -234,7 +304,7 @@ fn outputs_in_missing_directories_fail_and_leave_nothing() {
     let err = chatty_graph::write_graph(&g, &d.path().join("no/such/dir/g.cgr"), &NoProgress).unwrap_err();
     assert!(err.to_string().contains("does not exist"), "{err}");
     let err = chatty_graph::write_graph(&g, &d.path().join("g.txt2"), &NoProgress).unwrap_err();
-    assert!(err.to_string().contains(".cgr, .el, .wel and .mtx"), "{err}");
+    assert!(err.to_string().contains(".cgr, .el, .wel, .csv and .mtx"), "{err}");
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "no partial or temporary file may remain");
 }
 

@@ -114,7 +114,10 @@ impl Engine for SsdEngine {
             weighted: self.graph.layout.weight_type != WeightType::None,
             weight_type: self.graph.layout.weight_type,
             id_base: h.id_base,
-            order: None, // layouts are written in the input's order (layout::write refuses renumbered graphs)
+            // Layouts are written in the input's order and ids (layout::write refuses
+            // renumbered and named graphs).
+            order: None,
+            names: None,
         }
     }
 

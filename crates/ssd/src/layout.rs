@@ -208,6 +208,13 @@ pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Resul
             "the graph is stored renumbered (chatty convert --reorder); an SSD layout is written in the input's order: convert the input without --reorder".into(),
         ));
     }
+    if g.names().is_some() {
+        return Err(SsdError::Config(
+            "the graph's vertices are named by its input (ids with gaps, or labels); an SSD layout numbers them 0 to n-1: \
+             convert the input with --keep-id-range, or to .cgr for the other engines"
+                .into(),
+        ));
+    }
     let base = index.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     let stem = index.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "graph.ssd".into());
     let old = old_stripes(index);

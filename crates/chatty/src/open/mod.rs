@@ -177,8 +177,8 @@ fn gpus_chosen(
 fn refuse_read_options(read: Option<ReadOptions>) -> Result<()> {
     let Some(read) = read else { return Ok(()) };
     let b = read.build;
-    if read.format.is_some() || b.symmetrize || b.dedup || b.drop_self_loops {
-        let what = "the format and the load transforms (symmetrize, dedup, drop self-loops) apply to graph files, not to an SSD layout, which opens as `convert --layout ssd` wrote it; convert again with them".into();
+    if read.format.is_some() || b.symmetrize || b.dedup || b.drop_self_loops || read.ids.keep_id_range || read.ids.header.is_some() {
+        let what = "the format, the load transforms (symmetrize, dedup, drop self-loops) and how ids are read apply to graph files, not to an SSD layout, which opens as `convert --layout ssd` wrote it; convert again with them".into();
         return Err(Error::Unsupported { option: None, what });
     }
     Ok(())

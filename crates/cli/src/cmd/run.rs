@@ -14,6 +14,7 @@ use chatty::{
     Params, PrParams, SsdSpec, Workload,
 };
 use chatty_graph::file::AtomicFile;
+use chatty_graph::{Naming, VertexNames};
 
 use super::load_graph;
 use crate::args::{Distribute, EngineChoice, RunArgs};
@@ -25,14 +26,12 @@ fn params(a: &RunArgs) -> Result<Params> {
         None => BcSources::One,
         Some("all") => BcSources::All,
         Some(list) if list.contains(',') => {
-            let ids: Vec<u32> = (list.split(',').map(str::trim).filter(|v| !v.is_empty()))
-                .map(str::parse)
-                .collect::<Result<_, _>>()
-                .with_context(|| format!("--sources `{list}`: expected vertex ids separated by commas"))?;
-            if ids.is_empty() {
+            let count = listed_sources(list).count();
+            if count == 0 {
                 bail!("--sources `{list}` lists no vertex");
             }
-            BcSources::List(ids)
+            // Which vertices the names are is known once the graph is (vertex_inputs).
+            BcSources::List(vec![0; count])
         }
         Some(k) => match k.parse::<usize>() {
             Ok(k) if k > 0 => BcSources::Random(k),
@@ -46,7 +45,7 @@ fn params(a: &RunArgs) -> Result<Params> {
         bail!("--trials must be at least 1");
     }
     let p = Params {
-        source: a.source,
+        source: None, // the user names it: read once the graph is (vertex_inputs)
         seed: a.seed,
         delta: a.delta,
         pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping, method: a.pr_method },
@@ -60,11 +59,16 @@ fn params(a: &RunArgs) -> Result<Params> {
     Ok(p)
 }
 
-/// Reads a value per vertex for `flag`: `vertex value` lines, ids in the user's
-/// numbering (from `base`), each vertex at most once, `#` comments. Vertices not
-/// listed are an error, or weigh 0 with `unlisted_zero`. For `--x`, a file of one
-/// value per line is also accepted and taken in vertex order.
-fn read_vertex_values(path: &Path, flag: &str, n: usize, base: u32, unlisted_zero: bool) -> Result<Vec<f64>> {
+/// The vertices a `--sources` list names, as the user wrote them.
+fn listed_sources(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// Reads a value per vertex for `flag`: `vertex value` lines, vertices as the user
+/// names them (`naming`), each at most once, `#` comments. Vertices not listed are an
+/// error, or weigh 0 with `unlisted_zero`. For `--x`, a file of one value per line is
+/// also accepted and taken in vertex order.
+fn read_vertex_values(path: &Path, flag: &str, n: usize, naming: &Naming, unlisted_zero: bool) -> Result<Vec<f64>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {flag} {}", path.display()))?;
     let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#')).collect();
     let fields = |l: &str| l.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty()).count();
@@ -82,19 +86,15 @@ fn read_vertex_values(path: &Path, flag: &str, n: usize, base: u32, unlisted_zer
         let bad = || anyhow::anyhow!("{}:{}: expected `vertex value`: `{line}`", path.display(), i + 1);
         let mut f = line.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty());
         let (Some(v), Some(x), None) = (f.next(), f.next(), f.next()) else { return Err(bad()) };
-        let v = v.parse::<u64>().map_err(|_| bad())?;
         let x = number(i, line, x)?;
-        let index = v
-            .checked_sub(base as u64)
-            .filter(|&i| i < n as u64)
-            .with_context(|| format!("{}:{}: vertex {v} is not in the graph", path.display(), i + 1))? as usize;
+        let index = naming.vertex(v, n).map_err(|e| anyhow::anyhow!("{}:{}: vertex {e}", path.display(), i + 1))? as usize;
         if values[index].replace(x).is_some() {
             bail!("{}:{}: vertex {v} is listed twice", path.display(), i + 1);
         }
     }
     match values.iter().position(Option::is_none) {
         Some(v) if !unlisted_zero => {
-            bail!("{}: vertex {} has no value ({flag} needs one for each of the {n} vertices)", path.display(), v as u64 + base as u64)
+            bail!("{}: vertex {} has no value ({flag} needs one for each of the {n} vertices)", path.display(), naming.name(v as u32))
         }
         _ => Ok(values.into_iter().map(|x| x.unwrap_or(0.0)).collect()),
     }
@@ -123,15 +123,19 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let quiet = quiet || !speaks;
     let load_seconds = start.elapsed().as_secs_f64();
     let graph = engine.graph_info();
-    let base = if a.zero_based { 0 } else { graph.id_base };
-    vertex_inputs(a, &mut p, graph.n, base)?;
+    let naming = graph.naming(a.zero_based);
+    vertex_inputs(a, &mut p, graph.n, &naming)?;
     if !a.json {
         let info = engine.info();
         println!(
             "Graph: {} ({} vertices{}, {} edges, {}, {}), loaded in {load_seconds:.3} s; engine {} ({})",
             a.graph.display(),
             graph.n,
-            if base == 0 { String::new() } else { format!(" numbered from {base}") },
+            match naming {
+                Naming::From(0) => String::new(),
+                Naming::From(base) => format!(" numbered from {base}"),
+                Naming::Names(_) => " named by its input".into(),
+            },
             graph.m,
             if graph.directed { "directed" } else { "undirected" },
             if graph.weighted { "weighted" } else { "unweighted" },
@@ -156,7 +160,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             eprintln!("note: {caveat}");
         }
         if let (Some(out), true) = (out, speaks) {
-            written.push(write_output(out, alg, &report.last.output, base)?);
+            written.push(write_output(out, alg, &report.last.output, &naming)?);
         }
         if a.json {
             let ctx = harness::Context {
@@ -165,11 +169,11 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
                 started: Some(crate::started()),
                 commit: env!("CHATTY_COMMIT"),
                 top: a.top,
-                id_base: base,
+                naming: &naming,
             };
             println!("{}", report.json(&ctx));
         } else {
-            print_report(&report, a.top, base, p.pr.stop(graph.n));
+            print_report(&report, a.top, &naming, p.pr.stop(graph.n));
         }
         failed |= matches!(report.verification, Some(Err(_)));
     }
@@ -213,14 +217,13 @@ fn open_engine(a: &RunArgs, spec: &EngineSpec, p: &Params, quiet: bool) -> Resul
     Ok((opened.engine, speaks))
 }
 
-/// The run's vertex inputs in 0-based ids of a graph of `n` vertices numbered from
-/// `base`: sources, and the `--x` and `--personalization` files.
-fn vertex_inputs(a: &RunArgs, p: &mut Params, n: usize, base: u32) -> Result<()> {
-    p.source = a.source.map(|s| user_source("--source", s, base, n)).transpose()?;
-    if let BcSources::List(list) = &mut p.bc_sources {
-        for s in list.iter_mut() {
-            *s = user_source("--sources", *s, base, n)?;
-        }
+/// The run's vertex inputs in 0-based ids of a graph of `n` vertices the user names
+/// by `naming`: sources, and the `--x` and `--personalization` files.
+fn vertex_inputs(a: &RunArgs, p: &mut Params, n: usize, naming: &Naming) -> Result<()> {
+    let vertex = |flag: &str, s: &str| naming.vertex(s, n).map_err(|e| anyhow::anyhow!("{flag} {e}"));
+    p.source = a.source.as_deref().map(|s| vertex("--source", s)).transpose()?;
+    if let (BcSources::List(list), Some(names)) = (&mut p.bc_sources, a.sources.as_deref()) {
+        *list = listed_sources(names).map(|s| vertex("--sources", s)).collect::<Result<_>>()?;
     }
     if let BcSources::Random(k) = p.bc_sources {
         if k >= n {
@@ -228,10 +231,10 @@ fn vertex_inputs(a: &RunArgs, p: &mut Params, n: usize, base: u32) -> Result<()>
         }
     }
     if let Some(x) = &a.x {
-        p.x = Some(read_vertex_values(x, "--x", n, base, false)?);
+        p.x = Some(read_vertex_values(x, "--x", n, naming, false)?);
     }
     if let Some(f) = &a.personalization {
-        p.personalization = Some(read_vertex_values(f, "--personalization", n, base, true)?);
+        p.personalization = Some(read_vertex_values(f, "--personalization", n, naming, true)?);
     }
     Ok(())
 }
@@ -284,8 +287,8 @@ fn run_kernel(
 }
 
 /// The text report's closing lines: times, iterations, GTEPS, the answer's summary
-/// (ids from `base`) and PageRank's residual against its `stop` threshold.
-fn print_report(report: &harness::Report, top: usize, base: u32, stop: f64) {
+/// (vertices named by `naming`) and PageRank's residual against its `stop` threshold.
+fn print_report(report: &harness::Report, top: usize, naming: &Naming, stop: f64) {
     println!("Average Time:        {:.5}", report.average_seconds());
     if let (Some(b), Some(k), Some(e)) = (report.breakdowns.last(), report.trial_seconds.last(), report.end_to_end_seconds.last()) {
         let exchange = if b.exchange_seconds > 0.0 { format!(" (exchanges {:.5})", b.exchange_seconds) } else { String::new() };
@@ -298,24 +301,10 @@ fn print_report(report: &harness::Report, top: usize, base: u32, stop: f64) {
     }
     println!("Iterations:          {}", report.last.iterations);
     println!("GTEPS:               {:.3} ({} edges examined)", report.gteps(), report.edges_traversed);
-    print!("{}", report.last.output.summary(top).renumbered(base).report());
+    print!("{}", report.last.output.summary(top).named(naming).report());
     if let Some(residual) = report.last.residual {
         println!("Residual:            {residual:.3e} (L1 change of the last iteration; stops below {stop:.3e})");
     }
-}
-
-/// A source given with `flag` in the user's numbering (from `base`) as a 0-based
-/// vertex, or an error that names the valid range.
-fn user_source(flag: &str, s: u32, base: u32, n: usize) -> Result<u32> {
-    if n == 0 {
-        bail!("{flag} {s}: the graph has no vertices");
-    }
-    let last = n as u64 - 1 + base as u64;
-    if s < base || s as u64 > last {
-        let hint = if base == 1 { " (its input numbers vertices from 1; --zero-based numbers them from 0)" } else { "" };
-        bail!("{flag} {s} is not a vertex: this graph's vertices are {base} to {last}{hint}");
-    }
-    Ok(s - base)
 }
 
 /// Where kernel `alg`'s answer goes: a device or FIFO as it is; a directory gets
@@ -430,12 +419,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Writes one row per vertex through a temporary file: `.csv` and `.tsv` with a
 /// header naming the value (`vertex,distance`), anything else `vertex value` lines;
-/// vertex ids (and WCC labels) from `base`.
+/// vertices (and WCC labels) as `naming` names them.
 /// Unreachable is `-1` (BFS) and `inf` (SSSP).
-pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, base: u32) -> Result<AtomicFile> {
+pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, naming: &Naming) -> Result<AtomicFile> {
     let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
     if ext.as_deref() == Some("parquet") {
-        return write_parquet(path, alg, o, base);
+        return write_parquet(path, alg, o, naming);
     }
     let sep = match ext.as_deref() {
         Some("csv") => Some(','),
@@ -448,8 +437,7 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, base: u32) -
             writeln!(f, "vertex{sep}{}", value_name(alg))?;
         }
         let sep = sep.unwrap_or(' ');
-        let base = base as usize;
-        let mut line = |v: usize, value: std::fmt::Arguments| writeln!(f, "{}{sep}{value}", v + base);
+        let mut line = |v: usize, value: std::fmt::Arguments| writeln!(f, "{}{sep}{value}", naming.name(v as u32));
         match o {
             Output::Depths(d) => d.iter().enumerate().try_for_each(|(v, &x)| {
                 if x == chatty_algo::bfs::UNREACHED {
@@ -470,21 +458,32 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, base: u32) -
             }
             Output::Values(s) => s.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
             // Labels are vertex ids too.
-            Output::Labels(l) => l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{}", x as usize + base))),
+            Output::Labels(l) => l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{}", naming.name(x)))),
         }
     })();
     written.with_context(|| format!("cannot write {}", path.display()))?;
     Ok(f)
 }
 
-/// Writes columns `vertex` (u32, from `base`) and the kernel's value column (named as
-/// in `.csv` outputs) as Parquet (uncompressed), into a temporary file the caller
-/// commits: BFS depths as i64 (-1 unreachable), SSSP distances as f64 (inf
-/// unreachable), WCC labels as u32 (from `base`), the rest as f64.
-fn write_parquet(path: &Path, alg: Algorithm, o: &Output, base: u32) -> Result<AtomicFile> {
+/// Writes columns `vertex` (as `naming` names them: u32 numbers, the input's u64 ids or
+/// its labels as strings) and the kernel's value column (named as in `.csv` outputs)
+/// as Parquet (uncompressed), into a temporary file the caller commits: BFS depths as
+/// i64 (-1 unreachable), SSSP distances as f64 (inf unreachable), WCC labels as
+/// vertices, the rest as f64.
+fn write_parquet(path: &Path, alg: Algorithm, o: &Output, naming: &Naming) -> Result<AtomicFile> {
     use std::sync::Arc;
 
-    use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, UInt32Array};
+    use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
+
+    let vertices = |ids: &mut dyn Iterator<Item = u32>| -> ArrayRef {
+        match naming {
+            Naming::From(base) => Arc::new(UInt32Array::from_iter_values(ids.map(|v| v + base))),
+            Naming::Names(names) => match names.as_ref() {
+                VertexNames::Numbers(numbers) => Arc::new(UInt64Array::from_iter_values(ids.map(|v| numbers[v as usize]))),
+                VertexNames::Labels { .. } => Arc::new(StringArray::from_iter_values(ids.map(|v| naming.name(v).to_string()))),
+            },
+        }
+    };
 
     let n = match o {
         Output::Depths(d) => d.len(),
@@ -493,7 +492,7 @@ fn write_parquet(path: &Path, alg: Algorithm, o: &Output, base: u32) -> Result<A
         Output::Values(v) => v.len(),
         Output::Labels(l) => l.len(),
     };
-    let vertex: ArrayRef = Arc::new(UInt32Array::from_iter_values((0..n as u32).map(|v| v + base)));
+    let vertex = vertices(&mut (0..n as u32));
     let value: ArrayRef = match o {
         Output::Depths(d) => {
             Arc::new(Int64Array::from_iter_values(d.iter().map(|&x| if x == chatty_algo::bfs::UNREACHED { -1 } else { x as i64 })))
@@ -503,7 +502,7 @@ fn write_parquet(path: &Path, alg: Algorithm, o: &Output, base: u32) -> Result<A
         }
         Output::Distances(Distances::Float(d)) => Arc::new(Float64Array::from_iter_values(d.iter().copied())),
         Output::Values(v) => Arc::new(Float64Array::from_iter_values(v.iter().copied())),
-        Output::Labels(l) => Arc::new(UInt32Array::from_iter_values(l.iter().map(|&x| x + base))),
+        Output::Labels(l) => vertices(&mut l.iter().copied()),
     };
     let batch = RecordBatch::try_from_iter([("vertex", vertex), (value_name(alg), value)]).context("building the Parquet columns")?;
     let file = AtomicFile::create(path)?;
