@@ -130,17 +130,28 @@ def test_datasets_read_run_write_and_report(tmp_path):
     h = cg.read(path)
     g = nx.read_edgelist(path, create_using=nx.DiGraph, nodetype=int)
     assert h.m == g.number_of_edges()
-    # The file's ids are the vertex ids: ids it never names are isolated vertices.
-    g.add_nodes_from(range(h.n))
+    # The vertices are the ids that appear, as networkx reads them; nodes names them.
+    assert h.n == g.number_of_nodes() == 7115 and sorted(g) == h.nodes
     pr, report = cg.run(h, "pr", engine="cpu", tol=1e-10)
     assert report["engine"] == "cpu" and report["algorithm"] == "pr" and report["graph"]["n"] == h.n
     assert report["breakdown"][0]["kernel_seconds"] > 0
+    assert report["result"]["top"][0][0] == 4037
     want = nx.pagerank(g, weight=None, tol=1e-10)
-    assert sum(abs(pr[v] - want[v]) for v in g) < 20 * h.n * 1e-10
+    assert sum(abs(score - want[v]) for v, score in h.to_dict(pr).items()) < 20 * h.n * 1e-10
+    assert len(set(cg.wcc(h).tolist())) == nx.number_weakly_connected_components(g) == 24
+    assert cg.bfs(h, 8297)[h.vertex(8297)] == 0
+    with pytest.raises(cg.ParameterError):
+        cg.bfs(h, 0)
+    assert cg.read(path, keep_id_range=True).n == 8298
     h.write(tmp_path / "g.cgr")
     again = cg.read(tmp_path / "g.cgr")
+    assert again.nodes == h.nodes
     for mine, theirs in zip(h.csr(), again.csr()):
         assert (mine is None and theirs is None) or np.array_equal(mine, theirs)
+    people = tmp_path / "people.csv"
+    people.write_text("source,target,weight\nalice,bob,2\nbob,carl,3.5\n")
+    p = cg.read(people)
+    assert p.nodes == ["alice", "bob", "carl"] and p.to_dict(cg.sssp(p, "alice")) == {"alice": 0, "bob": 2, "carl": 5.5}
     road = cg.read(d / "road" / "USA-road-NY.pace.gr.gz")
     dist = cg.sssp(road, 0, engine="cpu")
     assert np.isfinite(dist).sum() > 0.99 * road.n

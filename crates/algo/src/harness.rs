@@ -145,6 +145,7 @@ pub fn run_with_progress(
     let trials = run_trials(engine, alg, &engine_params, order, &checks, &sources, opts.trials.max(1), progress, &mut on_trial)?;
     verify_seconds += trials.verify_seconds;
     drop(reference);
+    chatty_graph::file::check_mapped_inputs().map_err(crate::Error::engine)?;
     let Trials { trial_seconds, end_to_end_seconds, breakdowns, verification, last, .. } = trials;
     let last = scaled_as_networkx(alg, graph.directed, last);
     let edges_traversed = edges_traversed(alg, graph.m, degree, &last);

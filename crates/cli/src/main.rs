@@ -73,7 +73,8 @@ fn message(e: &anyhow::Error) -> String {
 
 /// Interrupted (SIGINT, SIGTERM, SIGHUP), remove every temporary or uncommitted output
 /// file, then exit as the signal would (128 + its number). A mapped input truncated
-/// by another process mid-run (SIGBUS) is an error, not a crash.
+/// by another process mid-run (SIGBUS), or written in place so that a kernel reads
+/// out of bounds (SIGSEGV, or a panic), is an error, not a crash.
 fn handle_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
@@ -88,15 +89,41 @@ fn handle_signals() {
         }
         Err(e) => eprintln!("note: cannot watch for interruptions ({e}); an interrupted write may leave a .partial file"),
     }
-    extern "C" fn on_sigbus(_: libc::c_int) {
-        const MESSAGE: &[u8] = b"chatty: error: an input file was truncated or changed by another process while mapped (SIGBUS)\n";
+    extern "C" fn on_fault(signal: libc::c_int) {
+        const TRUNCATED: &[u8] = b"chatty: error: an input file was truncated or changed by another process while mapped (SIGBUS)\n";
+        const CHANGED: &[u8] = b"chatty: error: an input file was written in place by another process while the run read it (mapped); \
+            write a new file and rename it over the old one instead\n";
+        let message = match (signal, chatty_graph::file::mapped_input_changed_in_signal_handler()) {
+            (_, true) => CHANGED,
+            (libc::SIGBUS, false) => TRUNCATED,
+            // A fault of our own: crash as the signal would, with its core.
+            _ => {
+                // SAFETY: signal(2) is async-signal-safe; returning re-runs the faulting
+                // instruction under the default disposition.
+                unsafe { libc::signal(signal, libc::SIG_DFL) };
+                return;
+            }
+        };
         chatty_graph::file::unlink_pending_in_signal_handler();
         // SAFETY: write(2) and _exit(2) are async-signal-safe.
         unsafe {
-            libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+            libc::write(2, message.as_ptr().cast(), message.len());
             libc::_exit(2);
         }
     }
     // SAFETY: installs a handler that only calls async-signal-safe functions.
-    unsafe { libc::signal(libc::SIGBUS, on_sigbus as extern "C" fn(libc::c_int) as libc::sighandler_t) };
+    unsafe {
+        libc::signal(libc::SIGBUS, on_fault as extern "C" fn(libc::c_int) as libc::sighandler_t);
+        libc::signal(libc::SIGSEGV, on_fault as extern "C" fn(libc::c_int) as libc::sighandler_t);
+    }
+    // A kernel's bounds check failing on a file rewritten under it is the same error.
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| match chatty_graph::file::check_mapped_inputs() {
+        Err(changed) => {
+            let _held = chatty_graph::file::remove_pending();
+            eprintln!("chatty: error: {changed}");
+            std::process::exit(2);
+        }
+        Ok(()) => report(info),
+    }));
 }

@@ -790,6 +790,95 @@ fn one_based_inputs_keep_their_numbering() {
     }
 }
 
+/// A `.cgr` written in place by another process while a run reads it (mapped) is an
+/// error whatever the kernels then read: no crash, no answer kept.
+#[test]
+fn a_graph_rewritten_in_place_under_a_run_is_an_error() {
+    use std::io::{BufRead, Seek, Write};
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("g.cgr");
+    assert!(chatty(&["generate", "rmat", "--scale", "16", "--weights", "100", "-o", g.to_str().unwrap()]).status.success());
+    let out = d.path().join("pr.txt");
+    for kernel in ["pr", "sssp"] {
+        let mut run = Command::new(env!("CARGO_BIN_EXE_chatty"))
+            .args([
+                "run",
+                kernel,
+                g.to_str().unwrap(),
+                "--trials",
+                "400",
+                "--tolerance",
+                "0",
+                "--max-iters",
+                "50",
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(run.stdout.take().unwrap()).lines();
+        assert!(lines.next().unwrap().unwrap().starts_with("Graph:"));
+        // Sections overwritten with bytes that are no graph: targets far beyond n.
+        let mut f = std::fs::OpenOptions::new().write(true).open(&g).unwrap();
+        let len = f.metadata().unwrap().len();
+        f.seek(std::io::SeekFrom::Start(4096)).unwrap();
+        f.write_all(&vec![0xa5; len as usize - 4096]).unwrap();
+        drop(f);
+        lines.for_each(drop);
+        let o = run.wait_with_output().unwrap();
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{t}");
+        assert!(t.contains("written in place by another process") && !t.contains("panicked"), "{t}");
+        assert!(!out.exists());
+        assert!(chatty(&["generate", "rmat", "--scale", "16", "--weights", "100", "-o", g.to_str().unwrap()]).status.success());
+    }
+}
+
+/// An edge list's vertices are the labels or ids that appear: runs take sources and
+/// vertex files and write every answer (text, JSON, Parquet) in them, through `.cgr`
+/// and a renumbering; engines that cannot carry them refuse them.
+#[test]
+fn labels_and_ids_with_gaps_are_the_vertices() {
+    use arrow_array::{Array, StringArray};
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    std::fs::write(d.path().join("g.csv"), "source,target,weight\nalice,bob,2\nbob,carl,3\nalice,carl,7\ndave,erin,1\n").unwrap();
+    assert!(chatty(&["convert", &p("g.csv"), "-o", &p("g.cgr")]).status.success());
+    assert!(chatty(&["convert", &p("g.csv"), "-o", &p("r.cgr"), "--reorder", "degree"]).status.success());
+    for graph in [p("g.csv"), p("g.cgr"), p("r.cgr")] {
+        let o = chatty(&["run", "sssp,wcc", &graph, "--source", "alice", "-o", &p("d.csv"), "--json"]);
+        assert!(o.status.success(), "{}", text(&o));
+        let want = "vertex,distance\nalice,0\nbob,2\ncarl,5\ndave,inf\nerin,inf\n";
+        assert_eq!(std::fs::read_to_string(d.path().join("d.sssp.csv")).unwrap(), want, "{graph}");
+        let want = "vertex,component\nalice,alice\nbob,alice\ncarl,alice\ndave,dave\nerin,dave\n";
+        assert_eq!(std::fs::read_to_string(d.path().join("d.wcc.csv")).unwrap(), want, "{graph}");
+        let j: serde_json::Value = serde_json::from_slice(o.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
+        assert_eq!((j["parameters"]["sources"][0].as_str(), j["graph"]["named"].as_bool()), (Some("alice"), Some(true)), "{graph}");
+        fails(&["run", "bfs", &graph, "-r", "zoe"], "zoe is not a vertex: this graph's vertices are the labels its input uses");
+    }
+    std::fs::write(d.path().join("x.txt"), "alice 1\nbob 2\ncarl 3\ndave 4\nerin 5\n").unwrap();
+    let o = chatty(&["run", "spmv", &p("g.cgr"), "--x", &p("x.txt"), "-o", &p("y.txt"), "--verify"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(d.path().join("y.txt")).unwrap(), "alice 0\nbob 2\ncarl 13\ndave 0\nerin 4\n");
+    assert!(chatty(&["run", "bfs", &p("g.csv"), "-r", "bob", "-o", &p("b.parquet")]).status.success());
+    let f = std::fs::File::open(d.path().join("b.parquet")).unwrap();
+    let batch =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap().build().unwrap().next().unwrap().unwrap();
+    let vertex = batch.column(0).as_any().downcast_ref::<StringArray>().unwrap();
+    assert_eq!(vertex.iter().flatten().collect::<Vec<_>>(), ["alice", "bob", "carl", "dave", "erin"]);
+    fails(&["convert", &p("g.csv"), "-o", &p("g.ssd"), "--layout", "ssd"], "named by its input");
+    // Ids with gaps: the vertices that appear, in the file's ids.
+    std::fs::write(d.path().join("gaps.el"), "3 8297\n8297 40\n").unwrap();
+    let o = chatty(&["run", "bfs", &p("gaps.el"), "-r", "3", "-o", &p("b.txt")]);
+    assert!(o.status.success() && text(&o).contains("3 vertices named by its input"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(d.path().join("b.txt")).unwrap(), "3 0\n40 2\n8297 1\n");
+    fails(&["run", "bfs", &p("gaps.el"), "-r", "4"], "ids that appear in no edge are not vertices");
+    let o = chatty(&["run", "bfs", &p("gaps.el"), "-r", "4", "--keep-id-range"]);
+    assert!(o.status.success() && text(&o).contains("8298 vertices"), "{}", text(&o));
+}
+
 /// `convert --reorder` stores a faster vertex order; runs on it take sources and write
 /// answers in the input's ids, byte for byte what the input gives.
 #[test]

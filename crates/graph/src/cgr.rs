@@ -38,7 +38,7 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::buf::Buf;
 use crate::csr::{check_structure, Adjacency, Graph, Rows, VertexOrder, WeightType};
 use crate::error::{Error, Result};
-use crate::file::{AtomicFile, Input};
+use crate::file::{AtomicFile, Input, Snapshot};
 use crate::names::VertexNames;
 use crate::progress::Progress;
 
@@ -187,33 +187,36 @@ struct Mapped {
 
 fn open(path: &Path) -> Result<Mapped> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
-    let len = file.metadata().map_err(|e| Error::io(path, "cannot stat", e))?.len();
+    let meta = file.metadata().map_err(|e| Error::io(path, "cannot stat", e))?;
+    let len = meta.len();
     if len < PAGE {
         return Err(Error::invalid(path, format!("{len} bytes is shorter than a .cgr header ({PAGE} bytes): truncated")));
     }
     // SAFETY: read-only map; see `Input::open` for the shared-file caveat.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, "cannot map", e))?;
-    validate(path, map)
+    validate(path, map, Some(Snapshot::of(path, &meta)))
 }
 
 /// A `.cgr` read by [`Input`]: its map, or a stream's bytes (moved
 /// into an anonymous map so that both load the same way).
 pub(crate) fn from_input(path: &Path, input: Input) -> Result<Graph> {
-    let map = match input {
-        Input::Mapped(map) => map,
+    let (map, snapshot) = match input {
+        Input::Mapped(map, snapshot) => (map, Some(snapshot)),
         Input::Owned(bytes) if (bytes.len() as u64) < PAGE => {
             return Err(Error::invalid(path, format!("{} bytes is shorter than a .cgr header ({PAGE} bytes): truncated", bytes.len())))
         }
         Input::Owned(bytes) => {
             let mut anon = memmap2::MmapMut::map_anon(bytes.len()).map_err(|e| Error::io(path, "cannot allocate", e))?;
             anon.copy_from_slice(&bytes);
-            anon.make_read_only().map_err(|e| Error::io(path, "cannot allocate", e))?
+            (anon.make_read_only().map_err(|e| Error::io(path, "cannot allocate", e))?, None)
         }
     };
-    graph_from(path, validate(path, map)?)
+    graph_from(path, validate(path, map, snapshot)?)
 }
 
-fn validate(path: &Path, map: memmap2::Mmap) -> Result<Mapped> {
+/// Checks the header of `map`; the file (`snapshot`, where mapped from one) is
+/// watched for changes in place while the map lives.
+fn validate(path: &Path, map: memmap2::Mmap, snapshot: Option<Snapshot>) -> Result<Mapped> {
     let len = map.len() as u64;
     let bad = |msg: String| Err(Error::invalid(path, msg));
     if len < PAGE {
@@ -283,7 +286,11 @@ fn validate(path: &Path, map: memmap2::Mmap) -> Result<Mapped> {
         }
     }
     let id_base = (flags >> 2) & 1;
-    Ok(Mapped { map: Arc::new(map), directed: flags & 1 != 0, has_transpose: flags & 2 != 0, id_base, weight_type, n, m, sections })
+    let map = Arc::new(map);
+    if let Some(snapshot) = snapshot {
+        crate::file::watch(snapshot, &map);
+    }
+    Ok(Mapped { map, directed: flags & 1 != 0, has_transpose: flags & 2 != 0, id_base, weight_type, n, m, sections })
 }
 
 impl Mapped {

@@ -1,16 +1,18 @@
 //! Files in and out, as every format uses them: [`Input`], the bytes of a graph file
 //! or stream (mapped, read, or gunzipped, within the memory available), and
 //! [`AtomicFile`], an output that appears whole or not at all, with the registry of
-//! [`Pending`] files an interruption removes.
+//! [`Pending`] files an interruption removes, and the watch on mapped inputs that
+//! another process rewrites in place ([`check_mapped_inputs`]).
 
 use std::ffi::CString;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::ops::Deref;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicPtr, Ordering::SeqCst};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::error::{Error, Result};
 use crate::progress::Progress;
@@ -18,8 +20,8 @@ use crate::progress::Progress;
 /// The bytes of an input: mapped if a plain file, inflated if gzip, read whole if a
 /// stream.
 pub enum Input {
-    /// A memory map of a plain file.
-    Mapped(memmap2::Mmap),
+    /// A memory map of a plain file, and what the file was when mapped.
+    Mapped(memmap2::Mmap, Snapshot),
     /// The content of a stream, a small file, or a gzip file inflated.
     Owned(Vec<u8>),
 }
@@ -62,7 +64,7 @@ impl Input {
         // SAFETY: the map is read-only; a file truncated by another process while we
         // read it faults (SIGBUS), which the front end reports as an error.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, "cannot map", e))?;
-        Ok(Input::Mapped(map))
+        Ok(Input::Mapped(map, Snapshot::of(path, &meta)))
     }
 }
 
@@ -70,7 +72,7 @@ impl Deref for Input {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match self {
-            Input::Mapped(m) => m,
+            Input::Mapped(m, _) => m,
             Input::Owned(v) => v,
         }
     }
@@ -161,31 +163,49 @@ fn gzip_error(path: &Path, e: std::io::Error) -> Error {
 /// end's signal handler calls [`remove_pending`] (or, where only async-signal-safe
 /// calls may run, [`unlink_pending_in_signal_handler`]); everything else goes through
 /// [`Pending`].
-static PENDING: Mutex<Registry> = Mutex::new(Registry { paths: Vec::new(), retired: Vec::new() });
+static PENDING: Mutex<Registry> = Mutex::new(Registry { paths: Vec::new() });
 
-/// The pending paths as C strings, published after every change for a signal handler,
-/// which may neither lock nor allocate.
-static PUBLISHED: AtomicPtr<Vec<CString>> = AtomicPtr::new(std::ptr::null_mut());
+/// The pending paths as C strings, published after every change for a signal handler.
+static PUBLISHED: Published<CString> = Published::new();
+
+/// A list a signal handler may read, which may neither lock nor allocate: each
+/// change publishes a new copy; copies published before are never freed (a
+/// handler may be reading one; a run publishes a few dozen at most).
+struct Published<T> {
+    current: AtomicPtr<Vec<T>>,
+}
+
+impl<T> Published<T> {
+    const fn new() -> Published<T> {
+        Published { current: AtomicPtr::new(std::ptr::null_mut()) }
+    }
+
+    fn publish(&self, list: Vec<T>) {
+        // The old copy is leaked, not freed: see the type's note.
+        self.current.swap(Box::into_raw(Box::new(list)), SeqCst);
+    }
+
+    /// The current copy; from a signal handler too.
+    fn load(&self) -> &[T] {
+        let list = self.current.load(SeqCst);
+        // SAFETY: published copies are never freed.
+        if list.is_null() {
+            &[]
+        } else {
+            unsafe { &*list }
+        }
+    }
+}
 
 struct Registry {
     paths: Vec<PathBuf>,
-    /// Lists published before, never freed: a signal handler may be reading one (a
-    /// run registers a few dozen paths at most). Boxed: the box is the address that
-    /// was published.
-    #[allow(clippy::vec_box)]
-    retired: Vec<Box<Vec<CString>>>,
 }
 
 impl Registry {
     /// Changes the paths and publishes them.
     fn change(&mut self, f: impl FnOnce(&mut Vec<PathBuf>)) {
         f(&mut self.paths);
-        let list: Vec<CString> = self.paths.iter().filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok()).collect();
-        let old = PUBLISHED.swap(Box::into_raw(Box::new(list)), SeqCst);
-        if !old.is_null() {
-            // SAFETY: `old` came from Box::into_raw above and was swapped out once.
-            self.retired.push(unsafe { Box::from_raw(old) });
-        }
+        PUBLISHED.publish(self.paths.iter().filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok()).collect());
     }
 }
 
@@ -205,14 +225,88 @@ pub fn remove_pending() -> impl Drop {
 /// signal that cannot wait for a lock (SIGBUS: a mapped input truncated under the
 /// run); directories stay.
 pub fn unlink_pending_in_signal_handler() {
-    let list = PUBLISHED.load(SeqCst);
-    if list.is_null() {
-        return;
-    }
-    // SAFETY: published lists are never freed; unlink(2) is async-signal-safe.
-    for path in unsafe { &*list } {
+    for path in PUBLISHED.load() {
+        // SAFETY: unlink(2) is async-signal-safe.
         unsafe { libc::unlink(path.as_ptr()) };
     }
+}
+
+/// What a mapped file was when mapped: its identity, size and times. A file written
+/// in place while mapped (same inode, new times) changes the memory the kernels read
+/// under them; one replaced by a rename leaves the mapping as it was.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    path: CString,
+    dev: u64,
+    ino: u64,
+    size: i64,
+    times: [i64; 4],
+}
+
+impl Snapshot {
+    pub(crate) fn of(path: &Path, meta: &std::fs::Metadata) -> Snapshot {
+        Snapshot {
+            path: CString::new(path.as_os_str().as_bytes()).unwrap_or_default(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size() as i64,
+            times: [meta.mtime(), meta.mtime_nsec(), meta.ctime(), meta.ctime_nsec()],
+        }
+    }
+
+    /// Whether the file at the path is this one, since changed in place.
+    fn changed(&self) -> bool {
+        let path = Path::new(std::ffi::OsStr::from_bytes(self.path.as_bytes()));
+        std::fs::metadata(path).is_ok_and(|m| {
+            let now = Snapshot::of(path, &m);
+            (now.dev, now.ino) == (self.dev, self.ino) && (now.size, now.times) != (self.size, self.times)
+        })
+    }
+
+    /// [`Snapshot::changed`] with async-signal-safe calls only.
+    fn changed_in_signal_handler(&self) -> bool {
+        // SAFETY: stat(2) is async-signal-safe; `st` is plain data it fills.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::stat(self.path.as_ptr(), &mut st) } != 0 {
+            return false;
+        }
+        let times = [st.st_mtime, st.st_mtime_nsec, st.st_ctime, st.st_ctime_nsec];
+        (st.st_dev, st.st_ino) == (self.dev, self.ino) && (st.st_size, times) != (self.size, self.times)
+    }
+}
+
+/// The mapped inputs in use, each with the map that reads it (dead once dropped).
+static WATCHED: Mutex<Vec<(Snapshot, Weak<memmap2::Mmap>)>> = Mutex::new(Vec::new());
+/// Their snapshots, for a signal handler.
+static WATCHED_PUBLISHED: Published<Snapshot> = Published::new();
+
+/// Watches the file `snapshot` describes while `map` lives: [`check_mapped_inputs`]
+/// reports it if it is written in place.
+pub(crate) fn watch(snapshot: Snapshot, map: &Arc<memmap2::Mmap>) {
+    let mut watched = WATCHED.lock().unwrap_or_else(|p| p.into_inner());
+    watched.retain(|(_, m)| m.strong_count() > 0);
+    watched.push((snapshot, Arc::downgrade(map)));
+    WATCHED_PUBLISHED.publish(watched.iter().map(|(s, _)| s.clone()).collect());
+}
+
+/// Fails if a mapped input still in use has been written in place by another process
+/// since it was mapped: answers computed from it cannot be trusted.
+pub fn check_mapped_inputs() -> Result<()> {
+    let watched = WATCHED.lock().unwrap_or_else(|p| p.into_inner());
+    match watched.iter().find(|(s, map)| map.strong_count() > 0 && s.changed()) {
+        Some((s, _)) => Err(Error::invalid(
+            Path::new(std::ffi::OsStr::from_bytes(s.path.as_bytes())),
+            "written in place by another process while the run read it (mapped): its answers are discarded; \
+             write a new file and rename it over the old one instead",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Whether any watched input has changed in place, with async-signal-safe calls only
+/// (a handler of SIGSEGV or SIGBUS, to say why the run crashed).
+pub fn mapped_input_changed_in_signal_handler() -> bool {
+    WATCHED_PUBLISHED.load().iter().any(Snapshot::changed_in_signal_handler)
 }
 
 /// Removes a file, or a directory with what it holds.

@@ -831,7 +831,7 @@ fn parse_chunk(h: &Header, text: &[u8], named: bool, first_chunk: bool) -> std::
                 _ => (true, false),
             };
             let integer_field = matches!(h.syntax, Syntax::Mtx { field: MtxField::Integer });
-            c.push_weight(parse_weight(tok, allow_float && !integer_field, allow_negative, integer_field).map_err(|m| err(m))?);
+            c.push_weight(parse_weight(tok, allow_float && !integer_field, allow_negative, integer_field).map_err(&err)?);
         }
         if fields.next().is_some() {
             return Err(err(match h.syntax {
