@@ -729,6 +729,57 @@ fn vertices(
     }
 }
 
+/// An edge's two ids as 0-based numbers, or why not: an edge list whose ids are not
+/// u32 numbers is read for its names if this is its `first_edge`.
+fn numbered_edge(h: &Header, u_tok: Option<&[u8]>, v_tok: Option<&[u8]>, first_edge: bool) -> std::result::Result<(u32, u32), Bad> {
+    let err = |msg: &str| Bad::At(0, msg.to_string());
+    let edge_list = matches!(h.syntax, Syntax::EdgeList { .. });
+    let base = h.one_based() as u64;
+    let bound_src = h.declared_rows.or(h.declared_n).unwrap_or(u32::MAX as u64 - 1 + base);
+    let bound_dst = h.declared_cols.unwrap_or(bound_src);
+    let (Some(u), Some(v)) = (u_tok.and_then(parse_u64), v_tok.and_then(parse_u64)) else {
+        return Err(match (edge_list, u_tok.zip(v_tok)) {
+            (true, Some(_)) if first_edge => Bad::Names,
+            (true, Some(_)) => {
+                err("expected two non-negative integer vertex ids, as the file's first edge has (its ids are numbers, not labels)")
+            }
+            (true, None) => err("expected two vertex ids"),
+            (false, _) => err("expected two non-negative integer vertex ids"),
+        });
+    };
+    if u < base || v < base {
+        return Err(err("vertex id 0 in a 1-based format"));
+    }
+    if u > bound_src || v > bound_dst {
+        if edge_list {
+            return Err(Bad::Names);
+        }
+        let limit = if u > bound_src { bound_src } else { bound_dst };
+        return Err(err(&if h.declared_n.is_some() {
+            format!("vertex id {} is beyond the {limit} vertices the header declares", u.max(v))
+        } else {
+            format!("vertex id {} is too large (ids are u32)", u.max(v))
+        }));
+    }
+    Ok(((u - base) as u32, (v - base) as u32))
+}
+
+/// An edge's weight from its token, as the format allows weights.
+fn edge_weight(h: &Header, tok: Option<&[u8]>) -> std::result::Result<Weight, &'static str> {
+    let tok = match (h.syntax, tok) {
+        (_, Some(t)) => t,
+        (Syntax::EdgeList { .. }, None) => return Err("expected a weight in the third column (`u v w`)"),
+        (_, None) => return Err("expected a weight after the two vertex ids"),
+    };
+    let (allow_float, allow_negative) = match h.syntax {
+        Syntax::Dimacs => (false, false),
+        Syntax::Mtx { .. } => (true, true),
+        _ => (true, false),
+    };
+    let integer_field = matches!(h.syntax, Syntax::Mtx { field: MtxField::Integer });
+    parse_weight(tok, allow_float && !integer_field, allow_negative, integer_field)
+}
+
 /// Why a chunk's line was refused: (byte offset of the line, message), or an edge
 /// list's id that is not a u32 number.
 enum Bad {
@@ -753,10 +804,6 @@ fn parse_chunk(h: &Header, text: &[u8], named: bool, first_chunk: bool) -> std::
     if weighted {
         c.weights.reserve(guess);
     }
-    let edge_list = matches!(h.syntax, Syntax::EdgeList { .. });
-    let base = h.one_based() as u64;
-    let bound_src = h.declared_rows.or(h.declared_n).unwrap_or(u32::MAX as u64 - 1 + base);
-    let bound_dst = h.declared_cols.unwrap_or(bound_src);
     let mut max_id = None::<u32>;
     let mut pos = 0;
     while pos < text.len() {
@@ -788,50 +835,16 @@ fn parse_chunk(h: &Header, text: &[u8], named: bool, first_chunk: bool) -> std::
                 c.tokens.push(((t.as_ptr() as usize - text.as_ptr() as usize) as u32, t.len() as u32));
             }
         } else {
-            let ids = (u_tok.and_then(parse_u64), v_tok.and_then(parse_u64));
-            let (Some(u), Some(v)) = ids else {
-                let first_edge = first_chunk && c.src.is_empty();
-                return Err(match (edge_list, u_tok.zip(v_tok)) {
-                    (true, Some(_)) if first_edge => Bad::Names,
-                    (true, Some(_)) => {
-                        err("expected two non-negative integer vertex ids, as the file's first edge has (its ids are numbers, not labels)")
-                    }
-                    (true, None) => err("expected two vertex ids"),
-                    (false, _) => err("expected two non-negative integer vertex ids"),
-                });
-            };
-            if u < base || v < base {
-                return Err(err("vertex id 0 in a 1-based format"));
-            }
-            if u > bound_src || v > bound_dst {
-                if edge_list {
-                    return Err(Bad::Names);
-                }
-                let limit = if u > bound_src { bound_src } else { bound_dst };
-                return Err(err(&if h.declared_n.is_some() {
-                    format!("vertex id {} is beyond the {limit} vertices the header declares", u.max(v))
-                } else {
-                    format!("vertex id {} is too large (ids are u32)", u.max(v))
-                }));
-            }
-            let (u, v) = ((u - base) as u32, (v - base) as u32);
+            let (u, v) = numbered_edge(h, u_tok, v_tok, first_chunk && c.src.is_empty()).map_err(|bad| match bad {
+                Bad::At(_, msg) => Bad::At(start, msg),
+                names => names,
+            })?;
             max_id = max_id.max(Some(u.max(v)));
             c.src.push(u);
             c.dst.push(v);
         }
         if weighted {
-            let tok = match (h.syntax, fields.next()) {
-                (_, Some(t)) => t,
-                (Syntax::EdgeList { .. }, None) => return Err(err("expected a weight in the third column (`u v w`)")),
-                (_, None) => return Err(err("expected a weight after the two vertex ids")),
-            };
-            let (allow_float, allow_negative) = match h.syntax {
-                Syntax::Dimacs => (false, false),
-                Syntax::Mtx { .. } => (true, true),
-                _ => (true, false),
-            };
-            let integer_field = matches!(h.syntax, Syntax::Mtx { field: MtxField::Integer });
-            c.push_weight(parse_weight(tok, allow_float && !integer_field, allow_negative, integer_field).map_err(&err)?);
+            c.push_weight(edge_weight(h, fields.next()).map_err(&err)?);
         }
         if fields.next().is_some() {
             return Err(err(match h.syntax {

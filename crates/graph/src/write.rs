@@ -11,7 +11,7 @@ use crate::build::edge_balanced_ranges;
 use crate::csr::{Graph, WeightType};
 use crate::error::{Error, Result};
 use crate::file::AtomicFile;
-use crate::names::VertexNames;
+use crate::names::{Naming, VertexNames};
 use crate::progress::Progress;
 use crate::read::{format_from_name, Format};
 
@@ -49,6 +49,14 @@ pub fn write_graph(g: &Graph, path: &Path, progress: &dyn Progress) -> Result<()
 enum Text {
     EdgeList { weighted: bool, csv: bool },
     MatrixMarket,
+}
+
+/// Appends vertex `v`: its name, or its number.
+fn push_vertex(out: &mut Vec<u8>, num: &mut itoa::Buffer, names: Option<&Naming>, v: u32) {
+    match names {
+        Some(naming) => _ = write!(out, "{}", naming.name(v)),
+        None => out.extend_from_slice(num.format(v).as_bytes()),
+    }
 }
 
 /// Refuses names that `text` could not carry: none in Matrix Market (numbers from 1),
@@ -136,6 +144,7 @@ fn write_edge_list(g: &Graph, path: &Path, text: Text, progress: &dyn Progress) 
     let mtx = text == Text::MatrixMarket;
     let separator = if matches!(text, Text::EdgeList { csv: true, .. }) { b',' } else { b' ' };
     let naming = g.naming();
+    let names = g.names().map(|_| &naming);
     let ranges = edge_balanced_ranges(adj.offsets(), 1 << 20);
     progress.start("writing edge list", adj.num_edges());
     for batch in ranges.chunks(32) {
@@ -156,18 +165,9 @@ fn write_edge_list(g: &Graph, path: &Path, text: Text, progress: &dyn Progress) 
                             (true, false) => (u + 1, v + 1),
                             (true, true) => (v + 1, u + 1),
                         };
-                        match g.names() {
-                            None => {
-                                out.extend_from_slice(num.format(first).as_bytes());
-                                out.push(separator);
-                                out.extend_from_slice(num.format(second).as_bytes());
-                            }
-                            Some(_) => {
-                                _ = write!(out, "{}", naming.name(first));
-                                out.push(separator);
-                                _ = write!(out, "{}", naming.name(second));
-                            }
-                        }
+                        push_vertex(&mut out, &mut num, names, first);
+                        out.push(separator);
+                        push_vertex(&mut out, &mut num, names, second);
                         if weighted {
                             out.push(separator);
                             match g.weight_type() {
