@@ -199,10 +199,12 @@ class BackendInterface:
     def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
         if callable(weight):
             _decline("weight functions stay in networkx")
-        if weight is not None and G.cg.weight_kind == "float":
+        if weight is None:
+            # Every edge weighs 1: hop counts, whatever weights the converted graph
+            # holds (networkx may hand over a weighted conversion it cached before).
+            return BackendInterface.single_source_shortest_path_length(G, source, cutoff)
+        if G.cg.weight_kind == "float":
             _decline("non-integer or negative weights stay in networkx (ours are 32-bit)")
-        if weight is None and G.weight is not None:
-            _decline("weight=None on a weighted graph stays in networkx")
         _plain_cutoff(cutoff)
         dist = cg.run(G.cg, "sssp", ENGINE, source=_source(G, source))[0]
         reached = np.isfinite(dist)

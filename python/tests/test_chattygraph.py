@@ -213,6 +213,10 @@ def test_the_networkx_backend_answers_as_networkx_and_declines_what_it_cannot():
     converted = B.convert_from_nx(g, edge_attrs={"weight": 1})
     with pytest.raises(NotImplementedError, match="weighted PageRank"):
         B.pagerank(converted)
+    # weight=None answers in hops on any conversion networkx hands over (it caches them).
+    want = nx.single_source_dijkstra_path_length(g, 0, weight=None)
+    for conversion in (converted, B.convert_from_nx(g)):
+        assert B.single_source_dijkstra_path_length(conversion, 0, weight=None) == want
     for normalized in (False, True):
         got = nx.betweenness_centrality(u, k=50, seed=3, normalized=normalized, backend="chatty")
         want = nx.betweenness_centrality(u, k=50, seed=3, normalized=normalized)

@@ -421,7 +421,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "shared")]
     pub distribute: Distribute,
     /// With --distribute multicast: the directory on each host that receives the
-    /// copy (`%r`: the rank, for a copy per rank); default $TMPDIR or /tmp.
+    /// copy, in a directory of the job's own removed when it ends (`%r`: the rank, for
+    /// a copy per rank); default $TMPDIR or /tmp.
     #[arg(long)]
     pub local_dir: Option<PathBuf>,
     /// With --distribute multicast: the multicast group, ADDRESS:PORT. The key is

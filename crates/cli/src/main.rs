@@ -91,7 +91,7 @@ fn handle_signals() {
     }
     extern "C" fn on_fault(signal: libc::c_int) {
         const TRUNCATED: &[u8] = b"chatty: error: an input file was truncated or changed by another process while mapped (SIGBUS)\n";
-        const CHANGED: &[u8] = b"chatty: error: an input file was written in place by another process while the run read it (mapped); \
+        const CHANGED: &[u8] = b"chatty: error: an input file was truncated or changed by another process while the run read it (mapped); \
             write a new file and rename it over the old one instead\n";
         let message = match (signal, chatty_graph::file::mapped_input_changed_in_signal_handler()) {
             (_, true) => CHANGED,

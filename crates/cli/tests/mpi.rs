@@ -139,12 +139,17 @@ fn a_graph_multicast_to_each_rank_gives_the_same_answers() {
     let multicast = ["--distribute", "multicast", "--local-dir", &local, "--multicast-group", "239.255.42.9:7409"];
     let graphs = generated(d.path());
     for g in &graphs[..2] {
-        same_as_one_process(g, 3, d.path(), &multicast);
-        // Ranks 1 and 2 each received a copy (a place of their own); rank 0 read the original.
+        // A file of the user's under the copy's name stays as it was.
         let name = g.file_name().unwrap();
-        for rank in [1, 2] {
-            assert_eq!(std::fs::read(copies.join(rank.to_string()).join(name)).unwrap(), std::fs::read(g).unwrap());
-        }
+        std::fs::create_dir_all(copies.join("1")).unwrap();
+        std::fs::write(copies.join("1").join(name), "the user's own file").unwrap();
+        same_as_one_process(g, 3, d.path(), &multicast);
+        // Ranks 1 and 2 each received a copy (a place of their own), removed when the
+        // job ended; rank 0 read the original.
+        assert_eq!(std::fs::read_to_string(copies.join("1").join(name)).unwrap(), "the user's own file");
+        let left: Vec<_> =
+            [1, 2].iter().flat_map(|r| std::fs::read_dir(copies.join(r.to_string())).unwrap()).map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, [name], "only the user's file remains");
         assert!(!copies.join("0").exists());
     }
     // A rank that cannot store its copy stops every rank, with no output file.
@@ -287,6 +292,24 @@ fn ranks_that_open_different_graphs_refuse_them() {
         assert!(!o.status.success() && t.contains("different graphs"), "{t}");
         assert!(!t.contains("panicked"), "{t}");
     }
+}
+
+/// Each rank admits what it will hold against the memory its process may use: over
+/// the limit, every rank refuses the job with the bytes needed.
+#[test]
+fn ranks_admit_their_part_within_the_memory_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("r.cgr");
+    assert!(chatty(&["generate", "rmat", "--scale", "20", "-o", g.to_str().unwrap()]).status.success());
+    let out = d.path().join("out.txt");
+    let o = mpirun(2)
+        .env("CHATTY_MEMORY_LIMIT", "150M")
+        .args([CHATTY, "run", "pr", g.to_str().unwrap(), "--engine", "mpi", "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(!o.status.success() && t.contains("part of the graph") && t.contains("needs"), "{t}");
+    assert!(!t.contains("panicked") && !out.exists(), "{t}");
 }
 
 #[test]

@@ -78,6 +78,8 @@ pub struct DistEngine {
     path: PathBuf,
     /// What `--distribute multicast` did.
     distribution: Option<Distribution>,
+    /// The copy it received here, removed with the engine.
+    _copy: Option<chatty_graph::file::Pending>,
     /// `--partition bfs`: each file id's id in the engine (the ranks' rows are renumbered).
     new_id: Option<Vec<u32>>,
     views: Views,
@@ -141,13 +143,13 @@ impl DistEngine {
     pub fn open(path: &Path, flags: u64, options: Options) -> Result<DistEngine, DistError> {
         let distribute = options.distribute;
         let comm = start(flags)?;
-        let (path, distribution) = match (distribute, &options.multicast) {
+        let (path, distribution, copy) = match (distribute, &options.multicast) {
             (Distribute::Multicast, Some(m)) => {
-                let (local, done) = crate::multicast::distribute(&comm, path, m)?;
-                (local, Some(done))
+                let (local, done, copy) = crate::multicast::distribute(&comm, path, m)?;
+                (local, Some(done), copy)
             }
             (Distribute::Multicast, None) => return Err(DistError::Distribute("--distribute multicast needs its group and key".into())),
-            _ => (path.to_path_buf(), None),
+            _ => (path.to_path_buf(), None, None),
         };
         let path = path.as_path();
         let mut new_id = None;
@@ -181,6 +183,7 @@ impl DistEngine {
             graph,
             path: path.to_path_buf(),
             distribution,
+            _copy: copy,
             new_id,
             views: Views::default(),
             delta: 1.0,

@@ -82,6 +82,8 @@ impl LocalGraph {
         let out_offsets = agree(comm, file.offsets(false).map_err(DistError::Graph))?;
         let ranges = Ranges::balanced(&out_offsets, comm.size());
         let own = ranges.range(comm.rank());
+        let shuffled = file.is_directed() && !file.has_transpose();
+        admit(comm, &out_offsets, &own, if shuffled { shuffle_bytes(file.weight_type()) } else { 0 })?;
         let out = agree(comm, file.rows(false, own.start, own.end).map_err(DistError::Graph))?;
         let inc = match (file.is_directed(), file.has_transpose()) {
             (false, _) => None,
@@ -138,6 +140,10 @@ impl LocalGraph {
         let ranges = Ranges::balanced(&out_offsets, comm.size());
         let own = ranges.range(comm.rank());
         let sides: &[bool] = if directed && transpose { &[false, true] } else { &[false] };
+        // The rows received, each side's, and a shuffle's where the transpose is built.
+        let row_bytes = if weight_type == WeightType::None { 4 } else { 8 };
+        let shuffle = if directed && !transpose { shuffle_bytes(weight_type) } else { 0 };
+        admit(comm, &out_offsets, &own, sides.len() as u64 * row_bytes + shuffle)?;
         let mut rows = Vec::new();
         for &side in sides {
             let parts = match &whole {
@@ -269,6 +275,26 @@ impl LocalGraph {
         }
         Ok(())
     }
+}
+
+/// Bytes per local edge that building in-edges by a shuffle holds at its peak: the
+/// parcels sent and received (a key, and a weight word), the sorted pairs and the rows.
+fn shuffle_bytes(weight_type: WeightType) -> u64 {
+    match weight_type {
+        WeightType::None => 8 + 8 + 16 + 4,
+        _ => 16 + 16 + 16 + 8,
+    }
+}
+
+/// Admits what this rank will hold for its vertices `own` beside a mapped file:
+/// `per_edge` bytes per local out-edge (`offsets`: every vertex's) and the kernels'
+/// state, about 64 bytes per vertex, against the memory this process may use
+/// ([`chatty_graph::check_memory`]). A refusal on any rank is every rank's.
+fn admit(comm: &Comm, offsets: &[u64], own: &Range<u32>, per_edge: u64) -> Result<(), DistError> {
+    let edges = offsets[own.end as usize] - offsets[own.start as usize];
+    let bytes = edges * per_edge + 64 * own.len() as u64;
+    let what = format!("rank {}'s part of the graph ({} vertices, {edges} edges)", comm.rank(), own.len());
+    agree(comm, chatty_graph::check_memory(&what, bytes).map_err(DistError::Graph))
 }
 
 /// Rows `range` of `adj`: offsets from 0, targets and weights.

@@ -3,12 +3,14 @@
 //! receiving rank per *place* (a host and a local directory), which writes it through
 //! an atomic file and checks its checksum; then every rank maps the copy of its place,
 //! as `--distribute shared` would. Ranks of rank 0's place read the original path.
+//! The copy lives in a directory of the job's own inside the place's directory (no
+//! file of the user's is replaced), removed when the receiving rank's engine ends.
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use chatty_graph::file::AtomicFile;
+use chatty_graph::file::{AtomicFile, Pending};
 use chatty_net::{file, Key, Receiver, ReceiverConfig, Recovery, Sender, SenderConfig, UdpNet};
 
 use crate::{agree, Comm, DistError};
@@ -41,8 +43,9 @@ pub struct Distribution {
 }
 
 /// Sends `path` from rank 0 to one rank of every other place; returns the path this
-/// rank maps. Every rank calls it; a failure anywhere fails every rank.
-pub fn distribute(comm: &Comm, path: &Path, m: &Multicast) -> Result<(PathBuf, Distribution), DistError> {
+/// rank maps, and on a receiving rank the copy's directory (removed when dropped).
+/// Every rank calls it; a failure anywhere fails every rank.
+pub fn distribute(comm: &Comm, path: &Path, m: &Multicast) -> Result<(PathBuf, Distribution, Option<Pending>), DistError> {
     let rank = comm.rank();
     let dir = PathBuf::from(m.local_dir.to_string_lossy().replace("%r", &rank.to_string()));
     let host = mpi::environment::processor_name().unwrap_or_default();
@@ -52,15 +55,17 @@ pub fn distribute(comm: &Comm, path: &Path, m: &Multicast) -> Result<(PathBuf, D
     // Rank 0's place already holds the file; every other place's first rank receives.
     let receiving: Vec<usize> = (0..places.len()).filter(|&r| places[r] != places[0] && first_of(places[r]) == r).collect();
     let name = path.file_name().ok_or_else(|| DistError::Distribute(format!("{}: not a file name", path.display())))?;
-    let local = if places[rank] == places[0] { path.to_path_buf() } else { dir.join(name) };
+    let job = comm.broadcast_u64(std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), std::process::id()));
+    let copies = dir.join(format!(".chatty-multicast-{job:016x}"));
+    let local = if places[rank] == places[0] { path.to_path_buf() } else { copies.join(name) };
     // Receivers make room first: a place that cannot hold a copy stops the job before
     // anything is sent.
     let fail = |what: String| DistError::Distribute(format!("{what} ({} by multicast)", path.display()));
     let prepared = match receiving.contains(&rank) {
-        true => prepare(&dir, &local).map(Some).map_err(fail),
+        true => prepare(&copies, &local).map(Some).map_err(fail),
         false => Ok(None),
     };
-    let out = agree(comm, prepared)?;
+    let (out, copy) = agree(comm, prepared)?.unzip();
     let start = Instant::now();
     let net = UdpNet::on(m.interface);
     let mine = match (rank, out) {
@@ -74,13 +79,17 @@ pub fn distribute(comm: &Comm, path: &Path, m: &Multicast) -> Result<(PathBuf, D
     };
     let bytes = agree(comm, mine)?;
     let done = Distribution { receivers: receiving.len(), bytes: comm.broadcast_u64(bytes), seconds: start.elapsed().as_secs_f64() };
-    Ok((local, done))
+    Ok((local, done, copy))
 }
 
-/// The directory and the atomic file a receiving rank writes its copy through.
-fn prepare(dir: &Path, local: &Path) -> Result<AtomicFile, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    AtomicFile::create(local).map_err(|e| e.to_string())
+/// The job's directory (pending: removed when dropped or interrupted) and the atomic
+/// file a receiving rank writes its copy through.
+fn prepare(copies: &Path, local: &Path) -> Result<(AtomicFile, Pending), String> {
+    let parent = copies.parent().expect("a directory inside the place's");
+    std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    std::fs::create_dir(copies).map_err(|e| format!("cannot create {}: {e}", copies.display()))?;
+    let pending = Pending::new(copies);
+    Ok((AtomicFile::create(local).map_err(|e| e.to_string())?, pending))
 }
 
 fn receive(net: &UdpNet, m: &Multicast, mut out: AtomicFile) -> Result<u64, String> {

@@ -296,7 +296,7 @@ pub fn check_mapped_inputs() -> Result<()> {
     match watched.iter().find(|(s, map)| map.strong_count() > 0 && s.changed()) {
         Some((s, _)) => Err(Error::invalid(
             Path::new(std::ffi::OsStr::from_bytes(s.path.as_bytes())),
-            "written in place by another process while the run read it (mapped): its answers are discarded; \
+            "truncated or changed by another process while the run read it (mapped): its answers are discarded; \
              write a new file and rename it over the old one instead",
         )),
         None => Ok(()),

@@ -217,7 +217,6 @@ pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Resul
     }
     let base = index.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     let stem = index.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "graph.ssd".into());
-    let old = old_stripes(index);
     let id = new_id(index);
     let record_bytes = if g.weight_type() == WeightType::None { 4 } else { 8 };
     let name = |side: &str, k: usize| -> PathBuf {
@@ -270,6 +269,12 @@ pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Resul
     bytes.extend_from_slice(&xxh3_64(&bytes).to_le_bytes());
     let mut f = AtomicFile::create(index)?;
     f.write_all(&bytes).map_err(|e| SsdError::io(index, "cannot write", e))?;
+    // The layout replaced is read, replaced and its stripes removed under a lock on
+    // the directory: of two conversions to one name, the second removes the first's
+    // stripes (read without it, each would remove only the layout before both).
+    let directory = std::fs::File::open(&base).map_err(|e| SsdError::io(&base, "cannot open", e))?;
+    directory.lock().map_err(|e| SsdError::io(&base, "cannot lock", e))?;
+    let old = old_stripes(index);
     f.commit()?;
     written.into_iter().for_each(Pending::keep);
     let layout = load(index)?;

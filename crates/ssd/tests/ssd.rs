@@ -101,8 +101,11 @@ fn every_kernel_matches_the_cpu_engine_on_the_datasets() {
         "web/cnr-2000.el.gz",
         "matrix/bcsstk13.mtx.gz",
     ];
+    // A layout numbers vertices 0 to n-1: wiki-Vote's id range, its gaps isolated.
+    let mut opts = ReadOptions::default();
+    opts.ids.keep_id_range = true;
     for (i, f) in files.iter().enumerate() {
-        let g = read_graph(&data.join(f), ReadOptions::default(), &NoProgress).unwrap().with_in_edges();
+        let g = read_graph(&data.join(f), opts, &NoProgress).unwrap().with_in_edges();
         // Each dataset with one stripe count, alternating the IO path.
         check_all(f, &g, 1 + i % 3, config(i % 2 == 0, true), dir.path());
     }
@@ -133,6 +136,32 @@ fn a_file_truncated_or_corrupted_mid_run_is_a_clear_error() {
         // Opening it again refuses up front.
         let e = SsdGraph::open(&index, config(uring, true)).err().unwrap().to_string();
         assert!(e.contains("truncated"), "{e}");
+    }
+}
+
+/// Conversions to one name at once leave one layout and its stripes, never another's
+/// stripes beside it.
+#[test]
+fn concurrent_conversions_to_one_name_leave_one_layout() {
+    let g = generate::rmat(12, 8, GenOptions { seed: 4, max_weight: Some(50), undirected: false }, &NoProgress).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let index = d.path().join("g.ssd");
+    for _ in 0..4 {
+        let start = std::sync::Barrier::new(3);
+        std::thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| {
+                    start.wait();
+                    chatty_ssd::layout::write(&g, &index, 2, &[]).unwrap();
+                });
+            }
+        });
+        let mut files: Vec<String> =
+            std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        files.sort();
+        assert_eq!(files.len(), 5, "the index and its 2 + 2 stripes, nothing else: {files:?}");
+        let layout = chatty_ssd::layout::load(&index).unwrap();
+        assert!(layout.out.files.iter().all(|f| f.exists()));
     }
 }
 

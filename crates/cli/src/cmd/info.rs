@@ -58,6 +58,7 @@ pub fn run(a: &InfoArgs, quiet: bool) -> Result<i32> {
         "max_in_degree": s.max_in_degree,
         "has_transpose": s.has_transpose,
         "renumbered": g.order().is_some(),
+        "named": g.names().is_some(),
         "size_bytes": g.size_bytes(),
         "checked": a.check,
         "partition": partition,

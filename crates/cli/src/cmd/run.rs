@@ -87,7 +87,7 @@ fn read_vertex_values(path: &Path, flag: &str, n: usize, naming: &Naming, unlist
         let mut f = line.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty());
         let (Some(v), Some(x), None) = (f.next(), f.next(), f.next()) else { return Err(bad()) };
         let x = number(i, line, x)?;
-        let index = naming.vertex(v, n).map_err(|e| anyhow::anyhow!("{}:{}: vertex {e}", path.display(), i + 1))? as usize;
+        let index = naming.vertex(v, n).map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))? as usize;
         if values[index].replace(x).is_some() {
             bail!("{}:{}: vertex {v} is listed twice", path.display(), i + 1);
         }
