@@ -48,6 +48,32 @@ proptest! {
         prop_assert_eq!(inc, naive(n, &reversed, false, false, false));
     }
 
+    /// An edge list read back names the same edges, whatever its ids: few or many,
+    /// with gaps, beyond u32, or labels (each id spelled `v<id>`).
+    #[test]
+    fn edge_lists_read_back_as_the_same_named_edges(
+        edges in prop::collection::vec((0u64..12, 0u64..12), 1..60),
+        spread in prop::sample::select(vec![1u64, 7, 1 << 33]),
+        labels: bool,
+    ) {
+        let name = |x: u64| if labels { format!("v{}", x * spread) } else { (x * spread).to_string() };
+        let text: String = edges.iter().map(|&(u, v)| format!("{} {}\n", name(u), name(v))).collect();
+        let g = chatty_graph::read::parse_bytes(std::path::Path::new("p.el"), chatty_graph::Format::EdgeList, text.as_bytes(), BuildOptions::default()).unwrap();
+        let naming = g.naming();
+        let mut read: Vec<(String, String)> = (0..g.num_vertices() as u32)
+            .flat_map(|u| g.out_edges().neighbors(u).iter().map(move |&v| (u, v)).collect::<Vec<_>>())
+            .map(|(u, v)| (naming.name(u).to_string(), naming.name(v).to_string()))
+            .collect();
+        let mut want: Vec<(String, String)> = edges.iter().map(|&(u, v)| (name(u), name(v))).collect();
+        read.sort();
+        want.sort();
+        prop_assert_eq!(read, want);
+        let appear: std::collections::BTreeSet<u64> = edges.iter().flat_map(|&(u, v)| [u, v]).collect();
+        let dense = !labels && appear.len() as u64 == appear.last().unwrap() * spread + 1;
+        prop_assert_eq!(g.num_vertices(), appear.len());
+        prop_assert_eq!(g.names().is_none(), dense);
+    }
+
     #[test]
     fn relabel_is_an_isomorphism((n, edges) in edge_lists(), seed: u64) {
         let g = chatty_graph::from_edges(n, &edges, true).unwrap();
