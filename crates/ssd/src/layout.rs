@@ -255,20 +255,8 @@ pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Resul
         in_files: in_files.iter().map(rel).collect(),
         id_base: g.id_base(),
     };
-    let json = serde_json::to_vec(&header).expect("header serialises");
-    let mut bytes = MAGIC.to_vec();
-    bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(&json);
-    bytes.resize(bytes.len().next_multiple_of(8), 0);
-    bytes.extend_from_slice(bytemuck::cast_slice(g.out_edges().offsets()));
-    if let Some(inc) = inc {
-        bytes.extend_from_slice(bytemuck::cast_slice(inc.offsets()));
-    }
-    bytes.extend_from_slice(bytemuck::cast_slice(&sums));
-    bytes.resize(bytes.len().next_multiple_of(8), 0);
-    bytes.extend_from_slice(&xxh3_64(&bytes).to_le_bytes());
     let mut f = AtomicFile::create(index)?;
-    f.write_all(&bytes).map_err(|e| SsdError::io(index, "cannot write", e))?;
+    f.write_all(&index_bytes(&header, g.out_edges(), inc, &sums)).map_err(|e| SsdError::io(index, "cannot write", e))?;
     // The layout replaced is read, replaced and its stripes removed under a lock on
     // the directory: of two conversions to one name, the second removes the first's
     // stripes (read without it, each would remove only the layout before both).
@@ -283,6 +271,24 @@ pub fn write(g: &Graph, index: &Path, stripes: usize, dirs: &[PathBuf]) -> Resul
         let _ = std::fs::remove_file(f);
     }
     Ok(layout)
+}
+
+/// The index file: magic, the header as JSON, the offsets of each side, the pages'
+/// checksums, and the whole's checksum.
+fn index_bytes(header: &Header, out: &Adjacency, inc: Option<&Adjacency>, sums: &[u32]) -> Vec<u8> {
+    let json = serde_json::to_vec(header).expect("header serialises");
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&json);
+    bytes.resize(bytes.len().next_multiple_of(8), 0);
+    bytes.extend_from_slice(bytemuck::cast_slice(out.offsets()));
+    if let Some(inc) = inc {
+        bytes.extend_from_slice(bytemuck::cast_slice(inc.offsets()));
+    }
+    bytes.extend_from_slice(bytemuck::cast_slice(sums));
+    bytes.resize(bytes.len().next_multiple_of(8), 0);
+    bytes.extend_from_slice(&xxh3_64(&bytes).to_le_bytes());
+    bytes
 }
 
 /// The stripe files of the layout at `index`, if there is one, that are provably
