@@ -18,6 +18,9 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Wcc => 4,
         Algorithm::Bc => 25, // depth, σ (then δ's coefficient), scores, level lists, two level bitmaps
         Algorithm::Spmv => 16,
+        Algorithm::Tc | Algorithm::Clustering => 32, // degrees, offsets, counts (and coefficients); oriented edges on top
+        Algorithm::Kcore => 12,                      // degrees, the vertices left, a frontier
+        Algorithm::Scc => 24,                        // labels, two counts, colours, two bitmaps, frontiers
     }
 }
 
@@ -77,8 +80,11 @@ impl Engine for CpuEngine {
         if alg.wants_in_edges() {
             self.graph.build_in_edges().map_err(crate::Error::engine)?;
         }
-        let n = self.graph.num_vertices() as u64;
-        check_memory(&format!("{}'s arrays over {n} vertices", alg.name()), n * vertex_bytes(alg))?;
+        let (n, m) = (self.graph.num_vertices() as u64, self.graph.num_edges());
+        // TC's oriented lists hold each undirected edge once: half the stored edges, or
+        // all of a directed graph's.
+        let edges = if matches!(alg, Algorithm::Tc | Algorithm::Clustering) { 4 * m } else { 0 };
+        check_memory(&format!("{}'s arrays over {n} vertices", alg.name()), n * vertex_bytes(alg) + edges)?;
         if alg == Algorithm::Sssp {
             sssp::check_weights(&self.graph)?;
         }

@@ -154,6 +154,13 @@ impl Bitmap {
         self.words[i / 64].fetch_or(1 << (i % 64), Relaxed);
     }
 
+    /// Sets bit `i` (atomically); whether this call set it, not another before it.
+    #[inline]
+    pub fn set_new(&self, i: usize) -> bool {
+        let bit = 1 << (i % 64);
+        self.words[i / 64].fetch_or(bit, Relaxed) & bit == 0
+    }
+
     /// Word `w` (bits `64w..64w+64`).
     #[inline]
     pub fn word(&self, w: usize) -> u64 {
@@ -183,6 +190,13 @@ impl Bitmap {
     pub fn or_with(&self, other: &Bitmap) {
         self.words.par_iter().zip(&other.words).for_each(|(a, b)| {
             a.fetch_or(b.load(Relaxed), Relaxed);
+        });
+    }
+
+    /// Ands every word of `other` into this one (same length).
+    pub fn and_with(&self, other: &Bitmap) {
+        self.words.par_iter().zip(&other.words).for_each(|(a, b)| {
+            a.fetch_and(b.load(Relaxed), Relaxed);
         });
     }
 

@@ -386,6 +386,15 @@ pub struct Context<'a> {
 }
 
 impl Report {
+    /// What the run did that the kernel's name alone does not say, for the user
+    /// (triangles of a directed graph's undirected one, WCC answering SCC).
+    pub fn kernel_note(&self) -> Option<&'static str> {
+        match self.graph.directed {
+            true => self.algorithm.directed_note(),
+            false => self.algorithm.undirected_note(),
+        }
+    }
+
     /// Mean of the trials' timed regions.
     pub fn average_seconds(&self) -> f64 {
         self.trial_seconds.iter().sum::<f64>() / self.trial_seconds.len().max(1) as f64

@@ -11,7 +11,8 @@
 //!   [`edge_map::EdgeOp`] along a frontier's edges, push or pull) and `sum_in`.
 //! - Kernels, one module each, in GAPBS order (header with citations, kernel,
 //!   reference, verifier), each written once over [`edge_map::EdgeMapGraph`]:
-//!   [`bfs`], [`sssp`], [`pr`], [`wcc`], [`bc`], [`spmv`]; [`run_kernel`] dispatches.
+//!   [`bfs`], [`sssp`], [`pr`], [`wcc`], [`bc`], [`spmv`], then the structural ones,
+//!   [`tc`] (and clustering), [`kcore`], [`scc`]; [`run_kernel`] dispatches.
 //! - [`Engine`]: the one engine trait (CPU here as [`CpuEngine`]; GPU, multi-GPU and
 //!   SSD in their crates), and [`harness`]: the one trial loop, verification and
 //!   JSON report every engine shares.
@@ -36,13 +37,17 @@ mod engine;
 mod error;
 pub mod frontier;
 pub mod harness;
+pub mod kcore;
 pub mod pool;
 pub mod pr;
 mod region;
 pub mod renumber;
+pub mod scc;
+mod simple;
 pub mod spmv;
 pub mod sssp;
 mod summary;
+pub mod tc;
 pub mod tuning;
 pub mod wcc;
 
@@ -74,11 +79,30 @@ pub enum Algorithm {
     Bc,
     /// Sparse matrix times vector.
     Spmv,
+    /// Triangle counting: the triangles on each vertex.
+    Tc,
+    /// Local clustering coefficients.
+    Clustering,
+    /// Core numbers (k-core decomposition).
+    Kcore,
+    /// Strongly connected components.
+    Scc,
 }
 
 impl Algorithm {
     /// Every kernel, in the order the docs list them.
-    pub const ALL: [Algorithm; 6] = [Algorithm::Bfs, Algorithm::Sssp, Algorithm::Pr, Algorithm::Wcc, Algorithm::Bc, Algorithm::Spmv];
+    pub const ALL: [Algorithm; 10] = [
+        Algorithm::Bfs,
+        Algorithm::Sssp,
+        Algorithm::Pr,
+        Algorithm::Wcc,
+        Algorithm::Bc,
+        Algorithm::Spmv,
+        Algorithm::Tc,
+        Algorithm::Clustering,
+        Algorithm::Kcore,
+        Algorithm::Scc,
+    ];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
@@ -89,6 +113,10 @@ impl Algorithm {
             Algorithm::Wcc => "wcc",
             Algorithm::Bc => "bc",
             Algorithm::Spmv => "spmv",
+            Algorithm::Tc => "tc",
+            Algorithm::Clustering => "clustering",
+            Algorithm::Kcore => "kcore",
+            Algorithm::Scc => "scc",
         }
     }
 
@@ -104,7 +132,22 @@ impl Algorithm {
 
     /// Whether the kernel reads in-edges (pull), so a directed graph needs its transpose.
     pub fn wants_in_edges(self) -> bool {
-        matches!(self, Algorithm::Bfs | Algorithm::Pr | Algorithm::Wcc | Algorithm::Spmv)
+        !matches!(self, Algorithm::Sssp | Algorithm::Bc)
+    }
+
+    /// What a run of the kernel on a directed graph should tell the user it did, where
+    /// that is not what the kernel's name alone says.
+    pub fn directed_note(self) -> Option<&'static str> {
+        match self {
+            Algorithm::Tc => Some("tc counts the triangles of the undirected simple graph beneath this directed one"),
+            Algorithm::Kcore => Some("kcore counts in-degree plus out-degree, as networkx does on a DiGraph"),
+            _ => None,
+        }
+    }
+
+    /// An undirected graph's note, as [`Algorithm::directed_note`].
+    pub fn undirected_note(self) -> Option<&'static str> {
+        (self == Algorithm::Scc).then_some("scc: on an undirected graph the strong components are the weak ones (wcc)")
     }
 
     /// `--help`'s line for the kernel.
@@ -116,6 +159,10 @@ impl Algorithm {
             Algorithm::Wcc => "weakly connected components: the smallest id in each component",
             Algorithm::Bc => "betweenness centrality, Brandes, summed over the sources (networkx's subset scaling)",
             Algorithm::Spmv => "y = A·x, one sparse matrix-vector product",
+            Algorithm::Tc => "triangle counting: the triangles on each vertex (of the undirected simple graph)",
+            Algorithm::Clustering => "local clustering coefficient of each vertex (undirected graphs)",
+            Algorithm::Kcore => "k-core decomposition: each vertex's core number",
+            Algorithm::Scc => "strongly connected components: the smallest id in each component",
         }
     }
 }
@@ -191,15 +238,39 @@ pub enum Output {
     Distances(Distances),
     /// PageRank, BC or SpMV values.
     Values(Vec<f64>),
-    /// WCC labels.
+    /// WCC and SCC labels.
     Labels(Vec<u32>),
+    /// Triangles on each vertex.
+    Triangles(Vec<u64>),
+    /// Core numbers.
+    Cores(Vec<u32>),
+}
+
+impl Output {
+    /// The number of vertices it has a value for.
+    pub fn len(&self) -> usize {
+        match self {
+            Output::Depths(d) => d.len(),
+            Output::Distances(Distances::Int(d)) => d.len(),
+            Output::Distances(Distances::Float(d)) => d.len(),
+            Output::Values(v) => v.len(),
+            Output::Labels(l) => l.len(),
+            Output::Triangles(t) => t.len(),
+            Output::Cores(c) => c.len(),
+        }
+    }
+
+    /// Whether it has no values (a graph without vertices).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Edges a run examined, counted as stored directed edges: for BFS and SSSP the
 /// out-edges of every reached vertex, for PR m per iteration, for BC m per source,
 /// for WCC and SpMV m. Computed after the timed run, from its output.
-pub const EDGES_COUNTING: &str =
-    "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per iteration (pr), m (wcc, spmv)";
+pub const EDGES_COUNTING: &str = "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per \
+                                  iteration (pr), m (wcc, spmv, tc, clustering, kcore, scc)";
 
 /// [`EDGES_COUNTING`]'s count for a trial on a graph of `m` edges and out-degrees `degree`.
 pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Sync, t: &Trial) -> u64 {
@@ -363,7 +434,17 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
         Algorithm::Wcc => (Output::Labels(wcc::wcc(g)?), 1, None),
         Algorithm::Bc => (Output::Values(bc::bc(g, sources, progress)?), sources.len() as u64, None),
         Algorithm::Spmv => (Output::Values(spmv::spmv(g, &spmv_x(g.num_vertices(), p))?), 1, None),
+        Algorithm::Tc => (Output::Triangles(tc::triangles(in_memory(g, alg)?, progress)?.0), 1, None),
+        Algorithm::Clustering => (Output::Values(tc::clustering(in_memory(g, alg)?, progress)?), 1, None),
+        Algorithm::Kcore => (Output::Cores(kcore::core_numbers(in_memory(g, alg)?, progress)?), 1, None),
+        Algorithm::Scc => (Output::Labels(scc::scc(g, progress)?), 1, None),
     })
+}
+
+/// The adjacency in memory, which the kernels that intersect or count neighbour lists
+/// read; an engine that only streams edges has none.
+fn in_memory<G: EdgeMapGraph + ?Sized>(g: &G, alg: Algorithm) -> Result<&Graph> {
+    g.csr().ok_or_else(|| Error::Unsupported(format!("{} needs the adjacency in memory, which this engine streams", alg.name())))
 }
 
 /// No value of `output` is NaN or infinite, but the distance of an unreached vertex
@@ -392,6 +473,10 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Wcc, Output::Labels(l)) => wcc::verify(g, l),
         (Algorithm::Bc, Output::Values(s)) => bc::verify(g, sources, s),
         (Algorithm::Spmv, Output::Values(y)) => spmv::verify(g, &spmv_x(g.num_vertices(), p), y),
+        (Algorithm::Tc, Output::Triangles(t)) => tc::verify(g, t),
+        (Algorithm::Clustering, Output::Values(c)) => tc::verify_clustering(g, c),
+        (Algorithm::Kcore, Output::Cores(c)) => kcore::verify(g, c),
+        (Algorithm::Scc, Output::Labels(l)) => scc::verify(g, l),
         _ => Err(Error::Mismatch(format!("{} produced the wrong kind of output", alg.name()))),
     }
 }

@@ -41,14 +41,30 @@ pub enum Summary<V = u32> {
         /// `(label, size)` of the largest components.
         largest: Vec<(V, u64)>,
     },
-    /// PageRank, BC, SpMV: the largest values.
+    /// PageRank, BC, SpMV, clustering: the largest values.
     Values {
         /// The sum of every value.
         sum: f64,
+        /// Their mean (clustering's is networkx's `average_clustering`).
+        mean: f64,
         /// Their Euclidean norm.
         norm: f64,
         /// `(vertex, value)`, largest first.
         top: Vec<(V, f64)>,
+    },
+    /// TC: the graph's triangles and the vertices on most.
+    Triangles {
+        /// Triangles in the graph (a third of the per-vertex sum).
+        triangles: u64,
+        /// `(vertex, triangles on it)`, most first.
+        top: Vec<(V, u64)>,
+    },
+    /// k-core: the largest core.
+    Cores {
+        /// The largest core number (the graph's degeneracy).
+        degeneracy: u32,
+        /// Vertices in that core.
+        in_max_core: u64,
     },
 }
 
@@ -67,6 +83,8 @@ impl Output {
             Output::Distances(d) => distances_summary(d),
             Output::Labels(l) => components_summary(l, k),
             Output::Values(v) => values_summary(v, k),
+            Output::Triangles(t) => triangles_summary(t, k),
+            Output::Cores(c) => cores_summary(c),
         }
     }
 }
@@ -154,11 +172,28 @@ fn values_summary(v: &[f64], k: usize) -> Summary {
         })
         .collect();
     let top = largest(parts.iter().flat_map(|p| p.2.iter().copied()), k);
+    let sum = parts.iter().fold(0.0, |a, p| a + p.0);
     Summary::Values {
-        sum: parts.iter().fold(0.0, |a, p| a + p.0),
+        sum,
+        mean: if v.is_empty() { 0.0 } else { sum / v.len() as f64 },
         norm: parts.iter().fold(0.0, |a, p| a + p.1).sqrt(),
         top: top.into_iter().map(|(Total(x), Reverse(v))| (v, x)).collect(),
     }
+}
+
+/// The total and the `k` vertices on most triangles.
+fn triangles_summary(t: &[u64], k: usize) -> Summary {
+    let parts: Vec<_> = (t.par_chunks(CHUNK).enumerate())
+        .map(|(i, t)| (t.iter().sum::<u64>(), largest(t.iter().enumerate().map(|(j, &x)| (x, Reverse((i * CHUNK + j) as u32))), k)))
+        .collect();
+    let top = largest(parts.iter().flat_map(|p| p.1.iter().copied()), k);
+    Summary::Triangles { triangles: parts.iter().map(|p| p.0).sum::<u64>() / 3, top: top.into_iter().map(|(x, Reverse(v))| (v, x)).collect() }
+}
+
+/// The largest core number and its size.
+fn cores_summary(c: &[u32]) -> Summary {
+    let degeneracy = c.par_iter().copied().max().unwrap_or(0);
+    Summary::Cores { degeneracy, in_max_core: c.par_iter().filter(|&&x| x == degeneracy).count() as u64 }
 }
 
 /// An f64 ordered by `total_cmp`, so values rank in a heap.
@@ -211,9 +246,13 @@ impl Summary {
             Summary::Components { count, largest } => {
                 Summary::Components { count, largest: largest.into_iter().map(|(c, s)| (naming.name(c), s)).collect() }
             }
-            Summary::Values { sum, norm, top } => {
-                Summary::Values { sum, norm, top: top.into_iter().map(|(v, x)| (naming.name(v), x)).collect() }
+            Summary::Values { sum, mean, norm, top } => {
+                Summary::Values { sum, mean, norm, top: top.into_iter().map(|(v, x)| (naming.name(v), x)).collect() }
             }
+            Summary::Triangles { triangles, top } => {
+                Summary::Triangles { triangles, top: top.into_iter().map(|(v, x)| (naming.name(v), x)).collect() }
+            }
+            Summary::Cores { degeneracy, in_max_core } => Summary::Cores { degeneracy, in_max_core },
             Summary::Depths { reached, max_depth, histogram } => Summary::Depths { reached, max_depth, histogram },
             Summary::Distances { reached, max, mean } => Summary::Distances { reached, max, mean },
         }
@@ -237,12 +276,18 @@ impl<V: fmt::Display> Summary<V> {
                     out += &format!("  component {label}: {size} vertices\n");
                 }
             }
-            Summary::Values { sum, norm, top } => {
-                out += &format!("Sum:                 {sum:.6e}, norm {norm:.6e}\n");
+            Summary::Values { sum, mean, norm, top } => {
+                out += &format!("Sum:                 {sum:.6e}, mean {mean:.6e}, norm {norm:.6e}\n");
                 for (v, x) in top {
                     out += &format!("  vertex {v}: {x:.6e}\n");
                 }
             }
+            Summary::Triangles { top, .. } => {
+                for (v, x) in top {
+                    out += &format!("  vertex {v}: {x} triangles\n");
+                }
+            }
+            Summary::Cores { .. } => {}
         }
         out
     }
@@ -261,6 +306,10 @@ impl<V: fmt::Display> fmt::Display for Summary<V> {
                     write!(f, ", largest {size} vertices (label {label})")?;
                 }
                 Ok(())
+            }
+            Summary::Triangles { triangles, .. } => write!(f, "Triangles:           {triangles}"),
+            Summary::Cores { degeneracy, in_max_core } => {
+                write!(f, "Largest core:        k = {degeneracy}, {in_max_core} vertices")
             }
             Summary::Values { top, .. } => match top.first() {
                 Some((v, x)) => write!(f, "Largest value:       {x:.6e} at vertex {v}"),
@@ -303,7 +352,18 @@ mod tests {
                 let mut top: Vec<(u32, f64)> = v.iter().enumerate().map(|(i, &x)| (i as u32, x)).collect();
                 top.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
                 top.truncate(k);
-                Summary::Values { sum: v.iter().sum(), norm: v.iter().map(|x| x * x).sum::<f64>().sqrt(), top }
+                let mean = if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+                Summary::Values { sum: v.iter().sum(), mean, norm: v.iter().map(|x| x * x).sum::<f64>().sqrt(), top }
+            }
+            Output::Triangles(t) => {
+                let mut top: Vec<(u32, u64)> = t.iter().enumerate().map(|(i, &x)| (i as u32, x)).collect();
+                top.sort_unstable_by_key(|&(v, x)| (Reverse(x), v));
+                top.truncate(k);
+                Summary::Triangles { triangles: t.iter().sum::<u64>() / 3, top }
+            }
+            Output::Cores(c) => {
+                let degeneracy = c.iter().copied().max().unwrap_or(0);
+                Summary::Cores { degeneracy, in_max_core: c.iter().filter(|&&x| x == degeneracy).count() as u64 }
             }
         }
     }
@@ -312,8 +372,8 @@ mod tests {
     fn assert_same(got: Summary, want: Summary) {
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
         match (&got, &want) {
-            (Summary::Values { sum, norm, top }, Summary::Values { sum: s, norm: n, top: t }) => {
-                assert!(close(*sum, *s) && close(*norm, *n) && top == t, "{got:?} against {want:?}");
+            (Summary::Values { sum, mean, norm, top }, Summary::Values { sum: s, mean: a, norm: n, top: t }) => {
+                assert!(close(*sum, *s) && close(*mean, *a) && close(*norm, *n) && top == t, "{got:?} against {want:?}");
             }
             (Summary::Distances { reached, max, mean }, Summary::Distances { reached: r, max: m, mean: a }) => {
                 assert!(reached == r && max == m && close(*mean, *a), "{got:?} against {want:?}");
@@ -337,12 +397,16 @@ mod tests {
             let values: Vec<f64> = (0..n).map(|_| next(1000) as f64 / 7.0).collect();
             let labels: Vec<u32> = (0..n).map(|_| next(n.max(1) as u64 / 3 + 1) as u32).collect();
             let far_labels: Vec<u32> = (0..n).map(|_| u32::MAX - next(50) as u32).collect();
+            let triangles: Vec<u64> = (0..n).map(|_| next(30) * 3).collect();
+            let cores: Vec<u32> = (0..n).map(|_| next(12) as u32).collect();
             let outputs = [
                 Output::Depths(depths),
                 Output::Distances(Distances::Int(distances)),
                 Output::Values(values),
                 Output::Labels(labels),
                 Output::Labels(far_labels),
+                Output::Triangles(triangles),
+                Output::Cores(cores),
             ];
             // Labels are counted in one range per thread up to 8: one, three, and
             // more threads than ranges.

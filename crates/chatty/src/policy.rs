@@ -5,7 +5,8 @@
 //! disk), and under `mpirun` the MPI engine runs (every rank holds its rows). For a
 //! graph in memory, [`choose`]:
 //!
-//! 1. No usable GPU: the CPU.
+//! 1. No usable GPU, or a kernel the GPU engine lacks (triangles, clustering, cores,
+//!    strong components): the CPU.
 //! 2. BC from so many sources on so deep a graph that the GPU's per-level round trips
 //!    would cost more than the CPU's whole run, as the two engines' models predict
 //!    (the depth from one BFS on the CPU): the CPU.
@@ -105,6 +106,9 @@ pub fn choose(g: &Graph, work: &Workload, gpu: &GpuState) -> Choice {
     if let GpuState::Unusable(why) = gpu {
         return cpu(why.clone());
     }
+    if let Some(alg) = work.kernels.iter().find(|&&a| !chatty_gpu::has_kernel(a)) {
+        return cpu(format!("the GPU engine has no {} kernel yet", alg.name()));
+    }
     if let Some(why) = bc_prefers_cpu(g, work) {
         return cpu(why);
     }
@@ -160,6 +164,8 @@ mod tests {
         assert_eq!(c.engine, EngineKind::Cpu);
         assert!(c.why.contains("pays"), "{c}");
         assert_eq!(choose(&g, &Workload::one(Algorithm::Pr), &GpuState::Started).engine, EngineKind::Gpu);
+        let c = choose(&g, &Workload::one(Algorithm::Tc), &GpuState::Started);
+        assert_eq!((c.engine, c.why.as_str()), (EngineKind::Cpu, "the GPU engine has no tc kernel yet"));
     }
 
     #[test]

@@ -33,6 +33,8 @@ fn algorithm() -> impl TypedValueParser<Value = Algorithm> {
         Algorithm::Sssp => &["dijkstra"],
         Algorithm::Wcc => &["cc"],
         Algorithm::Bc => &["betweenness"],
+        Algorithm::Tc => &["triangles"],
+        Algorithm::Kcore => &["core-number", "cores"],
         _ => &[],
     })
 }

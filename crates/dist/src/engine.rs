@@ -291,6 +291,7 @@ impl DistEngine {
                 let y = pr::spmv(g, &chatty_algo::spmv_x(g.n, p));
                 (Output::Values(self.gather_owned(&y)?), 1, None)
             }
+            Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc => unreachable!("refused by prepare"),
         })
     }
 
@@ -355,6 +356,8 @@ impl DistEngine {
             Output::Distances(chatty_algo::Distances::Int(d)) => Output::Distances(chatty_algo::Distances::Int(back(ids, &d))),
             Output::Distances(chatty_algo::Distances::Float(d)) => Output::Distances(chatty_algo::Distances::Float(back(ids, &d))),
             Output::Values(v) => Output::Values(back(ids, &v)),
+            Output::Triangles(t) => Output::Triangles(back(ids, &t)),
+            Output::Cores(c) => Output::Cores(back(ids, &c)),
             Output::Labels(l) => {
                 let mut smallest = vec![u32::MAX; l.len()];
                 for (v, &i) in ids.iter().enumerate() {
@@ -388,6 +391,9 @@ fn local_weights(g: &LocalGraph) -> (f64, f64) {
     }
 }
 
+/// The kernels the MPI engine does not have.
+const STRUCTURAL: [Algorithm; 4] = [Algorithm::Tc, Algorithm::Clustering, Algorithm::Kcore, Algorithm::Scc];
+
 impl Engine for DistEngine {
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
@@ -420,6 +426,9 @@ impl Engine for DistEngine {
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<()> {
+        if STRUCTURAL.contains(&alg) {
+            return Err(Error::Unsupported(format!("the MPI engine has no {} kernel yet; run it on one machine's CPU engine", alg.name())));
+        }
         let prepared = self.prepare_views(alg);
         agree(&self.comm, prepared).map_err(Error::engine)
     }

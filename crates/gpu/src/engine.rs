@@ -208,6 +208,9 @@ impl Engine for GpuEngine {
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<(), Error> {
+        if !crate::has_kernel(alg) {
+            return Err(Error::Unsupported(crate::no_kernel(alg)));
+        }
         let multi = matches!(self.devices, Devices::Several { .. });
         // The multi-GPU WCC reads edges both ways.
         if alg.wants_in_edges() || (multi && alg == Algorithm::Wcc) {

@@ -43,7 +43,7 @@ pub use messaging::{JobRanks, Messaging, MessagingConfig, MessagingRow};
 pub use multi::{choose_gpus, choose_mode, choose_order, CommStats, Control, GpuChoice, Mode, MultiGpu, MultiOptions, MultiRun};
 pub use renumber::Order;
 pub use run::bc::bc_predicted_seconds;
-pub use run::{run, GpuRun};
+pub use run::{has_kernel, no_kernel, run, GpuRun};
 
 pub use kernels::{compile_kernels, KERNEL_SOURCE};
 

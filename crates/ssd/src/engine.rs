@@ -23,6 +23,10 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Wcc => 6,
         Algorithm::Spmv => 25,
         Algorithm::Bc => 33,
+        // Labels, live in- and out-counts, colours, two bitmaps, frontier ids.
+        Algorithm::Scc => 21,
+        // Refused by `prepare`: they intersect or count neighbour lists in memory.
+        Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore => 0,
     }
 }
 
@@ -126,6 +130,13 @@ impl Engine for SsdEngine {
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<(), Error> {
+        if matches!(alg, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore) {
+            let problem = format!(
+                "{} reads adjacency lists at random, which the SSD engine streams; run it on the CPU engine over the graph's .cgr",
+                alg.name()
+            );
+            return Err(Error::Unsupported(problem));
+        }
         let vertex = self.graph.num_vertices() as u64 * vertex_bytes(alg);
         self.needed = self.fixed_bytes() + vertex;
         if self.needed > self.budget {

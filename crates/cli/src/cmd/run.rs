@@ -272,6 +272,9 @@ fn run_kernel(
         eprintln!("note: {note}");
     }
     let report = outcome.map_err(chatty::Error::from)?;
+    if let Some(note) = report.kernel_note() {
+        eprintln!("note: {note}");
+    }
     // Worth saying where it is a visible share of the wait (rmat24: 1.3 s a run).
     if report.in_edges_seconds >= 0.5 {
         eprintln!(
@@ -459,6 +462,8 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, naming: &Nam
             Output::Values(s) => s.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
             // Labels are vertex ids too.
             Output::Labels(l) => l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{}", naming.name(x)))),
+            Output::Triangles(t) => t.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
+            Output::Cores(c) => c.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
         }
     })();
     written.with_context(|| format!("cannot write {}", path.display()))?;
@@ -468,8 +473,8 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, naming: &Nam
 /// Writes columns `vertex` (as `naming` names them: u32 numbers, the input's u64 ids or
 /// its labels as strings) and the kernel's value column (named as in `.csv` outputs)
 /// as Parquet (uncompressed), into a temporary file the caller commits: BFS depths as
-/// i64 (-1 unreachable), SSSP distances as f64 (inf unreachable), WCC labels as
-/// vertices, the rest as f64.
+/// i64 (-1 unreachable), SSSP distances as f64 (inf unreachable), WCC and SCC labels as
+/// vertices, triangles as u64, core numbers as u32, the rest as f64.
 fn write_parquet(path: &Path, alg: Algorithm, o: &Output, naming: &Naming) -> Result<AtomicFile> {
     use std::sync::Arc;
 
@@ -485,14 +490,7 @@ fn write_parquet(path: &Path, alg: Algorithm, o: &Output, naming: &Naming) -> Re
         }
     };
 
-    let n = match o {
-        Output::Depths(d) => d.len(),
-        Output::Distances(Distances::Int(d)) => d.len(),
-        Output::Distances(Distances::Float(d)) => d.len(),
-        Output::Values(v) => v.len(),
-        Output::Labels(l) => l.len(),
-    };
-    let vertex = vertices(&mut (0..n as u32));
+    let vertex = vertices(&mut (0..o.len() as u32));
     let value: ArrayRef = match o {
         Output::Depths(d) => {
             Arc::new(Int64Array::from_iter_values(d.iter().map(|&x| if x == chatty_algo::bfs::UNREACHED { -1 } else { x as i64 })))
@@ -503,6 +501,8 @@ fn write_parquet(path: &Path, alg: Algorithm, o: &Output, naming: &Naming) -> Re
         Output::Distances(Distances::Float(d)) => Arc::new(Float64Array::from_iter_values(d.iter().copied())),
         Output::Values(v) => Arc::new(Float64Array::from_iter_values(v.iter().copied())),
         Output::Labels(l) => vertices(&mut l.iter().copied()),
+        Output::Triangles(t) => Arc::new(UInt64Array::from_iter_values(t.iter().copied())),
+        Output::Cores(c) => Arc::new(UInt32Array::from_iter_values(c.iter().copied())),
     };
     let batch = RecordBatch::try_from_iter([("vertex", vertex), (value_name(alg), value)]).context("building the Parquet columns")?;
     let file = AtomicFile::create(path)?;
@@ -520,5 +520,9 @@ fn value_name(alg: Algorithm) -> &'static str {
         Algorithm::Wcc => "component",
         Algorithm::Bc => "betweenness",
         Algorithm::Spmv => "y",
+        Algorithm::Tc => "triangles",
+        Algorithm::Clustering => "clustering",
+        Algorithm::Kcore => "core_number",
+        Algorithm::Scc => "component",
     }
 }

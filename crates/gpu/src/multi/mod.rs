@@ -317,7 +317,8 @@ fn needs_of(alg: Algorithm) -> Needs {
         Algorithm::Pr => Needs { pull: true, ..Needs::default() },
         Algorithm::Spmv => Needs { pull: true, weights: true, ..Needs::default() },
         Algorithm::Wcc => Needs { both: true, ..Needs::default() },
-        Algorithm::Bc => Needs::default(),
+        // BC has an engine of its own; the rest no GPU kernel (`has_kernel`).
+        Algorithm::Bc | Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc => Needs::default(),
     }
 }
 
@@ -330,6 +331,7 @@ fn run_bytes_per_vertex(alg: Algorithm, k: usize) -> u64 {
         Algorithm::Pr => 24,
         Algorithm::Wcc => 4 * k as u64,
         Algorithm::Spmv | Algorithm::Bc => 16,
+        Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc => 0,
     }
 }
 
@@ -499,6 +501,9 @@ fn check_request(g: &Graph, alg: Algorithm, o: &MultiOptions) -> Result<Job> {
         return Err(GpuError::unsupported(
             "bc does not split the graph: the GPU engine runs it on every GPU's whole copy, splitting the sources",
         ));
+    }
+    if !crate::has_kernel(alg) {
+        return Err(GpuError::unsupported(crate::no_kernel(alg)));
     }
     let n = g.num_vertices();
     if n >= u32::MAX as usize {
@@ -846,7 +851,7 @@ impl MultiGpu {
                 self.spmv(x.as_deref(), &mut stats)
             }
             Algorithm::Wcc => self.wcc(&mut stats),
-            Algorithm::Bc => unreachable!("refused at open"),
+            Algorithm::Bc | Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc => unreachable!("refused at open"),
         };
         let (values, iterations, seconds, peak) = outcome.inspect_err(|_| {
             if let Some(c) = &self.nccl {

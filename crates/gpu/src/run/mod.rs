@@ -86,10 +86,24 @@ fn device_loop<C: Pod + std::fmt::Debug>(
     }
 }
 
+/// Whether the GPU engines have a kernel for `alg` (the structural kernels run on the
+/// CPU and SSD engines for now; the auto policy opens the CPU for them).
+pub fn has_kernel(alg: Algorithm) -> bool {
+    !matches!(alg, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc)
+}
+
+/// Why the GPU engines refuse `alg`.
+pub fn no_kernel(alg: Algorithm) -> String {
+    format!("the GPU engine has no {} kernel yet; run it with --engine cpu (or auto, which picks the CPU for it)", alg.name())
+}
+
 /// Runs one trial of `alg` on the device graph from `sources`; `p` has its defaults
 /// resolved (Δ) and the weights were checked when the engine was prepared. BC
 /// reports its sources and PageRank its iterations to `progress` (host-driven loops).
 pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<GpuRun> {
+    if !has_kernel(alg) {
+        return Err(GpuError::unsupported(no_kernel(alg)));
+    }
     if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv) && dg.directed && dg.inc.is_none() {
         return Err(GpuError::unsupported(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
     }
@@ -106,6 +120,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         Algorithm::Spmv => pull::spmv(gpu, dg, p.x.as_deref(), &mut peak)?,
         Algorithm::Wcc => wcc::wcc(gpu, dg, &mut peak)?,
         Algorithm::Bc => bc::bc(gpu, dg, sources, progress, &mut peak)?,
+        Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc => unreachable!("refused above"),
     };
     stop.synchronize().check("waiting for the kernels")?;
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
