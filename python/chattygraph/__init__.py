@@ -1,5 +1,6 @@
 """ChattyGraph from Python: graphs from NumPy, SciPy, networkx or files, and the
-kernels (BFS, SSSP, PageRank, WCC, betweenness, SpMV) on CPU threads or a GPU.
+kernels (BFS, SSSP, PageRank, WCC, betweenness, SpMV on CPU threads or a GPU;
+triangles, clustering, core numbers and strong components on CPU threads).
 
 Every kernel returns a NumPy array indexed by vertex id (0 .. n-1); ``run`` also
 returns the report ``chatty run --json`` prints, as a dict. Kernels release the GIL.
@@ -37,12 +38,16 @@ __all__ = [
     "betweenness",
     "bfs",
     "bfs_edges",
+    "clustering",
+    "core_number",
     "gpu_count",
     "pagerank",
     "read",
     "run",
     "spmv",
+    "scc",
     "sssp",
+    "triangles",
     "wcc",
 ]
 
@@ -235,7 +240,7 @@ def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize
 
 
 def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:
-    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv) and returns (answer, report):
+    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc) and returns (answer, report):
     the report is ``chatty run --json``'s object. ``engine``: auto (the SSD engine for
     an SSD layout; else a GPU when one is usable and either this process has started it
     or the work is over 16 M edges, BC's counted once per source, since a GPU's start
@@ -353,3 +358,29 @@ def spmv(g: Graph, x: Any = None, *, engine: str = "auto", threads: Optional[int
     if x is not None:
         x = np.ascontiguousarray(x, dtype=np.float64)
     return run(g, "spmv", engine, threads, x=x)[0]
+
+
+def triangles(g: Graph, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """The triangles on each vertex (int64; networkx's ``triangles``), of the undirected
+    simple graph beneath ``g``: parallel edges and self-loops add none, and a directed
+    graph counts as its symmetrised one. The graph's total is a third of the sum."""
+    return run(g, "tc", engine, threads)[0]
+
+
+def clustering(g: Graph, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """The local clustering coefficient of each vertex of an undirected graph
+    (networkx's ``clustering``, unweighted; its mean is ``average_clustering``)."""
+    return run(g, "clustering", engine, threads)[0]
+
+
+def core_number(g: Graph, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """Each vertex's core number (int64; networkx's ``core_number``), with degrees of the
+    simple graph: self-loops left out, in- plus out-degree on a directed graph. The
+    vertices of the k-core are those whose core number is k or more."""
+    return run(g, "kcore", engine, threads)[0]
+
+
+def scc(g: Graph, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """Strongly connected components: each vertex labelled with its component's
+    smallest id (on an undirected graph, its connected component's)."""
+    return run(g, "scc", engine, threads)[0]

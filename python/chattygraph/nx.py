@@ -38,6 +38,13 @@ FUNCTIONS = (
     "weakly_connected_components",
     "number_weakly_connected_components",
     "betweenness_centrality",
+    "triangles",
+    "clustering",
+    "average_clustering",
+    "core_number",
+    "strongly_connected_components",
+    "number_strongly_connected_components",
+    "is_strongly_connected",
 )
 
 
@@ -257,6 +264,83 @@ class BackendInterface:
         return G.cg.to_dict(values)
 
 
+    @staticmethod
+    def triangles(G, nodes=None):
+        return _per_node(G, cg.triangles(G.cg, engine=ENGINE), nodes, int)
+
+    @staticmethod
+    def clustering(G, nodes=None, weight=None):
+        _plain_clustering(G, weight)
+        return _per_node(G, cg.clustering(G.cg, engine=ENGINE), nodes, _coefficient)
+
+    @staticmethod
+    def average_clustering(G, nodes=None, weight=None, count_zeros=True):
+        _plain_clustering(G, weight)
+        c = _per_node(G, cg.clustering(G.cg, engine=ENGINE), nodes, _coefficient)
+        # networkx's own sum, in its order: the same float.
+        c = list(c.values()) if isinstance(c, dict) else [c]
+        if not count_zeros:
+            c = [v for v in c if abs(v) > 0]
+        return sum(c) / len(c)
+
+    @staticmethod
+    def core_number(G):
+        offsets, targets, _ = G.cg.csr()
+        rows = np.repeat(np.arange(G.cg.n), np.diff(offsets.astype(np.int64)))
+        if np.any(rows == targets):
+            raise nx.NetworkXNotImplemented(
+                "Input graph has self loops which is not permitted; Consider using G.remove_edges_from(nx.selfloop_edges(G))."
+            )
+        return G.cg.to_dict(cg.core_number(G.cg, engine=ENGINE))
+
+    @staticmethod
+    def strongly_connected_components(G) -> Iterator[set]:
+        if not G.is_directed():
+            raise nx.NetworkXNotImplemented("not implemented for undirected type")
+        return _components(G, "scc")
+
+    @staticmethod
+    def number_strongly_connected_components(G) -> int:
+        if not G.is_directed():
+            raise nx.NetworkXNotImplemented("not implemented for undirected type")
+        return _count_components(G, "scc")
+
+    @staticmethod
+    def is_strongly_connected(G) -> bool:
+        if not G.is_directed():
+            raise nx.NetworkXNotImplemented("not implemented for undirected type")
+        if G.cg.n == 0:
+            raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+        return _count_components(G, "scc") == 1
+
+
+def _plain_clustering(G: ChattyNxGraph, weight: Any) -> None:
+    if G.is_directed():
+        _decline("directed clustering stays in networkx")
+    if weight is not None:
+        _decline("weighted clustering stays in networkx")
+
+
+def _coefficient(c: float) -> float | int:
+    # networkx's 0 where a vertex is on no triangle is the integer 0.
+    return c if c else 0
+
+
+def _per_node(G: ChattyNxGraph, values: np.ndarray, nodes: Any, cast: Any) -> Any:
+    """networkx's answer shape for ``nodes``: every node (None), one node's value (a
+    node), or the nodes of an iterable that are in the graph."""
+    if nodes is None:
+        names = G.cg.nodes if G.cg.nodes is not None else range(G.cg.n)
+        return {name: cast(x) for name, x in zip(names, values.tolist())}
+    if nodes in G:
+        return cast(values[G.cg.vertex(nodes)].item())
+    try:
+        wanted = [v for v in nodes if v in G]
+    except TypeError:
+        _decline(f"nodes={nodes!r} stays in networkx")
+    return {v: cast(values[G.cg.vertex(v)].item()) for v in wanted}
+
+
 def _check_bfs_arguments(G: ChattyNxGraph, reverse: bool, sort_neighbors: Any) -> None:
     if sort_neighbors is not None:
         _decline("sort_neighbors stays in networkx")
@@ -283,13 +367,13 @@ def _select(G: ChattyNxGraph, values: np.ndarray, keep: np.ndarray) -> dict:
     return {names[i]: x for i, x in zip(idx.tolist(), picked)} if G.cg.nodes is not None else dict(zip(idx.tolist(), picked))
 
 
-def _labels(G: ChattyNxGraph) -> np.ndarray:
-    return cg.run(G.cg, "wcc", ENGINE)[0]
+def _labels(G: ChattyNxGraph, kernel: str) -> np.ndarray:
+    return cg.run(G.cg, kernel, ENGINE)[0]
 
 
-def _components(G: ChattyNxGraph) -> Iterator[set]:
+def _components(G: ChattyNxGraph, kernel: str = "wcc") -> Iterator[set]:
     names = G.cg.nodes if G.cg.nodes is not None else range(G.cg.n)
-    labels = _labels(G).tolist()
+    labels = _labels(G, kernel).tolist()
     # networkx yields components in the order of their first node: a dict keeps it.
     # The sets hold no cycles: the collector is off while they are made, else each
     # full collection would walk the caller's (large) networkx graph again.
@@ -305,8 +389,8 @@ def _components(G: ChattyNxGraph) -> Iterator[set]:
     yield from members.values()
 
 
-def _count_components(G: ChattyNxGraph) -> int:
-    return int(np.unique(_labels(G)).size)
+def _count_components(G: ChattyNxGraph, kernel: str = "wcc") -> int:
+    return int(np.unique(_labels(G, kernel)).size)
 
 
 def get_info() -> dict:

@@ -377,7 +377,8 @@ fn algorithm(name: &str) -> PyResult<Algorithm> {
 }
 
 /// The answer as a NumPy array: BFS depths as int64 (-1 unreached), SSSP distances
-/// as float64 (inf unreached), labels as int64, values as float64.
+/// as float64 (inf unreached), labels, triangles and core numbers as int64, values as
+/// float64.
 fn answer(py: Python<'_>, o: Output) -> Bound<'_, PyAny> {
     match o {
         Output::Depths(d) => d
@@ -391,7 +392,8 @@ fn answer(py: Python<'_>, o: Output) -> Bound<'_, PyAny> {
         }
         Output::Distances(Distances::Float(d)) => d.into_pyarray(py).into_any(),
         Output::Values(v) => v.into_pyarray(py).into_any(),
-        Output::Labels(l) => l.into_par_iter().map(i64::from).collect::<Vec<_>>().into_pyarray(py).into_any(),
+        Output::Labels(l) | Output::Cores(l) => l.into_par_iter().map(i64::from).collect::<Vec<_>>().into_pyarray(py).into_any(),
+        Output::Triangles(t) => t.into_par_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py).into_any(),
     }
 }
 

@@ -62,18 +62,23 @@ pub(crate) fn need_in_edges(g: &Graph, kernel: &str) -> Result<()> {
     }
 }
 
-/// The undirected simple graph's neighbour sets, built from the out-lists alone: the
-/// references' own view, independent of [`each_undirected`] and of the in-edges.
-pub(crate) fn reference_sets(g: &Graph) -> Vec<std::collections::BTreeSet<u32>> {
+/// The undirected simple graph's neighbour lists, sorted, built from the out-lists
+/// alone: the references' own view, independent of [`each_undirected`] and of the
+/// in-edges.
+pub(crate) fn reference_lists(g: &Graph) -> Vec<Vec<u32>> {
     let n = g.num_vertices();
-    let mut sets = vec![std::collections::BTreeSet::new(); n];
+    let mut lists = vec![Vec::new(); n];
     for u in 0..n as u32 {
         for &v in g.out_edges().neighbors(u) {
             if u != v {
-                sets[u as usize].insert(v);
-                sets[v as usize].insert(u);
+                lists[u as usize].push(v);
+                lists[v as usize].push(u);
             }
         }
     }
-    sets
+    for l in &mut lists {
+        l.sort_unstable();
+        l.dedup();
+    }
+    lists
 }
