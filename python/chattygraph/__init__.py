@@ -149,7 +149,11 @@ class Graph:
         # Nodes 0..n-1 in order (the common case) are their own ids: no index to look up.
         identity = all(type(v) is int and v == i for i, v in enumerate(nodes))
         index = None if identity else {v: i for i, v in enumerate(nodes)}
-        src, dst, w, floats = _native.edges_from_adjacency(g._adj, index, weight, float(default))
+        adj = g._adj
+        if type(adj) is not dict:
+            # A view (a subgraph, a filtered graph): its adjacency as plain dicts.
+            adj = {u: dict(nbrs) for u, nbrs in adj.items()}
+        src, dst, w, floats = _native.edges_from_adjacency(adj, index, weight, float(default))
         if w is not None and (w.size == 0 or np.all(w == 1)):
             w = None
         directed = g.is_directed()

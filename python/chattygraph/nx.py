@@ -297,7 +297,7 @@ class BackendInterface:
     def strongly_connected_components(G) -> Iterator[set]:
         if not G.is_directed():
             raise nx.NetworkXNotImplemented("not implemented for undirected type")
-        return _components(G, "scc")
+        return _strong_components(G)
 
     @staticmethod
     def number_strongly_connected_components(G) -> int:
@@ -371,22 +371,35 @@ def _labels(G: ChattyNxGraph, kernel: str) -> np.ndarray:
     return cg.run(G.cg, kernel, ENGINE)[0]
 
 
-def _components(G: ChattyNxGraph, kernel: str = "wcc") -> Iterator[set]:
+def _members(G: ChattyNxGraph, labels: np.ndarray) -> dict[int, set]:
+    """The nodes of each label, labels in the order of their first node."""
     names = G.cg.nodes if G.cg.nodes is not None else range(G.cg.n)
-    labels = _labels(G, kernel).tolist()
-    # networkx yields components in the order of their first node: a dict keeps it.
     # The sets hold no cycles: the collector is off while they are made, else each
     # full collection would walk the caller's (large) networkx graph again.
     members: dict[int, set] = {}
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for name, label in zip(names, labels):
+        for name, label in zip(names, labels.tolist()):
             members.setdefault(label, set()).add(name)
     finally:
         if collecting:
             gc.enable()
-    yield from members.values()
+    return members
+
+
+def _components(G: ChattyNxGraph) -> Iterator[set]:
+    # networkx yields components in the order of their first node, as the dict keeps them.
+    yield from _members(G, _labels(G, "wcc")).values()
+
+
+def _strong_components(G: ChattyNxGraph) -> Iterator[set]:
+    # Sinks first, as networkx's Tarjan completes them: its condensation numbers its
+    # nodes in the order they come.
+    labels = _labels(G, "scc")
+    members = _members(G, labels)
+    for label in G.cg._g.sinks_first(labels).tolist():
+        yield members[label]
 
 
 def _count_components(G: ChattyNxGraph, kernel: str = "wcc") -> int:

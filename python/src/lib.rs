@@ -316,6 +316,19 @@ impl PyGraph {
         Ok((parents.into_pyarray(py), children.into_pyarray(py)))
     }
 
+    /// The strong components of `labels` (an `scc` answer), sinks first: every edge
+    /// between two components leads from a later one to an earlier one.
+    fn sinks_first<'py>(&self, py: Python<'py>, labels: PyReadonlyArray1<'py, i64>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        let n = self.info.n;
+        let labels = labels.as_slice()?;
+        let labels: Vec<u32> = labels.iter().map(|&l| u32::try_from(l).ok().filter(|&l| (l as usize) < n)).collect::<Option<_>>().ok_or_else(|| bad("labels name vertices of the graph"))?;
+        if labels.len() != n {
+            return Err(bad(format!("{} labels for a graph of {n} vertices", labels.len())));
+        }
+        let order = py.detach(|| self.with_graph(|g| chatty_algo::scc::sinks_first(g, &labels)))?;
+        Ok(order.into_pyarray(py))
+    }
+
     fn __repr__(&self) -> String {
         let i = &self.info;
         format!(

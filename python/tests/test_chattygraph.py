@@ -445,3 +445,42 @@ def test_errors_are_typed():
     if cg.gpu_count() == 0:
         with pytest.raises(cg.DeviceError):
             cg.bfs(g, 0, engine="gpu")
+
+
+def test_triangles_clustering_cores_and_strong_components_match_networkx():
+    """The four structural kernels, through the package and through the backend, on
+    graphs with string labels, self-loops and isolated nodes."""
+    u = nx.powerlaw_cluster_graph(3000, 4, 0.3, seed=5)
+    u.add_edge(7, 7)
+    u.add_node("alone")
+    h = cg.Graph.from_networkx(u)
+    simple = u.copy()
+    simple.remove_edges_from(list(nx.selfloop_edges(simple)))
+    assert h.to_dict(cg.triangles(h)) == nx.triangles(u)
+    want = nx.clustering(u)
+    assert all(abs(c - want[v]) <= 1e-12 for v, c in h.to_dict(cg.clustering(h)).items())
+    assert h.to_dict(cg.core_number(h)) == nx.core_number(simple)
+    d = weighted_digraph(n=3000, p=0.0007)
+    hd = cg.Graph.from_networkx(d)
+    labels = hd.to_dict(cg.scc(hd))
+    for comp in nx.strongly_connected_components(d):
+        assert {labels[v] for v in comp} == {min(comp)}
+    assert hd.to_dict(cg.core_number(hd)) == nx.core_number(d)
+    assert hd.to_dict(cg.triangles(hd)) == nx.triangles(d.to_undirected())
+    with pytest.raises(cg.UnsupportedError, match="directed"):
+        cg.clustering(hd)
+    # The backend: networkx's answers and answer shapes, its error for self-loops.
+    assert nx.triangles(u, backend="chatty") == nx.triangles(u)
+    assert nx.triangles(u, 0, backend="chatty") == nx.triangles(u, 0)
+    assert nx.clustering(u, [0, 1, "alone"], backend="chatty") == nx.clustering(u, [0, 1, "alone"])
+    assert nx.average_clustering(u, backend="chatty") == nx.average_clustering(u)
+    assert nx.core_number(simple, backend="chatty") == nx.core_number(simple)
+    with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+        nx.core_number(u, backend="chatty")
+    got = list(nx.strongly_connected_components(d, backend="chatty"))
+    assert sorted(map(sorted, got)) == sorted(map(sorted, nx.strongly_connected_components(d)))
+    assert nx.number_strongly_connected_components(d, backend="chatty") == nx.number_strongly_connected_components(d)
+    assert nx.is_strongly_connected(d, backend="chatty") == nx.is_strongly_connected(d)
+    # Sinks first: networkx's condensation numbers the nodes in that order.
+    position = {v: i for i, comp in enumerate(got) for v in comp}
+    assert all(position[a] >= position[b] for a, b in d.edges)

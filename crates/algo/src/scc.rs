@@ -44,13 +44,19 @@ pub fn scc<G: EdgeMapGraph + ?Sized>(g: &G, progress: &dyn Progress) -> Result<V
         return crate::wcc::wcc(g);
     }
     let n = g.num_vertices();
-    let state = State { label: (0..n).into_par_iter().map(|_| AtomicU32::new(LIVE)).collect(), ins: counts(g, Edges::Out)?, outs: counts(g, Edges::In)? };
+    let state = State {
+        label: (0..n).into_par_iter().map(|_| AtomicU32::new(LIVE)).collect(),
+        ins: counts(g, Edges::Out)?,
+        outs: counts(g, Edges::In)?,
+    };
     progress.start("scc: vertices placed", n as u64);
     let sources: Vec<u32> = (0..n as u32).into_par_iter().filter(|&v| state.stranded(v)).collect();
     sources.par_iter().for_each(|&v| state.label[v as usize].store(v, Relaxed));
     progress.advance(sources.len() as u64);
     state.trim(g, Frontier::Sparse { n, ids: sources }, progress)?;
-    if let Some(pivot) = (0..n as u32).into_par_iter().filter(|&v| state.live(v)).max_by_key(|&v| (state.degree_product(v), std::cmp::Reverse(v))) {
+    if let Some(pivot) =
+        (0..n as u32).into_par_iter().filter(|&v| state.live(v)).max_by_key(|&v| (state.degree_product(v), std::cmp::Reverse(v)))
+    {
         let placed = state.forward_backward(g, pivot)?;
         progress.advance(placed.len() as u64);
         state.trim(g, placed, progress)?;
@@ -232,6 +238,44 @@ impl EdgeOp for Gather<'_> {
         let c = self.colour[src as usize].load(Relaxed);
         self.colour[dst as usize].load(Relaxed) == c && self.state.label[dst as usize].compare_exchange(LIVE, c, Relaxed, Relaxed).is_ok()
     }
+}
+
+/// The components of `labels` (an answer of [`scc`]: each vertex's component's
+/// smallest member) ordered sinks first: every edge between two components leads
+/// from a later one to an earlier one, as Tarjan's algorithm completes them (networkx
+/// numbers a condensation's nodes in that order). Kahn's algorithm over the
+/// condensation, sources first and ties by label, reversed; out-edges only.
+pub fn sinks_first(g: &Graph, labels: &[u32]) -> Vec<u32> {
+    let n = g.num_vertices();
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut entering = vec![0u64; n];
+    for u in 0..n as u32 {
+        members[labels[u as usize] as usize].push(u);
+        for &v in g.out_edges().neighbors(u) {
+            if labels[v as usize] != labels[u as usize] {
+                entering[labels[v as usize] as usize] += 1;
+            }
+        }
+    }
+    let mut order: Vec<u32> = (0..n as u32).filter(|&c| !members[c as usize].is_empty() && entering[c as usize] == 0).collect();
+    let mut next = 0;
+    while next < order.len() {
+        let c = order[next];
+        next += 1;
+        for &u in &members[c as usize] {
+            for &v in g.out_edges().neighbors(u) {
+                let d = labels[v as usize];
+                if d != c {
+                    entering[d as usize] -= 1;
+                    if entering[d as usize] == 0 {
+                        order.push(d);
+                    }
+                }
+            }
+        }
+    }
+    order.reverse();
+    order
 }
 
 /// The reference: Tarjan's algorithm, iterative, over the out-lists; each component

@@ -187,7 +187,10 @@ fn triangles_summary(t: &[u64], k: usize) -> Summary {
         .map(|(i, t)| (t.iter().sum::<u64>(), largest(t.iter().enumerate().map(|(j, &x)| (x, Reverse((i * CHUNK + j) as u32))), k)))
         .collect();
     let top = largest(parts.iter().flat_map(|p| p.1.iter().copied()), k);
-    Summary::Triangles { triangles: parts.iter().map(|p| p.0).sum::<u64>() / 3, top: top.into_iter().map(|(x, Reverse(v))| (v, x)).collect() }
+    Summary::Triangles {
+        triangles: parts.iter().map(|p| p.0).sum::<u64>() / 3,
+        top: top.into_iter().map(|(x, Reverse(v))| (v, x)).collect(),
+    }
 }
 
 /// The largest core number and its size.

@@ -177,7 +177,8 @@ fn coefficients(t: &[u64], degree: impl Fn(usize) -> u64 + Sync) -> Vec<f64> {
 pub fn reference(g: &Graph) -> Vec<u64> {
     let lists = reference_lists(g);
     let rank = |v: u32| (lists[v as usize].len(), v);
-    let higher: Vec<Vec<u32>> = (0..lists.len() as u32).map(|u| lists[u as usize].iter().copied().filter(|&v| rank(v) > rank(u)).collect()).collect();
+    let higher: Vec<Vec<u32>> =
+        (0..lists.len() as u32).map(|u| lists[u as usize].iter().copied().filter(|&v| rank(v) > rank(u)).collect()).collect();
     let (mut count, mut mark) = (vec![0u64; lists.len()], vec![false; lists.len()]);
     for u in 0..lists.len() {
         higher[u].iter().for_each(|&v| mark[v as usize] = true);

@@ -181,7 +181,8 @@ fn structural_kernels_known_answers() {
     let d = from_edges(6, &[(0, 1), (1, 2), (2, 0), (1, 0), (2, 3), (3, 4), (4, 3), (5, 5)], true).unwrap().with_in_edges();
     assert_eq!(answer(Algorithm::Tc, &d), Output::Triangles(vec![1, 1, 1, 0, 0, 0]));
     assert_eq!(answer(Algorithm::Scc, &d), Output::Labels(vec![0, 0, 0, 3, 3, 5]));
-    assert_eq!(answer(Algorithm::Kcore, &d), Output::Cores(vec![2, 2, 2, 2, 2, 0])); // networkx's core_number
+    assert_eq!(answer(Algorithm::Kcore, &d), Output::Cores(vec![2, 2, 2, 2, 2, 0]));
+    // networkx's core_number
 }
 
 #[test]
@@ -692,6 +693,46 @@ fn a_renumbered_graph_answers_in_the_input_ids() {
                 panic!("{} accepted an id beyond the graph", alg.name())
             };
             assert!(e.to_string().contains(&beyond.to_string()) || e.to_string().contains("3 entries"), "{e}");
+        }
+    }
+}
+
+/// Strong components where trimming finds nothing and colouring needs many rounds:
+/// a chain of two-cycles and triangles whose ids grow along the chain (each round
+/// places only the first component still left), and the same chain with its ids
+/// reversed; then the sinks-first order of every generated graph's components.
+#[test]
+fn scc_on_chains_of_cycles_and_in_sinks_first_order() {
+    let mut edges = Vec::new();
+    let mut v = 0u32;
+    for i in 0..300u32 {
+        let size = 2 + i % 2;
+        (0..size).for_each(|k| edges.push((v + k, v + (k + 1) % size)));
+        edges.push((v, v + size)); // into the next component
+        v += size;
+    }
+    let n = v as usize + 1;
+    let reversed: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (v - a, v - b)).collect();
+    for (label, edges) in [("ascending", edges), ("descending", reversed)] {
+        let g = from_edges(n, &edges, true).unwrap().with_in_edges();
+        let (output, _) = run(Algorithm::Scc, &g, &Params::default(), 0).unwrap();
+        verify(Algorithm::Scc, &g, &Params::default(), &[], &output).unwrap_or_else(|e| panic!("{label}: {e}"));
+    }
+    let o = |seed| GenOptions { seed, max_weight: None, undirected: false };
+    for g in [generate::rmat(10, 3, o(5), &NoProgress).unwrap(), generate::urand(10, 2, o(6), &NoProgress).unwrap()] {
+        let labels = chatty_algo::scc::reference(&g);
+        let order = chatty_algo::scc::sinks_first(&g, &labels);
+        let mut position = vec![usize::MAX; g.num_vertices()];
+        order.iter().enumerate().for_each(|(i, &c)| position[c as usize] = i);
+        let mut components: Vec<u32> = labels.clone();
+        components.sort_unstable();
+        components.dedup();
+        assert_eq!(order.len(), components.len(), "every component once");
+        for u in 0..g.num_vertices() as u32 {
+            for &w in g.out_edges().neighbors(u) {
+                let (a, b) = (labels[u as usize], labels[w as usize]);
+                assert!(a == b || position[a as usize] > position[b as usize], "edge {u} -> {w} leads from {a} to a later {b}");
+            }
         }
     }
 }

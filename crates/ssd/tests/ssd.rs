@@ -10,7 +10,8 @@ use chatty_graph::read::{read_graph, ReadOptions};
 use chatty_graph::{datasets, Graph, NoProgress};
 use chatty_ssd::{EngineConfig, IoConfig, SsdEngine, SsdGraph};
 
-const ALGORITHMS: [Algorithm; 6] = [Algorithm::Bfs, Algorithm::Sssp, Algorithm::Pr, Algorithm::Wcc, Algorithm::Spmv, Algorithm::Bc];
+const ALGORITHMS: [Algorithm; 7] =
+    [Algorithm::Bfs, Algorithm::Sssp, Algorithm::Pr, Algorithm::Wcc, Algorithm::Spmv, Algorithm::Bc, Algorithm::Scc];
 
 fn config(uring: bool, binning: bool) -> EngineConfig {
     EngineConfig {
@@ -42,6 +43,11 @@ fn check_all(name: &str, g: &Graph, stripes: usize, cfg: EngineConfig, dir: &Pat
         assert_eq!(r.verification, Some(Ok(())), "{name} {alg:?} K={stripes}");
         assert!(r.detail["bytes_read"].as_u64().unwrap() > 0 || g.num_edges() == 0);
         assert_eq!(r.detail["per_file_bytes"].as_array().unwrap().len(), stripes);
+    }
+    // The kernels that read adjacency lists at random are refused, with the way out.
+    for alg in [Algorithm::Tc, Algorithm::Clustering, Algorithm::Kcore] {
+        let e = harness::run(&mut ssd, alg, &Params::default(), &opts, |_| {}).err().unwrap_or_else(|| panic!("{name}: {alg:?} ran"));
+        assert!(e.to_string().contains("run it on the CPU engine"), "{name}: {e}");
     }
 }
 
