@@ -11,7 +11,8 @@
 #   WORK_DIR:  where generated graphs and logs go (default: data/bench-cpu, git-ignored)
 # Environment: CHATTY (binary; default: build target/release/chatty), TRIALS (default
 # 5), GRAPHS (names in scripts/gapbs_graphs.sh; default: the issue-19 set below),
-# THREADS (default "1 <cores>"), KERNELS (default "bfs sssp pr pr-gs wcc bc spmv"),
+# THREADS (default "1 <cores>"), KERNELS (default "bfs sssp pr pr-gs wcc bc spmv"; also
+# tc, against GAPBS's tc on undirected graphs, and kcore and scc, which GAPBS lacks),
 # ROUNDS (default 1), BASE (another chatty binary, e.g. the build before a change: run
 # beside the two in every round, its median and base / chatty added to each row and
 # their geometric mean to the footer).
@@ -47,7 +48,7 @@ if [ -z "${CHATTY:-}" ]; then
     CHATTY=$ROOT/target/release/chatty
 fi
 CHATTY=$(realpath "$CHATTY")
-[ -x "$GAPBS/pr_spmv" ] || make -C "$GAPBS" -j "$(nproc)" bfs sssp pr pr_spmv cc bc converter > /dev/null
+[ -x "$GAPBS/tc" ] || make -C "$GAPBS" -j "$(nproc)" bfs sssp pr pr_spmv cc bc tc converter > /dev/null
 mkdir -p "$WORK"
 cd "$WORK"
 
@@ -130,6 +131,15 @@ else:
     print(f"| {k} | {g} | {t} | {om:.4f} | {pm:.4f} | {pm / om:.2f} | {spread(o)} | {spread(p)} |{base(om)}")' "$1" "$2" "$3" "$4" "$5" "${6:-}" | tee -a rows.md
 }
 
+alone() { # kernel graph threads: ours (and BASE's) only, where GAPBS has no such kernel
+    local k=$1 g=$2 t=$3 o=() b=() r
+    for r in $(seq "$ROUNDS"); do
+        o+=("$(ours "$r" "$t" "$k" "$g" "$k")")
+        [ -z "$BASE" ] || b+=("$(BIN=$BASE LOG=base ours "$r" "$t" "$k" "$g" "$k")")
+    done
+    row "$k" "$g" "$t" "${o[*]}" "n/a" "${b[*]}"
+}
+
 pr_tolerance() { # graph -> ε / N
     "$CHATTY" info "$1.cgr" --json | python3 -c 'import json,sys; print(1e-4 / json.load(sys.stdin)["vertices"])'
 }
@@ -182,14 +192,15 @@ for g in $GRAPHS; do
                 bc)
                     pair bc "$g" "$t" 'bc "$g" bc --zero-based --sources "$s,$s,$s,$s"' 'bc "$g.sg" -r "$s" -i 4'
                     ;;
-                spmv)
-                    o=() b=()
-                    for r in $(seq "$ROUNDS"); do
-                        o+=("$(ours "$r" "$t" spmv "$g" spmv)")
-                        [ -z "$BASE" ] || b+=("$(BIN=$BASE LOG=base ours "$r" "$t" spmv "$g" spmv)")
-                    done
-                    row spmv "$g" "$t" "${o[*]}" "n/a" "${b[*]}"
+                tc)
+                    # GAPBS counts undirected graphs only (a directed one exits 254).
+                    if "$CHATTY" info "$g.cgr" --json | grep -q '"directed":false'; then
+                        pair tc "$g" "$t" 'tc "$g" tc' 'tc "$g.sg"'
+                    else
+                        alone tc "$g" "$t"
+                    fi
                     ;;
+                spmv | kcore | scc) alone "$k" "$g" "$t" ;;
             esac
         done
     done

@@ -18,6 +18,7 @@ make_graph() {
         roadNE) "$CHATTY" convert "$DATASETS/road/USA-road-NE.pace.gr.gz" -o raw.cgr -q ;;
         social | twitter) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o raw.cgr -q ;;
         web) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o raw.cgr -q ;;
+        websym) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o raw.cgr --symmetrize -q ;;
     esac
     # Both systems get the same simple graph: GAPBS's builder drops self-loops and
     # duplicates, so ours does too.
