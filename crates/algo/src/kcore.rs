@@ -74,7 +74,7 @@ pub fn core_numbers(g: &Graph, progress: &dyn Progress) -> Result<Vec<u32>> {
                 })
                 .collect();
         }
-        left.retain(|&v| of(v) > k);
+        left = left.into_par_iter().filter(|&v| of(v) > k).collect();
         k = left.par_iter().map(|&v| of(v)).min().unwrap_or(k);
     }
     Ok(degree.into_iter().map(AtomicU32::into_inner).collect())
