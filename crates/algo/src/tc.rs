@@ -16,7 +16,7 @@
 //! over the part of `u`'s list above `v`.
 //!
 //! Each triangle credits its three vertices: `u` in the task's own sum, `v` once per
-//! edge, `w` (the highest, most often a hub) in a per-task array for the top ranks,
+//! edge, `w` (the highest, most often a hub) in a per-thread array for the top ranks,
 //! added up at the end, so that the hubs' counters are not one cache line that
 //! every thread writes (kron22 has 2.1 billion triangles).
 //!
@@ -26,6 +26,7 @@
 //!     Tuning." ICDE 2015 (the parallel ranking by degree).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -34,10 +35,13 @@ use chatty_graph::{Graph, Progress};
 use crate::simple::{each_undirected, need_in_edges, reference_lists};
 use crate::{Error, Result};
 
-/// Vertices per task.
+/// Vertices per task of the builds and per progress report.
 const CHUNK: usize = 4096;
 
-/// The highest ranks whose triangles each task counts in its own array.
+/// Vertices per counting task.
+const TASK: usize = 64;
+
+/// The highest ranks whose triangles each thread counts in its own array.
 const HOT: usize = 1 << 14;
 
 /// The undirected simple graph renumbered by rank, its edges each oriented upwards,
@@ -137,43 +141,42 @@ pub fn triangles(g: &Graph, progress: &dyn Progress) -> Result<(Vec<u64>, Vec<u3
     let o = Oriented::build(g);
     let count: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
     let hot_start = n.saturating_sub(HOT) as u32;
+    // One array of the top ranks' counts per pool thread, locked by its thread for a
+    // task at a time (tasks do not nest: nothing in one waits on another).
+    let threads = rayon::current_num_threads();
+    let hot: Vec<Mutex<Vec<u64>>> = (0..threads).map(|_| Mutex::new(vec![0u64; n - hot_start as usize])).collect();
     progress.start("tc: vertices", n as u64);
-    let hot = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .fold(
-            || vec![0u64; n - hot_start as usize],
-            |mut hot, c| {
-                let vertices = c * CHUNK..((c + 1) * CHUNK).min(n);
-                for x in vertices.clone() {
-                    let mine = o.list(x as u32);
-                    let mut on_x = 0;
-                    for (i, &y) in mine.iter().enumerate() {
-                        let mut on_xy = 0;
-                        intersect(&mine[i + 1..], o.list(y), |w| {
-                            on_xy += 1;
-                            match w.checked_sub(hot_start) {
-                                Some(h) => hot[h as usize] += 1,
-                                None => _ = count[w as usize].fetch_add(1, Relaxed),
-                            }
-                        });
-                        if on_xy > 0 {
-                            count[y as usize].fetch_add(on_xy, Relaxed);
-                            on_x += on_xy;
-                        }
+    // Tasks of 64 vertices, as GAPBS's dynamic schedule: the top ranks of a power-law
+    // graph are a dense core whose few thousand vertices hold most of the work.
+    (0..n).into_par_iter().with_max_len(TASK).for_each_init(
+        || hot[rayon::current_thread_index().unwrap_or(0) % threads].lock().unwrap_or_else(|e| e.into_inner()),
+        |hot, x| {
+            let mine = o.list(x as u32);
+            let mut on_x = 0;
+            for (i, &y) in mine.iter().enumerate() {
+                let mut on_xy = 0;
+                intersect(&mine[i + 1..], o.list(y), |w| {
+                    on_xy += 1;
+                    match w.checked_sub(hot_start) {
+                        Some(h) => hot[h as usize] += 1,
+                        None => _ = count[w as usize].fetch_add(1, Relaxed),
                     }
-                    if on_x > 0 {
-                        count[x].fetch_add(on_x, Relaxed);
-                    }
+                });
+                if on_xy > 0 {
+                    count[y as usize].fetch_add(on_xy, Relaxed);
+                    on_x += on_xy;
                 }
-                progress.advance(vertices.len() as u64);
-                hot
-            },
-        )
-        .reduce_with(|mut a, b| {
-            a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
-            a
-        });
-    if let Some(hot) = hot {
+            }
+            if on_x > 0 {
+                count[x].fetch_add(on_x, Relaxed);
+            }
+            if x % CHUNK == 0 {
+                progress.advance(CHUNK.min(n - x) as u64);
+            }
+        },
+    );
+    for hot in hot {
+        let hot = hot.into_inner().unwrap_or_else(|e| e.into_inner());
         hot.iter().enumerate().for_each(|(h, &t)| _ = count[hot_start as usize + h].fetch_add(t, Relaxed));
     }
     let t = (0..n).into_par_iter().map(|v| count[o.rank[v] as usize].load(Relaxed)).collect();
