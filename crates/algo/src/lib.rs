@@ -135,6 +135,12 @@ impl Algorithm {
         !matches!(self, Algorithm::Sssp | Algorithm::Bc)
     }
 
+    /// The structural kernels (tc, clustering, kcore, scc): written once for the CPU's
+    /// adjacency or edge map, with no GPU or MPI code yet, so those engines refuse them.
+    pub fn is_structural(self) -> bool {
+        matches!(self, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc)
+    }
+
     /// What a run of the kernel on a directed graph should tell the user it did, where
     /// that is not what the kernel's name alone says.
     pub fn directed_note(self) -> Option<&'static str> {

@@ -391,9 +391,6 @@ fn local_weights(g: &LocalGraph) -> (f64, f64) {
     }
 }
 
-/// The kernels the MPI engine does not have.
-const STRUCTURAL: [Algorithm; 4] = [Algorithm::Tc, Algorithm::Clustering, Algorithm::Kcore, Algorithm::Scc];
-
 impl Engine for DistEngine {
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
@@ -426,7 +423,7 @@ impl Engine for DistEngine {
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<()> {
-        if STRUCTURAL.contains(&alg) {
+        if alg.is_structural() {
             return Err(Error::Unsupported(format!("the MPI engine has no {} kernel yet; run it on one machine's CPU engine", alg.name())));
         }
         let prepared = self.prepare_views(alg);

@@ -89,7 +89,7 @@ fn device_loop<C: Pod + std::fmt::Debug>(
 /// Whether the GPU engines have a kernel for `alg` (the structural kernels run on the
 /// CPU and SSD engines for now; the auto policy opens the CPU for them).
 pub fn has_kernel(alg: Algorithm) -> bool {
-    !matches!(alg, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc)
+    !alg.is_structural()
 }
 
 /// Why the GPU engines refuse `alg`.
