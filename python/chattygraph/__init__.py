@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _chattygraph as _native
 from ._chattygraph import gpu_count
-from ._errors import (ChattyError, ConvergenceError, DeviceError, FileError, InputError, OutOfMemoryError,
+from ._errors import (ChattyError, ConvergenceError, DeviceError, FileError, InputError, NoPathError, OutOfMemoryError,
                       ParameterError, UnsupportedError)
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "DeviceError",
     "FileError",
     "InputError",
+    "NoPathError",
     "OutOfMemoryError",
     "ParameterError",
     "UnsupportedError",
@@ -42,10 +43,12 @@ __all__ = [
     "core_number",
     "gpu_count",
     "pagerank",
+    "predecessors",
     "read",
     "run",
     "spmv",
     "scc",
+    "shortest_path",
     "sssp",
     "triangles",
     "wcc",
@@ -249,8 +252,10 @@ def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] =
     an SSD layout; else a GPU when one is usable and either this process has started it
     or the work is over 16 M edges, BC's counted once per source, since a GPU's start
     costs about 0.4 s once per process; else the CPU), cpu, gpu or ssd (an SSD layout only);
-    ``threads``: CPU threads (default: every core)."""
-    return _native.run(g._g, algorithm, engine, threads, **params)
+    ``threads``: CPU threads (default: every core). With ``parents=True`` (bfs, sssp)
+    it returns (answer, report, parents): see ``predecessors``."""
+    answer, report, parents = _native.run(g._g, algorithm, engine, threads, **params)
+    return (answer, report, parents) if params.get("parents") else (answer, report)
 
 
 def bfs(g: Graph, source: int, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
@@ -278,6 +283,34 @@ def sssp(g: Graph, source: int, *, delta: Optional[float] = None, engine: str = 
     """Shortest-path distances from ``source`` over the weights (float64; inf where
     unreachable); ``delta`` is delta-stepping's bucket width (default from the graph)."""
     return run(g, "sssp", engine, threads, source=g.vertex(source), delta=delta)[0]
+
+
+def predecessors(g: Graph, source: int, *, weighted: bool = True, engine: str = "auto",
+                 threads: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+    """(distances, parents) from ``source``: ``sssp``'s distances over the weights, or
+    with ``weighted=False`` (or an unweighted graph) ``bfs``'s hop counts, and each
+    vertex's parent on a shortest path (int64: the smallest-id one where several are;
+    the source is its own parent, -1 where unreachable)."""
+    kernel = "sssp" if weighted and g.weighted else "bfs"
+    dist, _, parents = run(g, kernel, engine, threads, source=g.vertex(source), parents=True)
+    return dist, parents
+
+
+def shortest_path(g: Graph, source: Hashable, target: Hashable, *, weighted: bool = True, engine: str = "auto",
+                  threads: Optional[int] = None) -> list:
+    """One shortest path from ``source`` to ``target``, as a list of nodes (networkx's
+    ``shortest_path(G, source, target)``): the lightest, or the fewest edges with
+    ``weighted=False``; where several are shortest, each vertex's smallest-id parent.
+    Raises ``NoPathError`` when ``target`` is unreachable."""
+    t = g.vertex(target)
+    _, parents = predecessors(g, source, weighted=weighted, engine=engine, threads=threads)
+    if parents[t] < 0:
+        raise NoPathError(f"no path from {source!r} to {target!r}")
+    path = [t]
+    while parents[path[-1]] != path[-1]:
+        path.append(int(parents[path[-1]]))
+    names = g.nodes
+    return [names[v] for v in reversed(path)] if names is not None else path[::-1]
 
 
 def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100,

@@ -33,3 +33,7 @@ class FileError(ChattyError, OSError):
 class ConvergenceError(ChattyError, ArithmeticError):
     """An iterative kernel ran out of iterations before it converged (networkx raises
     ``PowerIterationFailedConvergence`` for PageRank there)."""
+
+
+class NoPathError(ChattyError, LookupError):
+    """No path joins the two vertices (networkx raises ``NetworkXNoPath``)."""

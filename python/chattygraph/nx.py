@@ -31,8 +31,13 @@ FUNCTIONS = (
     "pagerank",
     "bfs_edges",
     "bfs_tree",
+    "bfs_predecessors",
+    "single_source_shortest_path",
     "single_source_shortest_path_length",
+    "single_source_dijkstra_path",
     "single_source_dijkstra_path_length",
+    "dijkstra_predecessor_and_distance",
+    "shortest_path",
     "connected_components",
     "number_connected_components",
     "weakly_connected_components",
@@ -194,6 +199,23 @@ class BackendInterface:
         return T
 
     @staticmethod
+    def bfs_predecessors(G, source, depth_limit=None, sort_neighbors=None):
+        _check_bfs_arguments(G, False, sort_neighbors)
+        return ((child, parent) for parent, child in _bfs_edges(G, source, depth_limit))
+
+    @staticmethod
+    def single_source_shortest_path(G, source, cutoff=None):
+        _plain_cutoff(cutoff, levels=True)
+        _source(G, source)
+        # networkx extends each level's paths in the order the BFS visits them: the
+        # first parent met, which is the BFS tree's in visit order.
+        limit = None if cutoff is None or not math.isfinite(cutoff) else int(cutoff)
+        paths = {source: [source]}
+        for parent, child in _bfs_edges(G, source, limit):
+            paths[child] = paths[parent] + [child]
+        return paths
+
+    @staticmethod
     def single_source_shortest_path_length(G, source, cutoff=None):
         _plain_cutoff(cutoff, levels=True)
         depths = cg.run(G.cg, "bfs", ENGINE, source=_source(G, source))[0]
@@ -204,26 +226,66 @@ class BackendInterface:
 
     @staticmethod
     def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
-        if callable(weight):
-            _decline("weight functions stay in networkx")
-        if weight is None:
+        if weight is None and not callable(weight):
             # Every edge weighs 1: hop counts, whatever weights the converted graph
             # holds (networkx may hand over a weighted conversion it cached before).
             return BackendInterface.single_source_shortest_path_length(G, source, cutoff)
-        if G.cg.weight_kind == "float":
-            _decline("non-integer or negative weights stay in networkx (ours are 32-bit)")
-        _plain_cutoff(cutoff)
-        dist = cg.run(G.cg, "sssp", ENGINE, source=_source(G, source))[0]
-        reached = np.isfinite(dist)
-        if cutoff is not None:
-            reached &= dist <= cutoff
-        # Integral weights (others are declined above): the sums are exact. networkx's
-        # are floats where its weights were, but for the source's own 0.
-        if not G.cg._float_weights:
-            return _select(G, np.where(reached, dist, 0).astype(np.int64), reached)
-        found = _select(G, np.where(reached, dist, 0.0), reached)
-        found[source] = 0
-        return found
+        dist, reached, _ = _dijkstra(G, source, cutoff, weight)
+        return _distance_dict(G, source, dist, reached)
+
+    @staticmethod
+    def single_source_dijkstra_path(G, source, cutoff=None, weight="weight"):
+        dist, reached, hops = _dijkstra(G, source, cutoff, weight)
+        offsets, preds = G.cg._g.tight_sources(dist, hops)
+        # networkx's path to v runs through the tight in-neighbour Dijkstra settles
+        # first: the nearest, unless two are equally near (then the heap's order decides).
+        s = G.cg.vertex(source)
+        first, second = offsets[:-1], offsets[:-1] + 1
+        has = offsets[1:] > first
+        parent = np.where(has, preds[np.minimum(first, len(preds) - 1)] if len(preds) else 0, -1)
+        tied = has & (offsets[1:] > second) & reached
+        tied[s] = False
+        if tied.any():
+            both = dist[preds[first[tied]]] == dist[preds[second[tied]]]
+            if both.any():
+                _decline("equally near predecessors: networkx's heap order picks the path")
+        parent[s] = s
+        return _tree_paths(G, parent, s, reached)
+
+    @staticmethod
+    def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
+        dist, reached, hops = _dijkstra(G, source, cutoff, weight)
+        offsets, preds = G.cg._g.tight_sources(dist, hops)
+        # networkx lists every tight in-neighbour in the order Dijkstra settles them:
+        # by distance, ties by its heap's order, which only networkx knows.
+        if len(preds):
+            owner = np.repeat(np.arange(G.cg.n), np.diff(offsets.astype(np.int64)))
+            near = dist[preds]
+            same = (owner[1:] == owner[:-1]) & (near[1:] == near[:-1]) & reached[owner[1:]]
+            if same.any():
+                _decline("equally near predecessors: networkx's heap order lists them")
+        names = G.cg.nodes
+        name = (lambda v: names[v]) if names is not None else (lambda v: v)
+        pred = {}
+        for v in np.flatnonzero(reached).tolist():
+            pred[name(v)] = [name(u) for u in preds[offsets[v]:offsets[v + 1]].tolist()]
+        return pred, _distance_dict(G, source, dist, reached)
+
+    @staticmethod
+    def shortest_path(G, source=None, target=None, weight=None, method="dijkstra"):
+        if method not in ("dijkstra", "bellman-ford"):
+            _decline(f"method={method!r} stays in networkx")
+        if callable(weight) or source is None or (method == "bellman-ford" and weight is not None and target is None):
+            _decline("all pairs, weight functions and Bellman-Ford's paths stay in networkx")
+        if target is None:
+            if weight is None:
+                return BackendInterface.single_source_shortest_path(G, source)
+            return BackendInterface.single_source_dijkstra_path(G, source, weight=weight)
+        if source not in G:
+            raise nx.NodeNotFound(f"Source {source} is not in G")
+        if target not in G:
+            raise nx.NodeNotFound(f"Target {target} is not in G")
+        return _unique_path(G, source, target, weight)
 
     @staticmethod
     def connected_components(G) -> Iterator[set]:
@@ -312,6 +374,77 @@ class BackendInterface:
         if G.cg.n == 0:
             raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
         return _count_components(G, "scc") == 1
+
+
+def _dijkstra(G: ChattyNxGraph, source: Any, cutoff: Any, weight: Any) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Distances from ``source`` as networkx's Dijkstra counts them (float64, inf
+    unreached), which vertices lie within ``cutoff``, and whether they are hops
+    (``weight=None``: every edge weighs 1)."""
+    if callable(weight):
+        _decline("weight functions stay in networkx")
+    s = _source(G, source)
+    if weight is None:
+        _plain_cutoff(cutoff, levels=True)
+        depths = cg.run(G.cg, "bfs", ENGINE, source=s)[0]
+        dist = np.where(depths >= 0, depths, np.inf).astype(np.float64)
+    else:
+        if G.cg.weight_kind == "float":
+            _decline("non-integer or negative weights stay in networkx (ours are 32-bit)")
+        _plain_cutoff(cutoff)
+        dist = cg.run(G.cg, "sssp", ENGINE, source=s)[0]
+    reached = np.isfinite(dist)
+    if cutoff is not None:
+        reached &= dist <= cutoff
+    return dist, reached, weight is None
+
+
+def _distance_dict(G: ChattyNxGraph, source: Any, dist: np.ndarray, reached: np.ndarray) -> dict:
+    """networkx's distances: integral weights (others are declined) give exact sums,
+    ints, or floats where networkx's weights were, but for the source's own 0."""
+    if not G.cg._float_weights:
+        return _select(G, np.where(reached, dist, 0).astype(np.int64), reached)
+    found = _select(G, np.where(reached, dist, 0.0), reached)
+    found[source] = 0
+    return found
+
+
+def _tree_paths(G: ChattyNxGraph, parent: np.ndarray, s: int, keep: np.ndarray) -> dict:
+    """The path from ``s`` to each kept vertex along ``parent``, keyed by node."""
+    names = G.cg.nodes
+    name = (lambda v: names[v]) if names is not None else (lambda v: v)
+    parent = parent.tolist()
+    paths = {s: [name(s)]}
+    for v in np.flatnonzero(keep).tolist():
+        chain = []
+        while v not in paths:
+            if len(chain) > len(parent):
+                _decline("the predecessors go round a cycle of zero-weight edges")
+            chain.append(v)
+            v = parent[v]
+        path = paths[v]
+        for c in reversed(chain):
+            path = path + [name(c)]
+            paths[c] = path
+    return {name(v): p for v, p in paths.items()}
+
+
+def _unique_path(G: ChattyNxGraph, source: Any, target: Any, weight: Any) -> list:
+    """The shortest path from ``source`` to ``target`` when it is the only one (each
+    vertex on it has one tight in-edge), which every method of networkx's finds; where
+    there are several, its bidirectional search picks one and the call is declined."""
+    dist, reached, hops = _dijkstra(G, source, None, weight)
+    s, t = G.cg.vertex(source), G.cg.vertex(target)
+    if not reached[t]:
+        raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
+    offsets, preds = G.cg._g.tight_sources(dist, hops)
+    names = G.cg.nodes
+    path = [t]
+    while path[-1] != s:
+        v = path[-1]
+        if offsets[v + 1] - offsets[v] != 1 or len(path) > G.cg.n:
+            _decline("several shortest paths: networkx's bidirectional search picks one")
+        path.append(int(preds[offsets[v]]))
+    return [names[v] for v in reversed(path)] if names is not None else path[::-1]
 
 
 def _plain_clustering(G: ChattyNxGraph, weight: Any) -> None:

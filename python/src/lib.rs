@@ -329,6 +329,30 @@ impl PyGraph {
         Ok(order.into_pyarray(py))
     }
 
+    /// The shortest-path DAG's in-lists (`chatty_algo::paths::tight_sources`) from
+    /// distances `dist` (float64, inf unreached): counted in hops with `hops`, else
+    /// over the graph's weights. (offsets, sources), each list by distance, then id.
+    #[allow(clippy::type_complexity)]
+    fn tight_sources<'py>(
+        &self,
+        py: Python<'py>,
+        dist: PyReadonlyArray1<'py, f64>,
+        hops: bool,
+    ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>)> {
+        let dist = dist.as_slice()?;
+        if dist.len() != self.info.n || dist.iter().any(|&d| d.is_nan() || d < 0.0) {
+            return Err(bad(format!("{} distances for a graph of {} vertices (each a number at least 0, or inf)", dist.len(), self.info.n)));
+        }
+        let whole = |d: f64| if d.is_finite() { d as u64 } else { u64::MAX };
+        let output = match (hops, self.info.weight_type) {
+            (true, _) => Output::Depths(dist.iter().map(|&d| if d.is_finite() { d as u32 } else { chatty_algo::bfs::UNREACHED }).collect()),
+            (false, WeightType::Float) => Output::Distances(Distances::Float(dist.to_vec())),
+            (false, _) => Output::Distances(Distances::Int(dist.iter().map(|&d| whole(d)).collect())),
+        };
+        let (offsets, sources) = py.detach(|| self.with_graph(|g| chatty_algo::paths::tight_sources(g, &output)))?.map_err(layer_error)?;
+        Ok((offsets.into_pyarray(py), sources.into_pyarray(py)))
+    }
+
     fn __repr__(&self) -> String {
         let i = &self.info;
         format!(
@@ -410,13 +434,14 @@ fn answer(py: Python<'_>, o: Output) -> Bound<'_, PyAny> {
     }
 }
 
-/// Runs one kernel and returns (answer, report): the report is the CLI's `--json`
-/// object as a dict. `sources` is BC's: `None` one source, a count, or `"all"`.
+/// Runs one kernel and returns (answer, report, parents): the report is the CLI's
+/// `--json` object as a dict; parents (bfs and sssp with `parents`, else `None`) as
+/// int64, -1 for none. `sources` is BC's: `None` one source, a count, or `"all"`.
 /// Engines are opened by the front door (`chatty::open`), parameters checked by the
 /// harness, exactly as for `chatty run`.
 #[pyfunction]
 #[pyo3(signature = (graph, algorithm_name, engine="auto", threads=None, source=None, seed=None, delta=None,
-                    damping=0.85, tol=1e-6, max_iter=100, personalization=None, sources=None, x=None, top=10))]
+                    damping=0.85, tol=1e-6, max_iter=100, personalization=None, sources=None, x=None, top=10, parents=false))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -434,7 +459,8 @@ fn run<'py>(
     sources: Option<Bound<'py, PyAny>>,
     x: Option<PyReadonlyArray1<'py, f64>>,
     top: usize,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    parents: bool,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Option<Bound<'py, PyArray1<i64>>>)> {
     let alg = algorithm(algorithm_name)?;
     let kind = EngineKind::from_name(engine)
         .filter(|&k| k != EngineKind::Mpi)
@@ -457,6 +483,7 @@ fn run<'py>(
         x: x.map(|x| x.as_slice().map(<[f64]>::to_vec)).transpose()?,
         personalization: personalization.map(|p| p.as_slice().map(<[f64]>::to_vec)).transpose()?,
         direction: defaults.direction,
+        parents,
     };
     let threads = match threads {
         Some(t) => {
@@ -488,7 +515,10 @@ fn run<'py>(
         })
         .map_err(error)?;
     let report_dict = py.import("json")?.call_method1("loads", (json,))?;
-    Ok((answer(py, report.last.output), report_dict))
+    let parents = report.parents.map(|p| {
+        p.into_par_iter().map(|v| if v == chatty_algo::paths::NO_PARENT { -1 } else { i64::from(v) }).collect::<Vec<_>>().into_pyarray(py)
+    });
+    Ok((answer(py, report.last.output), report_dict, parents))
 }
 
 /// Whether a GPU the engine can use is present (the CUDA driver loaded, a device).

@@ -160,6 +160,12 @@ pub trait Engine: Send + Sync {
     }
     /// The graph as the sequential references read it, for `--verify`.
     fn reference_graph(&self) -> Result<HostGraph<'_>>;
+    /// Each vertex's parent on a shortest path from `source`, from a BFS or SSSP
+    /// trial's `output` in the engine's ids ([`crate::paths::parents`]): one pass over
+    /// the graph the engine holds in host memory, or streams.
+    fn parents(&self, source: u32, output: &Output) -> Result<Vec<u32>> {
+        crate::paths::parents(&*self.reference_graph()?, source, output)
+    }
     /// What [`Engine::reference_graph`] is, for the report.
     fn reference_name(&self) -> String {
         "the engine's input graph".into()

@@ -66,6 +66,11 @@ pub struct Report {
     pub verify_seconds: f64,
     /// The last trial (its output is the run's answer).
     pub last: Trial,
+    /// With [`Params::parents`]: each vertex's parent on a shortest path from the last
+    /// trial's source ([`crate::paths`]), in the caller's ids.
+    pub parents: Option<Vec<u32>>,
+    /// Seconds finding the parents after the last trial (0 without them).
+    pub parents_seconds: f64,
     /// `None` unless verifying; else the first failure, or `Ok`.
     pub verification: Option<std::result::Result<(), String>>,
     /// What the trials were verified against, when verifying.
@@ -146,7 +151,7 @@ pub fn run_with_progress(
     verify_seconds += trials.verify_seconds;
     drop(reference);
     chatty_graph::file::check_mapped_inputs().map_err(crate::Error::engine)?;
-    let Trials { trial_seconds, end_to_end_seconds, breakdowns, verification, last, .. } = trials;
+    let Trials { trial_seconds, end_to_end_seconds, breakdowns, verification, last, parents, parents_seconds, .. } = trials;
     let last = scaled_as_networkx(alg, graph.directed, last);
     let edges_traversed = edges_traversed(alg, graph.m, degree, &last);
     let detail = merge(engine.detail(), last.detail.clone());
@@ -163,6 +168,8 @@ pub fn run_with_progress(
         warm_up_seconds,
         verify_seconds,
         last,
+        parents,
+        parents_seconds,
         verification,
         verified_against,
         edges_traversed,
@@ -186,6 +193,8 @@ struct Trials {
     verification: Option<std::result::Result<(), String>>,
     verify_seconds: f64,
     last: Trial,
+    parents: Option<Vec<u32>>,
+    parents_seconds: f64,
 }
 
 /// Runs `trials` trials of `alg`, each answer mapped to the caller's ids (`order`)
@@ -208,6 +217,7 @@ fn run_trials(
     let mut verification: Option<std::result::Result<(), String>> = None;
     let mut last = None;
     let mut verify_seconds = 0.0;
+    let (mut parents, mut parents_seconds) = (None, 0.0);
     for index in 0..trials {
         let sources = sources(index as u64)?;
         // The answer kept so far goes before the next trial runs: its blocks are then
@@ -218,25 +228,34 @@ fn run_trials(
         let start = Instant::now();
         let trial = finite(alg, engine.run(alg, engine_params, &sources, progress)?)?;
         let mut end_to_end = start.elapsed().as_secs_f64();
+        // The answer's parents, once: from the last trial, in the engine's ids.
+        let tree = if engine_params.parents && index + 1 == trials {
+            let finding = Instant::now();
+            let tree = engine.parents(trial.sources[0], &trial.output)?;
+            parents_seconds = finding.elapsed().as_secs_f64();
+            Some(tree)
+        } else {
+            None
+        };
         let verifying = Instant::now();
         let stored_verdict =
-            checks.reference.filter(|_| checks.verify_stored).map(|g| verify(alg, g, engine_params, &trial.sources, &trial.output));
+            checks.reference.filter(|_| checks.verify_stored).map(|g| check(alg, g, engine_params, &trial, tree.as_deref()));
         verify_seconds += verifying.elapsed().as_secs_f64();
-        let trial = match order {
+        let (trial, tree) = match order {
             Some(o) => {
                 let mapping = Instant::now();
                 let trial = to_caller(o, trial);
+                let tree = tree.map(|t| renumber::parents_to_caller(o.stored_ids(), o.input_ids(), &t));
                 end_to_end += mapping.elapsed().as_secs_f64();
-                trial
+                (trial, tree)
             }
-            None => trial,
+            None => (trial, tree),
         };
         end_to_end_seconds.push(end_to_end);
         trial_seconds.push(trial.seconds);
         breakdowns.push(trial.breakdown.clone());
         let verifying = Instant::now();
-        let verdict =
-            stored_verdict.or_else(|| checks.reference.map(|g| verify(alg, g, checks.caller_params, &trial.sources, &trial.output)));
+        let verdict = stored_verdict.or_else(|| checks.reference.map(|g| check(alg, g, checks.caller_params, &trial, tree.as_deref())));
         verify_seconds += verifying.elapsed().as_secs_f64();
         if let Some(v) = &verdict {
             let so_far = verification.take().unwrap_or(Ok(()));
@@ -244,9 +263,20 @@ fn run_trials(
         }
         on_trial(TrialEvent { index, trial: &trial, verification: verdict.as_ref(), lines: engine.trial_lines(&trial) });
         last = Some(trial);
+        parents = parents.or(tree);
     }
     let last = last.expect("at least one trial");
-    Ok(Trials { trial_seconds, end_to_end_seconds, breakdowns, verification, verify_seconds, last })
+    Ok(Trials { trial_seconds, end_to_end_seconds, breakdowns, verification, verify_seconds, last, parents, parents_seconds })
+}
+
+/// A trial's answer checked against the reference `g` (ids as `g`'s), and its
+/// parents where it has them.
+fn check(alg: Algorithm, g: &chatty_graph::Graph, p: &Params, trial: &Trial, parents: Option<&[u32]>) -> Result<()> {
+    verify(alg, g, p, &trial.sources, &trial.output)?;
+    match parents {
+        Some(parents) => crate::paths::verify(g, trial.sources[0], &trial.output, parents),
+        None => Ok(()),
+    }
 }
 
 /// The graph `opts` verifies against (none without `--verify`), its name, and whether
@@ -482,6 +512,7 @@ impl Report {
                 "pr_method": p.pr.method.name(),
                 "seed": p.seed,
                 "direction": p.direction.name(),
+                "parents": p.parents,
             },
             "load_seconds": ctx.load_seconds,
             "elapsed_seconds": elapsed_seconds,
@@ -498,6 +529,7 @@ impl Report {
             "in_edges_seconds": self.in_edges_seconds,
             "warm_up_seconds": self.warm_up_seconds,
             "verify_seconds": self.verify_seconds,
+            "parents_seconds": self.parents.as_ref().map(|_| self.parents_seconds),
             "average_seconds": self.average_seconds(),
             "iterations": self.last.iterations,
             "edges_traversed": self.edges_traversed,

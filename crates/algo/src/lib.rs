@@ -38,6 +38,7 @@ mod error;
 pub mod frontier;
 pub mod harness;
 pub mod kcore;
+pub mod paths;
 pub mod pool;
 pub mod pr;
 mod region;
@@ -218,6 +219,9 @@ pub struct Params {
     pub personalization: Option<Vec<f64>>,
     /// Direction policy of BFS.
     pub direction: Direction,
+    /// BFS and SSSP: also find each vertex's parent on a shortest path
+    /// ([`paths::parents`]), returned in the report.
+    pub parents: bool,
 }
 
 impl Default for Params {
@@ -231,6 +235,7 @@ impl Default for Params {
             x: None,
             personalization: None,
             direction: Direction::Auto,
+            parents: false,
         }
     }
 }
@@ -356,6 +361,10 @@ pub fn pick_sources(alg: Algorithm, n: usize, degree: impl Fn(u32) -> u64, has_e
 pub fn check_params(alg: Algorithm, n: usize, p: &Params) -> Result<()> {
     check_scalar_params(p)?;
     tuning::Tuning::get().check()?;
+    if p.parents && !matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
+        let problem = format!("come with distances, which bfs and sssp find and {} does not", alg.name());
+        return Err(Error::Parameter { name: "parents", problem });
+    }
     if alg == Algorithm::Spmv {
         if let Some(x) = &p.x {
             if x.len() != n {

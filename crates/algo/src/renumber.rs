@@ -31,6 +31,18 @@ pub fn output_to_caller(new_id: &[u32], o: Output) -> Output {
     }
 }
 
+/// Parents in the kernel's order (`parents[new]` a kernel id, or
+/// [`crate::paths::NO_PARENT`]), in the caller's: `old_id` inverts `new_id`.
+pub fn parents_to_caller(new_id: &[u32], old_id: &[u32], parents: &[u32]) -> Vec<u32> {
+    new_id
+        .par_iter()
+        .map(|&i| match parents[i as usize] {
+            crate::paths::NO_PARENT => crate::paths::NO_PARENT,
+            p => old_id[p as usize],
+        })
+        .collect()
+}
+
 /// Each vertex's label replaced by the smallest vertex carrying the same label (a
 /// component's label is its smallest id, which renumbering changes).
 fn smallest_members(labels: &[u32]) -> Vec<u32> {

@@ -4,7 +4,7 @@
 use chatty_algo::edge_map::{EdgeMapOptions, EdgeOp, Edges, SumOptions};
 use chatty_algo::frontier::Frontier;
 use chatty_algo::{
-    pick_sources, run_kernel, verify, Algorithm, BcSources, Direction, EdgeMapGraph, Error, Output, Params, PrMethod, PrParams,
+    paths, pick_sources, run_kernel, verify, Algorithm, BcSources, Direction, EdgeMapGraph, Error, Output, Params, PrMethod, PrParams,
 };
 use chatty_graph::{
     datasets, from_edges, from_weighted_edges, generate, read_graph, GenOptions, Graph, NoProgress, ReadOptions, WeightType,
@@ -84,6 +84,13 @@ fn check_trials(label: &str, g: Graph, trials: u64) {
                     let (output, sources) = r.unwrap_or_else(|e| panic!("{label} {} {how}: {e}", alg.name()));
                     if let Err(e) = verify(alg, &g, &p, &sources, &output) {
                         panic!("{label}: {} {how} ({direction:?}, trial {trial}) differs from the reference: {e}", alg.name());
+                    }
+                    if matches!(alg, Algorithm::Bfs | Algorithm::Sssp) {
+                        let tree = paths::parents(&g, sources[0], &output).unwrap_or_else(|e| panic!("{label} {} {how}: {e}", alg.name()));
+                        paths::verify(&g, sources[0], &output, &tree)
+                            .unwrap_or_else(|e| panic!("{label} {} {how} parents: {e}", alg.name()));
+                        let streamed = paths::parents(&Streaming(&g), sources[0], &output).unwrap();
+                        assert_eq!(streamed, tree, "{label} {} {how}: the same tree streamed", alg.name());
                     }
                 };
                 if alg == Algorithm::Clustering && g.is_directed() {
@@ -662,6 +669,8 @@ fn a_renumbered_graph_answers_in_the_input_ids() {
             (Algorithm::Bfs, Params { source: Some(3), ..Params::default() }),
             (Algorithm::Bfs, Params::default()),
             (Algorithm::Sssp, Params { source: Some(3), ..Params::default() }),
+            (Algorithm::Sssp, Params { source: Some(3), parents: true, ..Params::default() }),
+            (Algorithm::Bfs, Params { parents: true, ..Params::default() }),
             (Algorithm::Wcc, Params::default()),
             (Algorithm::Pr, Params { personalization: Some(ramp.clone()), ..Params::default() }),
             (Algorithm::Bc, Params { bc_sources: BcSources::List(vec![1, 2, 3, 700]), ..Params::default() }),
@@ -735,4 +744,46 @@ fn scc_on_chains_of_cycles_and_in_sinks_first_order() {
             }
         }
     }
+}
+
+/// Parents on known graphs: the smallest-id tight in-neighbour, zero-weight edges
+/// reached in rounds (a zero-weight cycle included), the path walked back; and trees
+/// the verifier refuses.
+#[test]
+fn parents_on_known_graphs_and_trees_the_verifier_refuses() {
+    use chatty_algo::paths::NO_PARENT;
+    use chatty_algo::{harness, CpuEngine, Distances};
+    // 0 -3-> 1 -1-> 2 -0-> 3 -0-> 4 -0-> 3 (a zero cycle), 0 -4-> 2 (a tie with 1's), 0 -9-> 4; 5 -> 6 unreached.
+    let edges = [(0, 1, 3), (1, 2, 1), (0, 2, 4), (2, 3, 0), (3, 4, 0), (4, 3, 0), (0, 4, 9), (5, 6, 1)];
+    let g = from_weighted_edges(7, &edges, true).unwrap().with_in_edges();
+    let (output, _, _) = run_kernel(&g, Algorithm::Sssp, &Params::default(), &[0], &NoProgress).unwrap();
+    assert_eq!(output, Output::Distances(Distances::Int(vec![0, 3, 4, 4, 4, u64::MAX, u64::MAX])));
+    let tree = paths::parents(&g, 0, &output).unwrap();
+    assert_eq!(tree, vec![0, 0, 0, 2, 3, NO_PARENT, NO_PARENT], "2's parents tie (0 and 1): the smaller wins");
+    assert_eq!(paths::parents(&Streaming(&g), 0, &output).unwrap(), tree);
+    paths::verify(&g, 0, &output, &tree).unwrap();
+    assert_eq!(paths::path(&tree, 4), Some(vec![0, 2, 3, 4]));
+    assert_eq!(paths::path(&tree, 0), Some(vec![0]));
+    assert_eq!(paths::path(&tree, 6), None);
+    let refused = |t: &[u32], why: &str| assert!(paths::verify(&g, 0, &output, t).is_err(), "{why}");
+    refused(&[0, 0, 1, 4, 3, NO_PARENT, NO_PARENT], "3 and 4 each other's parent: a cycle");
+    refused(&[0, 0, 0, 2, 2, NO_PARENT, NO_PARENT], "no edge 2 -> 4");
+    refused(&[0, 0, 0, 2, 0, NO_PARENT, NO_PARENT], "0 -> 4 weighs 9, not 4");
+    refused(&[0, 0, 0, 2, 3, 5, NO_PARENT], "an unreached vertex with a parent");
+    refused(&[1, 0, 0, 2, 3, NO_PARENT, NO_PARENT], "the source is its own parent");
+    // Distances that are not shortest-path ones have no tree.
+    let wrong = Output::Distances(Distances::Int(vec![0, 3, 4, 4, 5, u64::MAX, u64::MAX]));
+    assert!(matches!(paths::parents(&g, 0, &wrong), Err(Error::Mismatch(_))));
+    // BFS on the same graph: hop counts, the tree through the smallest ids.
+    let (depths, _, _) = run_kernel(&g, Algorithm::Bfs, &Params::default(), &[0], &NoProgress).unwrap();
+    assert_eq!(paths::parents(&g, 0, &depths).unwrap(), vec![0, 0, 0, 2, 0, NO_PARENT, NO_PARENT]);
+    // Through the harness, verified; refused for kernels without distances.
+    let mut cpu = CpuEngine::new(g);
+    let opts = harness::Options { trials: 2, verify: true, against: None };
+    let report =
+        harness::run(&mut cpu, Algorithm::Sssp, &Params { source: Some(0), parents: true, ..Params::default() }, &opts, |_| {}).unwrap();
+    assert_eq!(report.verification, Some(Ok(())));
+    assert_eq!(report.parents.as_deref(), Some(&tree[..]));
+    let pr = harness::run(&mut cpu, Algorithm::Pr, &Params { parents: true, ..Params::default() }, &opts, |_| {});
+    assert!(matches!(pr, Err(Error::Parameter { name: "parents", .. })));
 }

@@ -181,8 +181,11 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Print a graph's size, degrees, self-loops; `--check` verifies a .cgr file.
     Info(InfoArgs),
-    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv) on a graph.
+    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc) on a graph.
     Run(Box<RunArgs>),
+    /// One shortest path between two vertices (by weight, or hops with --hops);
+    /// exit code 1 when there is none.
+    Path(Box<PathArgs>),
     /// The GPUs of this machine and the link between each pair (NVLink, PCIe, peer access).
     Topo(TopoArgs),
     /// Send a file to every receiver of a multicast group, reliably (graph distribution).
@@ -505,6 +508,48 @@ pub struct RunArgs {
     /// BFS direction policy.
     #[arg(long, default_value = "auto", value_parser = direction())]
     pub direction: Direction,
+    /// bfs, sssp: also find each vertex's parent on a shortest path from the source
+    /// (the smallest-id one where several are), a `parent` column in --output: the
+    /// source is its own parent, an unreached vertex has -1 (none in .parquet).
+    #[arg(long)]
+    pub parents: bool,
+    /// CPU threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub load: LoadArgs,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
+    #[command(flatten)]
+    pub ssd: SsdArgs,
+}
+
+/// `chatty path`: the flags of `run` that a path needs.
+#[derive(Args, Debug)]
+pub struct PathArgs {
+    /// The graph (.cgr or any input format, converted on the fly).
+    pub graph: PathBuf,
+    /// Where the path starts (ids as the input names them).
+    #[arg(long)]
+    pub from: String,
+    /// Where it ends.
+    #[arg(long)]
+    pub to: String,
+    /// Fewest edges (BFS) even where edges have weights; by default the lightest path.
+    #[arg(long)]
+    pub hops: bool,
+    /// Engine.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: EngineChoice,
+    /// Check the distances and the path's tree against the sequential references.
+    #[arg(long, short = 'v')]
+    pub verify: bool,
+    /// Print one JSON object: the path, its length, and the run's report.
+    #[arg(long)]
+    pub json: bool,
+    /// Show and read vertex ids from 0 even where the input numbers them from 1.
+    #[arg(long)]
+    pub zero_based: bool,
     /// CPU threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,

@@ -202,6 +202,11 @@ impl Engine for SsdEngine {
         lines
     }
 
+    /// Streamed from the pages, as the kernels are, rather than read back whole.
+    fn parents(&self, source: u32, output: &chatty_algo::Output) -> Result<Vec<u32>, Error> {
+        chatty_algo::paths::parents(&self.graph, source, output)
+    }
+
     fn reference_graph(&self) -> Result<HostGraph<'_>, Error> {
         crate::layout::read_graph(&self.graph.layout).map(|g| HostGraph::Owned(Box::new(g))).map_err(Error::engine)
     }

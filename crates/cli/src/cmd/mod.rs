@@ -8,6 +8,7 @@ mod generate;
 mod info;
 mod messaging_bench;
 mod multi_bench;
+mod path;
 mod run;
 mod topo;
 
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Convert(a) => convert::run(&a, quiet),
         Command::Info(a) => info::run(&a, quiet),
         Command::Run(a) => run::run(&a, quiet),
+        Command::Path(a) => path::run(&a, quiet),
         Command::Topo(a) => topo::run(&a),
         Command::Broadcast(a) => broadcast::run(&a),
         Command::Bench(c) => bench::run(&c),

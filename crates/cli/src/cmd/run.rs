@@ -44,6 +44,9 @@ fn params(a: &RunArgs) -> Result<Params> {
     if a.trials == 0 {
         bail!("--trials must be at least 1");
     }
+    if let (true, Some(alg)) = (a.parents, a.algorithm.iter().find(|a| !matches!(a, Algorithm::Bfs | Algorithm::Sssp))) {
+        bail!("--parents applies to bfs and sssp (paths of shortest lengths); {} has none", alg.name());
+    }
     let p = Params {
         source: None, // the user names it: read once the graph is (vertex_inputs)
         seed: a.seed,
@@ -53,6 +56,7 @@ fn params(a: &RunArgs) -> Result<Params> {
         x: None,
         personalization: None,
         direction: a.direction,
+        parents: a.parents,
     };
     // What can be checked before the graph is read; the rest once it is (the harness).
     chatty_algo::check_scalar_params(&p).map_err(chatty::Error::from)?;
@@ -100,7 +104,20 @@ fn read_vertex_values(path: &Path, flag: &str, n: usize, naming: &Naming, unlist
     }
 }
 
-pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
+/// What `run` and `path` start from: the engine holding the graph, whether this
+/// process speaks for the run, the parameters with the vertex inputs read, how the
+/// user names vertices, and the seconds loading took.
+pub(crate) struct Started {
+    pub engine: Box<dyn Engine>,
+    pub speaks: bool,
+    pub p: Params,
+    pub naming: Naming,
+    pub load_seconds: f64,
+}
+
+/// Checks the flags, sets the process up (threads, pool), opens the engine on the
+/// graph and reads the vertex inputs.
+pub(crate) fn start(a: &RunArgs, quiet: bool) -> Result<Started> {
     if process::under_mpirun() && !cfg!(feature = "mpi") {
         bail!(
             "this chatty was built without MPI but runs under mpirun: every rank would run the whole job; \
@@ -115,16 +132,21 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         spec.threads = Some(t);
     }
     process::build_global_pool(spec.threads, spec.kind)?;
+    let start = Instant::now();
+    let (engine, speaks) = open_engine(a, &spec, &p, quiet)?;
+    let load_seconds = start.elapsed().as_secs_f64();
+    let naming = engine.graph_info().naming(a.zero_based);
+    vertex_inputs(a, &mut p, engine.graph_info().n, &naming)?;
+    Ok(Started { engine, speaks, p, naming, load_seconds })
+}
+
+pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let outputs: Vec<Option<PathBuf>> =
         a.algorithm.iter().map(|&alg| a.output.as_deref().map(|o| output_path(o, alg, a.algorithm.len()))).collect();
     check_outputs(a, &outputs)?;
-    let start = Instant::now();
-    let (mut engine, speaks) = open_engine(a, &spec, &p, quiet)?;
+    let Started { mut engine, speaks, p, naming, load_seconds } = start(a, quiet)?;
     let quiet = quiet || !speaks;
-    let load_seconds = start.elapsed().as_secs_f64();
     let graph = engine.graph_info();
-    let naming = graph.naming(a.zero_based);
-    vertex_inputs(a, &mut p, graph.n, &naming)?;
     if !a.json {
         let info = engine.info();
         println!(
@@ -160,7 +182,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             eprintln!("note: {caveat}");
         }
         if let (Some(out), true) = (out, speaks) {
-            written.push(write_output(out, alg, &report.last.output, &naming)?);
+            written.push(write_output(out, alg, &report.last.output, report.parents.as_deref(), &naming)?);
         }
         if a.json {
             let ctx = harness::Context {
@@ -305,6 +327,10 @@ fn print_report(report: &harness::Report, top: usize, naming: &Naming, stop: f64
     println!("Iterations:          {}", report.last.iterations);
     println!("GTEPS:               {:.3} ({} edges examined)", report.gteps(), report.edges_traversed);
     print!("{}", report.last.output.summary(top).named(naming).report());
+    if let Some(parents) = &report.parents {
+        let tree = parents.iter().filter(|&&p| p != chatty_algo::paths::NO_PARENT).count();
+        println!("Parents:             a shortest-path tree of {tree} vertices, found in {:.5} s", report.parents_seconds);
+    }
     if let Some(residual) = report.last.residual {
         println!("Residual:            {residual:.3e} (L1 change of the last iteration; stops below {stop:.3e})");
     }
@@ -422,12 +448,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Writes one row per vertex through a temporary file: `.csv` and `.tsv` with a
 /// header naming the value (`vertex,distance`), anything else `vertex value` lines;
-/// vertices (and WCC labels) as `naming` names them.
-/// Unreachable is `-1` (BFS) and `inf` (SSSP).
-pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, naming: &Naming) -> Result<AtomicFile> {
+/// vertices (and WCC labels) as `naming` names them. With `parents`, a third column
+/// `parent` (`-1` for none). Unreachable is `-1` (BFS) and `inf` (SSSP).
+pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, parents: Option<&[u32]>, naming: &Naming) -> Result<AtomicFile> {
     let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
     if ext.as_deref() == Some("parquet") {
-        return write_parquet(path, alg, o, naming);
+        return write_parquet(path, alg, o, parents, naming);
     }
     let sep = match ext.as_deref() {
         Some("csv") => Some(','),
@@ -437,10 +463,15 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, naming: &Nam
     let mut f = AtomicFile::create(path)?;
     let written = (|| -> std::io::Result<()> {
         if let Some(sep) = sep {
-            writeln!(f, "vertex{sep}{}", value_name(alg))?;
+            let parent = if parents.is_some() { format!("{sep}parent") } else { String::new() };
+            writeln!(f, "vertex{sep}{}{parent}", value_name(alg))?;
         }
         let sep = sep.unwrap_or(' ');
-        let mut line = |v: usize, value: std::fmt::Arguments| writeln!(f, "{}{sep}{value}", naming.name(v as u32));
+        let mut line = |v: usize, value: std::fmt::Arguments| match parents.map(|p| p[v]) {
+            None => writeln!(f, "{}{sep}{value}", naming.name(v as u32)),
+            Some(chatty_algo::paths::NO_PARENT) => writeln!(f, "{}{sep}{value}{sep}-1", naming.name(v as u32)),
+            Some(p) => writeln!(f, "{}{sep}{value}{sep}{}", naming.name(v as u32), naming.name(p)),
+        };
         match o {
             Output::Depths(d) => d.iter().enumerate().try_for_each(|(v, &x)| {
                 if x == chatty_algo::bfs::UNREACHED {
@@ -474,23 +505,24 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, naming: &Nam
 /// its labels as strings) and the kernel's value column (named as in `.csv` outputs)
 /// as Parquet (uncompressed), into a temporary file the caller commits: BFS depths as
 /// i64 (-1 unreachable), SSSP distances as f64 (inf unreachable), WCC and SCC labels as
-/// vertices, triangles as u64, core numbers as u32, the rest as f64.
-fn write_parquet(path: &Path, alg: Algorithm, o: &Output, naming: &Naming) -> Result<AtomicFile> {
+/// vertices, triangles as u64, core numbers as u32, the rest as f64. With `parents`,
+/// a `parent` column of vertices (null for none).
+fn write_parquet(path: &Path, alg: Algorithm, o: &Output, parents: Option<&[u32]>, naming: &Naming) -> Result<AtomicFile> {
     use std::sync::Arc;
 
     use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 
-    let vertices = |ids: &mut dyn Iterator<Item = u32>| -> ArrayRef {
+    let vertices = |ids: &mut dyn Iterator<Item = Option<u32>>| -> ArrayRef {
         match naming {
-            Naming::From(base) => Arc::new(UInt32Array::from_iter_values(ids.map(|v| v + base))),
+            Naming::From(base) => Arc::new(UInt32Array::from_iter(ids.map(|v| v.map(|v| v + base)))),
             Naming::Names(names) => match names.as_ref() {
-                VertexNames::Numbers(numbers) => Arc::new(UInt64Array::from_iter_values(ids.map(|v| numbers[v as usize]))),
-                VertexNames::Labels { .. } => Arc::new(StringArray::from_iter_values(ids.map(|v| naming.name(v).to_string()))),
+                VertexNames::Numbers(numbers) => Arc::new(UInt64Array::from_iter(ids.map(|v| v.map(|v| numbers[v as usize])))),
+                VertexNames::Labels { .. } => Arc::new(StringArray::from_iter(ids.map(|v| v.map(|v| naming.name(v).to_string())))),
             },
         }
     };
 
-    let vertex = vertices(&mut (0..o.len() as u32));
+    let vertex = vertices(&mut (0..o.len() as u32).map(Some));
     let value: ArrayRef = match o {
         Output::Depths(d) => {
             Arc::new(Int64Array::from_iter_values(d.iter().map(|&x| if x == chatty_algo::bfs::UNREACHED { -1 } else { x as i64 })))
@@ -500,11 +532,15 @@ fn write_parquet(path: &Path, alg: Algorithm, o: &Output, naming: &Naming) -> Re
         }
         Output::Distances(Distances::Float(d)) => Arc::new(Float64Array::from_iter_values(d.iter().copied())),
         Output::Values(v) => Arc::new(Float64Array::from_iter_values(v.iter().copied())),
-        Output::Labels(l) => vertices(&mut l.iter().copied()),
+        Output::Labels(l) => vertices(&mut l.iter().map(|&x| Some(x))),
         Output::Triangles(t) => Arc::new(UInt64Array::from_iter_values(t.iter().copied())),
         Output::Cores(c) => Arc::new(UInt32Array::from_iter_values(c.iter().copied())),
     };
-    let batch = RecordBatch::try_from_iter([("vertex", vertex), (value_name(alg), value)]).context("building the Parquet columns")?;
+    let mut columns = vec![("vertex", vertex), (value_name(alg), value)];
+    if let Some(p) = parents {
+        columns.push(("parent", vertices(&mut p.iter().map(|&p| (p != chatty_algo::paths::NO_PARENT).then_some(p)))));
+    }
+    let batch = RecordBatch::try_from_iter(columns).context("building the Parquet columns")?;
     let file = AtomicFile::create(path)?;
     let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).context("starting the Parquet file")?;
     writer.write(&batch).with_context(|| format!("cannot write {}", path.display()))?;
