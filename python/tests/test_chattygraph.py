@@ -263,6 +263,57 @@ def test_bfs_edges_and_tree_follow_networkx_order():
         cg.bfs_edges(cg.Graph.from_edges([0], [1]), 5)
 
 
+def test_paths_match_networkx_where_its_tie_rules_allow():
+    from chattygraph.nx import BackendInterface as B
+
+    # Weights from a wide range: ties between equally near predecessors are rare,
+    # so networkx's heap order never decides and every call answers.
+    g = weighted_digraph(n=1200, p=0.004, seed=21)
+    rng = np.random.default_rng(4)
+    for u, v in g.edges:
+        g[u][v]["weight"] = int(rng.integers(1, 1_000_000))
+    h = cg.Graph.from_networkx(g)
+    dist, parents = cg.predecessors(h, 0, engine="cpu")
+    want = nx.single_source_dijkstra_path_length(g, 0)
+    for v in range(h.n):
+        if v not in want:
+            assert parents[v] == -1 and math.isinf(dist[v])
+        elif v != 0:
+            assert dist[parents[v]] + g[parents[v]][v]["weight"] == dist[v] == want[v]
+    assert parents[0] == 0
+    target = max(want, key=want.get)
+    path = cg.shortest_path(h, 0, target)
+    assert path == nx.shortest_path(g, 0, target, weight="weight")
+    assert len(cg.shortest_path(h, 0, target, weighted=False)) - 1 == nx.shortest_path_length(g, 0, target)
+    with pytest.raises(cg.NoPathError):
+        cg.shortest_path(cg.Graph.from_edges([0], [1], n=3), 0, 2)
+
+    converted = B.convert_from_nx(g, edge_attrs={"weight": 1})
+    assert B.single_source_dijkstra_path(converted, 0) == nx.single_source_dijkstra_path(g, 0)
+    assert B.single_source_dijkstra_path(converted, 0, cutoff=3_000_000) == nx.single_source_dijkstra_path(g, 0, cutoff=3_000_000)
+    assert B.dijkstra_predecessor_and_distance(converted, 0) == nx.dijkstra_predecessor_and_distance(g, 0)
+    for t in list(want)[:50]:
+        assert B.shortest_path(converted, 0, t, weight="weight") == nx.shortest_path(g, 0, t, weight="weight")
+    unreached = next(v for v in g if v not in want)
+    with pytest.raises(nx.NetworkXNoPath):
+        B.shortest_path(converted, 0, unreached, weight="weight")
+    with pytest.raises(nx.NodeNotFound):
+        B.shortest_path(converted, 0, "nope", weight="weight")
+    # Hops, in networkx's visit order: names, both directednesses, cutoffs.
+    for graph in (nx.relabel_nodes(g, {v: f"v{v}" for v in g}), nx.relabel_nodes(g.to_undirected(), {v: f"v{v}" for v in g})):
+        plain = B.convert_from_nx(graph)
+        for cutoff in (None, 0, 2):
+            assert B.single_source_shortest_path(plain, "v0", cutoff) == nx.single_source_shortest_path(graph, "v0", cutoff)
+        assert list(B.bfs_predecessors(plain, "v0", depth_limit=3)) == list(nx.bfs_predecessors(graph, "v0", depth_limit=3))
+        assert B.shortest_path(plain, "v0") == nx.shortest_path(graph, "v0")
+    # Equal weights tie everywhere: networkx's heap would decide, so the calls decline.
+    ties = B.convert_from_nx(nx.grid_2d_graph(30, 30), edge_attrs={"weight": 1})
+    with pytest.raises(NotImplementedError, match="equally near"):
+        B.dijkstra_predecessor_and_distance(ties, (0, 0))
+    with pytest.raises(NotImplementedError, match="several shortest paths"):
+        B.shortest_path(ties, (0, 0), (29, 29), weight="weight")
+
+
 def test_an_ssd_layout_runs_on_the_ssd_engine_and_answers_as_the_cpu(tmp_path):
     g = cg.Graph.from_networkx(weighted_digraph(n=1500, p=0.004))
     g.write(tmp_path / "g.ssd", layout="ssd", stripes=2)
@@ -270,6 +321,9 @@ def test_an_ssd_layout_runs_on_the_ssd_engine_and_answers_as_the_cpu(tmp_path):
     assert (s.n, s.m, s.directed, s.weighted) == (g.n, g.m, g.directed, g.weighted)
     assert np.array_equal(cg.bfs(s, 0, engine="ssd"), cg.bfs(g, 0, engine="cpu"))
     assert np.array_equal(cg.sssp(s, 0), cg.sssp(g, 0, engine="cpu"))
+    for weighted in (True, False):
+        streamed, in_memory = cg.predecessors(s, 0, weighted=weighted), cg.predecessors(g, 0, weighted=weighted, engine="cpu")
+        assert all(np.array_equal(a, b) for a, b in zip(streamed, in_memory)), "the same tree: smallest-id parents"
     assert np.array_equal(cg.wcc(s), cg.wcc(g, engine="cpu"))
     assert np.abs(cg.pagerank(s) - cg.pagerank(g, engine="cpu")).sum() < 1e-9
     assert np.allclose(cg.betweenness(s, sources=10, seed=3), cg.betweenness(g, sources=10, seed=3, engine="cpu"))

@@ -419,6 +419,9 @@ pub struct RunArgs {
     /// Source vertex (bfs, sssp, bc); default: a random vertex with out-edges per trial.
     #[arg(long, short = 'r')]
     pub source: Option<String>,
+    /// The flag messages name the source by (`chatty path` takes it as `--from`).
+    #[arg(skip = "--source")]
+    pub source_flag: &'static str,
     /// With --engine mpi: how the ranks get their rows. shared: every rank maps the same
     /// path (a shared or replicated file system); mpi: rank 0 reads and checks the
     /// file and sends each rank its rows; multicast: rank 0 sends the file by reliable

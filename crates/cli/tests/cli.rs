@@ -1288,3 +1288,51 @@ fn triangles_cores_and_strong_components_from_the_command_line() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(std::fs::read_to_string(p("c.tsv")).unwrap(), "vertex\tclustering\n1\t1\n2\t1\n3\t0.3333333333333333\n4\t0\n5\t0\n");
 }
+
+/// `--parents` adds a `parent` column (in the input's ids, -1 or null for none) to
+/// every format, and `chatty path` prints one shortest path: by weight, or hops with
+/// `--hops`; exit code 1 where there is none; verified on request.
+#[test]
+fn parents_columns_and_paths_between_two_vertices() {
+    use arrow_array::{Array, UInt32Array};
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    // DIMACS ids from 1: 1 -5-> 2 -5-> 3, 1 -20-> 3, 4 alone.
+    std::fs::write(d.path().join("g.gr"), "p sp 4 3\na 1 2 5\na 2 3 5\na 1 3 20\n").unwrap();
+    let o = chatty(&["run", "bfs,sssp", &p("g.gr"), "-r", "1", "--parents", "--verify", "-o", &p("out.csv")]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("Parents:"), "{}", text(&o));
+    let bfs = std::fs::read_to_string(d.path().join("out.bfs.csv")).unwrap();
+    assert_eq!(bfs, "vertex,depth,parent\n1,0,1\n2,1,1\n3,1,1\n4,-1,-1\n");
+    let sssp = std::fs::read_to_string(d.path().join("out.sssp.csv")).unwrap();
+    assert_eq!(sssp, "vertex,distance,parent\n1,0,1\n2,5,1\n3,10,2\n4,inf,-1\n");
+    assert!(chatty(&["run", "sssp", &p("g.gr"), "-r", "1", "--parents", "-o", &p("out.parquet")]).status.success());
+    let f = std::fs::File::open(d.path().join("out.parquet")).unwrap();
+    let batch =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap().build().unwrap().next().unwrap().unwrap();
+    let parent = batch.column_by_name("parent").unwrap().as_any().downcast_ref::<UInt32Array>().unwrap();
+    assert_eq!((0..4).map(|i| parent.is_valid(i).then(|| parent.value(i))).collect::<Vec<_>>(), [Some(1), Some(1), Some(2), None]);
+    fails(&["run", "pr", &p("g.gr"), "--parents"], "--parents applies to bfs and sssp");
+
+    let o = chatty(&["path", &p("g.gr"), "--from", "1", "--to", "3", "--verify"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("Path:                1 -> 2 -> 3") && text(&o).contains("Length:              10 (2 edges, by weight)"),
+        "{}",
+        text(&o)
+    );
+    assert!(text(&o).contains("Verification:        PASS"), "{}", text(&o));
+    let o = chatty(&["path", &p("g.gr"), "--from", "1", "--to", "3", "--hops", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (j["path"].clone(), j["length"].clone(), j["edges"].clone()),
+        (serde_json::json!([1, 3]), serde_json::json!(1), serde_json::json!(1))
+    );
+    assert_eq!(j["report"]["algorithm"], "bfs");
+    let o = chatty(&["path", &p("g.gr"), "--from", "1", "--to", "4"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("No path from 1 to 4"), "{}", text(&o));
+    fails(&["path", &p("g.gr"), "--from", "1", "--to", "9"], "--to");
+    fails(&["path", &p("g.gr"), "--from", "0", "--to", "1"], "--from");
+}

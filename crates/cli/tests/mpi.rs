@@ -116,6 +116,38 @@ fn every_kernel_on_generated_graphs_equals_one_process() {
     }
 }
 
+/// Parents from the ranks' distances: a verified tree on every generated graph, the
+/// CPU engine's own where the ranks keep the file's ids.
+#[test]
+fn parents_across_ranks_are_verified_trees() {
+    let d = tempfile::tempdir().unwrap();
+    for g in generated(d.path()) {
+        let name = g.file_stem().unwrap().to_string_lossy().into_owned();
+        let common = ["--source", "0", "--zero-based", "--parents", "--verify", "--threads", "1"];
+        let cpu_out = d.path().join(format!("{name}.cpu.txt"));
+        let o =
+            chatty(&[&["run", "bfs,sssp", g.to_str().unwrap(), "--engine", "cpu", "-o", cpu_out.to_str().unwrap()], &common[..]].concat());
+        assert!(o.status.success(), "cpu on {name}: {}", text(&o));
+        for partition in [&[][..], &["--distribute", "mpi", "--partition", "bfs"][..]] {
+            let mpi_out = d.path().join(format!("{name}.mpi.txt"));
+            let o = mpirun(2)
+                .args([CHATTY, "run", "bfs,sssp", g.to_str().unwrap(), "--engine", "mpi", "-o", mpi_out.to_str().unwrap()])
+                .args(partition)
+                .args(common)
+                .output()
+                .unwrap();
+            let t = text(&o);
+            assert!(o.status.success() && t.matches("Verification:        PASS").count() == 2, "{name} {partition:?}: {t}");
+            if partition.is_empty() {
+                for alg in ["bfs", "sssp"] {
+                    let file = |p: &Path| std::fs::read(p.with_extension(format!("{alg}.txt"))).unwrap();
+                    assert!(file(&cpu_out) == file(&mpi_out), "{alg} on {name}: the parents differ from the CPU engine's");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn every_kernel_on_datasets_equals_one_process() {
     let Some(data) = chatty_graph::datasets::for_test() else { return };

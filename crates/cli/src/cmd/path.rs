@@ -20,6 +20,7 @@ fn as_run(a: &PathArgs) -> Result<RunArgs> {
     let words = [OsStr::new("path"), OsStr::new("--"), OsStr::new(alg.name()), a.graph.as_os_str()];
     let mut r = RunArgs::from_arg_matches(&command.try_get_matches_from(words)?)?;
     r.source = Some(a.from.clone());
+    r.source_flag = "--from";
     r.parents = true;
     r.engine = a.engine;
     r.verify = a.verify;

@@ -243,7 +243,7 @@ fn open_engine(a: &RunArgs, spec: &EngineSpec, p: &Params, quiet: bool) -> Resul
 /// by `naming`: sources, and the `--x` and `--personalization` files.
 fn vertex_inputs(a: &RunArgs, p: &mut Params, n: usize, naming: &Naming) -> Result<()> {
     let vertex = |flag: &str, s: &str| naming.vertex(s, n).map_err(|e| anyhow::anyhow!("{flag} {e}"));
-    p.source = a.source.as_deref().map(|s| vertex("--source", s)).transpose()?;
+    p.source = a.source.as_deref().map(|s| vertex(a.source_flag, s)).transpose()?;
     if let (BcSources::List(list), Some(names)) = (&mut p.bc_sources, a.sources.as_deref()) {
         *list = listed_sources(names).map(|s| vertex("--sources", s)).collect::<Result<_>>()?;
     }
