@@ -8,7 +8,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// The kernel files, in the order `kernels.rs` concatenates them.
-const FILES: &[&str] = &["common.cuh", "bfs.cu", "sssp.cu", "pull.cu", "wcc.cu", "bc.cu", "gmpi.cuh", "multi.cu"];
+const FILES: &[&str] = &["common.cuh", "bfs.cu", "sssp.cu", "pull.cu", "wcc.cu", "tc.cu", "bc.cu", "gmpi.cuh", "multi.cu"];
 
 fn main() {
     let dir = Path::new("src/kernels");

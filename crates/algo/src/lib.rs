@@ -137,7 +137,8 @@ impl Algorithm {
     }
 
     /// The structural kernels (tc, clustering, kcore, scc): written once for the CPU's
-    /// adjacency or edge map, with no GPU or MPI code yet, so those engines refuse them.
+    /// adjacency or edge map: the MPI engine refuses them, and the multi-GPU engine runs
+    /// none split (tc and clustering run on one GPU).
     pub fn is_structural(self) -> bool {
         matches!(self, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc)
     }

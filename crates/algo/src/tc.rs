@@ -187,19 +187,26 @@ pub fn triangles(g: &Graph, progress: &dyn Progress) -> Result<(Vec<u64>, Vec<u3
 /// (networkx's `clustering`): its triangles over the pairs of its neighbours, 0 where
 /// it lies on none.
 pub fn clustering(g: &Graph, progress: &dyn Progress) -> Result<Vec<f64>> {
-    if g.is_directed() {
+    clustering_defined(g.is_directed())?;
+    let (t, degree) = triangles(g, progress)?;
+    Ok(coefficients(&t, |v| degree[v] as u64))
+}
+
+/// Refuses clustering on a directed graph, on every engine.
+pub fn clustering_defined(directed: bool) -> Result<()> {
+    if directed {
         let problem = "clustering is defined here for undirected graphs; this one is directed (networkx's directed \
                        clustering counts each triangle's edge directions, which chatty does not); symmetrise it with \
                        `chatty convert --symmetrize` for the undirected coefficient";
         return Err(Error::Unsupported(problem.into()));
     }
-    let (t, degree) = triangles(g, progress)?;
-    Ok(coefficients(&t, |v| degree[v] as u64))
+    Ok(())
 }
 
 /// `2t / (d (d - 1))` per vertex, 0 where `t` is 0, as networkx divides (exact
-/// integers, one correctly rounded division).
-fn coefficients(t: &[u64], degree: impl Fn(usize) -> u64 + Sync) -> Vec<f64> {
+/// integers, one correctly rounded division): `t` a vertex's triangles, `d` its
+/// degree in the simple graph.
+pub fn coefficients(t: &[u64], degree: impl Fn(usize) -> u64 + Sync) -> Vec<f64> {
     (0..t.len())
         .into_par_iter()
         .map(|v| match t[v] {

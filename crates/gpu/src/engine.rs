@@ -219,6 +219,9 @@ impl Engine for GpuEngine {
         if alg == Algorithm::Sssp {
             sssp::check_weights(&self.graph)?;
         }
+        if alg == Algorithm::Clustering {
+            chatty_algo::tc::clustering_defined(self.graph.is_directed())?;
+        }
         match &mut self.devices {
             Devices::One { gpu, device, order, new_id, reorder_seconds } => {
                 // Upload again where the host graph has gained in-edges since (built for

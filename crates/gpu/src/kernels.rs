@@ -18,6 +18,8 @@ pub const KERNEL_SOURCE: &str = concat!(
     "\n",
     include_str!("kernels/wcc.cu"),
     "\n",
+    include_str!("kernels/tc.cu"),
+    "\n",
     include_str!("kernels/bc.cu"),
     "\n",
     include_str!("kernels/gmpi.cuh"),

@@ -168,8 +168,19 @@ fn check(label: &str, g: Graph, order: Order) {
     }
     algs.sort_by_key(|a| a.wants_in_edges());
     for alg in algs {
-        let params =
-            if alg == Algorithm::Bc { Params { bc_sources: BcSources::Random(3), ..Params::default() } } else { Params::default() };
+        if alg == Algorithm::Clustering && engine.graph_info().directed {
+            let e =
+                harness::run(&mut engine, alg, &Params::default(), &harness::Options { trials: 1, verify: false, against: None }, |_| {});
+            assert!(matches!(e, Err(Error::Unsupported(_))), "{label}: clustering on a directed graph must be refused");
+            continue;
+        }
+        // BFS and SSSP find their parents too, checked edge by edge.
+        let parents = matches!(alg, Algorithm::Bfs | Algorithm::Sssp);
+        let params = if alg == Algorithm::Bc {
+            Params { bc_sources: BcSources::Random(3), ..Params::default() }
+        } else {
+            Params { parents, ..Params::default() }
+        };
         match verified(&mut engine, alg, &params, 2) {
             Err(Error::NegativeWeight(_)) if alg == Algorithm::Sssp && negative => {}
             Err(e) => panic!("{label}: GPU {}: {e}", alg.name()),
@@ -348,7 +359,11 @@ fn check_multi(label: &str, g: Graph, devices: &[usize], transports: &[Option<Tr
                 };
                 let what = format!("{label} {} mode {mode:?} comm {t:?} control {control:?} reorder {}", alg.name(), reorder.name());
                 let mut engine = GpuEngine::several(graph.take().expect("the graph"), o);
-                let params = Params { pr: chatty_algo::PrParams { tolerance: 1e-9, ..Default::default() }, ..Params::default() };
+                let params = Params {
+                    pr: chatty_algo::PrParams { tolerance: 1e-9, ..Default::default() },
+                    parents: matches!(alg, Algorithm::Bfs | Algorithm::Sssp),
+                    ..Params::default()
+                };
                 let report = verified(&mut engine, alg, &params, 2).unwrap_or_else(|e| panic!("{what}: {e}"));
                 let used: Vec<&str> = report.last.transfers.iter().map(|x| x.transport.as_str()).collect();
                 if let Some(t) = t.filter(|_| report.detail["exchanges"].as_u64() > Some(0)) {
@@ -606,9 +621,12 @@ fn bc_and_impossible_transports_are_refused_clearly() {
         .err()
         .expect("mpi needs processes");
     assert!(err.to_string().contains("mpirun"), "{err}");
-    let err =
-        MultiGpu::open(&g, Algorithm::Bc, &MultiOptions { comm: Comm::Auto, ..o }).err().expect("bc splits its sources, not the graph");
+    let err = MultiGpu::open(&g, Algorithm::Bc, &MultiOptions { comm: Comm::Auto, ..o.clone() })
+        .err()
+        .expect("bc splits its sources, not the graph");
     assert!(err.to_string().contains("splitting the sources"), "{err}");
+    let err = MultiGpu::open(&g, Algorithm::Tc, &MultiOptions { comm: Comm::Auto, ..o }).err().expect("tc runs on one GPU");
+    assert!(err.to_string().contains("runs on one GPU"), "{err}");
 }
 
 /// Device-initiated messaging (kernels/gmpi.cuh through the proxies): MPI ordering

@@ -58,6 +58,9 @@ pub fn choose_gpus(g: &Graph, algs: &[Algorithm], bc_sources: Option<u64>, avail
         }
         return GpuChoice { gpus: available, why: format!("bc from {sources} sources: each GPU runs a share on its copy of the graph") };
     }
+    if let Some(alg) = algs.iter().find(|&&a| !crate::run::splits(a)) {
+        return one(format!("{} runs on one GPU", alg.name()));
+    }
     if needed > free_on_one {
         return GpuChoice {
             gpus: available,

@@ -317,7 +317,7 @@ fn needs_of(alg: Algorithm) -> Needs {
         Algorithm::Pr => Needs { pull: true, ..Needs::default() },
         Algorithm::Spmv => Needs { pull: true, weights: true, ..Needs::default() },
         Algorithm::Wcc => Needs { both: true, ..Needs::default() },
-        // BC has an engine of its own; the rest no GPU kernel (`has_kernel`).
+        // BC has an engine of its own; the rest run on one GPU or none (`splits`).
         Algorithm::Bc | Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc => Needs::default(),
     }
 }
@@ -502,8 +502,12 @@ fn check_request(g: &Graph, alg: Algorithm, o: &MultiOptions) -> Result<Job> {
             "bc does not split the graph: the GPU engine runs it on every GPU's whole copy, splitting the sources",
         ));
     }
-    if !crate::has_kernel(alg) {
-        return Err(GpuError::unsupported(crate::no_kernel(alg)));
+    if !crate::run::splits(alg) {
+        let why = match crate::has_kernel(alg) {
+            true => format!("{} runs on one GPU, not split over several: use --gpus 1", alg.name()),
+            false => crate::no_kernel(alg),
+        };
+        return Err(GpuError::unsupported(why));
     }
     let n = g.num_vertices();
     if n >= u32::MAX as usize {

@@ -12,6 +12,7 @@ mod bfs;
 pub(crate) mod near_far;
 pub(crate) mod pull;
 pub(crate) mod sssp;
+mod tc;
 pub(crate) mod wcc;
 
 use std::time::Instant;
@@ -86,10 +87,16 @@ fn device_loop<C: Pod + std::fmt::Debug>(
     }
 }
 
-/// Whether the GPU engines have a kernel for `alg` (the structural kernels run on the
-/// CPU and SSD engines for now; the auto policy opens the CPU for them).
+/// Whether the GPU engine has a kernel for `alg` (k-cores and strong components run
+/// on the CPU and SSD engines for now; the auto policy opens the CPU for them).
 pub fn has_kernel(alg: Algorithm) -> bool {
-    !alg.is_structural()
+    !matches!(alg, Algorithm::Kcore | Algorithm::Scc)
+}
+
+/// Whether the multi-GPU engine splits `alg` over its GPUs (the structural kernels
+/// run on one).
+pub fn splits(alg: Algorithm) -> bool {
+    has_kernel(alg) && !alg.is_structural()
 }
 
 /// Why the GPU engines refuse `alg`.
@@ -120,7 +127,9 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         Algorithm::Spmv => pull::spmv(gpu, dg, p.x.as_deref(), &mut peak)?,
         Algorithm::Wcc => wcc::wcc(gpu, dg, &mut peak)?,
         Algorithm::Bc => bc::bc(gpu, dg, sources, progress, &mut peak)?,
-        Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc => unreachable!("refused above"),
+        Algorithm::Tc => tc::triangles(gpu, dg, &mut peak)?,
+        Algorithm::Clustering => tc::clustering(gpu, dg, &mut peak)?,
+        Algorithm::Kcore | Algorithm::Scc => unreachable!("refused above"),
     };
     stop.synchronize().check("waiting for the kernels")?;
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
@@ -150,6 +159,12 @@ pub(super) enum Pending {
         scores: CudaSlice<f64>,
         sums: CudaSlice<f64>,
     },
+    Triangles(CudaSlice<u64>),
+    /// Triangles and degrees in the simple graph, divided on the host.
+    Clustering {
+        triangles: CudaSlice<u64>,
+        degrees: CudaSlice<u32>,
+    },
 }
 
 impl Pending {
@@ -164,6 +179,12 @@ impl Pending {
             }
             Pending::Values(v) => (Output::Values(gpu.download_answer(&v, n, answer, "values")?), None),
             Pending::Labels(l) => (Output::Labels(gpu.download_answer(&l, n, answer, "labels")?), None),
+            Pending::Triangles(t) => (Output::Triangles(gpu.download_answer(&t, n, answer, "triangles")?), None),
+            Pending::Clustering { triangles, degrees } => {
+                let t = gpu.download(&triangles, n, "triangles")?;
+                let d = gpu.download(&degrees, n, "degrees")?;
+                (Output::Values(chatty_algo::tc::coefficients(&t, |v| d[v] as u64)), None)
+            }
             Pending::PageRank { scores, sums } => {
                 let residual = gpu.download(&sums, 1, "the residual")?[0];
                 (Output::Values(gpu.download_answer(&scores, n, answer, "scores")?), Some(residual))
