@@ -18,35 +18,5 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     std::fs::write(PATH, &bytes).unwrap();
     let path = std::path::Path::new(PATH);
     let Ok(g) = chatty_graph::cgr::check(path, &chatty_graph::NoProgress) else { return };
-    let n = g.num_vertices();
-    let out = g.out_edges();
-    for v in 0..n as u32 {
-        let list = out.neighbors(v);
-        assert!(list.iter().all(|&t| (t as usize) < n));
-        assert!(list.windows(2).all(|p| p[0] <= p[1]), "vertex {v}: unsorted list loaded");
-    }
-    let edges = |adj: &chatty_graph::Adjacency, reverse: bool| {
-        let mut e: Vec<(u32, u32, u32)> = (0..n as u32)
-            .flat_map(|u| {
-                adj.range(u).map(move |i| {
-                    let (a, b) = (u, adj.targets()[i]);
-                    let w = adj.raw_weights().map_or(0, |w| w[i]);
-                    if reverse { (b, a, w) } else { (a, b, w) }
-                })
-            })
-            .collect();
-        e.sort_unstable();
-        e
-    };
-    if let Some(inc) = g.transpose_if_built() {
-        assert_eq!(edges(inc, true), edges(out, false), "a transpose that is not the transpose loaded");
-    }
-    if !g.is_directed() {
-        assert_eq!(edges(out, true), edges(out, false), "an asymmetric undirected graph loaded");
-    }
-    if let Some(order) = g.order() {
-        let (input, stored) = (order.input_ids(), order.stored_ids());
-        assert!(input.len() == n && stored.len() == n);
-        assert!((0..n).all(|v| stored[input[v] as usize] as usize == v), "input ids that are not a permutation loaded");
-    }
+    chatty_fuzz::check_loaded(&g);
 });

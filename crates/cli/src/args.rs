@@ -74,16 +74,10 @@ fn recovery() -> impl TypedValueParser<Value = Recovery> {
 pub struct InputFormat(pub Option<Format>);
 
 fn format() -> impl TypedValueParser<Value = InputFormat> {
-    const FORMATS: [InputFormat; 7] = [
-        InputFormat(None),
-        InputFormat(Some(Format::EdgeList)),
-        InputFormat(Some(Format::WeightedEdgeList)),
-        InputFormat(Some(Format::Dimacs)),
-        InputFormat(Some(Format::Pace)),
-        InputFormat(Some(Format::MatrixMarket)),
-        InputFormat(Some(Format::Cgr)),
-    ];
-    one_of(&FORMATS, |f| f.0.map_or("auto", Format::name), |f| f.0.map_or(&[], Format::aliases))
+    // `auto`, then every format the graph layer reads (its list, not a copy of it).
+    static FORMATS: std::sync::LazyLock<Vec<InputFormat>> =
+        std::sync::LazyLock::new(|| std::iter::once(None).chain(Format::ALL.map(Some)).map(InputFormat).collect());
+    one_of(FORMATS.as_slice(), |f| f.0.map_or("auto", Format::name), |f| f.0.map_or(&[], Format::aliases))
 }
 
 /// Which engine runs a kernel.

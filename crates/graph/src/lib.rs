@@ -9,7 +9,7 @@
 //! - [`build`]: the one parallel CSR builder, fed by an [`EdgeSource`]; readers,
 //!   generators and [`transform`]s all go through it.
 //! - [`read_graph`]: SNAP/plain edge lists, `.wel`, DIMACS-9 `.gr`, PACE `.gr`,
-//!   Matrix Market, plain or gzip, and `.cgr`.
+//!   Matrix Market, plain or gzip, `.cgr`, and GAPBS's `.sg` / `.wsg`.
 //! - [`cgr`]: the binary format: write, mmap-load, check.
 //! - [`generate`]: R-MAT, uniform random and road-like grid graphs.
 //!
@@ -31,6 +31,7 @@ mod csr;
 pub mod datasets;
 mod error;
 pub mod file;
+mod gapbs;
 pub mod generate;
 mod names;
 pub mod partition;

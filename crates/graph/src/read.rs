@@ -36,11 +36,15 @@ pub enum Format {
     MatrixMarket,
     /// ChattyGraph's binary `.cgr`.
     Cgr,
+    /// GAPBS's serialized graph (`converter -b`).
+    Sg,
+    /// GAPBS's serialized weighted graph (`converter -wb`): int32 weights.
+    Wsg,
 }
 
 impl Format {
     /// The names accepted by `--format`.
-    pub const NAMES: &'static str = "el, snap, wel, csv, gr, pace, mtx, cgr";
+    pub const NAMES: &'static str = "el, snap, wel, csv, gr, pace, mtx, cgr, sg, wsg";
 
     /// Parses a `--format` name.
     pub fn from_name(name: &str) -> Option<Format> {
@@ -52,13 +56,24 @@ impl Format {
             "pace" => Format::Pace,
             "mtx" | "mm" => Format::MatrixMarket,
             "cgr" => Format::Cgr,
+            "sg" => Format::Sg,
+            "wsg" => Format::Wsg,
             _ => return None,
         })
     }
 
     /// Every format, as `--format` lists them.
-    pub const ALL: [Format; 7] =
-        [Format::EdgeList, Format::WeightedEdgeList, Format::Csv, Format::Dimacs, Format::Pace, Format::MatrixMarket, Format::Cgr];
+    pub const ALL: [Format; 9] = [
+        Format::EdgeList,
+        Format::WeightedEdgeList,
+        Format::Csv,
+        Format::Dimacs,
+        Format::Pace,
+        Format::MatrixMarket,
+        Format::Cgr,
+        Format::Sg,
+        Format::Wsg,
+    ];
 
     /// Other names [`Format::from_name`] accepts.
     pub fn aliases(self) -> &'static [&'static str] {
@@ -80,6 +95,8 @@ impl Format {
             Format::Pace => "pace",
             Format::MatrixMarket => "mtx",
             Format::Cgr => "cgr",
+            Format::Sg => "sg",
+            Format::Wsg => "wsg",
         }
     }
 }
@@ -112,10 +129,18 @@ pub struct IdOptions {
 pub fn read_graph(path: &Path, opts: ReadOptions, progress: &dyn Progress) -> Result<Graph> {
     let bytes = Input::open(path, progress)?;
     let format = resolve_format(path, opts.format, &bytes)?;
-    if format == Format::Cgr {
-        let g = crate::cgr::from_input(path, bytes)?;
+    let transformed = |g: Graph| {
         let b = opts.build;
-        return if b.symmetrize || b.dedup || b.drop_self_loops { crate::transform::rebuild(&g, b) } else { Ok(g) };
+        if b.symmetrize || b.dedup || b.drop_self_loops {
+            crate::transform::rebuild(&g, b)
+        } else {
+            Ok(g)
+        }
+    };
+    match format {
+        Format::Cgr => return transformed(crate::cgr::from_input(path, bytes)?),
+        Format::Sg | Format::Wsg => return transformed(crate::gapbs::from_bytes(path, &bytes, format == Format::Wsg)?),
+        _ => {}
     }
     let parsed = parse_text(path, format, &bytes, opts.ids, progress)?;
     drop(bytes);
@@ -132,8 +157,8 @@ fn build_parsed(parsed: ParsedEdges, opts: BuildOptions, progress: &dyn Progress
 /// Parses text already in memory as `format` (never `Cgr`); `path` only names the
 /// input in error messages. The fuzz targets enter here.
 pub fn parse_bytes(path: &Path, format: Format, bytes: &[u8], opts: BuildOptions) -> Result<Graph> {
-    if format == Format::Cgr {
-        return Err(Error::format(path, "parse_bytes reads text formats; load .cgr files with cgr::load"));
+    if matches!(format, Format::Cgr | Format::Sg | Format::Wsg) {
+        return Err(Error::format(path, "parse_bytes reads text formats; binary graphs are read by read_graph"));
     }
     let parsed = parse_text(path, format, bytes, IdOptions::default(), &crate::progress::NoProgress)?;
     build_parsed(parsed, opts, &crate::progress::NoProgress)
@@ -352,7 +377,7 @@ fn parse_header(path: &Path, format: Format, ids: IdOptions, bytes: &[u8]) -> Re
         Format::EdgeList | Format::WeightedEdgeList | Format::Csv => edge_list_header(&mut h, format, ids.header, bytes),
         Format::Dimacs | Format::Pace => problem_line_header(path, &mut h, format, bytes)?,
         Format::MatrixMarket => mtx_size_line(path, &mut h, bytes)?,
-        Format::Cgr => unreachable!("binary graphs are loaded, not parsed"),
+        Format::Cgr | Format::Sg | Format::Wsg => unreachable!("binary graphs are loaded, not parsed"),
     };
     if h.one_based() && h.declared_m.is_none() {
         return Err(Error::invalid(path, "the file ends before its size header"));
