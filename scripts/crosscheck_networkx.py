@@ -108,7 +108,7 @@ def check(name, graph_file, directed, weighted, n):
 
 
 def check_structure(name, path):
-    """Triangles, clustering, core numbers and strong components against networkx, on
+    """Triangles, clustering, label propagation, core numbers and strong components against networkx, on
     a file that keeps its parallel edges and self-loops: chatty answers for the simple
     graph networkx holds (core_number refuses self-loops: they are dropped for it)."""
     with tempfile.TemporaryDirectory() as d:
@@ -127,6 +127,15 @@ def check_structure(name, path):
             chatty("run", "clustering", el, "-o", out, "-q")
             got, want = values(out), nx.clustering(g)
             assert all(abs(got[v] - want[v]) <= 1e-12 for v in want), f"{name}: clustering differs"
+            # Label propagation starts from networkx's node order: chatty's ids, ascending.
+            chatty("run", "lpa", el, "-o", out, "-q")
+            got = values(out, int)
+            ordered = nx.Graph()
+            ordered.add_nodes_from(sorted(g))
+            ordered.add_edges_from(g.edges)
+            for c in nx.community.label_propagation_communities(ordered):
+                smallest = min(c)
+                assert all(got[v] == smallest for v in c), f"{name}: lpa differs"
         chatty("run", "kcore", el, "-o", out, "-q")
         assert values(out, int) == nx.core_number(simple), f"{name}: kcore differs"
         chatty("run", "scc", el, "-o", out, "-q")
@@ -135,7 +144,7 @@ def check_structure(name, path):
         for c in comps:
             smallest = min(c)
             assert all(got[v] == smallest for v in c), f"{name}: scc differs"
-    print(f"networkx agrees on {name}: tc{'' if directed else ' clustering'} kcore scc")
+    print(f"networkx agrees on {name}: tc{'' if directed else ' clustering lpa'} kcore scc")
 
 
 def check_dataset(name, path):

@@ -42,6 +42,7 @@ __all__ = [
     "clustering",
     "core_number",
     "gpu_count",
+    "label_propagation",
     "pagerank",
     "predecessors",
     "read",
@@ -247,7 +248,7 @@ def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize
 
 
 def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:
-    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc) and returns (answer, report):
+    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa) and returns (answer, report):
     the report is ``chatty run --json``'s object. ``engine``: auto (the SSD engine for
     an SSD layout; else a GPU when one is usable and either this process has started it
     or the work is over 16 M edges, BC's counted once per source, since a GPU's start
@@ -421,3 +422,10 @@ def scc(g: Graph, *, engine: str = "auto", threads: Optional[int] = None) -> np.
     """Strongly connected components: each vertex labelled with its component's
     smallest id (on an undirected graph, its connected component's)."""
     return run(g, "scc", engine, threads)[0]
+
+
+def label_propagation(g: Graph, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """Label propagation communities of an undirected graph, networkx's
+    ``label_propagation_communities`` (semi-synchronous, over its greedy colouring)
+    vertex for vertex: each vertex labelled with its community's smallest id."""
+    return run(g, "lpa", engine, threads)[0]

@@ -50,6 +50,7 @@ FUNCTIONS = (
     "strongly_connected_components",
     "number_strongly_connected_components",
     "is_strongly_connected",
+    "label_propagation_communities",
 )
 
 
@@ -354,6 +355,13 @@ class BackendInterface:
                 "Input graph has self loops which is not permitted; Consider using G.remove_edges_from(nx.selfloop_edges(G))."
             )
         return G.cg.to_dict(cg.core_number(G.cg, engine=ENGINE))
+
+    @staticmethod
+    def label_propagation_communities(G):
+        if G.is_directed():
+            raise nx.NetworkXNotImplemented("not implemented for directed type")
+        # networkx's dict of sets by label, in the order of their first node.
+        return _members(G, _labels(G, "lpa")).values()
 
     @staticmethod
     def strongly_connected_components(G) -> Iterator[set]:

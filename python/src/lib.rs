@@ -434,6 +434,9 @@ fn answer(py: Python<'_>, o: Output) -> Bound<'_, PyAny> {
     }
 }
 
+/// What [`run`] returns: the answer, the report, and the parents where asked for.
+type RunAnswer<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Option<Bound<'py, PyArray1<i64>>>);
+
 /// Runs one kernel and returns (answer, report, parents): the report is the CLI's
 /// `--json` object as a dict; parents (bfs and sssp with `parents`, else `None`) as
 /// int64, -1 for none. `sources` is BC's: `None` one source, a count, or `"all"`.
@@ -460,7 +463,7 @@ fn run<'py>(
     x: Option<PyReadonlyArray1<'py, f64>>,
     top: usize,
     parents: bool,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Option<Bound<'py, PyArray1<i64>>>)> {
+) -> PyResult<RunAnswer<'py>> {
     let alg = algorithm(algorithm_name)?;
     let kind = EngineKind::from_name(engine)
         .filter(|&k| k != EngineKind::Mpi)

@@ -538,3 +538,28 @@ def test_triangles_clustering_cores_and_strong_components_match_networkx():
     # Sinks first: networkx's condensation numbers the nodes in that order.
     position = {v: i for i, comp in enumerate(got) for v in comp}
     assert all(position[a] >= position[b] for a, b in d.edges)
+
+
+def test_label_propagation_matches_networkx_vertex_for_vertex():
+    from chattygraph.nx import BackendInterface as B
+
+    with_loops = nx.gnm_random_graph(400, 1500, seed=9)
+    with_loops.add_edges_from([(3, 3), (17, 17), (250, 250)])
+    graphs = {
+        "karate": nx.karate_club_graph(),
+        "caveman": nx.connected_caveman_graph(12, 7),
+        "forest": nx.disjoint_union(nx.path_graph(40), nx.star_graph(9)),
+        "power-law": nx.barabasi_albert_graph(3000, 3, seed=2),
+        "self-loops": with_loops,
+        "isolated": nx.disjoint_union(nx.empty_graph(5), nx.cycle_graph(12)),
+    }
+    for name, g in graphs.items():
+        want = sorted(sorted(c) for c in nx.community.label_propagation_communities(g))
+        got = sorted(sorted(c) for c in B.label_propagation_communities(B.convert_from_nx(g)))
+        assert got == want, name
+        labels = cg.label_propagation(cg.Graph.from_networkx(g), engine="cpu")
+        assert sorted(sorted(np.flatnonzero(labels == c).tolist()) for c in np.unique(labels)) == want, name
+    with pytest.raises(nx.NetworkXNotImplemented):
+        B.label_propagation_communities(B.convert_from_nx(nx.DiGraph([(0, 1)])))
+    with pytest.raises(cg.UnsupportedError, match="undirected"):
+        cg.label_propagation(cg.Graph.from_edges([0], [1]))

@@ -21,6 +21,7 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Tc | Algorithm::Clustering => 32, // degrees, offsets, counts (and coefficients); oriented edges on top
         Algorithm::Kcore => 12,                      // degrees, the vertices left, a frontier
         Algorithm::Scc => 24,                        // labels, two counts, colours, two bitmaps, frontiers
+        Algorithm::Lpa => 20,                        // degrees, order, colours, labels, colour classes
     }
 }
 

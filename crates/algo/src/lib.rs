@@ -38,6 +38,7 @@ mod error;
 pub mod frontier;
 pub mod harness;
 pub mod kcore;
+pub mod lpa;
 pub mod paths;
 pub mod pool;
 pub mod pr;
@@ -88,11 +89,13 @@ pub enum Algorithm {
     Kcore,
     /// Strongly connected components.
     Scc,
+    /// Label propagation communities.
+    Lpa,
 }
 
 impl Algorithm {
     /// Every kernel, in the order the docs list them.
-    pub const ALL: [Algorithm; 10] = [
+    pub const ALL: [Algorithm; 11] = [
         Algorithm::Bfs,
         Algorithm::Sssp,
         Algorithm::Pr,
@@ -103,6 +106,7 @@ impl Algorithm {
         Algorithm::Clustering,
         Algorithm::Kcore,
         Algorithm::Scc,
+        Algorithm::Lpa,
     ];
 
     /// The command-line name.
@@ -118,6 +122,7 @@ impl Algorithm {
             Algorithm::Clustering => "clustering",
             Algorithm::Kcore => "kcore",
             Algorithm::Scc => "scc",
+            Algorithm::Lpa => "lpa",
         }
     }
 
@@ -136,11 +141,17 @@ impl Algorithm {
         !matches!(self, Algorithm::Sssp | Algorithm::Bc)
     }
 
-    /// The structural kernels (tc, clustering, kcore, scc): written once for the CPU's
+    /// The structural kernels (tc, clustering, kcore, scc, lpa): written once for the CPU's
     /// adjacency or edge map: the MPI engine refuses them, and the multi-GPU engine runs
     /// none split (tc and clustering run on one GPU).
     pub fn is_structural(self) -> bool {
-        matches!(self, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc)
+        matches!(self, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa)
+    }
+
+    /// The kernels that read whole neighbour lists at random (intersect or count
+    /// them), which need the adjacency in memory: an engine that streams refuses them.
+    pub fn reads_lists(self) -> bool {
+        matches!(self, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Lpa)
     }
 
     /// What a run of the kernel on a directed graph should tell the user it did, where
@@ -171,6 +182,7 @@ impl Algorithm {
             Algorithm::Clustering => "local clustering coefficient of each vertex (undirected graphs)",
             Algorithm::Kcore => "k-core decomposition: each vertex's core number",
             Algorithm::Scc => "strongly connected components: the smallest id in each component",
+            Algorithm::Lpa => "label propagation communities, networkx's semi-synchronous ones: the smallest id in each",
         }
     }
 }
@@ -282,7 +294,7 @@ impl Output {
 /// out-edges of every reached vertex, for PR m per iteration, for BC m per source,
 /// for WCC and SpMV m. Computed after the timed run, from its output.
 pub const EDGES_COUNTING: &str = "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per \
-                                  iteration (pr), m (wcc, spmv, tc, clustering, kcore, scc)";
+                                  iteration (pr), m (wcc, spmv, tc, clustering, kcore, scc, lpa)";
 
 /// [`EDGES_COUNTING`]'s count for a trial on a graph of `m` edges and out-degrees `degree`.
 pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Sync, t: &Trial) -> u64 {
@@ -454,6 +466,7 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
         Algorithm::Clustering => (Output::Values(tc::clustering(in_memory(g, alg)?, progress)?), 1, None),
         Algorithm::Kcore => (Output::Cores(kcore::core_numbers(in_memory(g, alg)?, progress)?), 1, None),
         Algorithm::Scc => (Output::Labels(scc::scc(g, progress)?), 1, None),
+        Algorithm::Lpa => (Output::Labels(lpa::communities(in_memory(g, alg)?, progress)?), 1, None),
     })
 }
 
@@ -493,6 +506,7 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Clustering, Output::Values(c)) => tc::verify_clustering(g, c),
         (Algorithm::Kcore, Output::Cores(c)) => kcore::verify(g, c),
         (Algorithm::Scc, Output::Labels(l)) => scc::verify(g, l),
+        (Algorithm::Lpa, Output::Labels(l)) => lpa::verify(g, l),
         _ => Err(Error::Mismatch(format!("{} produced the wrong kind of output", alg.name()))),
     }
 }

@@ -45,7 +45,7 @@ pub fn parents_to_caller(new_id: &[u32], old_id: &[u32], parents: &[u32]) -> Vec
 
 /// Each vertex's label replaced by the smallest vertex carrying the same label (a
 /// component's label is its smallest id, which renumbering changes).
-fn smallest_members(labels: &[u32]) -> Vec<u32> {
+pub(crate) fn smallest_members(labels: &[u32]) -> Vec<u32> {
     let smallest: Vec<AtomicU32> = (0..labels.len()).into_par_iter().map(|_| AtomicU32::new(u32::MAX)).collect();
     // Most vertices share a few labels: a load first keeps those cache lines shared
     // instead of bouncing an atomic between every thread.

@@ -93,17 +93,15 @@ fn check_trials(label: &str, g: Graph, trials: u64) {
                         assert_eq!(streamed, tree, "{label} {} {how}: the same tree streamed", alg.name());
                     }
                 };
-                if alg == Algorithm::Clustering && g.is_directed() {
-                    assert!(matches!(run(alg, &g, &p, trial), Err(Error::Unsupported(_))), "{label}: clustering on a directed graph");
+                if matches!(alg, Algorithm::Clustering | Algorithm::Lpa) && g.is_directed() {
+                    assert!(matches!(run(alg, &g, &p, trial), Err(Error::Unsupported(_))), "{label}: {} on a directed graph", alg.name());
                     continue;
                 }
                 check("in memory", run(alg, &g, &p, trial));
-                match alg {
+                match alg.reads_lists() {
                     // They read adjacency lists at random: a streaming engine has none.
-                    Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore => {
-                        assert!(matches!(run_on(alg, &Streaming(&g), &p, trial), Err(Error::Unsupported(_))), "{label}")
-                    }
-                    _ => check("streaming", run_on(alg, &Streaming(&g), &p, trial)),
+                    true => assert!(matches!(run_on(alg, &Streaming(&g), &p, trial), Err(Error::Unsupported(_))), "{label}"),
+                    false => check("streaming", run_on(alg, &Streaming(&g), &p, trial)),
                 }
             }
         }
@@ -124,13 +122,28 @@ fn tiny_and_degenerate_graphs() {
     );
 }
 
+/// Label propagation on graphs whose networkx answer is known: two triangles joined
+/// by an edge are two communities, a star is one, lone vertices keep their own.
+#[test]
+fn lpa_known_answers() {
+    let lpa = |n: usize, edges: &[(u32, u32)]| {
+        let g = from_edges(n, edges, false).unwrap();
+        let (output, _) = run(Algorithm::Lpa, &g, &Params::default(), 0).unwrap();
+        verify(Algorithm::Lpa, &g, &Params::default(), &[], &output).unwrap();
+        output
+    };
+    assert_eq!(lpa(6, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 5), (5, 3)]), Output::Labels(vec![0, 0, 0, 3, 3, 3]));
+    assert_eq!(lpa(5, &[(0, 1), (0, 2), (0, 3), (0, 4)]), Output::Labels(vec![0; 5]));
+    assert_eq!(lpa(3, &[(1, 1)]), Output::Labels(vec![0, 1, 2]), "isolated vertices and a self-loop keep their own");
+}
+
 #[test]
 fn empty_graph_is_an_error_for_source_kernels_and_empty_for_the_rest() {
     let g = from_edges(0, &[], true).unwrap().with_in_edges();
     for alg in Algorithm::ALL {
         let r = run(alg, &g, &Params::default(), 0);
-        if alg == Algorithm::Clustering {
-            assert!(matches!(r, Err(Error::Unsupported(_))), "clustering on a directed graph");
+        if matches!(alg, Algorithm::Clustering | Algorithm::Lpa) {
+            assert!(matches!(r, Err(Error::Unsupported(_))), "{} on a directed graph", alg.name());
         } else if alg.has_source() {
             assert!(matches!(r, Err(Error::NoVertices)));
         } else {

@@ -35,6 +35,7 @@ fn algorithm() -> impl TypedValueParser<Value = Algorithm> {
         Algorithm::Bc => &["betweenness"],
         Algorithm::Tc => &["triangles"],
         Algorithm::Kcore => &["core-number", "cores"],
+        Algorithm::Lpa => &["label-propagation"],
         _ => &[],
     })
 }
@@ -175,7 +176,7 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Print a graph's size, degrees, self-loops; `--check` verifies a .cgr file.
     Info(InfoArgs),
-    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc) on a graph.
+    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa) on a graph.
     Run(Box<RunArgs>),
     /// One shortest path between two vertices (by weight, or hops with --hops);
     /// exit code 1 when there is none.

@@ -26,7 +26,7 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         // Labels, live in- and out-counts, colours, two bitmaps, frontier ids.
         Algorithm::Scc => 21,
         // Refused by `prepare`: they intersect or count neighbour lists in memory.
-        Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore => 0,
+        Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Lpa => 0,
     }
 }
 
@@ -130,7 +130,7 @@ impl Engine for SsdEngine {
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<(), Error> {
-        if matches!(alg, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore) {
+        if alg.reads_lists() {
             let problem = format!(
                 "{} reads adjacency lists at random, which the SSD engine streams; run it on the CPU engine over the graph's .cgr",
                 alg.name()

@@ -560,5 +560,6 @@ fn value_name(alg: Algorithm) -> &'static str {
         Algorithm::Clustering => "clustering",
         Algorithm::Kcore => "core_number",
         Algorithm::Scc => "component",
+        Algorithm::Lpa => "community",
     }
 }

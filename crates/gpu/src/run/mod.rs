@@ -87,10 +87,10 @@ fn device_loop<C: Pod + std::fmt::Debug>(
     }
 }
 
-/// Whether the GPU engine has a kernel for `alg` (k-cores and strong components run
-/// on the CPU and SSD engines for now; the auto policy opens the CPU for them).
+/// Whether the GPU engine has a kernel for `alg` (k-cores, strong components and label
+/// propagation run on the CPU engine for now; the auto policy opens the CPU for them).
 pub fn has_kernel(alg: Algorithm) -> bool {
-    !matches!(alg, Algorithm::Kcore | Algorithm::Scc)
+    !matches!(alg, Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa)
 }
 
 /// Whether the multi-GPU engine splits `alg` over its GPUs (the structural kernels
@@ -129,7 +129,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         Algorithm::Bc => bc::bc(gpu, dg, sources, progress, &mut peak)?,
         Algorithm::Tc => tc::triangles(gpu, dg, &mut peak)?,
         Algorithm::Clustering => tc::clustering(gpu, dg, &mut peak)?,
-        Algorithm::Kcore | Algorithm::Scc => unreachable!("refused above"),
+        Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa => unreachable!("refused above"),
     };
     stop.synchronize().check("waiting for the kernels")?;
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;

@@ -1,0 +1,194 @@
+//! Kernel: label propagation communities, semi-synchronous, as networkx's
+//! `label_propagation_communities` defines them, so that the answer is networkx's
+//! partition, vertex for vertex. Returns each vertex's community, labelled (as wcc's
+//! components) by its smallest vertex id.
+//!
+//! Every vertex starts with its own label. The vertices are coloured greedily,
+//! largest degree first (networkx's `greedy_color`, ties in id order), so no two
+//! neighbours share a colour; then colour by colour every vertex of the colour takes
+//! the label most frequent among its neighbours (a self-loop makes a vertex its own
+//! neighbour), keeping its own where it ties for most frequent and otherwise taking the
+//! largest tied label (Prec-Max). A colour's vertices read only other colours' labels,
+//! so they update in parallel with the answer of the sequential sweep. Sweeps stop
+//! once every vertex with neighbours holds one of its most frequent labels.
+//!
+//! [1] Gennaro Cordasco, Luisa Gargano. "Community Detection via Semi-Synchronous
+//!     Label Propagation Algorithms." BASNA 2010.
+//! [2] Usha Nandini Raghavan, Réka Albert, Soundar Kumara. "Near linear time
+//!     algorithm to detect community structures in large-scale networks." Phys. Rev.
+//!     E 76, 2007 (label propagation).
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use chatty_graph::{Graph, Progress};
+
+use crate::{Error, Result};
+
+/// Sweeps before the run gives up (networkx has no cap; a bipartite oscillation would
+/// never end).
+pub const MAX_SWEEPS: u32 = 10_000;
+
+/// Refuses a directed graph, as networkx does.
+pub fn defined(directed: bool) -> Result<()> {
+    match directed {
+        true => Err(Error::Unsupported(
+            "lpa (label propagation) is defined for undirected graphs, as networkx's; symmetrise this one with \
+             `chatty convert --symmetrize`"
+                .into(),
+        )),
+        false => Ok(()),
+    }
+}
+
+/// The distinct neighbours of `u` in the sorted list `list`, `u` itself included
+/// where it has a self-loop (networkx's `G[u]`).
+fn neighbours(list: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    list.iter().enumerate().filter(|&(i, &v)| i == 0 || list[i - 1] != v).map(|(_, &v)| v)
+}
+
+/// networkx's `G.degree`: distinct neighbours, a self-loop counted twice.
+fn degree(list: &[u32], u: u32) -> usize {
+    neighbours(list).map(|v| if v == u { 2 } else { 1 }).sum()
+}
+
+/// The colour classes of networkx's greedy colouring, largest degree first: the
+/// vertices of colour 0, then of colour 1, ... Sequential, as the colouring is.
+fn colour_classes(g: &Graph) -> Vec<Vec<u32>> {
+    let n = g.num_vertices();
+    let out = g.out_edges();
+    let degrees: Vec<usize> = (0..n as u32).into_par_iter().map(|u| degree(out.neighbors(u), u)).collect();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.par_sort_by_key(|&u| (std::cmp::Reverse(degrees[u as usize]), u));
+    let mut colour = vec![u32::MAX; n];
+    // `seen[c] == u` marks colour c as taken by a neighbour of u.
+    let mut seen: Vec<u32> = Vec::new();
+    let mut classes: Vec<Vec<u32>> = Vec::new();
+    for &u in &order {
+        for v in neighbours(out.neighbors(u)) {
+            let c = colour[v as usize];
+            if c != u32::MAX {
+                seen[c as usize] = u;
+            }
+        }
+        let c = (0..seen.len()).find(|&c| seen[c] != u).unwrap_or(seen.len());
+        if c == seen.len() {
+            seen.push(u32::MAX);
+            classes.push(Vec::new());
+        }
+        colour[u as usize] = c as u32;
+        classes[c].push(u);
+    }
+    classes
+}
+
+/// The labels most frequent among `u`'s neighbours, ascending, into `best` (using
+/// `scratch`); empty for a vertex without neighbours.
+fn most_frequent(list: &[u32], labels: &[AtomicU32], scratch: &mut Vec<u32>, best: &mut Vec<u32>) {
+    scratch.clear();
+    scratch.extend(neighbours(list).map(|v| labels[v as usize].load(Relaxed)));
+    scratch.sort_unstable();
+    best.clear();
+    let mut top = 0;
+    for run in scratch.chunk_by(|a, b| a == b) {
+        if run.len() > top {
+            top = run.len();
+            best.clear();
+        }
+        if run.len() == top {
+            best.push(run[0]);
+        }
+    }
+}
+
+/// Each vertex's community, labelled by its smallest member.
+pub fn communities(g: &Graph, progress: &dyn Progress) -> Result<Vec<u32>> {
+    defined(g.is_directed())?;
+    let n = g.num_vertices();
+    let out = g.out_edges();
+    let classes = colour_classes(g);
+    let labels: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
+    let scratch = || (Vec::new(), Vec::new());
+    let settled = |labels: &[AtomicU32]| {
+        (0..n as u32)
+            .into_par_iter()
+            .map_init(scratch, |(s, best), u| {
+                most_frequent(out.neighbors(u), labels, s, best);
+                best.is_empty() || best.binary_search(&labels[u as usize].load(Relaxed)).is_ok()
+            })
+            .all(|ok| ok)
+    };
+    progress.start("lpa: sweeps", 0);
+    let mut sweeps = 0;
+    while !settled(&labels) {
+        if sweeps == MAX_SWEEPS {
+            return Err(Error::Unsupported(format!("lpa did not settle in {MAX_SWEEPS} sweeps")));
+        }
+        for class in &classes {
+            class.par_iter().for_each_init(scratch, |(s, best), &u| {
+                most_frequent(out.neighbors(u), &labels, s, best);
+                let own = labels[u as usize].load(Relaxed);
+                let new = match best.as_slice() {
+                    [] => own,
+                    [one] => *one,
+                    tied if tied.binary_search(&own).is_ok() => own,
+                    tied => tied[tied.len() - 1],
+                };
+                labels[u as usize].store(new, Relaxed);
+            });
+        }
+        sweeps += 1;
+        progress.advance(1);
+    }
+    let labels: Vec<u32> = labels.into_iter().map(AtomicU32::into_inner).collect();
+    Ok(crate::renumber::smallest_members(&labels))
+}
+
+/// The reference: networkx's loop, sequential, on neighbour sets built from the
+/// out-lists alone, with its own greedy colouring.
+pub fn reference(g: &Graph) -> Vec<u32> {
+    let n = g.num_vertices();
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for u in 0..n as u32 {
+        adj[u as usize] = g.out_edges().neighbors(u).to_vec();
+        adj[u as usize].dedup();
+    }
+    let deg = |u: usize| adj[u].iter().map(|&v| if v as usize == u { 2 } else { 1 }).sum::<usize>();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&u| std::cmp::Reverse(deg(u)));
+    let mut colour: Vec<Option<usize>> = vec![None; n];
+    for &u in &order {
+        let taken: std::collections::HashSet<usize> = adj[u].iter().filter_map(|&v| colour[v as usize]).collect();
+        colour[u] = (0..).find(|c| !taken.contains(c));
+    }
+    let colours = colour.iter().flatten().max().map_or(0, |c| c + 1);
+    let mut label: Vec<u32> = (0..n as u32).collect();
+    let high = |label: &[u32], u: usize| -> Vec<u32> {
+        let mut count = std::collections::BTreeMap::new();
+        adj[u].iter().for_each(|&v| *count.entry(label[v as usize]).or_insert(0) += 1);
+        let top = count.values().copied().max().unwrap_or(0);
+        count.into_iter().filter(|&(_, c)| c == top).map(|(l, _)| l).collect()
+    };
+    let complete = |label: &[u32]| (0..n).all(|u| adj[u].is_empty() || high(label, u).contains(&label[u]));
+    let mut sweeps = 0;
+    while !complete(&label) && sweeps < MAX_SWEEPS {
+        for c in 0..colours {
+            for u in (0..n).filter(|&u| colour[u] == Some(c)) {
+                let best = high(&label, u);
+                if best.len() == 1 {
+                    label[u] = best[0];
+                } else if !best.is_empty() && !best.contains(&label[u]) {
+                    label[u] = *best.iter().max().expect("not empty");
+                }
+            }
+        }
+        sweeps += 1;
+    }
+    crate::renumber::smallest_members(&label)
+}
+
+/// Checks communities against [`reference`], vertex for vertex.
+pub fn verify(g: &Graph, labels: &[u32]) -> Result<()> {
+    crate::first_mismatch(&reference(g), labels, |a, b| a == b)
+}
