@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One GPU against GAPBS on all the host's cores, side by side in one call on the GPU
-# machine: BFS, SSSP, PageRank, WCC and BC on a Kronecker graph (GAPBS's parameters,
+# machine: BFS, SSSP, PageRank, WCC, BC and TC on a Kronecker graph (GAPBS's parameters,
 # scale 22, degree 16, undirected, weights 1..255) and on the Moscow road graph, plus
 # BC from every source of a 5,000-vertex path. GAPBS is built there from its public
 # source (never committed); both run on the same graph files, from the same source
@@ -23,7 +23,7 @@ TRIALS=${TRIALS:-8}
 LOGS=$WORK/logs
 mkdir -p "$OUT" "$WORK/gapbs" "$LOGS"
 cp -r "$1"/. "$WORK/gapbs/"
-make -C "$WORK/gapbs" -j "$(nproc)" bfs sssp pr cc bc converter > "$LOGS/gapbs-build.log" 2>&1 || { echo "GAPBS build failed"; tail "$LOGS/gapbs-build.log"; exit 1; }
+make -C "$WORK/gapbs" -j "$(nproc)" bfs sssp pr cc bc tc converter > "$LOGS/gapbs-build.log" 2>&1 || { echo "GAPBS build failed"; tail "$LOGS/gapbs-build.log"; exit 1; }
 GAPBS=$WORK/gapbs
 cd "$WORK"
 # shellcheck source=scripts/gapbs_graphs.sh
@@ -70,6 +70,12 @@ row kron22 "sssp (unit weights)" "$(ours sssp-unit unit22 sssp "${gpu[@]}" -r "$
 row kron22 "pr (20 iterations)" "$(ours pr rmat22 pr "${gpu[@]}" --max-iters 20 --tolerance 0)" "$(ours pr-cpu rmat22 pr "${cpu[@]}" --max-iters 20 --tolerance 0 | cut -d' ' -f1)" "$(theirs pr pr -f rmat22.sg -i 20 -t 0)" ""
 row kron22 wcc "$(ours wcc rmat22 wcc "${gpu[@]}")" "$(ours wcc-cpu rmat22 wcc "${cpu[@]}" | cut -d' ' -f1)" "$(theirs cc cc -f rmat22.sg)" "GAPBS cc: Afforest"
 row kron22 "bc (1 source)" "$(ours bc rmat22 bc "${gpu[@]}" -r "$src")" "$(ours bc-cpu rmat22 bc "${cpu[@]}" -r "$src" | cut -d' ' -f1)" "$(theirs bc bc -f rmat22.sg -r "$src" -i 1)" ""
+# Triangles: two trials (GAPBS's take seconds each); every vertex's count from the
+# GPU compared with the CPU engine's (CI checks those against the reference).
+gpu_tc=$(TRIALS=2 ours tc rmat22 tc "${gpu[@]}" -o tc-gpu.txt)
+cpu_tc=$(TRIALS=2 ours tc-cpu rmat22 tc "${cpu[@]}" -o tc-cpu.txt | cut -d' ' -f1)
+same=$(cmp -s tc-gpu.txt tc-cpu.txt && echo "every vertex's triangles = the CPU's" || echo "TRIANGLES DIFFER FROM THE CPU'S")
+row kron22 tc "$gpu_tc" "$cpu_tc" "$(TRIALS=2 theirs tc tc -f rmat22.sg)" "$same; GAPBS's time includes its relabelling"
 # Moscow: chatty numbers its vertices from 1 as the file does; GAPBS from 0.
 row moscow bfs "$(ours road-bfs road bfs "${gpu[@]}" -r 1)" "$(ours road-bfs-cpu road bfs "${cpu[@]}" -r 1 | cut -d' ' -f1)" "$(theirs road-bfs bfs -f road.sg -r 0)" "source 0 (GAPBS's numbering)"
 row moscow sssp "$(ours road-sssp road sssp "${gpu[@]}" -r 1)" "$(ours road-sssp-cpu road sssp "${cpu[@]}" -r 1 -d 2000 | cut -d' ' -f1)" \

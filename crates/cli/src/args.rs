@@ -511,6 +511,14 @@ pub struct RunArgs {
     /// source is its own parent, an unreached vertex has -1 (none in .parquet).
     #[arg(long)]
     pub parents: bool,
+    #[command(flatten)]
+    pub open: OpenArgs,
+}
+
+/// How `run` and `path` read the graph and open the engine: threads, the input's
+/// reading, and each engine's own flags.
+#[derive(Args, Debug, Clone)]
+pub struct OpenArgs {
     /// CPU threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -548,15 +556,8 @@ pub struct PathArgs {
     /// Show and read vertex ids from 0 even where the input numbers them from 1.
     #[arg(long)]
     pub zero_based: bool,
-    /// CPU threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
     #[command(flatten)]
-    pub load: LoadArgs,
-    #[command(flatten)]
-    pub gpu: GpuArgs,
-    #[command(flatten)]
-    pub ssd: SsdArgs,
+    pub open: OpenArgs,
 }
 
 /// The GPU engine's flags (`--engine gpu`).

@@ -26,10 +26,7 @@ fn as_run(a: &PathArgs) -> Result<RunArgs> {
     r.verify = a.verify;
     r.json = a.json;
     r.zero_based = a.zero_based;
-    r.threads = a.threads;
-    r.load = a.load.clone();
-    r.gpu = a.gpu.clone();
-    r.ssd = a.ssd.clone();
+    r.open = a.open.clone();
     Ok(r)
 }
 
@@ -56,14 +53,8 @@ pub fn run(a: &PathArgs, quiet: bool) -> Result<i32> {
     let names: Option<Vec<chatty_graph::Name>> = path.as_ref().map(|path| path.iter().map(|&v| naming.name(v)).collect());
     let failed = matches!(report.verification, Some(Err(_)));
     if a.json {
-        let ctx = harness::Context {
-            path: &a.graph.display().to_string(),
-            load_seconds,
-            started: Some(crate::started()),
-            commit: env!("CHATTY_COMMIT"),
-            top: 1,
-            naming: &naming,
-        };
+        let graph = a.graph.display().to_string();
+        let ctx = super::run::context(&graph, load_seconds, 1, &naming);
         let out = json!({
             "from": a.from,
             "to": a.to,

@@ -166,7 +166,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         );
     }
     let against = match &a.verify_against {
-        Some(path) => Some((path.display().to_string(), std::sync::Arc::new(load_graph(path, &a.load, &Bar::new(quiet))?))),
+        Some(path) => Some((path.display().to_string(), std::sync::Arc::new(load_graph(path, &a.open.load, &Bar::new(quiet))?))),
         None => None,
     };
     let opts = harness::Options { trials: a.trials, verify: a.verify, against };
@@ -185,15 +185,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
             written.push(write_output(out, alg, &report.last.output, report.parents.as_deref(), &naming)?);
         }
         if a.json {
-            let ctx = harness::Context {
-                path: &a.graph.display().to_string(),
-                load_seconds,
-                started: Some(crate::started()),
-                commit: env!("CHATTY_COMMIT"),
-                top: a.top,
-                naming: &naming,
-            };
-            println!("{}", report.json(&ctx));
+            println!("{}", report.json(&context(&a.graph.display().to_string(), load_seconds, a.top, &naming)));
         } else {
             print_report(&report, a.top, &naming, p.pr.stop(graph.n));
         }
@@ -201,6 +193,12 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     }
     written.into_iter().try_for_each(AtomicFile::commit)?;
     Ok(i32::from(failed))
+}
+
+/// What the report says of the run beyond the engine's: the graph's path as given,
+/// the load time, this binary's commit and start, and how vertices are named.
+pub(crate) fn context<'a>(path: &'a str, load_seconds: f64, top: usize, naming: &'a Naming) -> harness::Context<'a> {
+    harness::Context { path, load_seconds, started: Some(crate::started()), commit: env!("CHATTY_COMMIT"), top, naming }
 }
 
 /// Refuses, before the (possibly long) load and run, an output that is one of the run's
@@ -221,7 +219,7 @@ fn check_outputs(a: &RunArgs, outputs: &[Option<PathBuf>]) -> Result<()> {
 /// policy's choice and the notes.
 fn open_engine(a: &RunArgs, spec: &EngineSpec, p: &Params, quiet: bool) -> Result<(Box<dyn Engine>, bool)> {
     let work = Workload { kernels: a.algorithm.clone(), bc_sources: p.bc_sources.clone() };
-    let read = a.load.read_options();
+    let read = a.open.load.read_options();
     let bar = Bar::new(quiet || (process::under_mpirun() && !process::under_rank_0()));
     let opened = chatty::open(spec, GraphSource::File { path: &a.graph, read }, &work, &bar)?;
     drop(bar);
@@ -370,7 +368,7 @@ fn engine_spec(a: &RunArgs) -> Result<EngineSpec> {
         EngineChoice::Ssd => EngineKind::Ssd,
         EngineChoice::Mpi => EngineKind::Mpi,
     };
-    let g = &a.gpu;
+    let g = &a.open.gpu;
     let gpus = match g.gpus.as_str() {
         "auto" => GpuCount::Auto,
         "all" => GpuCount::All,
@@ -383,7 +381,7 @@ fn engine_spec(a: &RunArgs) -> Result<EngineSpec> {
         .ok()
         .filter(|w| !w.is_zero())
         .context("--watchdog takes a positive number of seconds")?;
-    let s = &a.ssd;
+    let s = &a.open.ssd;
     let budget = match &s.mem_budget {
         Some(b) => Some(chatty_graph::parse_size(b).with_context(|| format!("--mem-budget `{b}`: expected a size like 512M or 4G"))?),
         None => None,
@@ -398,7 +396,7 @@ fn engine_spec(a: &RunArgs) -> Result<EngineSpec> {
     };
     Ok(EngineSpec {
         kind,
-        threads: a.threads,
+        threads: a.open.threads,
         reorder: g.reorder.order(),
         gpu: GpuSpec { gpus, devices: g.devices.clone(), control: g.control, comm: g.comm, mode: g.mode, watchdog },
         ssd: SsdSpec {

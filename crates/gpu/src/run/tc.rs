@@ -35,27 +35,34 @@ fn count(
     let split = gpu.zeros::<u32>(n, "oriented lists' first runs")?;
     let degrees = gpu.zeros::<u32>(n, "simple degrees")?;
     let (in_off, in_adj) = dg.inc.as_ref().map(|a| (&a.off, &a.adj)).unzip();
-    let none = (None::<&CudaSlice<u64>>, None::<&CudaSlice<u32>>);
+    // The first pass counts into `lengths` and `degrees`; the second writes the lists.
+    type Lists<'a> = (&'a CudaSlice<u64>, &'a CudaSlice<u32>, &'a CudaSlice<u32>);
+    let orient = |counts: Option<(&CudaSlice<u32>, &CudaSlice<u32>)>, lists: Option<Lists>| {
+        let (lengths, degrees) = counts.unzip();
+        let (dag_off, dag, src) = lists.map_or((None, None, None), |(o, d, s)| (Some(o), Some(d), Some(s)));
+        // SAFETY: CSRs over n vertices (the in-edges both set or both null); the first
+        // pass writes n entries of each count array, the second each vertex's own range
+        // of the lists, which dag_off sums from the first pass's lengths.
+        unsafe {
+            launch::tc_orient(
+                gpu,
+                Launch::Grid(gpu.cfg()),
+                n as u32,
+                &dg.out.off,
+                &dg.out.adj,
+                in_off,
+                in_adj,
+                lengths,
+                &split,
+                degrees,
+                dag_off,
+                dag,
+                src,
+            )
+        }
+    };
     let start = gpu.timer()?;
-    // SAFETY: CSRs over n vertices (the in-edges both set or both null); the first
-    // pass writes n entries of each count array and nothing through the null lists.
-    unsafe {
-        launch::tc_orient(
-            gpu,
-            Launch::Grid(gpu.cfg()),
-            n as u32,
-            &dg.out.off,
-            &dg.out.adj,
-            in_off,
-            in_adj,
-            &lengths,
-            &split,
-            &degrees,
-            none.0,
-            none.1,
-            none.1,
-        )
-    }?;
+    orient(Some((&lengths, &degrees)), None)?;
     let mut offsets = Vec::with_capacity(n + 1);
     offsets.push(0u64);
     for len in gpu.download(&lengths, n, "oriented list lengths")? {
@@ -68,25 +75,7 @@ fn count(
     let src = gpu.zeros::<u32>(m as usize, "oriented edges' first vertices")?;
     let triangles = gpu.zeros::<u64>(n, "triangles")?;
     *peak = (*peak).max(gpu.used_bytes());
-    // SAFETY: dag_off sums the first pass's lengths, so each vertex writes its own
-    // range of dag and src; the count reads m edges of lists over n vertices.
-    unsafe {
-        launch::tc_orient(
-            gpu,
-            Launch::Grid(gpu.cfg()),
-            n as u32,
-            &dg.out.off,
-            &dg.out.adj,
-            in_off,
-            in_adj,
-            none.1,
-            &split,
-            none.1,
-            &dag_off,
-            &dag,
-            &src,
-        )
-    }?;
+    orient(None, Some((&dag_off, &dag, &src)))?;
     // SAFETY: as above; `triangles` holds n zeroed counts.
     unsafe { launch::tc_count(gpu, Launch::Grid(gpu.cfg()), m, &dag_off, &split, &dag, &src, &triangles) }?;
     Ok((triangles, degrees, start, gpu.timer()?))
