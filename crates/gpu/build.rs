@@ -7,7 +7,8 @@
 use std::fmt::Write;
 use std::path::Path;
 
-/// The kernel files, in the order `kernels.rs` concatenates them.
+/// The kernel files, in dependency order: the one translation unit NVRTC compiles is
+/// their concatenation (`source.rs`, which `kernels.rs` includes).
 const FILES: &[&str] = &["common.cuh", "bfs.cu", "sssp.cu", "pull.cu", "wcc.cu", "tc.cu", "bc.cu", "gmpi.cuh", "multi.cu"];
 
 fn main() {
@@ -30,7 +31,14 @@ fn main() {
         writeln!(functions, "    {n:?},").unwrap();
     }
     functions.push_str("];\n");
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let mut source = String::from("concat!(\n");
+    for file in FILES {
+        writeln!(source, "    include_str!({:?}),\n    \"\\n\",", format!("{manifest}/src/kernels/{file}")).unwrap();
+    }
+    source.push_str(")\n");
     let dir = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(dir.join("source.rs"), source).expect("writing the kernel source");
     std::fs::write(dir.join("launch.rs"), out).expect("writing the launch functions");
     std::fs::write(dir.join("functions.rs"), functions).expect("writing the kernel names");
 }

@@ -6,26 +6,9 @@ use cudarc::nvrtc::Ptx;
 
 use crate::Result;
 
-/// Every kernel, concatenated in dependency order into one translation unit.
-pub const KERNEL_SOURCE: &str = concat!(
-    include_str!("kernels/common.cuh"),
-    "\n",
-    include_str!("kernels/bfs.cu"),
-    "\n",
-    include_str!("kernels/sssp.cu"),
-    "\n",
-    include_str!("kernels/pull.cu"),
-    "\n",
-    include_str!("kernels/wcc.cu"),
-    "\n",
-    include_str!("kernels/tc.cu"),
-    "\n",
-    include_str!("kernels/bc.cu"),
-    "\n",
-    include_str!("kernels/gmpi.cuh"),
-    "\n",
-    include_str!("kernels/multi.cu"),
-);
+/// Every kernel, concatenated in dependency order into one translation unit (the
+/// files `build.rs` lists).
+pub const KERNEL_SOURCE: &str = include!(concat!(env!("OUT_DIR"), "/source.rs"));
 
 include!(concat!(env!("OUT_DIR"), "/functions.rs"));
 
