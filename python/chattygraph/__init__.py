@@ -41,6 +41,7 @@ __all__ = [
     "bfs_edges",
     "clustering",
     "core_number",
+    "eigenvector_centrality",
     "gpu_count",
     "label_propagation",
     "pagerank",
@@ -248,7 +249,7 @@ def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize
 
 
 def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:
-    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa) and returns (answer, report):
+    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector) and returns (answer, report):
     the report is ``chatty run --json``'s object. ``engine``: auto (the SSD engine for
     an SSD layout; else a GPU when one is usable and either this process has started it
     or the work is over 16 M edges, BC's counted once per source, since a GPU's start
@@ -429,3 +430,15 @@ def label_propagation(g: Graph, *, engine: str = "auto", threads: Optional[int] 
     ``label_propagation_communities`` (semi-synchronous, over its greedy colouring)
     vertex for vertex: each vertex labelled with its community's smallest id."""
     return run(g, "lpa", engine, threads)[0]
+
+
+def eigenvector_centrality(g: Graph, max_iter: int = 100, tol: float = 1e-6, *, engine: str = "auto",
+                           threads: Optional[int] = None) -> np.ndarray:
+    """Eigenvector centrality as networkx's ``eigenvector_centrality`` (unweighted):
+    power iteration with A + I on the in-edges, unit L2 norm, stopping when the L1
+    change is below n * tol; raises ``ConvergenceError`` after max_iter iterations
+    without, as networkx raises ``PowerIterationFailedConvergence``."""
+    scores, report = run(g, "eigenvector", engine, threads, tol=tol, max_iter=max_iter)
+    if not report["result"].get("converged", True):
+        raise ConvergenceError(report["caveat"])
+    return scores

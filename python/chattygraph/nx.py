@@ -51,6 +51,7 @@ FUNCTIONS = (
     "number_strongly_connected_components",
     "is_strongly_connected",
     "label_propagation_communities",
+    "eigenvector_centrality",
 )
 
 
@@ -355,6 +356,21 @@ class BackendInterface:
                 "Input graph has self loops which is not permitted; Consider using G.remove_edges_from(nx.selfloop_edges(G))."
             )
         return G.cg.to_dict(cg.core_number(G.cg, engine=ENGINE))
+
+    @staticmethod
+    def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None):
+        if nstart is not None:
+            _decline("nstart stays in networkx")
+        if weight is not None and G.weight is not None:
+            _decline("weighted eigenvector centrality stays in networkx")
+        if G.cg.n == 0:
+            raise nx.NetworkXPointlessConcept("cannot compute centrality for the null graph")
+        if max_iter <= 0:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        values, report = cg.run(G.cg, "eigenvector", ENGINE, tol=tol, max_iter=max_iter)
+        if not report["result"].get("converged", True):
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        return G.cg.to_dict(values)
 
     @staticmethod
     def label_propagation_communities(G):

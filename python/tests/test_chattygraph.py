@@ -563,3 +563,34 @@ def test_label_propagation_matches_networkx_vertex_for_vertex():
         B.label_propagation_communities(B.convert_from_nx(nx.DiGraph([(0, 1)])))
     with pytest.raises(cg.UnsupportedError, match="undirected"):
         cg.label_propagation(cg.Graph.from_edges([0], [1]))
+
+
+def test_eigenvector_centrality_matches_networkx():
+    from chattygraph.nx import BackendInterface as B
+
+    loops = nx.gnm_random_graph(300, 1200, seed=4)
+    loops.add_edges_from([(1, 1), (7, 7)])
+    graphs = {
+        "karate": nx.karate_club_graph(),
+        "digraph": nx.gnm_random_graph(500, 4000, seed=5, directed=True),
+        "self-loops": loops,
+        "isolated": nx.disjoint_union(nx.empty_graph(4), nx.complete_graph(6)),
+        "bipartite path": nx.path_graph(50),
+    }
+    for name, g in graphs.items():
+        try:
+            want = nx.eigenvector_centrality(g)
+        except nx.PowerIterationFailedConvergence:
+            with pytest.raises(cg.ConvergenceError):
+                cg.eigenvector_centrality(cg.Graph.from_networkx(g), engine="cpu")
+            with pytest.raises(nx.PowerIterationFailedConvergence):
+                B.eigenvector_centrality(B.convert_from_nx(g))
+            continue
+        got = B.eigenvector_centrality(B.convert_from_nx(g))
+        top = max(want.values())
+        assert all(abs(got[v] - want[v]) <= 1e-9 * top for v in g), name
+    g = nx.path_graph(10)
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        B.eigenvector_centrality(B.convert_from_nx(g), max_iter=2)
+    with pytest.raises(NotImplementedError, match="nstart"):
+        B.eigenvector_centrality(B.convert_from_nx(g), nstart={0: 1})

@@ -446,11 +446,12 @@ impl Report {
         result
     }
 
-    /// Whether PageRank's last change, `residual`, says it converged: below the stop,
-    /// or below the rounding of f32 contributions ([`PRECISION_FLOOR`]), which no
-    /// further iteration removes.
+    /// Whether an iteration's last change (PageRank's, eigenvector's), `residual`, says it converged: below the stop,
+    /// or (PageRank) below the rounding of its f32 contributions ([`PRECISION_FLOOR`]),
+    /// which no further iteration removes.
     fn settled(&self, residual: f64) -> bool {
-        residual < self.params.pr.stop(self.graph.n).max(PRECISION_FLOOR)
+        let floor = if self.algorithm == Algorithm::Pr { PRECISION_FLOOR } else { 0.0 };
+        residual < self.params.pr.stop(self.graph.n).max(floor)
     }
 
     /// What a user must hear beside the answer: PageRank that ran out of iterations
@@ -462,16 +463,20 @@ impl Report {
     pub fn caveat(&self) -> Option<String> {
         let (residual, pr, n) = (self.last.residual?, &self.params.pr, self.graph.n);
         let (iterations, stop) = (self.last.iterations, pr.stop(n));
+        let what = match self.algorithm {
+            Algorithm::Pr => "PageRank",
+            _ => "eigenvector centrality",
+        };
         if n == 0 || pr.tolerance == 0.0 {
             None
         } else if !self.settled(residual) {
             Some(format!(
-                "PageRank did not converge in {iterations} iterations (its last changed the scores by {residual:.1e}, \
+                "{what} did not converge in {iterations} iterations (its last changed the scores by {residual:.1e}, \
                  the stop is below {stop:.1e}): the scores are not final; allow more iterations"
             ))
         } else if residual > LOOSE_RESIDUAL {
             Some(format!(
-                "PageRank stopped after {iterations} iterations by networkx's rule (L1 change below n × tolerance = \
+                "{what} stopped after {iterations} iterations by networkx's rule (L1 change below n × tolerance = \
                  {stop:.1e}) while its scores still moved by {residual:.1e}: a tolerance of {:.0e} converges",
                 CONVERGED_RESIDUAL / n as f64
             ))

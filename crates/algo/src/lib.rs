@@ -31,6 +31,7 @@
 
 pub mod bc;
 pub mod bfs;
+pub mod centrality;
 mod cpu;
 pub mod edge_map;
 mod engine;
@@ -91,11 +92,13 @@ pub enum Algorithm {
     Scc,
     /// Label propagation communities.
     Lpa,
+    /// Eigenvector centrality.
+    Eigenvector,
 }
 
 impl Algorithm {
     /// Every kernel, in the order the docs list them.
-    pub const ALL: [Algorithm; 11] = [
+    pub const ALL: [Algorithm; 12] = [
         Algorithm::Bfs,
         Algorithm::Sssp,
         Algorithm::Pr,
@@ -107,6 +110,7 @@ impl Algorithm {
         Algorithm::Kcore,
         Algorithm::Scc,
         Algorithm::Lpa,
+        Algorithm::Eigenvector,
     ];
 
     /// The command-line name.
@@ -123,6 +127,7 @@ impl Algorithm {
             Algorithm::Kcore => "kcore",
             Algorithm::Scc => "scc",
             Algorithm::Lpa => "lpa",
+            Algorithm::Eigenvector => "eigenvector",
         }
     }
 
@@ -141,11 +146,11 @@ impl Algorithm {
         !matches!(self, Algorithm::Sssp | Algorithm::Bc)
     }
 
-    /// The structural kernels (tc, clustering, kcore, scc, lpa): written once for the CPU's
-    /// adjacency or edge map: the MPI engine refuses them, and the multi-GPU engine runs
-    /// none split (tc and clustering run on one GPU).
-    pub fn is_structural(self) -> bool {
-        matches!(self, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa)
+    /// The six kernels every engine has (the seeds' benchmarks). The others are written
+    /// once for the CPU's adjacency or edge map: the MPI engine refuses them, the GPU
+    /// engine runs tc and clustering on one GPU (`chatty_gpu::has_kernel`).
+    pub fn on_every_engine(self) -> bool {
+        matches!(self, Algorithm::Bfs | Algorithm::Sssp | Algorithm::Pr | Algorithm::Wcc | Algorithm::Bc | Algorithm::Spmv)
     }
 
     /// The kernels that read whole neighbour lists at random (intersect or count
@@ -183,6 +188,7 @@ impl Algorithm {
             Algorithm::Kcore => "k-core decomposition: each vertex's core number",
             Algorithm::Scc => "strongly connected components: the smallest id in each component",
             Algorithm::Lpa => "label propagation communities, networkx's semi-synchronous ones: the smallest id in each",
+            Algorithm::Eigenvector => "eigenvector centrality (networkx's, unweighted; --tolerance and --max-iters as PageRank's)",
         }
     }
 }
@@ -294,7 +300,7 @@ impl Output {
 /// out-edges of every reached vertex, for PR m per iteration, for BC m per source,
 /// for WCC and SpMV m. Computed after the timed run, from its output.
 pub const EDGES_COUNTING: &str = "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per \
-                                  iteration (pr), m (wcc, spmv, tc, clustering, kcore, scc, lpa)";
+                                  iteration (pr, eigenvector), m (wcc, spmv, tc, clustering, kcore, scc, lpa)";
 
 /// [`EDGES_COUNTING`]'s count for a trial on a graph of `m` edges and out-degrees `degree`.
 pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Sync, t: &Trial) -> u64 {
@@ -467,6 +473,10 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
         Algorithm::Kcore => (Output::Cores(kcore::core_numbers(in_memory(g, alg)?, progress)?), 1, None),
         Algorithm::Scc => (Output::Labels(scc::scc(g, progress)?), 1, None),
         Algorithm::Lpa => (Output::Labels(lpa::communities(in_memory(g, alg)?, progress)?), 1, None),
+        Algorithm::Eigenvector => {
+            let (x, iters, change) = centrality::eigenvector(g, p.pr, progress)?;
+            (Output::Values(x), iters as u64, Some(change))
+        }
     })
 }
 
@@ -507,6 +517,7 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Kcore, Output::Cores(c)) => kcore::verify(g, c),
         (Algorithm::Scc, Output::Labels(l)) => scc::verify(g, l),
         (Algorithm::Lpa, Output::Labels(l)) => lpa::verify(g, l),
+        (Algorithm::Eigenvector, Output::Values(x)) => centrality::verify_eigenvector(g, p.pr, x),
         _ => Err(Error::Mismatch(format!("{} produced the wrong kind of output", alg.name()))),
     }
 }

@@ -36,6 +36,7 @@ fn algorithm() -> impl TypedValueParser<Value = Algorithm> {
         Algorithm::Tc => &["triangles"],
         Algorithm::Kcore => &["core-number", "cores"],
         Algorithm::Lpa => &["label-propagation"],
+        Algorithm::Eigenvector => &["eigenvector-centrality"],
         _ => &[],
     })
 }
@@ -176,7 +177,7 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Print a graph's size, degrees, self-loops; `--check` verifies a .cgr file.
     Info(InfoArgs),
-    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa) on a graph.
+    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector) on a graph.
     Run(Box<RunArgs>),
     /// One shortest path between two vertices (by weight, or hops with --hops);
     /// exit code 1 when there is none.

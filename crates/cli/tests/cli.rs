@@ -169,7 +169,10 @@ fn bad_input_gives_clear_errors_and_no_partial_files() {
     fails(&["convert", &path("n.gr"), "-o", &path("out.cgr")], "beyond");
     fails(&["convert", &path("huge.gr"), "-o", &path("out.cgr")], "cannot hold");
     fails(&["convert", &path("g.xyz"), "-o", &path("out.cgr")], "--format");
-    fails(&["convert", &path("g.xyz"), "--format", "weird", "-o", &path("out.cgr")], "possible values: auto, el, wel, csv, gr, pace, mtx, cgr, sg, wsg");
+    fails(
+        &["convert", &path("g.xyz"), "--format", "weird", "-o", &path("out.cgr")],
+        "possible values: auto, el, wel, csv, gr, pace, mtx, cgr, sg, wsg",
+    );
     fails(&["convert", &path("trunc.el.gz"), "-o", &path("out.cgr")], "truncated");
     fails(&["info", &path("notcgr.cgr")], "does not start with the .cgr magic");
     fails(&["info", &path("missing.el")], "cannot open");

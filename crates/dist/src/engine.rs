@@ -291,7 +291,7 @@ impl DistEngine {
                 let y = pr::spmv(g, &chatty_algo::spmv_x(g.n, p));
                 (Output::Values(self.gather_owned(&y)?), 1, None)
             }
-            Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa => {
+            Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa | Algorithm::Eigenvector => {
                 unreachable!("refused by prepare")
             }
         })
@@ -425,7 +425,7 @@ impl Engine for DistEngine {
     }
 
     fn prepare(&mut self, alg: Algorithm) -> Result<()> {
-        if alg.is_structural() {
+        if !alg.on_every_engine() {
             return Err(Error::Unsupported(format!("the MPI engine has no {} kernel yet; run it on one machine's CPU engine", alg.name())));
         }
         let prepared = self.prepare_views(alg);

@@ -20,6 +20,8 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Bfs => 5,
         Algorithm::Sssp => 9,
         Algorithm::Pr => 37,
+        // Two score vectors and the gathered sums.
+        Algorithm::Eigenvector => 25,
         Algorithm::Wcc => 6,
         Algorithm::Spmv => 25,
         Algorithm::Bc => 33,

@@ -10,8 +10,16 @@ use chatty_graph::read::{read_graph, ReadOptions};
 use chatty_graph::{datasets, Graph, NoProgress};
 use chatty_ssd::{EngineConfig, IoConfig, SsdEngine, SsdGraph};
 
-const ALGORITHMS: [Algorithm; 7] =
-    [Algorithm::Bfs, Algorithm::Sssp, Algorithm::Pr, Algorithm::Wcc, Algorithm::Spmv, Algorithm::Bc, Algorithm::Scc];
+const ALGORITHMS: [Algorithm; 8] = [
+    Algorithm::Bfs,
+    Algorithm::Sssp,
+    Algorithm::Pr,
+    Algorithm::Wcc,
+    Algorithm::Spmv,
+    Algorithm::Bc,
+    Algorithm::Scc,
+    Algorithm::Eigenvector,
+];
 
 fn config(uring: bool, binning: bool) -> EngineConfig {
     EngineConfig {
@@ -45,7 +53,7 @@ fn check_all(name: &str, g: &Graph, stripes: usize, cfg: EngineConfig, dir: &Pat
         assert_eq!(r.detail["per_file_bytes"].as_array().unwrap().len(), stripes);
     }
     // The kernels that read adjacency lists at random are refused, with the way out.
-    for alg in [Algorithm::Tc, Algorithm::Clustering, Algorithm::Kcore] {
+    for alg in [Algorithm::Tc, Algorithm::Clustering, Algorithm::Kcore, Algorithm::Lpa] {
         let e = harness::run(&mut ssd, alg, &Params::default(), &opts, |_| {}).err().unwrap_or_else(|| panic!("{name}: {alg:?} ran"));
         assert!(e.to_string().contains("run it on the CPU engine"), "{name}: {e}");
     }

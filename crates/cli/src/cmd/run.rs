@@ -559,5 +559,6 @@ fn value_name(alg: Algorithm) -> &'static str {
         Algorithm::Kcore => "core_number",
         Algorithm::Scc => "component",
         Algorithm::Lpa => "community",
+        Algorithm::Eigenvector => "eigenvector",
     }
 }

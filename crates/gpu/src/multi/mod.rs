@@ -318,7 +318,7 @@ fn needs_of(alg: Algorithm) -> Needs {
         Algorithm::Spmv => Needs { pull: true, weights: true, ..Needs::default() },
         Algorithm::Wcc => Needs { both: true, ..Needs::default() },
         // BC has an engine of its own; the rest run on one GPU or none (`splits`).
-        Algorithm::Bc | Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa => Needs::default(),
+        _ => Needs::default(),
     }
 }
 
@@ -331,7 +331,7 @@ fn run_bytes_per_vertex(alg: Algorithm, k: usize) -> u64 {
         Algorithm::Pr => 24,
         Algorithm::Wcc => 4 * k as u64,
         Algorithm::Spmv | Algorithm::Bc => 16,
-        Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa => 0,
+        _ => 0, // not split (`splits`)
     }
 }
 
@@ -855,9 +855,7 @@ impl MultiGpu {
                 self.spmv(x.as_deref(), &mut stats)
             }
             Algorithm::Wcc => self.wcc(&mut stats),
-            Algorithm::Bc | Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa => {
-                unreachable!("refused at open")
-            }
+            _ => unreachable!("refused at open: bc and the kernels that are not split (`splits`)"),
         };
         let (values, iterations, seconds, peak) = outcome.inspect_err(|_| {
             if let Some(c) = &self.nccl {

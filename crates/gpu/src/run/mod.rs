@@ -87,16 +87,17 @@ fn device_loop<C: Pod + std::fmt::Debug>(
     }
 }
 
-/// Whether the GPU engine has a kernel for `alg` (k-cores, strong components and label
-/// propagation run on the CPU engine for now; the auto policy opens the CPU for them).
+/// Whether the GPU engine has a kernel for `alg`: the six every engine has, and tc
+/// and clustering (the others run on the CPU engine for now; the auto policy opens the
+/// CPU for them).
 pub fn has_kernel(alg: Algorithm) -> bool {
-    !matches!(alg, Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa)
+    alg.on_every_engine() || matches!(alg, Algorithm::Tc | Algorithm::Clustering)
 }
 
-/// Whether the multi-GPU engine splits `alg` over its GPUs (the structural kernels
-/// run on one).
+/// Whether the multi-GPU engine splits `alg` over its GPUs (tc and clustering run on
+/// one).
 pub fn splits(alg: Algorithm) -> bool {
-    has_kernel(alg) && !alg.is_structural()
+    alg.on_every_engine()
 }
 
 /// Why the GPU engines refuse `alg`.
@@ -129,7 +130,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         Algorithm::Bc => bc::bc(gpu, dg, sources, progress, &mut peak)?,
         Algorithm::Tc => tc::triangles(gpu, dg, &mut peak)?,
         Algorithm::Clustering => tc::clustering(gpu, dg, &mut peak)?,
-        Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa => unreachable!("refused above"),
+        Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa | Algorithm::Eigenvector => unreachable!("refused above"),
     };
     stop.synchronize().check("waiting for the kernels")?;
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
