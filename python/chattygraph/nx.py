@@ -238,34 +238,26 @@ class BackendInterface:
     @staticmethod
     def single_source_dijkstra_path(G, source, cutoff=None, weight="weight"):
         dist, reached, hops = _dijkstra(G, source, cutoff, weight)
-        offsets, preds = G.cg._g.tight_sources(dist, hops)
+        s = G.cg.vertex(source)
         # networkx's path to v runs through the tight in-neighbour Dijkstra settles
         # first: the nearest, unless two are equally near (then the heap's order decides).
-        s = G.cg.vertex(source)
-        first, second = offsets[:-1], offsets[:-1] + 1
-        has = offsets[1:] > first
-        parent = np.where(has, preds[np.minimum(first, len(preds) - 1)] if len(preds) else 0, -1)
-        tied = has & (offsets[1:] > second) & reached
-        tied[s] = False
-        if tied.any():
-            both = dist[preds[first[tied]]] == dist[preds[second[tied]]]
-            if both.any():
-                _decline("equally near predecessors: networkx's heap order picks the path")
+        offsets, preds, tied = _tight_sources(G, dist, reached, hops, nearest_only=True, skip=s)
+        if tied:
+            _decline("equally near predecessors: networkx's heap order picks the path")
+        parent = np.full(G.cg.n, -1, dtype=np.int64)
+        listed = np.flatnonzero(offsets[1:] > offsets[:-1])
+        parent[listed] = preds[offsets[listed]]
         parent[s] = s
         return _tree_paths(G, parent, s, reached)
 
     @staticmethod
     def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
         dist, reached, hops = _dijkstra(G, source, cutoff, weight)
-        offsets, preds = G.cg._g.tight_sources(dist, hops)
         # networkx lists every tight in-neighbour in the order Dijkstra settles them:
         # by distance, ties by its heap's order, which only networkx knows.
-        if len(preds):
-            owner = np.repeat(np.arange(G.cg.n), np.diff(offsets.astype(np.int64)))
-            near = dist[preds]
-            same = (owner[1:] == owner[:-1]) & (near[1:] == near[:-1]) & reached[owner[1:]]
-            if same.any():
-                _decline("equally near predecessors: networkx's heap order lists them")
+        offsets, preds, tied = _tight_sources(G, dist, reached, hops)
+        if tied:
+            _decline("equally near predecessors: networkx's heap order lists them")
         names = G.cg.nodes
         name = (lambda v: names[v]) if names is not None else (lambda v: v)
         pred = {}
@@ -430,6 +422,21 @@ def _distance_dict(G: ChattyNxGraph, source: Any, dist: np.ndarray, reached: np.
     found = _select(G, np.where(reached, dist, 0.0), reached)
     found[source] = 0
     return found
+
+
+def _tight_sources(G: ChattyNxGraph, dist: np.ndarray, reached: np.ndarray, hops: bool, nearest_only: bool = False,
+                   skip: int = -1) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The shortest-path DAG's in-lists (offsets, sources: each list by distance, then
+    id), and whether a reached vertex but ``skip`` has two equally near sources, among
+    its two nearest only with ``nearest_only``: where networkx's heap order decides."""
+    offsets, preds = G.cg._g.tight_sources(dist, hops)
+    owner = np.repeat(np.arange(G.cg.n), np.diff(offsets.astype(np.int64)))
+    near = dist[preds]
+    # Pair i joins sources i and i + 1 of one vertex.
+    pair = (owner[1:] == owner[:-1]) & (near[1:] == near[:-1]) & reached[owner[1:]] & (owner[1:] != skip)
+    if nearest_only:
+        pair &= np.arange(len(pair)) == offsets[owner[1:]]
+    return offsets, preds, bool(pair.any())
 
 
 def _tree_paths(G: ChattyNxGraph, parent: np.ndarray, s: int, keep: np.ndarray) -> dict:

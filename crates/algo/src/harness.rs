@@ -446,9 +446,9 @@ impl Report {
         result
     }
 
-    /// Whether an iteration's last change (PageRank's, eigenvector's), `residual`, says it converged: below the stop,
-    /// or (PageRank) below the rounding of its f32 contributions ([`PRECISION_FLOOR`]),
-    /// which no further iteration removes.
+    /// Whether an iteration's last change (PageRank's, eigenvector's), `residual`, says
+    /// it converged: below the stop, or (PageRank) below the rounding of its f32
+    /// contributions ([`PRECISION_FLOOR`]), which no further iteration removes.
     fn settled(&self, residual: f64) -> bool {
         let floor = if self.algorithm == Algorithm::Pr { PRECISION_FLOOR } else { 0.0 };
         residual < self.params.pr.stop(self.graph.n).max(floor)

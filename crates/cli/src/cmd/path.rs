@@ -43,13 +43,13 @@ pub fn run(a: &PathArgs, quiet: bool) -> Result<i32> {
     }
     let parents = report.parents.as_deref().expect("the harness finds parents when asked");
     let path = paths::path(parents, target);
-    let length = match (&report.last.output, path.is_some()) {
-        (_, false) => None,
-        (Output::Depths(d), true) => Some(json!(d[target as usize])),
-        (Output::Distances(Distances::Int(d)), true) => Some(json!(d[target as usize])),
-        (Output::Distances(Distances::Float(d)), true) => Some(json!(d[target as usize])),
+    let t = target as usize;
+    let length = path.as_ref().map(|_| match &report.last.output {
+        Output::Depths(d) => json!(d[t]),
+        Output::Distances(Distances::Int(d)) => json!(d[t]),
+        Output::Distances(Distances::Float(d)) => json!(d[t]),
         _ => unreachable!("bfs and sssp answer with distances"),
-    };
+    });
     let names: Option<Vec<chatty_graph::Name>> = path.as_ref().map(|path| path.iter().map(|&v| naming.name(v)).collect());
     let failed = matches!(report.verification, Some(Err(_)));
     if a.json {

@@ -135,8 +135,9 @@ pub(crate) fn start(a: &RunArgs, quiet: bool) -> Result<Started> {
     let start = Instant::now();
     let (engine, speaks) = open_engine(a, &spec, &p, quiet)?;
     let load_seconds = start.elapsed().as_secs_f64();
-    let naming = engine.graph_info().naming(a.zero_based);
-    vertex_inputs(a, &mut p, engine.graph_info().n, &naming)?;
+    let graph = engine.graph_info();
+    let naming = graph.naming(a.zero_based);
+    vertex_inputs(a, &mut p, graph.n, &naming)?;
     Ok(Started { engine, speaks, p, naming, load_seconds })
 }
 
@@ -325,9 +326,8 @@ fn print_report(report: &harness::Report, top: usize, naming: &Naming, stop: f64
     println!("Iterations:          {}", report.last.iterations);
     println!("GTEPS:               {:.3} ({} edges examined)", report.gteps(), report.edges_traversed);
     print!("{}", report.last.output.summary(top).named(naming).report());
-    if let Some(parents) = &report.parents {
-        let tree = parents.iter().filter(|&&p| p != chatty_algo::paths::NO_PARENT).count();
-        println!("Parents:             a shortest-path tree of {tree} vertices, found in {:.5} s", report.parents_seconds);
+    if report.parents.is_some() {
+        println!("Parents:             a shortest-path tree over the reached vertices, found in {:.5} s", report.parents_seconds);
     }
     if let Some(residual) = report.last.residual {
         println!("Residual:            {residual:.3e} (L1 change of the last iteration; stops below {stop:.3e})");
