@@ -148,7 +148,7 @@ impl Algorithm {
 
     /// The six kernels every engine has (the seeds' benchmarks). The others are written
     /// once for the CPU's adjacency or edge map: the MPI engine refuses them, the GPU
-    /// engine runs tc and clustering on one GPU (`chatty_gpu::has_kernel`).
+    /// engine runs tc, clustering, kcore and scc on one GPU (`chatty_gpu::has_kernel`).
     pub fn on_every_engine(self) -> bool {
         matches!(self, Algorithm::Bfs | Algorithm::Sssp | Algorithm::Pr | Algorithm::Wcc | Algorithm::Bc | Algorithm::Spmv)
     }

@@ -164,9 +164,11 @@ mod tests {
         assert_eq!(c.engine, EngineKind::Cpu);
         assert!(c.why.contains("pays"), "{c}");
         assert_eq!(choose(&g, &Workload::one(Algorithm::Pr), &GpuState::Started).engine, EngineKind::Gpu);
-        let c = choose(&g, &Workload::one(Algorithm::Kcore), &GpuState::Started);
-        assert_eq!((c.engine, c.why.as_str()), (EngineKind::Cpu, "the GPU engine has no kcore kernel yet"));
-        assert_eq!(choose(&g, &Workload::one(Algorithm::Tc), &GpuState::Started).engine, EngineKind::Gpu);
+        let c = choose(&g, &Workload::one(Algorithm::Lpa), &GpuState::Started);
+        assert_eq!((c.engine, c.why.as_str()), (EngineKind::Cpu, "the GPU engine has no lpa kernel yet"));
+        for alg in [Algorithm::Tc, Algorithm::Kcore, Algorithm::Scc] {
+            assert_eq!(choose(&g, &Workload::one(alg), &GpuState::Started).engine, EngineKind::Gpu);
+        }
     }
 
     #[test]

@@ -167,6 +167,11 @@ impl Gpu {
         Ok(ControlBlock { bytes: self.upload(bytemuck::bytes_of(c), "a control block")?, of: PhantomData })
     }
 
+    /// Sets the control block to `c`, in the stream's order.
+    pub(crate) fn write_control<C: Pod>(&self, ctl: &ControlBlock<C>, c: &C) -> Result<()> {
+        self.write_bytes(addr(&ctl.bytes), bytemuck::bytes_of(c), "setting a control block")
+    }
+
     /// The control block's contents now (waits for the stream).
     pub(crate) fn read_control<C: Pod>(&self, ctl: &ControlBlock<C>) -> Result<C> {
         let bytes = self.stream.clone_dtoh(&ctl.bytes).check("reading the control block")?;

@@ -41,6 +41,22 @@ pub(crate) struct BfsCtl {
 /// `BFS_DONE` in bfs.cu.
 pub(crate) const BFS_DONE: u32 = 4;
 
+/// Mirrors `QueueCtl` in common.cuh: the control of kcore.cu's and scc.cu's steps.
+#[repr(C, align(8))]
+#[derive(Copy, Clone, Pod, Zeroable, Default, Debug)]
+pub(crate) struct QueueCtl {
+    pub parity: u32,
+    pub len: [u32; 2],
+    pub blocks_done: u32,
+    pub done: u32,
+    pub steps: u32,
+    pub k: u32,
+    pub scan: u32,
+    pub least: u32,
+    pub left: u32,
+    pub best: u64,
+}
+
 /// Mirrors `SsspCtl` in sssp.cu.
 #[repr(C)]
 #[derive(Copy, Clone, Pod, Zeroable, Default, Debug)]
@@ -189,7 +205,7 @@ pub(crate) struct MgAsync {
 mod tests {
     use super::*;
 
-    /// The control blocks' layouts as bfs.cu and sssp.cu declare them.
+    /// The control blocks' layouts as the kernels declare them.
     #[test]
     fn control_blocks_match_the_kernels() {
         assert_eq!(
@@ -202,6 +218,7 @@ mod tests {
         );
         assert_eq!((std::mem::size_of::<SsspArrays>(), std::mem::offset_of!(SsspArrays, local_rounds)), (112, 100));
         assert_eq!(std::mem::size_of::<BfsPull>(), 32);
+        assert_eq!((std::mem::size_of::<QueueCtl>(), std::mem::offset_of!(QueueCtl, best)), (48, 40));
         assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 120, 96));
     }
 

@@ -203,6 +203,7 @@ fn gpu_matches_the_cpu_references() {
         check("rmat-14", generate::rmat(14, 8, o(1, Some(255), false), &NoProgress).unwrap(), order);
         check("rmat-14 undirected", generate::rmat(14, 8, o(2, Some(255), true), &NoProgress).unwrap(), order);
         check("grid", generate::grid(200, 100, o(3, None, true), &NoProgress).unwrap(), order);
+        check("cycles in a chain", cycles_in_a_chain(60), order);
     }
     let Some(dir) = datasets::find() else { return };
     let mut files: Vec<_> =
@@ -215,6 +216,21 @@ fn gpu_matches_the_cpu_references() {
         let order = if f.to_string_lossy().contains("/road/") { Order::Natural } else { Order::Degree };
         check(&f.display().to_string(), g, order);
     }
+}
+
+/// Directed cycles of 1 to `k` vertices, each cycle's first vertex with an edge into
+/// the next cycle, and a self-loop and a parallel edge on the way: strong components
+/// of every size in a chain (trimming, colouring rounds), and core numbers of 1 and 2.
+fn cycles_in_a_chain(k: u32) -> Graph {
+    let mut edges = vec![(0, 0)];
+    let mut first = 0;
+    for len in 1..=k {
+        edges.extend((0..len).map(|i| (first + i, first + (i + 1) % len)));
+        edges.push((first, first + len));
+        first += len;
+    }
+    edges.push((1, 2));
+    from_edges(first as usize + 1, &edges, false).unwrap()
 }
 
 /// A path of `n` vertices with a star of `leaves` around its middle: thousands of

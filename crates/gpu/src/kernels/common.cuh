@@ -103,3 +103,45 @@ extern "C" __global__ void fill_u64(u64* a, u32 n, u64 value) {
 extern "C" __global__ void iota_u32(u32* a, u32 n) {
     for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = i;
 }
+
+// A frontier in two queues (queue[parity] the current one) and what the last block of
+// a step decides with: the steps of kcore.cu and scc.cu.
+struct __align__(8) QueueCtl {
+    u32 parity;       // queue[parity] is the frontier, queue[parity ^ 1] the next one
+    u32 len[2];       // queue lengths
+    u32 blocks_done;  // arrivals at the end of a step
+    u32 done;         // the loop is over: the batch's later launches return at once
+    u32 steps;        // steps taken
+    u32 k;            // kcore: the level being peeled
+    u32 scan;         // kcore: the next step looks for the level's vertices
+    u32 least;        // kcore: the least degree left; scc: the component's smallest id
+    u32 left;         // scc: vertices not yet placed
+    u64 best;         // scc: the pivot, as (in-degree x out-degree, ~id) for atomicMax
+};
+
+// The end of a queue step, in the last block: the next queue becomes the frontier;
+// an empty one ends the loop.
+__device__ __forceinline__ void queue_advance(QueueCtl* ctl) {
+    ctl->len[ctl->parity] = 0;
+    ctl->parity ^= 1;
+    ctl->steps++;
+    if (ctl->len[ctl->parity] == 0) ctl->done = 1;
+}
+
+// Calls f(v) for each of u's neighbours in the ascending list off/adj as a simple
+// graph counts them (a repeat of the one before it and a self-loop skipped), a lane
+// an edge. Lanes diverge: f may use __activemask collectives only.
+template <typename F>
+__device__ __forceinline__ void warp_each_distinct(const u64* off, const u32* adj, u32 u, F f) {
+    const u64 start = off[u], end = off[u + 1];
+    for (u64 e = start + (threadIdx.x & 31); e < end; e += 32) {
+        const u32 v = adj[e];
+        if (v != u && (e == start || adj[e - 1] != v)) f(v);
+    }
+}
+
+// The sum over the warp, in lane 0.
+__device__ __forceinline__ u32 warp_sum_u32(u32 x) {
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(FULL_MASK, x, o);
+    return x;
+}

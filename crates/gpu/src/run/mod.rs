@@ -9,8 +9,10 @@
 
 pub(crate) mod bc;
 mod bfs;
+mod kcore;
 pub(crate) mod near_far;
 pub(crate) mod pull;
+mod scc;
 pub(crate) mod sssp;
 mod tc;
 pub(crate) mod wcc;
@@ -87,15 +89,15 @@ fn device_loop<C: Pod + std::fmt::Debug>(
     }
 }
 
-/// Whether the GPU engine has a kernel for `alg`: the six every engine has, and tc
-/// and clustering (the others run on the CPU engine for now; the auto policy opens the
-/// CPU for them).
+/// Whether the GPU engine has a kernel for `alg`: the six every engine has, and tc,
+/// clustering, kcore and scc (the others run on the CPU engine for now; the auto policy
+/// opens the CPU for them).
 pub fn has_kernel(alg: Algorithm) -> bool {
-    alg.on_every_engine() || matches!(alg, Algorithm::Tc | Algorithm::Clustering)
+    alg.on_every_engine() || matches!(alg, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc)
 }
 
-/// Whether the multi-GPU engine splits `alg` over its GPUs (tc and clustering run on
-/// one).
+/// Whether the multi-GPU engine splits `alg` over its GPUs (tc, clustering, kcore and
+/// scc run on one).
 pub fn splits(alg: Algorithm) -> bool {
     alg.on_every_engine()
 }
@@ -112,7 +114,10 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
     if !has_kernel(alg) {
         return Err(GpuError::unsupported(no_kernel(alg)));
     }
-    if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv) && dg.directed && dg.inc.is_none() {
+    if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv | Algorithm::Kcore | Algorithm::Scc)
+        && dg.directed
+        && dg.inc.is_none()
+    {
         return Err(GpuError::unsupported(format!("{} on a directed graph needs its in-edges uploaded", alg.name())));
     }
     let called = Instant::now();
@@ -130,7 +135,9 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         Algorithm::Bc => bc::bc(gpu, dg, sources, progress, &mut peak)?,
         Algorithm::Tc => tc::triangles(gpu, dg, &mut peak)?,
         Algorithm::Clustering => tc::clustering(gpu, dg, &mut peak)?,
-        Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa | Algorithm::Eigenvector => unreachable!("refused above"),
+        Algorithm::Kcore => kcore::kcore(gpu, dg, &mut peak)?,
+        Algorithm::Scc => scc::scc(gpu, dg, &mut peak)?,
+        Algorithm::Lpa | Algorithm::Eigenvector => unreachable!("refused above"),
     };
     stop.synchronize().check("waiting for the kernels")?;
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
@@ -161,6 +168,7 @@ pub(super) enum Pending {
         sums: CudaSlice<f64>,
     },
     Triangles(CudaSlice<u64>),
+    Cores(CudaSlice<u32>),
     /// Triangles and degrees in the simple graph, divided on the host.
     Clustering {
         triangles: CudaSlice<u64>,
@@ -181,6 +189,7 @@ impl Pending {
             Pending::Values(v) => (Output::Values(gpu.download_answer(&v, n, answer, "values")?), None),
             Pending::Labels(l) => (Output::Labels(gpu.download_answer(&l, n, answer, "labels")?), None),
             Pending::Triangles(t) => (Output::Triangles(gpu.download_answer(&t, n, answer, "triangles")?), None),
+            Pending::Cores(c) => (Output::Cores(gpu.download_answer(&c, n, answer, "core numbers")?), None),
             Pending::Clustering { triangles, degrees } => {
                 let t = gpu.download(&triangles, n, "triangles")?;
                 let d = gpu.download(&degrees, n, "degrees")?;
