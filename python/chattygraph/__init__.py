@@ -42,6 +42,7 @@ __all__ = [
     "clustering",
     "core_number",
     "eigenvector_centrality",
+    "katz_centrality",
     "gpu_count",
     "label_propagation",
     "pagerank",
@@ -249,7 +250,7 @@ def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize
 
 
 def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:
-    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector) and returns (answer, report):
+    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz) and returns (answer, report):
     the report is ``chatty run --json``'s object. ``engine``: auto (the SSD engine for
     an SSD layout; else a GPU when one is usable and either this process has started it
     or the work is over 16 M edges, BC's counted once per source, since a GPU's start
@@ -439,6 +440,20 @@ def eigenvector_centrality(g: Graph, max_iter: int = 100, tol: float = 1e-6, *, 
     change is below n * tol; raises ``ConvergenceError`` after max_iter iterations
     without, as networkx raises ``PowerIterationFailedConvergence``."""
     scores, report = run(g, "eigenvector", engine, threads, tol=tol, max_iter=max_iter)
+    if not report["result"].get("converged", True):
+        raise ConvergenceError(report["caveat"])
+    return scores
+
+
+def katz_centrality(g: Graph, alpha: float = 0.1, beta: float = 1.0, max_iter: int = 1000, tol: float = 1e-6,
+                    normalized: bool = True, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """Katz centrality as networkx's ``katz_centrality`` (unweighted, scalar beta):
+    from zeros, x = alpha * A^T x + beta until the L1 change is below n * tol, then
+    scaled to unit L2 norm if ``normalized``; raises ``ConvergenceError`` after max_iter
+    iterations without (alpha at or above 1/lambda_max diverges), as networkx raises
+    ``PowerIterationFailedConvergence``."""
+    scores, report = run(g, "katz", engine, threads, tol=tol, max_iter=max_iter, katz_alpha=alpha, katz_beta=beta,
+                         normalized=normalized)
     if not report["result"].get("converged", True):
         raise ConvergenceError(report["caveat"])
     return scores

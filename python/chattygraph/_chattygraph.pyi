@@ -70,6 +70,9 @@ def run(
     x: Optional[np.ndarray] = None,
     top: int = 10,
     parents: bool = False,
+    katz_alpha: float = 0.1,
+    katz_beta: float = 1.0,
+    normalized: bool = True,
 ) -> tuple[np.ndarray, dict[str, Any], Optional[np.ndarray]]: ...
 def gpu_count() -> int: ...
 def edges_from_adjacency(

@@ -594,3 +594,42 @@ def test_eigenvector_centrality_matches_networkx():
         B.eigenvector_centrality(B.convert_from_nx(g), max_iter=2)
     with pytest.raises(NotImplementedError, match="nstart"):
         B.eigenvector_centrality(B.convert_from_nx(g), nstart={0: 1})
+
+
+def test_katz_centrality_matches_networkx():
+    from chattygraph.nx import BackendInterface as B
+
+    loops = nx.gnm_random_graph(300, 1200, seed=6)
+    loops.add_edges_from([(1, 1), (7, 7)])
+    graphs = {
+        "karate": (nx.karate_club_graph(), 0.05),
+        "digraph": (nx.gnm_random_graph(500, 4000, seed=7, directed=True), 0.05),
+        "self-loops": (loops, 0.05),
+        "isolated": (nx.disjoint_union(nx.empty_graph(4), nx.complete_graph(6)), 0.1),
+        "diverges": (nx.complete_graph(30), 0.1),
+    }
+    for name, (g, alpha) in graphs.items():
+        for beta, normalized in [(1.0, True), (0.3, False), (-2.0, True)]:
+            try:
+                want = nx.katz_centrality(g, alpha=alpha, beta=beta, normalized=normalized)
+            except nx.PowerIterationFailedConvergence:
+                with pytest.raises(cg.ConvergenceError, match="katz-alpha"):
+                    cg.katz_centrality(cg.Graph.from_networkx(g), alpha=alpha, beta=beta, engine="cpu")
+                with pytest.raises(nx.PowerIterationFailedConvergence):
+                    B.katz_centrality(B.convert_from_nx(g), alpha=alpha, beta=beta)
+                continue
+            got = B.katz_centrality(B.convert_from_nx(g), alpha=alpha, beta=beta, normalized=normalized)
+            top = max(abs(x) for x in want.values())
+            assert all(abs(got[v] - want[v]) <= 1e-9 * top for v in g), (name, beta, normalized)
+            exact = nx.katz_centrality_numpy(g, alpha=alpha, beta=beta, normalized=normalized)
+            got = B.katz_centrality_numpy(B.convert_from_nx(g), alpha=alpha, beta=beta, normalized=normalized)
+            assert all(abs(got[v] - exact[v]) <= 1e-9 * top for v in g), (name, beta, normalized)
+    g = B.convert_from_nx(nx.path_graph(10))
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        B.katz_centrality(g, max_iter=2)
+    with pytest.raises(nx.NetworkXError, match="every node"):
+        B.katz_centrality(g, beta={0: 1.0})
+    with pytest.raises(NotImplementedError, match="per node"):
+        B.katz_centrality(g, beta=dict.fromkeys(range(10), 1.0))
+    with pytest.raises(cg.ParameterError, match="katz_alpha"):
+        cg.katz_centrality(cg.Graph.from_networkx(nx.path_graph(3)), alpha=float("nan"))

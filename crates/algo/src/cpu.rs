@@ -22,7 +22,7 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Kcore => 12,                      // degrees, the vertices left, a frontier
         Algorithm::Scc => 24,                        // labels, two counts, colours, two bitmaps, frontiers
         Algorithm::Lpa => 20,                        // degrees, order, colours, labels, colour classes
-        Algorithm::Eigenvector => 16,                // two score vectors
+        Algorithm::Eigenvector | Algorithm::Katz => 16, // two score vectors
     }
 }
 

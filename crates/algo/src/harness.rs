@@ -446,7 +446,7 @@ impl Report {
         result
     }
 
-    /// Whether an iteration's last change (PageRank's, eigenvector's), `residual`, says
+    /// Whether an iteration's last change (PageRank's, eigenvector's, Katz's), `residual`, says
     /// it converged: below the stop, or (PageRank) below the rounding of its f32
     /// contributions ([`PRECISION_FLOOR`]), which no further iteration removes.
     fn settled(&self, residual: f64) -> bool {
@@ -465,16 +465,23 @@ impl Report {
         let (iterations, stop) = (self.last.iterations, pr.stop(n));
         let what = match self.algorithm {
             Algorithm::Pr => "PageRank",
+            Algorithm::Katz => "Katz centrality",
             _ => "eigenvector centrality",
         };
         if n == 0 || pr.tolerance == 0.0 {
             None
         } else if !self.settled(residual) {
+            let way_out = match self.algorithm {
+                Algorithm::Katz => format!("allow more iterations, or lower --katz-alpha ({}) below 1/λ_max", self.params.katz.alpha),
+                _ => "allow more iterations".to_string(),
+            };
             Some(format!(
                 "{what} did not converge in {iterations} iterations (its last changed the scores by {residual:.1e}, \
-                 the stop is below {stop:.1e}): the scores are not final; allow more iterations"
+                 the stop is below {stop:.1e}): the scores are not final; {way_out}"
             ))
-        } else if residual > LOOSE_RESIDUAL {
+        } else if residual > LOOSE_RESIDUAL && self.algorithm != Algorithm::Katz {
+            // Katz's scores are not a distribution (each is beta or more): the loose
+            // stop's scale does not apply.
             Some(format!(
                 "{what} stopped after {iterations} iterations by networkx's rule (L1 change below n × tolerance = \
                  {stop:.1e}) while its scores still moved by {residual:.1e}: a tolerance of {:.0e} converges",

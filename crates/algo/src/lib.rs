@@ -94,11 +94,13 @@ pub enum Algorithm {
     Lpa,
     /// Eigenvector centrality.
     Eigenvector,
+    /// Katz centrality.
+    Katz,
 }
 
 impl Algorithm {
     /// Every kernel, in the order the docs list them.
-    pub const ALL: [Algorithm; 12] = [
+    pub const ALL: [Algorithm; 13] = [
         Algorithm::Bfs,
         Algorithm::Sssp,
         Algorithm::Pr,
@@ -111,6 +113,7 @@ impl Algorithm {
         Algorithm::Scc,
         Algorithm::Lpa,
         Algorithm::Eigenvector,
+        Algorithm::Katz,
     ];
 
     /// The command-line name.
@@ -128,6 +131,7 @@ impl Algorithm {
             Algorithm::Scc => "scc",
             Algorithm::Lpa => "lpa",
             Algorithm::Eigenvector => "eigenvector",
+            Algorithm::Katz => "katz",
         }
     }
 
@@ -189,6 +193,7 @@ impl Algorithm {
             Algorithm::Scc => "strongly connected components: the smallest id in each component",
             Algorithm::Lpa => "label propagation communities, networkx's semi-synchronous ones: the smallest id in each",
             Algorithm::Eigenvector => "eigenvector centrality (networkx's, unweighted; --tolerance and --max-iters as PageRank's)",
+            Algorithm::Katz => "Katz centrality (networkx's, unweighted; --katz-alpha, --katz-beta, --tolerance, --max-iters)",
         }
     }
 }
@@ -227,8 +232,10 @@ pub struct Params {
     pub seed: u64,
     /// Δ for SSSP; `None` uses [`sssp::default_delta`].
     pub delta: Option<f64>,
-    /// PageRank's parameters.
+    /// PageRank's parameters (the tolerance and iteration cap also eigenvector's and Katz's).
     pub pr: PrParams,
+    /// Katz centrality's parameters.
+    pub katz: KatzParams,
     /// BC's sources.
     pub bc_sources: BcSources,
     /// SpMV's x (ones if `None`).
@@ -250,12 +257,31 @@ impl Default for Params {
             seed: 27491095,
             delta: None,
             pr: PrParams::default(),
+            katz: KatzParams::default(),
             bc_sources: BcSources::One,
             x: None,
             personalization: None,
             direction: Direction::Auto,
             parents: false,
         }
+    }
+}
+
+/// Katz centrality's parameters, networkx's `katz_centrality` arguments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KatzParams {
+    /// The attenuation factor (networkx's `alpha`, 0.1): the share of a neighbour's
+    /// score a vertex collects; the iteration converges for alpha below 1/λ_max.
+    pub alpha: f64,
+    /// The score every vertex gets of its own (networkx's `beta`, 1.0).
+    pub beta: f64,
+    /// Scale the scores to unit L2 norm (networkx's `normalized`, on).
+    pub normalized: bool,
+}
+
+impl Default for KatzParams {
+    fn default() -> Self {
+        KatzParams { alpha: 0.1, beta: 1.0, normalized: true }
     }
 }
 
@@ -300,7 +326,7 @@ impl Output {
 /// out-edges of every reached vertex, for PR m per iteration, for BC m per source,
 /// for WCC and SpMV m. Computed after the timed run, from its output.
 pub const EDGES_COUNTING: &str = "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per \
-                                  iteration (pr, eigenvector), m (wcc, spmv, tc, clustering, kcore, scc, lpa)";
+                                  iteration (pr, eigenvector, katz), m (wcc, spmv, tc, clustering, kcore, scc, lpa)";
 
 /// [`EDGES_COUNTING`]'s count for a trial on a graph of `m` edges and out-degrees `degree`.
 pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Sync, t: &Trial) -> u64 {
@@ -420,6 +446,11 @@ pub fn check_scalar_params(p: &Params) -> Result<()> {
     if p.pr.max_iters == 0 {
         return Err(Error::Parameter { name: "max_iters", problem: "must be at least 1".into() });
     }
+    for (name, value) in [("katz_alpha", p.katz.alpha), ("katz_beta", p.katz.beta)] {
+        if !value.is_finite() {
+            return Err(Error::Parameter { name, problem: format!("must be finite, not {value}") });
+        }
+    }
     if !(p.pr.damping > 0.0 && p.pr.damping < 1.0) {
         let problem = format!("(networkx's alpha) lies between 0 and 1, exclusive, not {}", p.pr.damping);
         return Err(Error::Parameter { name: "damping", problem });
@@ -477,6 +508,10 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
             let (x, iters, change) = centrality::eigenvector(g, p.pr, progress)?;
             (Output::Values(x), iters as u64, Some(change))
         }
+        Algorithm::Katz => {
+            let (x, iters, change) = centrality::katz(g, p.pr, p.katz, progress)?;
+            (Output::Values(x), iters as u64, Some(change))
+        }
     })
 }
 
@@ -518,6 +553,7 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Scc, Output::Labels(l)) => scc::verify(g, l),
         (Algorithm::Lpa, Output::Labels(l)) => lpa::verify(g, l),
         (Algorithm::Eigenvector, Output::Values(x)) => centrality::verify_eigenvector(g, p.pr, x),
+        (Algorithm::Katz, Output::Values(x)) => centrality::verify_katz(g, p.pr, p.katz, x),
         _ => Err(Error::Mismatch(format!("{} produced the wrong kind of output", alg.name()))),
     }
 }

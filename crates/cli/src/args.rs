@@ -37,6 +37,7 @@ fn algorithm() -> impl TypedValueParser<Value = Algorithm> {
         Algorithm::Kcore => &["core-number", "cores"],
         Algorithm::Lpa => &["label-propagation"],
         Algorithm::Eigenvector => &["eigenvector-centrality"],
+        Algorithm::Katz => &["katz-centrality"],
         _ => &[],
     })
 }
@@ -177,7 +178,7 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Print a graph's size, degrees, self-loops; `--check` verifies a .cgr file.
     Info(InfoArgs),
-    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector) on a graph.
+    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz) on a graph.
     Run(Box<RunArgs>),
     /// One shortest path between two vertices (by weight, or hops with --hops);
     /// exit code 1 when there is none.
@@ -470,11 +471,11 @@ pub struct RunArgs {
     /// SSSP bucket width (default: the mean edge weight).
     #[arg(long, short = 'd')]
     pub delta: Option<f64>,
-    /// PageRank: stop when the L1 change between iterations is below N times this
-    /// (networkx's `tol`: 1e-6 per vertex).
+    /// PageRank, eigenvector, katz: stop when the L1 change between iterations is
+    /// below N times this (networkx's `tol`: 1e-6 per vertex).
     #[arg(long, default_value_t = 1e-6)]
     pub tolerance: f64,
-    /// PageRank: at most this many iterations.
+    /// PageRank, eigenvector, katz: at most this many iterations.
     #[arg(long, default_value_t = 100)]
     pub max_iters: u32,
     /// PageRank: teleport weights, `vertex weight` per line (ids as the input numbers
@@ -484,6 +485,16 @@ pub struct RunArgs {
     /// PageRank: the damping factor (networkx's alpha).
     #[arg(long, alias = "alpha", default_value_t = 0.85)]
     pub damping: f64,
+    /// Katz: the attenuation factor (networkx's alpha; converges below 1/λ_max).
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+    pub katz_alpha: f64,
+    /// Katz: the score each vertex has of its own (networkx's beta).
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    pub katz_beta: f64,
+    /// Katz: the scores as iterated, not scaled to unit L2 norm (networkx's
+    /// normalized=False).
+    #[arg(long)]
+    pub katz_raw: bool,
     /// PageRank: jacobi (networkx's iteration: each reads the last one's scores) or
     /// gauss-seidel (scores updated in place: fewer iterations to the same tolerance,
     /// as GAPBS's pr; CPU engine; the SSD engine iterates it as jacobi).

@@ -291,7 +291,13 @@ impl DistEngine {
                 let y = pr::spmv(g, &chatty_algo::spmv_x(g.n, p));
                 (Output::Values(self.gather_owned(&y)?), 1, None)
             }
-            Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc | Algorithm::Lpa | Algorithm::Eigenvector => {
+            Algorithm::Tc
+            | Algorithm::Clustering
+            | Algorithm::Kcore
+            | Algorithm::Scc
+            | Algorithm::Lpa
+            | Algorithm::Eigenvector
+            | Algorithm::Katz => {
                 unreachable!("refused by prepare")
             }
         })

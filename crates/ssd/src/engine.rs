@@ -21,7 +21,7 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Sssp => 9,
         Algorithm::Pr => 37,
         // Two score vectors and the gathered sums.
-        Algorithm::Eigenvector => 25,
+        Algorithm::Eigenvector | Algorithm::Katz => 25,
         Algorithm::Wcc => 6,
         Algorithm::Spmv => 25,
         Algorithm::Bc => 33,

@@ -10,7 +10,7 @@ use chatty_graph::read::{read_graph, ReadOptions};
 use chatty_graph::{datasets, Graph, NoProgress};
 use chatty_ssd::{EngineConfig, IoConfig, SsdEngine, SsdGraph};
 
-const ALGORITHMS: [Algorithm; 8] = [
+const ALGORITHMS: [Algorithm; 9] = [
     Algorithm::Bfs,
     Algorithm::Sssp,
     Algorithm::Pr,
@@ -19,6 +19,7 @@ const ALGORITHMS: [Algorithm; 8] = [
     Algorithm::Bc,
     Algorithm::Scc,
     Algorithm::Eigenvector,
+    Algorithm::Katz,
 ];
 
 fn config(uring: bool, binning: bool) -> EngineConfig {

@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use chatty::{
-    harness, process, Algorithm, BcSources, Distances, Engine, EngineKind, EngineSpec, GpuCount, GpuSpec, GraphSource, MpiSpec, Output,
-    Params, PrParams, SsdSpec, Workload,
+    harness, process, Algorithm, BcSources, Distances, Engine, EngineKind, EngineSpec, GpuCount, GpuSpec, GraphSource, KatzParams, MpiSpec,
+    Output, Params, PrParams, SsdSpec, Workload,
 };
 use chatty_graph::file::AtomicFile;
 use chatty_graph::{Naming, VertexNames};
@@ -52,6 +52,7 @@ fn params(a: &RunArgs) -> Result<Params> {
         seed: a.seed,
         delta: a.delta,
         pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping, method: a.pr_method },
+        katz: KatzParams { alpha: a.katz_alpha, beta: a.katz_beta, normalized: !a.katz_raw },
         bc_sources,
         x: None,
         personalization: None,
@@ -560,5 +561,6 @@ fn value_name(alg: Algorithm) -> &'static str {
         Algorithm::Scc => "component",
         Algorithm::Lpa => "community",
         Algorithm::Eigenvector => "eigenvector",
+        Algorithm::Katz => "katz",
     }
 }
