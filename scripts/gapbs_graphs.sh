@@ -11,6 +11,7 @@ make_graph() {
     case $name in
         rmat20) "$CHATTY" generate rmat -s 20 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
         rmat22 | kron22) "$CHATTY" generate rmat -s 22 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
+        kron22d) "$CHATTY" generate rmat -s 22 -e 16 --weights 255 -o raw.cgr -q ;;
         urand22) "$CHATTY" generate urand -s 22 -e 16 --undirected --weights 255 -o raw.cgr -q ;;
         grid) "$CHATTY" generate grid --width 2048 --height 2048 -o raw.cgr -q ;;
         path5k) "$CHATTY" generate grid --width 5000 --height 1 -o raw.cgr -q ;;
