@@ -43,6 +43,8 @@ __all__ = [
     "core_number",
     "eigenvector_centrality",
     "katz_centrality",
+    "degree_centrality",
+    "closeness_centrality",
     "gpu_count",
     "label_propagation",
     "pagerank",
@@ -250,7 +252,7 @@ def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize
 
 
 def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:
-    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz) and returns (answer, report):
+    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz, degree, closeness) and returns (answer, report):
     the report is ``chatty run --json``'s object. ``engine``: auto (the SSD engine for
     an SSD layout; else a GPU when one is usable and either this process has started it
     or the work is over 16 M edges, BC's counted once per source, since a GPU's start
@@ -457,3 +459,17 @@ def katz_centrality(g: Graph, alpha: float = 0.1, beta: float = 1.0, max_iter: i
     if not report["result"].get("converged", True):
         raise ConvergenceError(report["caveat"])
     return scores
+
+
+def degree_centrality(g: Graph, kind: str = "total", *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
+    """Degree centrality as networkx's ``degree_centrality`` (``kind="in"`` or ``"out"``:
+    ``in_degree_centrality``, ``out_degree_centrality`` of a directed graph): the degree
+    in networkx's simple graph over n - 1, a self-loop counted as networkx counts it."""
+    return run(g, "degree", engine, threads, degree=kind)[0]
+
+
+def closeness_centrality(g: Graph, wf_improved: bool = True, *, engine: str = "auto",
+                         threads: Optional[int] = None) -> np.ndarray:
+    """Closeness centrality as networkx's ``closeness_centrality`` (hop distances into
+    each vertex on a directed graph), exact: a BFS from every vertex."""
+    return run(g, "closeness", engine, threads, wf_improved=wf_improved)[0]

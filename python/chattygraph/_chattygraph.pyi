@@ -73,6 +73,8 @@ def run(
     katz_alpha: float = 0.1,
     katz_beta: float = 1.0,
     normalized: bool = True,
+    degree: str = "total",
+    wf_improved: bool = True,
 ) -> tuple[np.ndarray, dict[str, Any], Optional[np.ndarray]]: ...
 def gpu_count() -> int: ...
 def edges_from_adjacency(

@@ -54,6 +54,10 @@ FUNCTIONS = (
     "eigenvector_centrality",
     "katz_centrality",
     "katz_centrality_numpy",
+    "degree_centrality",
+    "in_degree_centrality",
+    "out_degree_centrality",
+    "closeness_centrality",
 )
 
 
@@ -414,6 +418,26 @@ class BackendInterface:
             norm = np.sign(values.sum()) * np.linalg.norm(values)
             values = values / norm
         return G.cg.to_dict(values)
+
+    @staticmethod
+    def degree_centrality(G):
+        return G.cg.to_dict(cg.degree_centrality(G.cg, engine=ENGINE))
+
+    @staticmethod
+    def in_degree_centrality(G):
+        return G.cg.to_dict(cg.degree_centrality(G.cg, "in", engine=ENGINE))
+
+    @staticmethod
+    def out_degree_centrality(G):
+        return G.cg.to_dict(cg.degree_centrality(G.cg, "out", engine=ENGINE))
+
+    @staticmethod
+    def closeness_centrality(G, u=None, distance=None, wf_improved=True):
+        if u is not None:
+            _decline("one vertex's closeness stays in networkx (one search)")
+        if distance is not None and G.weight is not None:
+            _decline("closeness by weighted distances stays in networkx")
+        return G.cg.to_dict(cg.closeness_centrality(G.cg, bool(wf_improved), engine=ENGINE))
 
     @staticmethod
     def label_propagation_communities(G):

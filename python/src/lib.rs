@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use chatty::{harness, Algorithm, BcSources, Distances, EngineKind, EngineSpec, ErrorKind, GraphSource, KatzParams, Output, Params, PrParams, Workload};
+use chatty::{harness, Algorithm, BcSources, Distances, EngineKind, EngineSpec, ErrorKind, DegreeKind, GraphSource, KatzParams, Output, Params, PrParams, Workload};
 use chatty_algo::{Engine, GraphInfo};
 use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, Naming, NoProgress, ReadOptions, VertexNames, WeightType};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -445,7 +445,7 @@ type RunAnswer<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Option<Bound<'py, P
 #[pyfunction]
 #[pyo3(signature = (graph, algorithm_name, engine="auto", threads=None, source=None, seed=None, delta=None,
                     damping=0.85, tol=1e-6, max_iter=100, personalization=None, sources=None, x=None, top=10, parents=false,
-                    katz_alpha=0.1, katz_beta=1.0, normalized=true))]
+                    katz_alpha=0.1, katz_beta=1.0, normalized=true, degree="total", wf_improved=true))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -467,6 +467,8 @@ fn run<'py>(
     katz_alpha: f64,
     katz_beta: f64,
     normalized: bool,
+    degree: &str,
+    wf_improved: bool,
 ) -> PyResult<RunAnswer<'py>> {
     let alg = algorithm(algorithm_name)?;
     let kind = EngineKind::from_name(engine)
@@ -487,6 +489,8 @@ fn run<'py>(
         delta,
         pr: PrParams { damping, tolerance: tol, max_iters: max_iter, ..PrParams::default() },
         katz: KatzParams { alpha: katz_alpha, beta: katz_beta, normalized },
+        degree: DegreeKind::from_name(degree).ok_or_else(|| bad(format!("degree `{degree}`: expected in, out or total")))?,
+        wf_improved,
         bc_sources,
         x: x.map(|x| x.as_slice().map(<[f64]>::to_vec)).transpose()?,
         personalization: personalization.map(|p| p.as_slice().map(<[f64]>::to_vec)).transpose()?,

@@ -633,3 +633,32 @@ def test_katz_centrality_matches_networkx():
         B.katz_centrality(g, beta=dict.fromkeys(range(10), 1.0))
     with pytest.raises(cg.ParameterError, match="katz_alpha"):
         cg.katz_centrality(cg.Graph.from_networkx(nx.path_graph(3)), alpha=float("nan"))
+
+
+def test_degree_and_closeness_centrality_match_networkx():
+    from chattygraph.nx import BackendInterface as B
+
+    loops = nx.gnm_random_graph(200, 600, seed=8)
+    loops.add_edges_from([(1, 1), (7, 7)])
+    dloops = nx.gnm_random_graph(200, 900, seed=9, directed=True)
+    dloops.add_edges_from([(3, 3), (4, 3), (3, 4)])
+    graphs = {
+        "karate": nx.karate_club_graph(),
+        "self-loops": loops,
+        "directed": dloops,
+        "isolated": nx.disjoint_union(nx.empty_graph(4), nx.path_graph(6)),
+        "one vertex": nx.empty_graph(1),
+        "directed path": nx.path_graph(8, create_using=nx.DiGraph),
+    }
+    for name, g in graphs.items():
+        G = B.convert_from_nx(g)
+        assert B.degree_centrality(G) == nx.degree_centrality(g), name
+        if g.is_directed():
+            assert B.in_degree_centrality(G) == nx.in_degree_centrality(g), name
+            assert B.out_degree_centrality(G) == nx.out_degree_centrality(g), name
+        for wf in (True, False):
+            assert B.closeness_centrality(G, wf_improved=wf) == nx.closeness_centrality(g, wf_improved=wf), (name, wf)
+    with pytest.raises(NotImplementedError, match="one vertex"):
+        B.closeness_centrality(B.convert_from_nx(nx.path_graph(3)), u=1)
+    with pytest.raises(cg.ParameterError, match="degree `sideways`"):
+        cg.degree_centrality(cg.Graph.from_networkx(nx.path_graph(3)), "sideways")

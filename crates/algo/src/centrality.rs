@@ -1,5 +1,5 @@
-//! Kernels: eigenvector and Katz centrality, the power iterations of networkx's
-//! `eigenvector_centrality` and `katz_centrality`, each with its reference and verifier.
+//! Kernels: the centralities networkx users ask for, each with its reference and
+//! verifier: eigenvector and Katz (power iterations), degree, and closeness.
 //!
 //! Eigenvector centrality, as networkx's `eigenvector_centrality` defines it:
 //! power iteration with `A^T + I` (a vertex's score grows with the scores of the
@@ -16,17 +16,33 @@
 //! `n × tolerance`; the converged scores are scaled to unit L2 norm unless `normalized`
 //! is off. Unweighted, over the same [`EdgeMapGraph::sum_in`].
 //!
+//! Degree centrality, networkx's `degree_centrality` (and `in_`/`out_`): a vertex's
+//! degree in the simple graph networkx holds over `n - 1`; a self-loop adds 2 to an
+//! undirected degree and 1 to each directed one, as networkx counts it.
+//!
+//! Closeness centrality, networkx's `closeness_centrality` without distances: from each
+//! vertex, a BFS along the edges into it (a directed graph's incoming distances; an
+//! undirected graph's either way) reaching `r` vertices at total distance `d` gives
+//! `(r - 1) / d`, times `(r - 1) / (n - 1)` with Wasserman and Faust's improvement
+//! (`wf_improved`, on), and 0 for a vertex nothing reaches. Exact: a BFS per vertex, in
+//! parallel over the vertices.
+//!
 //! [1] Phillip Bonacich. "Factoring and weighting approaches to status scores and
 //!     clique identification." Journal of Mathematical Sociology 2(1), 1972.
 //! [2] Leo Katz. "A new status index derived from sociometric analysis."
 //!     Psychometrika 18(1), 1953.
+//! [3] Linton C. Freeman. "Centrality in networks: I. Conceptual clarification."
+//!     Social Networks 1(3), 1979 (degree and closeness).
+//! [4] Stanley Wasserman, Katherine Faust. "Social Network Analysis: Methods and
+//!     Applications." Cambridge University Press, 1994 (closeness on disconnected graphs).
 
 use rayon::prelude::*;
 
 use chatty_graph::{Graph, Progress};
 
 use crate::edge_map::{EdgeMapGraph, SumOptions};
-use crate::{KatzParams, PrParams, Result};
+use crate::simple::each_distinct;
+use crate::{DegreeKind, KatzParams, PrParams, Result};
 
 /// The scores, the iterations run, and the L1 change of the last one.
 pub fn eigenvector<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams, progress: &dyn Progress) -> Result<(Vec<f64>, u32, f64)> {
@@ -161,4 +177,157 @@ pub fn verify_katz(g: &Graph, p: PrParams, k: KatzParams, x: &[f64]) -> Result<(
     let want = katz_reference(g, p, k);
     let scale = want.iter().fold(0.0f64, |m, &a| m.max(a.abs())).max(f64::MIN_POSITIVE);
     crate::first_mismatch(&want, x, |&a, &b| crate::same_value(a, b, 1e-9 * scale))
+}
+
+/// A vertex's degree as networkx counts it in its simple graph.
+fn simple_degree(g: &Graph, kind: DegreeKind, u: u32) -> u64 {
+    let count = |list: &[u32]| {
+        let mut d = 0;
+        each_distinct(list, u, |_| d += 1);
+        d + list.binary_search(&u).is_ok() as u64
+    };
+    let out = count(g.out_edges().neighbors(u));
+    match (g.is_directed(), kind) {
+        (false, _) => out + g.out_edges().neighbors(u).binary_search(&u).is_ok() as u64,
+        (true, DegreeKind::Out) => out,
+        (true, DegreeKind::In) => count(g.in_edges().neighbors(u)),
+        (true, DegreeKind::Total) => out + count(g.in_edges().neighbors(u)),
+    }
+}
+
+/// Degree centrality: each vertex's degree over `n - 1` (1 on a graph of one vertex).
+pub fn degree(g: &Graph, kind: DegreeKind) -> Result<Vec<f64>> {
+    if g.is_directed() && kind != DegreeKind::Out {
+        crate::simple::need_in_edges(g, "degree")?;
+    }
+    let n = g.num_vertices();
+    let scale = if n > 1 { 1.0 / (n - 1) as f64 } else { 1.0 };
+    Ok((0..n as u32).into_par_iter().map(|u| if n > 1 { simple_degree(g, kind, u) as f64 * scale } else { 1.0 }).collect())
+}
+
+/// The reference for [`degree`]: networkx's counts, from the out-lists alone.
+pub fn degree_reference(g: &Graph, kind: DegreeKind) -> Vec<f64> {
+    let n = g.num_vertices();
+    let (mut ins, mut outs) = (vec![std::collections::BTreeSet::new(); n], vec![std::collections::BTreeSet::new(); n]);
+    for u in 0..n as u32 {
+        for &v in g.out_edges().neighbors(u) {
+            outs[u as usize].insert(v);
+            ins[v as usize].insert(u);
+        }
+    }
+    (0..n)
+        .map(|u| {
+            let loops = outs[u].contains(&(u as u32)) as usize;
+            let d = match (g.is_directed(), kind) {
+                (false, _) => outs[u].len() + loops,
+                (true, DegreeKind::Out) => outs[u].len(),
+                (true, DegreeKind::In) => ins[u].len(),
+                (true, DegreeKind::Total) => outs[u].len() + ins[u].len(),
+            };
+            if n > 1 {
+                d as f64 * (1.0 / (n - 1) as f64)
+            } else {
+                1.0
+            }
+        })
+        .collect()
+}
+
+/// Checks degree centralities against [`degree_reference`], exactly.
+pub fn verify_degree(g: &Graph, kind: DegreeKind, x: &[f64]) -> Result<()> {
+    crate::first_mismatch(&degree_reference(g, kind), x, |a, b| a == b)
+}
+
+/// Closeness centrality of every vertex (see the module's header).
+pub fn closeness(g: &Graph, wf_improved: bool, progress: &dyn Progress) -> Result<Vec<f64>> {
+    if g.is_directed() {
+        crate::simple::need_in_edges(g, "closeness")?;
+    }
+    let n = g.num_vertices();
+    let into = if g.is_directed() { g.in_edges() } else { g.out_edges() };
+    progress.start("closeness: searches", n as u64);
+    // Per thread: the search's queue and, per vertex, the last search that reached it.
+    let fresh = || (vec![u32::MAX; n], Vec::with_capacity(n));
+    let scores = (0..n as u32)
+        .into_par_iter()
+        .map_init(fresh, |(seen, queue), v| {
+            seen[v as usize] = v;
+            queue.clear();
+            queue.push(v);
+            let (mut head, mut level_end, mut depth, mut total) = (0, 1, 0u64, 0u64);
+            while head < queue.len() {
+                if head == level_end {
+                    depth += 1;
+                    level_end = queue.len();
+                }
+                let u = queue[head];
+                head += 1;
+                total += depth;
+                for &w in into.neighbors(u) {
+                    if seen[w as usize] != v {
+                        seen[w as usize] = v;
+                        queue.push(w);
+                    }
+                }
+            }
+            if v % 4096 == 0 {
+                progress.advance(4096.min(n as u64 - v as u64));
+            }
+            closeness_of(queue.len(), total, n, wf_improved)
+        })
+        .collect();
+    Ok(scores)
+}
+
+/// networkx's closeness from a search that reached `reached` vertices (itself
+/// included) at total distance `total`, in its order of operations.
+fn closeness_of(reached: usize, total: u64, n: usize, wf_improved: bool) -> f64 {
+    if total == 0 || n <= 1 {
+        return 0.0;
+    }
+    let c = (reached as f64 - 1.0) / total as f64;
+    if wf_improved {
+        c * ((reached as f64 - 1.0) / (n as f64 - 1.0))
+    } else {
+        c
+    }
+}
+
+/// The reference for [`closeness`]: a sequential BFS per vertex over the transpose
+/// built from the out-lists.
+pub fn closeness_reference(g: &Graph, wf_improved: bool) -> Vec<f64> {
+    let n = g.num_vertices();
+    let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for u in 0..n as u32 {
+        for &v in g.out_edges().neighbors(u) {
+            match g.is_directed() {
+                true => into[v as usize].push(u),
+                false => into[u as usize].push(v),
+            }
+        }
+    }
+    (0..n)
+        .map(|v| {
+            let mut dist = vec![u64::MAX; n];
+            dist[v] = 0;
+            let mut queue = std::collections::VecDeque::from([v]);
+            let (mut reached, mut total) = (0, 0);
+            while let Some(u) = queue.pop_front() {
+                reached += 1;
+                total += dist[u];
+                for &w in &into[u] {
+                    if dist[w as usize] == u64::MAX {
+                        dist[w as usize] = dist[u] + 1;
+                        queue.push_back(w as usize);
+                    }
+                }
+            }
+            closeness_of(reached, total, n, wf_improved)
+        })
+        .collect()
+}
+
+/// Checks closeness centralities against [`closeness_reference`], exactly.
+pub fn verify_closeness(g: &Graph, wf_improved: bool, x: &[f64]) -> Result<()> {
+    crate::first_mismatch(&closeness_reference(g, wf_improved), x, |a, b| a == b)
 }

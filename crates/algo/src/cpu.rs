@@ -23,6 +23,9 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Scc => 24,                        // labels, two counts, colours, two bitmaps, frontiers
         Algorithm::Lpa => 20,                        // degrees, order, colours, labels, colour classes
         Algorithm::Eigenvector | Algorithm::Katz => 16, // two score vectors
+        Algorithm::Degree => 8,
+        // Scores, and each thread's queue and marks.
+        Algorithm::Closeness => 8 + 8 * rayon::current_num_threads() as u64,
     }
 }
 

@@ -96,11 +96,15 @@ pub enum Algorithm {
     Eigenvector,
     /// Katz centrality.
     Katz,
+    /// Degree centrality.
+    Degree,
+    /// Closeness centrality.
+    Closeness,
 }
 
 impl Algorithm {
     /// Every kernel, in the order the docs list them.
-    pub const ALL: [Algorithm; 13] = [
+    pub const ALL: [Algorithm; 15] = [
         Algorithm::Bfs,
         Algorithm::Sssp,
         Algorithm::Pr,
@@ -114,6 +118,8 @@ impl Algorithm {
         Algorithm::Lpa,
         Algorithm::Eigenvector,
         Algorithm::Katz,
+        Algorithm::Degree,
+        Algorithm::Closeness,
     ];
 
     /// The command-line name.
@@ -132,6 +138,8 @@ impl Algorithm {
             Algorithm::Lpa => "lpa",
             Algorithm::Eigenvector => "eigenvector",
             Algorithm::Katz => "katz",
+            Algorithm::Degree => "degree",
+            Algorithm::Closeness => "closeness",
         }
     }
 
@@ -160,7 +168,7 @@ impl Algorithm {
     /// The kernels that read whole neighbour lists at random (intersect or count
     /// them), which need the adjacency in memory: an engine that streams refuses them.
     pub fn reads_lists(self) -> bool {
-        matches!(self, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Lpa)
+        matches!(self, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Lpa | Algorithm::Degree | Algorithm::Closeness)
     }
 
     /// What a run of the kernel on a directed graph should tell the user it did, where
@@ -194,6 +202,8 @@ impl Algorithm {
             Algorithm::Lpa => "label propagation communities, networkx's semi-synchronous ones: the smallest id in each",
             Algorithm::Eigenvector => "eigenvector centrality (networkx's, unweighted; --tolerance and --max-iters as PageRank's)",
             Algorithm::Katz => "Katz centrality (networkx's, unweighted; --katz-alpha, --katz-beta, --tolerance, --max-iters)",
+            Algorithm::Degree => "degree centrality (networkx's; --degree in, out or total)",
+            Algorithm::Closeness => "closeness centrality (networkx's, hop distances into each vertex; --no-wf-improved)",
         }
     }
 }
@@ -236,6 +246,11 @@ pub struct Params {
     pub pr: PrParams,
     /// Katz centrality's parameters.
     pub katz: KatzParams,
+    /// Degree centrality: which degree (a directed graph's in, out or both).
+    pub degree: DegreeKind,
+    /// Closeness: Wasserman and Faust's scaling by the share of vertices reached
+    /// (networkx's `wf_improved`, on).
+    pub wf_improved: bool,
     /// BC's sources.
     pub bc_sources: BcSources,
     /// SpMV's x (ones if `None`).
@@ -258,6 +273,8 @@ impl Default for Params {
             delta: None,
             pr: PrParams::default(),
             katz: KatzParams::default(),
+            degree: DegreeKind::Total,
+            wf_improved: true,
             bc_sources: BcSources::One,
             x: None,
             personalization: None,
@@ -282,6 +299,36 @@ pub struct KatzParams {
 impl Default for KatzParams {
     fn default() -> Self {
         KatzParams { alpha: 0.1, beta: 1.0, normalized: true }
+    }
+}
+
+/// Which degree degree centrality counts (the same on an undirected graph).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DegreeKind {
+    /// Edges into the vertex (networkx's `in_degree_centrality`).
+    In,
+    /// Edges out of it (`out_degree_centrality`).
+    Out,
+    /// Both (`degree_centrality`).
+    Total,
+}
+
+impl DegreeKind {
+    /// Every kind, by its name.
+    pub const ALL: [DegreeKind; 3] = [DegreeKind::In, DegreeKind::Out, DegreeKind::Total];
+
+    /// The name the CLI and Python take.
+    pub fn name(self) -> &'static str {
+        match self {
+            DegreeKind::In => "in",
+            DegreeKind::Out => "out",
+            DegreeKind::Total => "total",
+        }
+    }
+
+    /// The kind called `name`.
+    pub fn from_name(name: &str) -> Option<DegreeKind> {
+        DegreeKind::ALL.into_iter().find(|k| k.name() == name)
     }
 }
 
@@ -326,7 +373,7 @@ impl Output {
 /// out-edges of every reached vertex, for PR m per iteration, for BC m per source,
 /// for WCC and SpMV m. Computed after the timed run, from its output.
 pub const EDGES_COUNTING: &str = "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per \
-                                  iteration (pr, eigenvector, katz), m (wcc, spmv, tc, clustering, kcore, scc, lpa)";
+                                  iteration (pr, eigenvector, katz), m (wcc, spmv, tc, clustering, kcore, scc, lpa, degree), m per vertex (closeness)";
 
 /// [`EDGES_COUNTING`]'s count for a trial on a graph of `m` edges and out-degrees `degree`.
 pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Sync, t: &Trial) -> u64 {
@@ -338,6 +385,7 @@ pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Syn
         Output::Distances(Distances::Int(d)) => reached_edges(d.len(), &|v| d[v] != u64::MAX),
         Output::Distances(Distances::Float(d)) => reached_edges(d.len(), &|v| d[v].is_finite()),
         _ if alg == Algorithm::Bc => m * t.sources.len() as u64,
+        _ if alg == Algorithm::Closeness => m * t.output.len() as u64,
         _ => m * t.iterations,
     }
 }
@@ -512,6 +560,8 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
             let (x, iters, change) = centrality::katz(g, p.pr, p.katz, progress)?;
             (Output::Values(x), iters as u64, Some(change))
         }
+        Algorithm::Degree => (Output::Values(centrality::degree(in_memory(g, alg)?, p.degree)?), 1, None),
+        Algorithm::Closeness => (Output::Values(centrality::closeness(in_memory(g, alg)?, p.wf_improved, progress)?), 1, None),
     })
 }
 
@@ -554,6 +604,8 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Lpa, Output::Labels(l)) => lpa::verify(g, l),
         (Algorithm::Eigenvector, Output::Values(x)) => centrality::verify_eigenvector(g, p.pr, x),
         (Algorithm::Katz, Output::Values(x)) => centrality::verify_katz(g, p.pr, p.katz, x),
+        (Algorithm::Degree, Output::Values(x)) => centrality::verify_degree(g, p.degree, x),
+        (Algorithm::Closeness, Output::Values(x)) => centrality::verify_closeness(g, p.wf_improved, x),
         _ => Err(Error::Mismatch(format!("{} produced the wrong kind of output", alg.name()))),
     }
 }

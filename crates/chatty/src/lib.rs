@@ -29,7 +29,9 @@ pub mod policy;
 pub mod process;
 mod spec;
 
-pub use chatty_algo::{harness, Algorithm, BcSources, Direction, Distances, Engine, KatzParams, Output, Params, PrMethod, PrParams};
+pub use chatty_algo::{
+    harness, Algorithm, BcSources, DegreeKind, Direction, Distances, Engine, KatzParams, Output, Params, PrMethod, PrParams,
+};
 pub use chatty_gpu::{Comm, Control, Mode, Order};
 /// Graphs: reading, writing, generating, checking.
 pub use chatty_graph as graph;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use chatty_algo::{Algorithm, Direction, PrMethod};
+use chatty_algo::{Algorithm, DegreeKind, Direction, PrMethod};
 use chatty_gpu::{Comm, Control, Mode};
 use chatty_graph::Format;
 use chatty_net::Recovery;
@@ -38,6 +38,8 @@ fn algorithm() -> impl TypedValueParser<Value = Algorithm> {
         Algorithm::Lpa => &["label-propagation"],
         Algorithm::Eigenvector => &["eigenvector-centrality"],
         Algorithm::Katz => &["katz-centrality"],
+        Algorithm::Degree => &["degree-centrality"],
+        Algorithm::Closeness => &["closeness-centrality"],
         _ => &[],
     })
 }
@@ -48,6 +50,10 @@ fn direction() -> impl TypedValueParser<Value = Direction> {
 
 fn pr_method() -> impl TypedValueParser<Value = PrMethod> {
     one_of(&PrMethod::ALL, PrMethod::name, no_aliases)
+}
+
+fn degree_kind() -> impl TypedValueParser<Value = DegreeKind> {
+    one_of(&DegreeKind::ALL, DegreeKind::name, no_aliases)
 }
 
 fn comm() -> impl TypedValueParser<Value = Comm> {
@@ -178,7 +184,7 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Print a graph's size, degrees, self-loops; `--check` verifies a .cgr file.
     Info(InfoArgs),
-    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz) on a graph.
+    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz, degree, closeness) on a graph.
     Run(Box<RunArgs>),
     /// One shortest path between two vertices (by weight, or hops with --hops);
     /// exit code 1 when there is none.
@@ -495,6 +501,14 @@ pub struct RunArgs {
     /// normalized=False).
     #[arg(long)]
     pub katz_raw: bool,
+    /// Degree centrality: in, out or total (a directed graph's; networkx's
+    /// in_degree_centrality, out_degree_centrality, degree_centrality).
+    #[arg(long, default_value = "total", value_parser = degree_kind())]
+    pub degree: DegreeKind,
+    /// Closeness: without Wasserman and Faust's scaling by the share of vertices that
+    /// reach each one (networkx's wf_improved=False).
+    #[arg(long)]
+    pub no_wf_improved: bool,
     /// PageRank: jacobi (networkx's iteration: each reads the last one's scores) or
     /// gauss-seidel (scores updated in place: fewer iterations to the same tolerance,
     /// as GAPBS's pr; CPU engine; the SSD engine iterates it as jacobi).

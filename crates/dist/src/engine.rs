@@ -297,6 +297,8 @@ impl DistEngine {
             | Algorithm::Scc
             | Algorithm::Lpa
             | Algorithm::Eigenvector
+            | Algorithm::Degree
+            | Algorithm::Closeness
             | Algorithm::Katz => {
                 unreachable!("refused by prepare")
             }

@@ -54,7 +54,7 @@ fn check_all(name: &str, g: &Graph, stripes: usize, cfg: EngineConfig, dir: &Pat
         assert_eq!(r.detail["per_file_bytes"].as_array().unwrap().len(), stripes);
     }
     // The kernels that read adjacency lists at random are refused, with the way out.
-    for alg in [Algorithm::Tc, Algorithm::Clustering, Algorithm::Kcore, Algorithm::Lpa] {
+    for alg in Algorithm::ALL.into_iter().filter(|a| a.reads_lists()) {
         let e = harness::run(&mut ssd, alg, &Params::default(), &opts, |_| {}).err().unwrap_or_else(|| panic!("{name}: {alg:?} ran"));
         assert!(e.to_string().contains("run it on the CPU engine"), "{name}: {e}");
     }

@@ -53,6 +53,8 @@ fn params(a: &RunArgs) -> Result<Params> {
         delta: a.delta,
         pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping, method: a.pr_method },
         katz: KatzParams { alpha: a.katz_alpha, beta: a.katz_beta, normalized: !a.katz_raw },
+        degree: a.degree,
+        wf_improved: !a.no_wf_improved,
         bc_sources,
         x: None,
         personalization: None,
@@ -562,5 +564,7 @@ fn value_name(alg: Algorithm) -> &'static str {
         Algorithm::Lpa => "community",
         Algorithm::Eigenvector => "eigenvector",
         Algorithm::Katz => "katz",
+        Algorithm::Degree => "degree_centrality",
+        Algorithm::Closeness => "closeness",
     }
 }

@@ -137,7 +137,9 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         Algorithm::Clustering => tc::clustering(gpu, dg, &mut peak)?,
         Algorithm::Kcore => kcore::kcore(gpu, dg, &mut peak)?,
         Algorithm::Scc => scc::scc(gpu, dg, &mut peak)?,
-        Algorithm::Lpa | Algorithm::Eigenvector | Algorithm::Katz => unreachable!("refused above"),
+        Algorithm::Lpa | Algorithm::Eigenvector | Algorithm::Katz | Algorithm::Degree | Algorithm::Closeness => {
+            unreachable!("refused above")
+        }
     };
     stop.synchronize().check("waiting for the kernels")?;
     let kernel_seconds = start.elapsed_ms(&stop).check("reading the timer")? as f64 / 1e3;
