@@ -18,6 +18,7 @@ make_graph() {
         road | moscow) "$CHATTY" convert "$DATASETS/road/moscow-osm.gr.gz" -o raw.cgr -q ;;
         roadNE) "$CHATTY" convert "$DATASETS/road/USA-road-NE.pace.gr.gz" -o raw.cgr -q ;;
         social | twitter) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o raw.cgr -q ;;
+        enron) "$CHATTY" convert "$DATASETS/social/email-Enron.el.gz" -o raw.cgr -q ;;
         web) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o raw.cgr -q ;;
         websym) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o raw.cgr --symmetrize -q ;;
     esac
