@@ -7,9 +7,9 @@
 //! a pair of opposite edges counts twice, as networkx counts `DiGraph` degrees.
 //!
 //! Parallel peeling by levels: at level k, the vertices left with degree k are
-//! peeled in rounds; each removal lowers its neighbours' degrees (never below k), and
-//! a neighbour that reaches k joins the next round. When a level runs dry, k jumps to
-//! the least degree left. A vertex's degree when peeled is its core number.
+//! peeled in rounds; each removal lowers its neighbours' degrees, and a neighbour that
+//! reaches k joins the next round (peeled at k: its core number). When a level runs
+//! dry, k jumps to the least degree left.
 //!
 //! [1] Humayun Kabir, Kamesh Madduri. "Parallel k-Core Decomposition on Multicore
 //!     Platforms." IPDPSW 2017 (PKC: level-synchronous peeling).
@@ -38,6 +38,9 @@ fn each_neighbour(g: &Graph, u: u32, mut f: impl FnMut(u32)) {
     }
 }
 
+/// A vertex not yet peeled.
+const LEFT: u32 = u32::MAX;
+
 /// Core numbers by parallel peeling.
 pub fn core_numbers(g: &Graph, progress: &dyn Progress) -> Result<Vec<u32>> {
     need_in_edges(g, "kcore")?;
@@ -50,12 +53,16 @@ pub fn core_numbers(g: &Graph, progress: &dyn Progress) -> Result<Vec<u32>> {
             AtomicU32::new(d)
         })
         .collect();
+    // A vertex's core number, set when it is peeled; its degree may then drop below it
+    // (a neighbour peeled in the same round lowers it without a compare-and-swap).
+    let core: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(LEFT)).collect();
     let of = |v: u32| degree[v as usize].load(Relaxed);
     progress.start("kcore: vertices peeled", n as u64);
     let mut left: Vec<u32> = (0..n as u32).collect();
     let mut k = left.par_iter().map(|&v| of(v)).min().unwrap_or(0);
     while !left.is_empty() {
         let mut frontier: Vec<u32> = left.par_iter().copied().filter(|&v| of(v) == k).collect();
+        frontier.par_iter().for_each(|&v| core[v as usize].store(k, Relaxed));
         while !frontier.is_empty() {
             progress.advance(frontier.len() as u64);
             frontier = frontier
@@ -64,8 +71,9 @@ pub fn core_numbers(g: &Graph, progress: &dyn Progress) -> Result<Vec<u32>> {
                     let mut next = Vec::new();
                     for &v in chunk {
                         each_neighbour(g, v, |u| {
-                            let lowered = degree[u as usize].fetch_update(Relaxed, Relaxed, |d| (d > k).then(|| d - 1));
-                            if lowered == Ok(k + 1) {
+                            // The one decrement that takes a degree from k + 1 to k peels it.
+                            if core[u as usize].load(Relaxed) == LEFT && degree[u as usize].fetch_sub(1, Relaxed) == k + 1 {
+                                core[u as usize].store(k, Relaxed);
                                 next.push(u);
                             }
                         });
@@ -74,10 +82,10 @@ pub fn core_numbers(g: &Graph, progress: &dyn Progress) -> Result<Vec<u32>> {
                 })
                 .collect();
         }
-        left = left.into_par_iter().filter(|&v| of(v) > k).collect();
+        left = left.into_par_iter().filter(|&v| core[v as usize].load(Relaxed) == LEFT).collect();
         k = left.par_iter().map(|&v| of(v)).min().unwrap_or(k);
     }
-    Ok(degree.into_iter().map(AtomicU32::into_inner).collect())
+    Ok(core.into_iter().map(AtomicU32::into_inner).collect())
 }
 
 /// The reference: repeatedly remove a vertex of least degree (an ordered set of

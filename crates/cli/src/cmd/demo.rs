@@ -1,12 +1,13 @@
 //! `chatty demo`: the README's main job. Offline, no GPU, a few seconds: generate two
 //! graphs, write them as `.cgr`, map them back with a full check, and run every
-//! kernel on them with verification against the sequential references.
+//! kernel on them with verification against the sequential references (but closeness,
+//! a search from every vertex: hours on these graphs).
 
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
-use chatty::{harness, Algorithm, EngineSpec, GraphSource, Params, Workload};
+use chatty::{harness, Algorithm, EngineSpec, GraphSource, KatzParams, Params, Workload};
 use chatty_graph::file::Pending;
 use chatty_graph::{cgr, generate, stats, write_graph, GenOptions, Graph};
 
@@ -54,15 +55,17 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
             s.max_out_degree,
             start.elapsed().as_secs_f64()
         );
-        let params = Params { source: Some(0), ..Params::default() };
-        let work = Workload { kernels: Algorithm::ALL.to_vec(), bc_sources: params.bc_sources.clone() };
+        // Katz converges below 1/λ_max: the power-law graph's hubs need a small alpha.
+        let params = Params { source: Some(0), katz: KatzParams { alpha: 0.0005, ..KatzParams::default() }, ..Params::default() };
+        let kernels: Vec<Algorithm> = Algorithm::ALL.into_iter().filter(|&a| a != Algorithm::Closeness).collect();
+        let work = Workload { kernels: kernels.clone(), bc_sources: params.bc_sources.clone() };
         let opened = chatty::open(&EngineSpec::auto(), GraphSource::Memory(g), &work, &chatty_graph::NoProgress)?;
         if let Some(choice) = &opened.choice {
             println!("  {choice}");
         }
         let mut engine = opened.engine;
         let opts = harness::Options { trials: 1, verify: true, against: None };
-        for alg in Algorithm::ALL {
+        for alg in kernels {
             let report = harness::run(engine.as_mut(), alg, &params, &opts, |_| {})?;
             let verdict = match &report.verification {
                 Some(Ok(())) => "PASS".to_string(),
@@ -74,8 +77,9 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
             };
             let line = report.last.output.summary(1).to_string();
             let (what, value) = line.split_once(':').unwrap_or(("", &line));
-            println!("  {:5} {:>9.2} ms  {verdict}  {}: {}", alg.name(), report.trial_seconds[0] * 1e3, what.trim(), value.trim());
+            println!("  {:11} {:>9.2} ms  {verdict}  {}: {}", alg.name(), report.trial_seconds[0] * 1e3, what.trim(), value.trim());
         }
+        println!("  (closeness is left out: a BFS from every vertex, n × m work, hours on these graphs)");
         println!();
     }
     Ok(if failures == 0 { 0 } else { 1 })
