@@ -497,17 +497,7 @@ fn run<'py>(
         direction: defaults.direction,
         parents,
     };
-    let threads = match threads {
-        Some(t) => {
-            let (t, note) = chatty::process::threads("threads", t).map_err(error)?;
-            if let Some(note) = note {
-                warn(py, &note)?;
-            }
-            Some(t)
-        }
-        None => None,
-    };
-    let spec = EngineSpec { threads, ..EngineSpec::new(kind) };
+    let spec = EngineSpec { threads: threads.map(|t| checked_threads(py, t)).transpose()?, ..EngineSpec::new(kind) };
     let work = Workload { kernels: vec![alg], bc_sources: p.bc_sources.clone() };
     let mut slot = graph.holder.lock().map_err(|_| bad("the graph was poisoned by an earlier panic"))?;
     engine_for(&mut slot, &spec, &work)?;
@@ -531,6 +521,15 @@ fn run<'py>(
         p.into_par_iter().map(|v| if v == chatty_algo::paths::NO_PARENT { -1 } else { i64::from(v) }).collect::<Vec<_>>().into_pyarray(py)
     });
     Ok((answer(py, report.last.output), report_dict, parents))
+}
+
+/// A `threads=` count as the front door caps it, warning where it was capped.
+fn checked_threads(py: Python<'_>, threads: usize) -> PyResult<usize> {
+    let (threads, note) = chatty::process::threads("threads", threads).map_err(error)?;
+    if let Some(note) = note {
+        warn(py, &note)?;
+    }
+    Ok(threads)
 }
 
 /// Whether a GPU the engine can use is present (the CUDA driver loaded, a device).

@@ -128,6 +128,17 @@ __device__ __forceinline__ void queue_advance(QueueCtl* ctl) {
     if (ctl->len[ctl->parity] == 0) ctl->done = 1;
 }
 
+// One step over the frontier queue[parity], a warp per vertex: f(v, next, next_len)
+// for each (`next` the queue it appends to); then the last block advances the queues.
+template <typename F>
+__device__ __forceinline__ void queue_step(QueueCtl* ctl, u32* queue0, u32* queue1, F f) {
+    const u32 parity = __ldcg(&ctl->parity), len = __ldcg(&ctl->len[parity]), warps = gridDim.x * blockDim.x / 32;
+    const u32* in_q = parity ? queue1 : queue0;
+    u32* out_q = parity ? queue0 : queue1;
+    for (u32 i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < len; i += warps) f(__ldcg(&in_q[i]), out_q, &ctl->len[parity ^ 1]);
+    if (last_block_done(&ctl->blocks_done)) queue_advance(ctl);
+}
+
 // Calls f(v) for each of u's neighbours in the ascending list off/adj as a simple
 // graph counts them (a repeat of the one before it and a self-loop skipped), a lane
 // an edge. Lanes diverge: f may use __activemask collectives only.

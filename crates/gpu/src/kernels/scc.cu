@@ -63,19 +63,14 @@ extern "C" __global__ void scc_pivot(u32 n, const u64* off, const u64* in_off, c
 extern "C" __global__ void scc_reach(const u64* off, const u32* adj, const u32* label, u32* mark, u32 bit, u32* queue0,
                                      u32* queue1, QueueCtl* ctl) {
     if (__ldcg(&ctl->done)) return;
-    const u32 parity = __ldcg(&ctl->parity), len = __ldcg(&ctl->len[parity]), warps = gridDim.x * blockDim.x / 32;
-    const u32* in_q = parity ? queue1 : queue0;
-    u32* out_q = parity ? queue0 : queue1;
-    for (u32 i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < len; i += warps) {
-        const u32 v = __ldcg(&in_q[i]);
+    queue_step(ctl, queue0, queue1, [&](u32 v, u32* next, u32* next_len) {
         for (u64 e = off[v] + (threadIdx.x & 31); e < off[v + 1]; e += 32) {
             const u32 w = adj[e];
             const bool seen =
                 label[w] == SCC_LIVE && !(__ldcg(&mark[w]) & bit) && !(atomicOr(&mark[w], bit) & bit);
-            warp_append(out_q, &ctl->len[parity ^ 1], w, seen);
+            warp_append(next, next_len, w, seen);
         }
-    }
-    if (last_block_done(&ctl->blocks_done)) queue_advance(ctl);
+    });
 }
 
 // The smallest vertex both searches marked (mark 3), into ctl->least (INF32 before).
@@ -119,19 +114,15 @@ extern "C" __global__ void scc_colour_init(u32 n, const u32* label, u32* colour,
 extern "C" __global__ void scc_spread(const u64* off, const u32* adj, const u32* label, u32* colour, u32* stamp,
                                       u32 epoch, u32* queue0, u32* queue1, QueueCtl* ctl) {
     if (__ldcg(&ctl->done)) return;
-    const u32 parity = __ldcg(&ctl->parity), len = __ldcg(&ctl->len[parity]), warps = gridDim.x * blockDim.x / 32;
     const u32 step = epoch + __ldcg(&ctl->steps);
-    const u32* in_q = parity ? queue1 : queue0;
-    u32* out_q = parity ? queue0 : queue1;
-    for (u32 i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < len; i += warps) {
-        const u32 v = __ldcg(&in_q[i]), c = __ldcg(&colour[v]);
+    queue_step(ctl, queue0, queue1, [&](u32 v, u32* next, u32* next_len) {
+        const u32 c = __ldcg(&colour[v]);
         for (u64 e = off[v] + (threadIdx.x & 31); e < off[v + 1]; e += 32) {
             const u32 w = adj[e];
             const bool lowered = label[w] == SCC_LIVE && c < __ldcg(&colour[w]) && atomicMin(&colour[w], c) > c;
-            warp_append(out_q, &ctl->len[parity ^ 1], w, lowered && atomicExch(&stamp[w], step) != step);
+            warp_append(next, next_len, w, lowered && atomicExch(&stamp[w], step) != step);
         }
-    }
-    if (last_block_done(&ctl->blocks_done)) queue_advance(ctl);
+    });
 }
 
 // A colouring round's roots: each live vertex whose colour is its own id heads its
@@ -149,16 +140,12 @@ extern "C" __global__ void scc_roots(u32 n, u32* label, const u32* colour, u32* 
 extern "C" __global__ void scc_gather(const u64* in_off, const u32* in_adj, u32* label, const u32* colour, u32* queue0,
                                       u32* queue1, QueueCtl* ctl) {
     if (__ldcg(&ctl->done)) return;
-    const u32 parity = __ldcg(&ctl->parity), len = __ldcg(&ctl->len[parity]), warps = gridDim.x * blockDim.x / 32;
-    const u32* in_q = parity ? queue1 : queue0;
-    u32* out_q = parity ? queue0 : queue1;
-    for (u32 i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < len; i += warps) {
-        const u32 v = __ldcg(&in_q[i]), c = colour[v];
+    queue_step(ctl, queue0, queue1, [&](u32 v, u32* next, u32* next_len) {
+        const u32 c = colour[v];
         for (u64 e = in_off[v] + (threadIdx.x & 31); e < in_off[v + 1]; e += 32) {
             const u32 w = in_adj[e];
             const bool member = colour[w] == c && __ldcg(&label[w]) == SCC_LIVE && atomicCAS(&label[w], SCC_LIVE, c) == SCC_LIVE;
-            warp_append(out_q, &ctl->len[parity ^ 1], w, member);
+            warp_append(next, next_len, w, member);
         }
-    }
-    if (last_block_done(&ctl->blocks_done)) queue_advance(ctl);
+    });
 }
