@@ -662,3 +662,18 @@ def test_degree_and_closeness_centrality_match_networkx():
         B.closeness_centrality(B.convert_from_nx(nx.path_graph(3)), u=1)
     with pytest.raises(cg.ParameterError, match="degree `sideways`"):
         cg.degree_centrality(cg.Graph.from_networkx(nx.path_graph(3)), "sideways")
+
+
+def test_eigenvector_centrality_numpy_matches_networkx():
+    from chattygraph.nx import BackendInterface as B
+
+    strongly = nx.gnm_random_graph(300, 3000, seed=10, directed=True)
+    strongly = strongly.subgraph(max(nx.strongly_connected_components(strongly), key=len)).copy()
+    for name, g in {"karate": nx.karate_club_graph(), "cycle": nx.cycle_graph(9), "strongly connected": strongly}.items():
+        want = nx.eigenvector_centrality_numpy(g)
+        got = B.eigenvector_centrality_numpy(B.convert_from_nx(g))
+        assert all(abs(got[v] - want[v]) <= 1e-9 for v in g), name
+    with pytest.raises(nx.AmbiguousSolution):
+        B.eigenvector_centrality_numpy(B.convert_from_nx(nx.disjoint_union(nx.path_graph(3), nx.path_graph(3))))
+    with pytest.raises(nx.NetworkXPointlessConcept):
+        B.eigenvector_centrality_numpy(B.convert_from_nx(nx.Graph()))
