@@ -677,3 +677,9 @@ def test_eigenvector_centrality_numpy_matches_networkx():
         B.eigenvector_centrality_numpy(B.convert_from_nx(nx.disjoint_union(nx.path_graph(3), nx.path_graph(3))))
     with pytest.raises(nx.NetworkXPointlessConcept):
         B.eigenvector_centrality_numpy(B.convert_from_nx(nx.Graph()))
+
+
+def test_iterations_on_an_empty_graph_converge_at_once():
+    empty = cg.Graph.from_edges([], [], n=0)
+    assert len(cg.eigenvector_centrality(empty, engine="cpu")) == 0
+    assert len(cg.katz_centrality(empty, engine="cpu")) == 0

@@ -114,6 +114,9 @@ pub fn verify_eigenvector(g: &Graph, p: PrParams, x: &[f64]) -> Result<()> {
 /// L2 norm only once converged, as networkx does).
 pub fn katz<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams, k: KatzParams, progress: &dyn Progress) -> Result<(Vec<f64>, u32, f64)> {
     let n = g.num_vertices();
+    if n == 0 {
+        return Ok((Vec::new(), 0, 0.0));
+    }
     let mut x = vec![0.0; n];
     let mut next = vec![0.0; n];
     let mut change = f64::INFINITY;

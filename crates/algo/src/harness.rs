@@ -448,10 +448,11 @@ impl Report {
 
     /// Whether an iteration's last change (PageRank's, eigenvector's, Katz's), `residual`, says
     /// it converged: below the stop, or (PageRank) below the rounding of its f32
-    /// contributions ([`PRECISION_FLOOR`]), which no further iteration removes.
+    /// contributions ([`PRECISION_FLOOR`]), which no further iteration removes. An
+    /// empty graph has nothing to converge.
     fn settled(&self, residual: f64) -> bool {
         let floor = if self.algorithm == Algorithm::Pr { PRECISION_FLOOR } else { 0.0 };
-        residual < self.params.pr.stop(self.graph.n).max(floor)
+        self.graph.n == 0 || residual < self.params.pr.stop(self.graph.n).max(floor)
     }
 
     /// What a user must hear beside the answer: PageRank that ran out of iterations
