@@ -24,6 +24,9 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Lpa => 20,                        // degrees, order, colours, labels, colour classes
         Algorithm::Eigenvector | Algorithm::Katz => 16, // two score vectors
         Algorithm::Degree => 8,
+        // A level's weights, offsets, communities and totals, the input's place in it
+        // and the random order; a level's edge lists on top.
+        Algorithm::Louvain | Algorithm::Leiden => 96,
         // Scores, and each thread's queue and marks.
         Algorithm::Closeness => 8 + 8 * rayon::current_num_threads() as u64,
     }

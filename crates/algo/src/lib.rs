@@ -32,6 +32,7 @@
 pub mod bc;
 pub mod bfs;
 pub mod centrality;
+pub mod community;
 mod cpu;
 pub mod edge_map;
 mod engine;
@@ -100,11 +101,15 @@ pub enum Algorithm {
     Degree,
     /// Closeness centrality.
     Closeness,
+    /// Louvain communities.
+    Louvain,
+    /// Leiden communities.
+    Leiden,
 }
 
 impl Algorithm {
     /// Every kernel, in the order the docs list them.
-    pub const ALL: [Algorithm; 15] = [
+    pub const ALL: [Algorithm; 17] = [
         Algorithm::Bfs,
         Algorithm::Sssp,
         Algorithm::Pr,
@@ -120,6 +125,8 @@ impl Algorithm {
         Algorithm::Katz,
         Algorithm::Degree,
         Algorithm::Closeness,
+        Algorithm::Louvain,
+        Algorithm::Leiden,
     ];
 
     /// The command-line name.
@@ -140,6 +147,8 @@ impl Algorithm {
             Algorithm::Katz => "katz",
             Algorithm::Degree => "degree",
             Algorithm::Closeness => "closeness",
+            Algorithm::Louvain => "louvain",
+            Algorithm::Leiden => "leiden",
         }
     }
 
@@ -168,7 +177,17 @@ impl Algorithm {
     /// The kernels that read whole neighbour lists at random (intersect or count
     /// them), which need the adjacency in memory: an engine that streams refuses them.
     pub fn reads_lists(self) -> bool {
-        matches!(self, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Lpa | Algorithm::Degree | Algorithm::Closeness)
+        matches!(
+            self,
+            Algorithm::Tc
+                | Algorithm::Clustering
+                | Algorithm::Kcore
+                | Algorithm::Lpa
+                | Algorithm::Degree
+                | Algorithm::Closeness
+                | Algorithm::Louvain
+                | Algorithm::Leiden
+        )
     }
 
     /// What a run of the kernel on a directed graph should tell the user it did, where
@@ -204,6 +223,8 @@ impl Algorithm {
             Algorithm::Katz => "Katz centrality (networkx's, unweighted; --katz-alpha, --katz-beta, --tolerance, --max-iters)",
             Algorithm::Degree => "degree centrality (networkx's; --degree in, out or total)",
             Algorithm::Closeness => "closeness centrality (networkx's, hop distances into each vertex; --no-wf-improved)",
+            Algorithm::Louvain => "Louvain communities, parallel: the smallest id in each, and the modularity (--resolution, --threshold, --max-level, --seed)",
+            Algorithm::Leiden => "Leiden communities: Louvain with refinement, every community connected (--resolution, --max-level, --seed)",
         }
     }
 }
@@ -251,6 +272,8 @@ pub struct Params {
     /// Closeness: Wasserman and Faust's scaling by the share of vertices reached
     /// (networkx's `wf_improved`, on).
     pub wf_improved: bool,
+    /// Louvain's and Leiden's resolution, threshold and level cap (their seed is `seed`).
+    pub community: community::CommunityParams,
     /// BC's sources.
     pub bc_sources: BcSources,
     /// SpMV's x (ones if `None`).
@@ -275,6 +298,7 @@ impl Default for Params {
             katz: KatzParams::default(),
             degree: DegreeKind::Total,
             wf_improved: true,
+            community: community::CommunityParams::default(),
             bc_sources: BcSources::One,
             x: None,
             personalization: None,
@@ -347,6 +371,13 @@ pub enum Output {
     Triangles(Vec<u64>),
     /// Core numbers.
     Cores(Vec<u32>),
+    /// Louvain's and Leiden's communities and their modularity.
+    Communities {
+        /// Each vertex's community, labelled by its smallest member.
+        labels: Vec<u32>,
+        /// The partition's modularity at the run's resolution.
+        modularity: f64,
+    },
 }
 
 impl Output {
@@ -357,7 +388,7 @@ impl Output {
             Output::Distances(Distances::Int(d)) => d.len(),
             Output::Distances(Distances::Float(d)) => d.len(),
             Output::Values(v) => v.len(),
-            Output::Labels(l) => l.len(),
+            Output::Labels(l) | Output::Communities { labels: l, .. } => l.len(),
             Output::Triangles(t) => t.len(),
             Output::Cores(c) => c.len(),
         }
@@ -373,7 +404,7 @@ impl Output {
 /// out-edges of every reached vertex, for PR m per iteration, for BC m per source,
 /// for WCC and SpMV m. Computed after the timed run, from its output.
 pub const EDGES_COUNTING: &str = "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per \
-                                  iteration (pr, eigenvector, katz), m (wcc, spmv, tc, clustering, kcore, scc, lpa, degree), m per vertex (closeness)";
+                                  iteration (pr, eigenvector, katz), m (wcc, spmv, tc, clustering, kcore, scc, lpa, degree, louvain, leiden), m per vertex (closeness)";
 
 /// [`EDGES_COUNTING`]'s count for a trial on a graph of `m` edges and out-degrees `degree`.
 pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Sync, t: &Trial) -> u64 {
@@ -562,7 +593,20 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
         }
         Algorithm::Degree => (Output::Values(centrality::degree(in_memory(g, alg)?, p.degree)?), 1, None),
         Algorithm::Closeness => (Output::Values(centrality::closeness(in_memory(g, alg)?, p.wf_improved, progress)?), 1, None),
+        Algorithm::Louvain | Algorithm::Leiden => {
+            let method = community_method(alg);
+            let (labels, modularity) = community::communities(in_memory(g, alg)?, method, p.community, p.seed, progress)?;
+            (Output::Communities { labels, modularity }, 1, None)
+        }
     })
+}
+
+/// The community method a kernel names.
+fn community_method(alg: Algorithm) -> community::Method {
+    match alg {
+        Algorithm::Leiden => community::Method::Leiden,
+        _ => community::Method::Louvain,
+    }
 }
 
 /// The adjacency in memory, which the kernels that intersect or count neighbour lists
@@ -606,6 +650,9 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Katz, Output::Values(x)) => centrality::verify_katz(g, p.pr, p.katz, x),
         (Algorithm::Degree, Output::Values(x)) => centrality::verify_degree(g, p.degree, x),
         (Algorithm::Closeness, Output::Values(x)) => centrality::verify_closeness(g, p.wf_improved, x),
+        (Algorithm::Louvain | Algorithm::Leiden, Output::Communities { labels, modularity }) => {
+            community::verify(g, community_method(alg), p.community, labels, *modularity)
+        }
         _ => Err(Error::Mismatch(format!("{} produced the wrong kind of output", alg.name()))),
     }
 }

@@ -28,6 +28,7 @@ pub fn output_to_caller(new_id: &[u32], o: Output) -> Output {
         Output::Labels(l) => Output::Labels(smallest_members(&back(new_id, &l))),
         Output::Triangles(t) => Output::Triangles(back(new_id, &t)),
         Output::Cores(c) => Output::Cores(back(new_id, &c)),
+        Output::Communities { labels, modularity } => Output::Communities { labels: smallest_members(&back(new_id, &labels)), modularity },
     }
 }
 

@@ -59,6 +59,15 @@ pub enum Summary<V = u32> {
         /// `(vertex, triangles on it)`, most first.
         top: Vec<(V, u64)>,
     },
+    /// Louvain, Leiden: the communities, largest first, and their modularity.
+    Communities {
+        /// Number of communities.
+        count: u64,
+        /// The partition's modularity.
+        modularity: f64,
+        /// `(label, size)` of the largest communities.
+        largest: Vec<(V, u64)>,
+    },
     /// k-core: the largest core.
     Cores {
         /// The largest core number (the graph's degeneracy).
@@ -81,10 +90,17 @@ impl Output {
         match self {
             Output::Depths(d) => depths_summary(d),
             Output::Distances(d) => distances_summary(d),
-            Output::Labels(l) => components_summary(l, k),
+            Output::Labels(l) => {
+                let (count, largest) = classes(l, k);
+                Summary::Components { count, largest }
+            }
             Output::Values(v) => values_summary(v, k),
             Output::Triangles(t) => triangles_summary(t, k),
             Output::Cores(c) => cores_summary(c),
+            Output::Communities { labels, modularity } => {
+                let (count, largest) = classes(labels, k);
+                Summary::Communities { count, modularity: *modularity, largest }
+            }
         }
     }
 }
@@ -123,8 +139,9 @@ fn distances_summary(d: &Distances) -> Summary {
     Summary::Distances { reached, max, mean: if reached == 0 { 0.0 } else { sum / reached as f64 } }
 }
 
-/// Components and the `k` largest.
-fn components_summary(l: &[u32], k: usize) -> Summary {
+/// How many classes the labels `l` make (components, communities), and the `k`
+/// largest as `(label, size)`.
+fn classes(l: &[u32], k: usize) -> (u64, Vec<(u32, u64)>) {
     let kept = |sizes: &[u32], first: usize| {
         let present = || sizes.iter().enumerate().filter(|&(_, &s)| s > 0);
         (present().count(), largest(present().map(|(i, &s)| (s as u64, Reverse((first + i) as u32))), k))
@@ -159,7 +176,7 @@ fn components_summary(l: &[u32], k: usize) -> Summary {
             (sizes.len(), largest(sizes.into_iter().map(|(c, s)| (s, Reverse(c))), k))
         }
     };
-    Summary::Components { count: count as u64, largest: largest.into_iter().map(|(s, Reverse(c))| (c, s)).collect() }
+    (count as u64, largest.into_iter().map(|(s, Reverse(c))| (c, s)).collect())
 }
 
 /// Sum, norm and the `k` largest values.
@@ -255,6 +272,9 @@ impl Summary {
             Summary::Triangles { triangles, top } => {
                 Summary::Triangles { triangles, top: top.into_iter().map(|(v, x)| (naming.name(v), x)).collect() }
             }
+            Summary::Communities { count, modularity, largest } => {
+                Summary::Communities { count, modularity, largest: largest.into_iter().map(|(c, s)| (naming.name(c), s)).collect() }
+            }
             Summary::Cores { degeneracy, in_max_core } => Summary::Cores { degeneracy, in_max_core },
             Summary::Depths { reached, max_depth, histogram } => Summary::Depths { reached, max_depth, histogram },
             Summary::Distances { reached, max, mean } => Summary::Distances { reached, max, mean },
@@ -277,6 +297,11 @@ impl<V: fmt::Display> Summary<V> {
             Summary::Components { largest, .. } => {
                 for (label, size) in largest {
                     out += &format!("  component {label}: {size} vertices\n");
+                }
+            }
+            Summary::Communities { largest, .. } => {
+                for (label, size) in largest {
+                    out += &format!("  community {label}: {size} vertices\n");
                 }
             }
             Summary::Values { sum, mean, norm, top } => {
@@ -311,6 +336,13 @@ impl<V: fmt::Display> fmt::Display for Summary<V> {
                 Ok(())
             }
             Summary::Triangles { triangles, .. } => write!(f, "Triangles:           {triangles}"),
+            Summary::Communities { count, modularity, largest } => {
+                write!(f, "Communities:         {count}, modularity {modularity:.6}")?;
+                if let Some((label, size)) = largest.first() {
+                    write!(f, ", largest {size} vertices (label {label})")?;
+                }
+                Ok(())
+            }
             Summary::Cores { degeneracy, in_max_core } => {
                 write!(f, "Largest core:        k = {degeneracy}, {in_max_core} vertices")
             }

@@ -75,6 +75,10 @@ fn check_trials(label: &str, g: Graph, trials: u64) {
         if alg == Algorithm::Closeness && g.num_vertices() as u64 * g.num_edges() > 2_000_000_000 {
             continue;
         }
+        if matches!(alg, Algorithm::Louvain | Algorithm::Leiden) && chatty_algo::sssp::check_weights(&g).is_err() {
+            assert!(matches!(run(alg, &g, &Params::default(), 0), Err(Error::Unsupported(_))), "{label}: {} on negative weights", alg.name());
+            continue;
+        }
         if alg == Algorithm::Sssp && chatty_algo::sssp::check_weights(&g).is_err() {
             assert!(matches!(run(alg, &g, &Params::default(), 0), Err(Error::NegativeWeight(_))), "{label}");
             assert!(matches!(run_on(alg, &Streaming(&g), &Params::default(), 0), Err(Error::NegativeWeight(_))), "{label} streaming");
@@ -140,6 +144,33 @@ fn lpa_known_answers() {
     assert_eq!(lpa(6, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 5), (5, 3)]), Output::Labels(vec![0, 0, 0, 3, 3, 3]));
     assert_eq!(lpa(5, &[(0, 1), (0, 2), (0, 3), (0, 4)]), Output::Labels(vec![0; 5]));
     assert_eq!(lpa(3, &[(1, 1)]), Output::Labels(vec![0, 1, 2]), "isolated vertices and a self-loop keep their own");
+}
+
+/// Zachary's karate club (networkx's `karate_club_graph`, unweighted).
+const KARATE: &[(u32, u32)] = &[(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (0, 8), (0, 10), (0, 11), (0, 12), (0, 13), (0, 17), (0, 19), (0, 21), (0, 31), (1, 2), (1, 3), (1, 7), (1, 13), (1, 17), (1, 19), (1, 21), (1, 30), (2, 3), (2, 7), (2, 8), (2, 9), (2, 13), (2, 27), (2, 28), (2, 32), (3, 7), (3, 12), (3, 13), (4, 6), (4, 10), (5, 6), (5, 10), (5, 16), (6, 16), (8, 30), (8, 32), (8, 33), (9, 33), (13, 33), (14, 32), (14, 33), (15, 32), (15, 33), (18, 32), (18, 33), (19, 33), (20, 32), (20, 33), (22, 32), (22, 33), (23, 25), (23, 27), (23, 29), (23, 32), (23, 33), (24, 25), (24, 27), (24, 31), (25, 31), (26, 29), (26, 33), (27, 33), (28, 31), (28, 33), (29, 32), (29, 33), (30, 32), (30, 33), (31, 32), (31, 33), (32, 33)];
+
+/// Louvain and Leiden on graphs whose best partition is known: two triangles joined
+/// by an edge, and Zachary's karate club, where networkx's Louvain
+/// finds four communities of modularity 0.4188.
+#[test]
+fn communities_known_answers() {
+    let run_method = |alg: Algorithm, g: &Graph| {
+        let (output, _) = run(alg, g, &Params::default(), 0).unwrap();
+        verify(alg, g, &Params::default(), &[], &output).unwrap_or_else(|e| panic!("{}: {e}", alg.name()));
+        match output {
+            Output::Communities { labels, modularity } => (labels, modularity),
+            other => panic!("{other:?}"),
+        }
+    };
+    let triangles = from_edges(6, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 5), (5, 3)], false).unwrap();
+    for alg in [Algorithm::Louvain, Algorithm::Leiden] {
+        let (labels, q) = run_method(alg, &triangles);
+        assert_eq!(labels, vec![0, 0, 0, 3, 3, 3], "{}", alg.name());
+        assert!((q - 5.0 / 14.0).abs() < 1e-12, "{}: {q}", alg.name());
+        let (labels, q) = run_method(alg, &from_edges(34, KARATE, false).unwrap());
+        assert!(q > 0.4188 - 1e-9, "{} on karate: {q}", alg.name());
+        assert_eq!(labels.iter().collect::<std::collections::HashSet<_>>().len(), 4, "{}", alg.name());
+    }
 }
 
 #[test]

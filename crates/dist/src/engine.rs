@@ -299,7 +299,9 @@ impl DistEngine {
             | Algorithm::Eigenvector
             | Algorithm::Degree
             | Algorithm::Closeness
-            | Algorithm::Katz => {
+            | Algorithm::Katz
+            | Algorithm::Louvain
+            | Algorithm::Leiden => {
                 unreachable!("refused by prepare")
             }
         })
@@ -368,14 +370,8 @@ impl DistEngine {
             Output::Values(v) => Output::Values(back(ids, &v)),
             Output::Triangles(t) => Output::Triangles(back(ids, &t)),
             Output::Cores(c) => Output::Cores(back(ids, &c)),
-            Output::Labels(l) => {
-                let mut smallest = vec![u32::MAX; l.len()];
-                for (v, &i) in ids.iter().enumerate() {
-                    let label = l[i as usize] as usize;
-                    smallest[label] = smallest[label].min(v as u32);
-                }
-                Output::Labels(ids.iter().map(|&i| smallest[l[i as usize] as usize]).collect())
-            }
+            Output::Labels(l) => Output::Labels(smallest_file_ids(ids, &l)),
+            Output::Communities { labels, modularity } => Output::Communities { labels: smallest_file_ids(ids, &labels), modularity },
         }
     }
 
@@ -540,4 +536,14 @@ impl Engine for DistEngine {
 /// Per-vertex values by file id, from values by engine id (`new_id`: file id → engine id).
 fn back<T: Copy + Send + Sync>(new_id: &[u32], values: &[T]) -> Vec<T> {
     new_id.par_iter().map(|&i| values[i as usize]).collect()
+}
+
+/// Labels `l` in the engine's ids, each replaced by the smallest file id carrying it.
+fn smallest_file_ids(ids: &[u32], l: &[u32]) -> Vec<u32> {
+    let mut smallest = vec![u32::MAX; l.len()];
+    for (v, &i) in ids.iter().enumerate() {
+        let label = l[i as usize] as usize;
+        smallest[label] = smallest[label].min(v as u32);
+    }
+    ids.iter().map(|&i| smallest[l[i as usize] as usize]).collect()
 }

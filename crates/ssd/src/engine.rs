@@ -28,7 +28,14 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         // Labels, live in- and out-counts, colours, two bitmaps, frontier ids.
         Algorithm::Scc => 21,
         // Refused by `prepare`: they intersect or count neighbour lists in memory.
-        Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Lpa | Algorithm::Degree | Algorithm::Closeness => 0,
+        Algorithm::Tc
+        | Algorithm::Clustering
+        | Algorithm::Kcore
+        | Algorithm::Lpa
+        | Algorithm::Degree
+        | Algorithm::Closeness
+        | Algorithm::Louvain
+        | Algorithm::Leiden => 0,
     }
 }
 

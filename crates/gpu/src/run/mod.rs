@@ -137,7 +137,13 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         Algorithm::Clustering => tc::clustering(gpu, dg, &mut peak)?,
         Algorithm::Kcore => kcore::kcore(gpu, dg, &mut peak)?,
         Algorithm::Scc => scc::scc(gpu, dg, &mut peak)?,
-        Algorithm::Lpa | Algorithm::Eigenvector | Algorithm::Katz | Algorithm::Degree | Algorithm::Closeness => {
+        Algorithm::Lpa
+        | Algorithm::Eigenvector
+        | Algorithm::Katz
+        | Algorithm::Degree
+        | Algorithm::Closeness
+        | Algorithm::Louvain
+        | Algorithm::Leiden => {
             unreachable!("refused above")
         }
     };

@@ -1,0 +1,548 @@
+//! Kernels: Louvain and Leiden communities, which maximise modularity (networkx's
+//! `louvain_communities` and `leiden_communities`, and networkx's modularity with its
+//! `resolution`, directed graphs by Leicht and Newman's directed modularity). Returns
+//! each vertex's community, labelled by its smallest vertex id, and the partition's
+//! modularity.
+//!
+//! A level moves vertices between communities while that raises modularity, then
+//! contracts each community into one vertex of the next level (Louvain [1]); levels
+//! repeat until one gains no more than the threshold. Moves are decided in parallel
+//! (networkit's PLM [2]) over blocks of a seeded random order: every vertex of a block
+//! chooses its best neighbouring community from the state before the block, then the
+//! moves are applied in order, so the answer depends on the seed and not on the thread
+//! count; a block of one vertex is networkx's sequential sweep. Two singletons never
+//! swap into each other's community: a singleton joins another only if that one's
+//! label is smaller (Lu, Halappanavar and Kalyanaraman [3]).
+//!
+//! Leiden [4] refines each community before contracting: its vertices start alone
+//! and merge, in a seeded random order, into the sub-community of the same community
+//! that gains most, only where the vertex and the sub-community are well connected to
+//! the rest of it (greedy, Traag's θ → 0); the next level contracts the refined
+//! sub-communities and starts from the unrefined partition. A last pass splits any
+//! community that is not connected into its pieces, which only raises modularity, so
+//! every Leiden community is connected.
+//!
+//! Every level is a weighted directed graph: an undirected edge is an arc each way
+//! and a self-loop an arc of twice its weight, so that one formula serves both
+//! (undirected modularity is the directed one of that graph). The gain of joining
+//! community C for a vertex with out- and in-weights k⁺, k⁻ is
+//! `w(u, C) − γ (k⁺ Σ⁻_C + k⁻ Σ⁺_C) / m`, with `w` the arcs both ways and `m` all arcs.
+//!
+//! [1] Vincent Blondel, Jean-Loup Guillaume, Renaud Lambiotte, Etienne Lefebvre. "Fast
+//!     unfolding of communities in large networks." J. Stat. Mech. P10008, 2008.
+//! [2] Christian Staudt, Henning Meyerhenke. "Engineering Parallel Algorithms for
+//!     Community Detection in Massive Networks." IEEE TPDS 27(1), 2016.
+//! [3] Hao Lu, Mahantesh Halappanavar, Ananth Kalyanaraman. "Parallel heuristics for
+//!     scalable community detection." Parallel Computing 47, 2015.
+//! [4] Vincent Traag, Ludo Waltman, Nees Jan van Eck. "From Louvain to Leiden:
+//!     guaranteeing well-connected communities." Scientific Reports 9, 5233, 2019.
+
+use std::sync::atomic::AtomicU32;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+
+use chatty_graph::{Graph, Progress};
+
+use crate::{Error, Result};
+
+/// Louvain's and Leiden's parameters, networkx's arguments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CommunityParams {
+    /// Modularity's resolution γ (networkx's `resolution`, 1): above 1 favours
+    /// smaller communities, below 1 larger ones.
+    pub resolution: f64,
+    /// Louvain stops once a level raises modularity by no more than this (networkx's
+    /// `threshold`, 1e-7).
+    pub threshold: f64,
+    /// The most levels (networkx's `max_level`; `None`: until no gain).
+    pub max_level: Option<u32>,
+}
+
+impl Default for CommunityParams {
+    fn default() -> Self {
+        CommunityParams { resolution: 1.0, threshold: 1e-7, max_level: None }
+    }
+}
+
+/// Which of the two methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Local moving and contraction.
+    Louvain,
+    /// Louvain with the refinement that keeps communities connected.
+    Leiden,
+}
+
+impl Method {
+    /// The kernel's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Louvain => "louvain",
+            Method::Leiden => "leiden",
+        }
+    }
+}
+
+/// Sweeps of local moving on one level before it contracts anyway (networkit's PLM
+/// stops at 32; a sequential sweep always stops, a parallel one could cycle).
+const MAX_SWEEPS: usize = 32;
+/// Levels before the run stops (each level at least halves the vertices; 64 would
+/// need more vertices than there are ids).
+const MAX_LEVELS: u32 = 64;
+
+/// One level: its vertices are the last level's communities. `targets`/`weights`
+/// list each vertex's other vertices with the arcs between them, both directions
+/// summed; `inside` is the weight of a vertex's arcs to itself.
+struct Level {
+    offsets: Vec<usize>,
+    targets: Vec<u32>,
+    weights: Vec<f64>,
+    k_out: Vec<f64>,
+    k_in: Vec<f64>,
+    inside: Vec<f64>,
+    m: f64,
+}
+
+/// One vertex of a level being built: its neighbours and weights.
+struct Row {
+    edges: Vec<(u32, f64)>,
+    k_out: f64,
+    k_in: f64,
+    inside: f64,
+}
+
+impl Row {
+    /// Sorts the neighbours and sums repeated ones.
+    fn merged(mut self) -> Row {
+        self.edges.sort_unstable_by_key(|e| e.0);
+        self.edges.dedup_by(|next, kept| {
+            let same = next.0 == kept.0;
+            if same {
+                kept.1 += next.1;
+            }
+            same
+        });
+        self
+    }
+}
+
+impl Level {
+    /// The input graph as level 0.
+    fn from_graph(g: &Graph) -> Result<Level> {
+        let out = g.out_edges();
+        let inc = if g.is_directed() { g.in_edges() } else { out };
+        let bad = (0..out.num_edges() as usize).into_par_iter().map(|e| out.weight_f64(e)).find_any(|w| !(w.is_finite() && *w >= 0.0));
+        if let Some(w) = bad {
+            return Err(Error::Unsupported(format!("communities need finite non-negative edge weights; this graph has {w}")));
+        }
+        let loop_weight = if g.is_directed() { 1.0 } else { 2.0 };
+        let rows = (0..g.num_vertices() as u32).into_par_iter().map(|u| {
+            let mut row = Row { edges: Vec::with_capacity(out.degree(u) + inc.degree(u)), k_out: 0.0, k_in: 0.0, inside: 0.0 };
+            for (adj, k) in [(out, &mut row.k_out), (inc, &mut row.k_in)] {
+                for e in adj.range(u) {
+                    let (v, w) = (adj.targets()[e], adj.weight_f64(e));
+                    if v == u {
+                        *k += loop_weight * w;
+                    } else {
+                        row.edges.push((v, w));
+                        *k += w;
+                    }
+                }
+            }
+            row.inside = out.neighbors(u).iter().zip(out.range(u)).filter(|&(&v, _)| v == u).map(|(_, e)| loop_weight * out.weight_f64(e)).sum();
+            row.merged()
+        });
+        Ok(Level::from_rows(rows.collect()))
+    }
+
+    fn from_rows(rows: Vec<Row>) -> Level {
+        let mut offsets = Vec::with_capacity(rows.len() + 1);
+        offsets.push(0);
+        for r in &rows {
+            offsets.push(offsets.last().expect("starts at 0") + r.edges.len());
+        }
+        let (targets, weights) = rows.par_iter().flat_map_iter(|r| r.edges.iter().copied()).unzip();
+        let m = ordered_sum(&rows.iter().map(|r| r.k_out).collect::<Vec<_>>());
+        Level {
+            offsets,
+            targets,
+            weights,
+            k_out: rows.iter().map(|r| r.k_out).collect(),
+            k_in: rows.iter().map(|r| r.k_in).collect(),
+            inside: rows.iter().map(|r| r.inside).collect(),
+            m,
+        }
+    }
+
+    fn num_vertices(&self) -> usize {
+        self.k_out.len()
+    }
+
+    fn edges(&self, u: usize) -> impl Iterator<Item = (u32, f64)> + '_ {
+        let r = self.offsets[u]..self.offsets[u + 1];
+        self.targets[r.clone()].iter().copied().zip(self.weights[r].iter().copied())
+    }
+
+    /// The modularity of the partition that puts each vertex alone: the partition of
+    /// the input graph that this level contracts.
+    fn modularity(&self, resolution: f64) -> f64 {
+        if self.m == 0.0 {
+            return 0.0;
+        }
+        let terms: Vec<f64> = (0..self.num_vertices()).into_par_iter().map(|u| self.inside[u] - resolution * self.k_out[u] * self.k_in[u] / self.m).collect();
+        ordered_sum(&terms) / self.m
+    }
+
+    /// The next level, one vertex per community of `comm`; also each vertex's vertex
+    /// in it (the communities numbered densely, in order of their labels).
+    fn contract(&self, comm: &[u32]) -> (Level, Vec<u32>) {
+        let (new_of, count) = dense(comm);
+        let (start, members) = group(&new_of, count);
+        let rows = (0..count).into_par_iter().map(|c| {
+            let mut row = Row { edges: Vec::new(), k_out: 0.0, k_in: 0.0, inside: 0.0 };
+            for &u in &members[start[c]..start[c + 1]] {
+                let u = u as usize;
+                row.k_out += self.k_out[u];
+                row.k_in += self.k_in[u];
+                row.inside += self.inside[u];
+                for (v, w) in self.edges(u) {
+                    match new_of[v as usize] as usize == c {
+                        // Each arc inside is listed from both ends, both directions summed.
+                        true => row.inside += w / 2.0,
+                        false => row.edges.push((new_of[v as usize], w)),
+                    }
+                }
+            }
+            row.merged()
+        });
+        (Level::from_rows(rows.collect()), new_of)
+    }
+}
+
+/// The sum of `x` in a fixed order, whatever the thread count.
+fn ordered_sum(x: &[f64]) -> f64 {
+    x.par_chunks(1 << 16).map(|c| c.iter().sum::<f64>()).collect::<Vec<f64>>().iter().sum()
+}
+
+/// `labels` renumbered 0, 1, ... in the order of the labels' values; and how many.
+fn dense(labels: &[u32]) -> (Vec<u32>, usize) {
+    let mut id = vec![u32::MAX; labels.len()];
+    labels.iter().for_each(|&c| id[c as usize] = 0);
+    let mut count = 0;
+    for x in id.iter_mut().filter(|x| **x == 0) {
+        *x = count;
+        count += 1;
+    }
+    (labels.par_iter().map(|&c| id[c as usize]).collect(), count as usize)
+}
+
+/// The vertices of each of `count` groups (`group_of[v] < count`): group g's are
+/// `members[start[g]..start[g + 1]]`, in id order.
+fn group(group_of: &[u32], count: usize) -> (Vec<usize>, Vec<u32>) {
+    let mut start = vec![0usize; count + 1];
+    group_of.iter().for_each(|&c| start[c as usize + 1] += 1);
+    (0..count).for_each(|c| start[c + 1] += start[c]);
+    let mut next = start.clone();
+    let mut members = vec![0u32; group_of.len()];
+    for (v, &c) in group_of.iter().enumerate() {
+        members[next[c as usize]] = v as u32;
+        next[c as usize] += 1;
+    }
+    (start, members)
+}
+
+/// Each community's out- and in-weight and vertex count, kept as vertices move.
+struct Totals {
+    out: Vec<f64>,
+    inw: Vec<f64>,
+    size: Vec<u32>,
+}
+
+impl Totals {
+    fn of(l: &Level, comm: &[u32]) -> Totals {
+        let n = l.num_vertices();
+        let mut t = Totals { out: vec![0.0; n], inw: vec![0.0; n], size: vec![0; n] };
+        for (u, &c) in comm.iter().enumerate() {
+            t.add(l, u, c as usize, 1.0);
+        }
+        t
+    }
+
+    fn add(&mut self, l: &Level, u: usize, c: usize, sign: f64) {
+        self.out[c] += sign * l.k_out[u];
+        self.inw[c] += sign * l.k_in[u];
+        self.size[c] = (self.size[c] as f64 + sign) as u32;
+    }
+}
+
+/// Vertices per block of decisions taken from one state: one (networkx's sequential
+/// sweep) on small graphs, up to 4,096 on large ones, where a block's work pays for
+/// its parallel call.
+fn block_size(n: usize) -> usize {
+    (n / 256).clamp(1, 4096)
+}
+
+/// The community `u` gains most by joining, if not its own (`scratch` holds its
+/// neighbours' communities).
+fn best_move(l: &Level, comm: &[u32], t: &Totals, resolution: f64, u: usize, scratch: &mut Vec<(u32, f64)>) -> Option<(u32, u32)> {
+    let own = comm[u];
+    scratch.clear();
+    scratch.extend(l.edges(u).map(|(v, w)| (comm[v as usize], w)));
+    scratch.sort_unstable_by_key(|e| e.0);
+    let (k_out, k_in) = (l.k_out[u], l.k_in[u]);
+    let score = |w: f64, out: f64, inw: f64| w - resolution * (k_out * inw + k_in * out) / l.m;
+    let to_own: f64 = scratch.iter().filter(|e| e.0 == own).map(|e| e.1).sum();
+    let mut best = score(to_own, t.out[own as usize] - k_out, t.inw[own as usize] - k_in);
+    let mut best_c = own;
+    // Gains within rounding of each other are ties, which keep the vertex where it is.
+    let tie = 1e-12 * (k_out + k_in);
+    for run in scratch.chunk_by(|a, b| a.0 == b.0).filter(|run| run[0].0 != own) {
+        let c = run[0].0;
+        let s = score(run.iter().map(|e| e.1).sum(), t.out[c as usize], t.inw[c as usize]);
+        if s > best + tie {
+            (best, best_c) = (s, c);
+        }
+    }
+    let swap = t.size[own as usize] == 1 && t.size[best_c as usize] == 1 && best_c > own;
+    (best_c != own && !swap).then_some((u as u32, best_c))
+}
+
+/// Moves vertices of `l` between the communities `comm` while that raises modularity;
+/// returns how many moves were made.
+fn move_vertices(l: &Level, comm: &mut [u32], resolution: f64, rng: &mut Xoshiro256PlusPlus) -> u64 {
+    let mut t = Totals::of(l, comm);
+    let mut order: Vec<u32> = (0..l.num_vertices() as u32).collect();
+    order.shuffle(rng);
+    let mut moves = 0;
+    for _ in 0..MAX_SWEEPS {
+        let mut moved = 0;
+        for block in order.chunks(block_size(order.len())) {
+            let decided: Vec<(u32, u32)> = {
+                let (comm, t) = (&*comm, &t);
+                block.par_iter().with_min_len(64).map_init(Vec::new, |s, &u| best_move(l, comm, t, resolution, u as usize, s)).flatten().collect()
+            };
+            for &(u, c) in &decided {
+                t.add(l, u as usize, comm[u as usize] as usize, -1.0);
+                t.add(l, u as usize, c as usize, 1.0);
+                comm[u as usize] = c;
+            }
+            moved += decided.len() as u64;
+        }
+        moves += moved;
+        if moved == 0 {
+            break;
+        }
+    }
+    moves
+}
+
+/// Leiden's refinement: each community of `comm` split into well-connected
+/// sub-communities, each labelled by one of its vertices.
+fn refine(l: &Level, comm: &[u32], resolution: f64, seed: u64) -> Vec<u32> {
+    let (of, count) = dense(comm);
+    let (start, members) = group(&of, count);
+    let mut slot = vec![0u32; l.num_vertices()];
+    for c in 0..count {
+        members[start[c]..start[c + 1]].iter().enumerate().for_each(|(i, &v)| slot[v as usize] = i as u32);
+    }
+    // A community's vertices are its own, so communities refine in parallel.
+    let labels: Vec<Vec<u32>> = (0..count)
+        .into_par_iter()
+        .map(|c| {
+            let seed = seed ^ (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            refine_community(l, &of, &slot, c as u32, &members[start[c]..start[c + 1]], resolution, seed)
+        })
+        .collect();
+    let mut refined = vec![0u32; l.num_vertices()];
+    members.iter().zip(labels.into_iter().flatten()).for_each(|(&v, s)| refined[v as usize] = s);
+    refined
+}
+
+/// [`refine`] on community `c`, whose vertices are `mine` (`slot[v]` is v's place in
+/// it): the label of each, in that order.
+fn refine_community(l: &Level, of: &[u32], slot: &[u32], c: u32, mine: &[u32], resolution: f64, seed: u64) -> Vec<u32> {
+    let k = |i: usize| (l.k_out[mine[i] as usize], l.k_in[mine[i] as usize]);
+    // The arcs expected between a part with weights (out, in) and one with (out2, in2).
+    let expected = |(out, inw): (f64, f64), (out2, in2): (f64, f64)| resolution * (out * in2 + inw * out2) / l.m;
+    let total = (0..mine.len()).map(k).fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let rest = |part: (f64, f64)| (total.0 - part.0, total.1 - part.1);
+    let inner = |i: usize| l.edges(mine[i] as usize).filter(move |&(u, _)| of[u as usize] == c);
+    // Each sub-community's weights, size, and arcs to the rest of the community.
+    let mut sub: Vec<u32> = (0..mine.len() as u32).collect();
+    let mut weight: Vec<(f64, f64)> = (0..mine.len()).map(k).collect();
+    let mut size = vec![1u32; mine.len()];
+    let mut outside: Vec<f64> = (0..mine.len()).map(|i| inner(i).map(|e| e.1).sum()).collect();
+    let mut order: Vec<usize> = (0..mine.len()).collect();
+    order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(seed));
+    let mut scratch: Vec<(u32, f64)> = Vec::new();
+    for i in order {
+        let own = sub[i] as usize;
+        if size[own] != 1 || outside[own] < expected(k(i), rest(k(i))) {
+            continue;
+        }
+        scratch.clear();
+        scratch.extend(inner(i).map(|(u, w)| (sub[slot[u as usize] as usize], w)));
+        scratch.sort_unstable_by_key(|e| e.0);
+        let tie = 1e-12 * (k(i).0 + k(i).1);
+        let mut best: Option<(usize, f64, f64)> = None;
+        for run in scratch.chunk_by(|a, b| a.0 == b.0) {
+            let s = run[0].0 as usize;
+            let w: f64 = run.iter().map(|e| e.1).sum();
+            let gain = w - expected(k(i), weight[s]);
+            let connected = outside[s] >= expected(weight[s], rest(weight[s]));
+            if s != own && connected && gain > best.map_or(tie, |b| b.1 + tie) {
+                best = Some((s, gain, w));
+            }
+        }
+        if let Some((s, _, w)) = best {
+            outside[s] += outside[own] - 2.0 * w;
+            weight[s] = (weight[s].0 + weight[own].0, weight[s].1 + weight[own].1);
+            size[s] += 1;
+            size[own] = 0;
+            sub[i] = s as u32;
+        }
+    }
+    sub.iter().map(|&s| mine[s as usize]).collect()
+}
+
+/// Each vertex's community, labelled by its smallest member, and the partition's
+/// modularity.
+pub fn communities(g: &Graph, method: Method, p: CommunityParams, seed: u64, progress: &dyn Progress) -> Result<(Vec<u32>, f64)> {
+    let n = g.num_vertices();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut level = Level::from_graph(g)?;
+    let mut modularity = level.modularity(p.resolution);
+    // Each input vertex's vertex in the current level, and that level's communities.
+    let mut at: Vec<u32> = (0..n as u32).collect();
+    let mut comm: Vec<u32> = at.clone();
+    let max_level = p.max_level.unwrap_or(MAX_LEVELS).min(MAX_LEVELS);
+    progress.start(&format!("{}: levels", method.name()), 0);
+    for depth in 1..=max_level {
+        if move_vertices(&level, &mut comm, p.resolution, &mut rng) == 0 {
+            break;
+        }
+        let unrefined = comm.clone();
+        let (mut next, mut new_of) = match method {
+            Method::Louvain => level.contract(&comm),
+            Method::Leiden => level.contract(&refine(&level, &comm, p.resolution, seed.wrapping_add(depth as u64))),
+        };
+        if next.num_vertices() == level.num_vertices() {
+            // Refinement merged nothing: contract the communities themselves.
+            (next, new_of) = level.contract(&comm);
+        }
+        // The next level starts from the communities found (Leiden's refined pieces
+        // keep their community; Louvain's are the communities).
+        let (parent, _) = dense(&unrefined);
+        comm = vec![0; next.num_vertices()];
+        new_of.iter().zip(&parent).for_each(|(&a, &c)| comm[a as usize] = c);
+        at.par_iter_mut().for_each(|x| *x = new_of[*x as usize]);
+        progress.advance(1);
+        let gained = match method {
+            Method::Louvain => next.modularity(p.resolution),
+            Method::Leiden => next.contract(&comm).0.modularity(p.resolution),
+        } - modularity;
+        level = next;
+        modularity += gained;
+        if gained <= p.threshold && method == Method::Louvain {
+            break;
+        }
+    }
+    let labels: Vec<u32> = at.par_iter().map(|&x| comm[x as usize]).collect();
+    Ok(match method {
+        Method::Louvain => (crate::renumber::smallest_members(&labels), modularity),
+        Method::Leiden => {
+            let labels = connected_pieces(g, &labels);
+            let modularity = Level::from_graph(g)?.contract(&labels).0.modularity(p.resolution);
+            (labels, modularity)
+        }
+    })
+}
+
+/// `labels` with each community split into its weakly connected pieces, each
+/// labelled by its smallest vertex.
+fn connected_pieces(g: &Graph, labels: &[u32]) -> Vec<u32> {
+    let comp: Vec<AtomicU32> = (0..labels.len() as u32).into_par_iter().map(AtomicU32::new).collect();
+    let out = g.out_edges();
+    (0..labels.len() as u32).into_par_iter().for_each(|u| {
+        for &v in out.neighbors(u).iter().filter(|&&v| labels[v as usize] == labels[u as usize]) {
+            crate::wcc::link(u, v, &comp);
+        }
+    });
+    crate::wcc::compress(&comp);
+    comp.into_iter().map(AtomicU32::into_inner).collect()
+}
+
+/// The reference: networkx's modularity of a partition, sequential, from the edges
+/// (undirected: each edge once, a self-loop's weight counted twice in its degree).
+pub fn reference_modularity(g: &Graph, labels: &[u32], resolution: f64) -> f64 {
+    let n = g.num_vertices();
+    let out = g.out_edges();
+    let (mut k_out, mut k_in, mut inside) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let mut m = 0.0;
+    for u in 0..n as u32 {
+        for e in out.range(u) {
+            let (v, w) = (out.targets()[e], out.weight_f64(e));
+            let counted = match (g.is_directed(), u == v) {
+                (true, _) => w,
+                (false, true) => 2.0 * w,
+                (false, false) => w,
+            };
+            k_out[u as usize] += counted;
+            k_in[v as usize] += counted;
+            m += counted;
+            if labels[u as usize] == labels[v as usize] {
+                inside[labels[u as usize] as usize] += counted;
+            }
+        }
+    }
+    if m == 0.0 {
+        return 0.0;
+    }
+    let (mut out_c, mut in_c) = (vec![0.0; n], vec![0.0; n]);
+    for v in 0..n {
+        out_c[labels[v] as usize] += k_out[v];
+        in_c[labels[v] as usize] += k_in[v];
+    }
+    (0..n).map(|c| inside[c] / m - resolution * out_c[c] * in_c[c] / (m * m)).sum()
+}
+
+/// Checks a partition: each label its community's smallest member, the modularity
+/// reported the reference's, no lower than every vertex alone, and (Leiden) each
+/// community connected.
+pub fn verify(g: &Graph, method: Method, p: CommunityParams, labels: &[u32], modularity: f64) -> Result<()> {
+    if let Some(v) = (0..labels.len()).find(|&v| labels[v] as usize > v || labels[labels[v] as usize] != labels[v]) {
+        return Err(Error::Mismatch(format!("vertex {v}'s label {} is not its community's smallest member", labels[v])));
+    }
+    let want = reference_modularity(g, labels, p.resolution);
+    if (want - modularity).abs() > 1e-9 * want.abs().max(1.0) {
+        return Err(Error::Mismatch(format!("modularity {modularity}, but the partition's is {want}")));
+    }
+    let alone = reference_modularity(g, &(0..labels.len() as u32).collect::<Vec<_>>(), p.resolution);
+    if want < alone - 1e-12 {
+        return Err(Error::Mismatch(format!("modularity {want} is below every vertex alone's, {alone}")));
+    }
+    if method == Method::Leiden {
+        // Union-find over the edges within communities: each vertex must meet its label.
+        let mut parent: Vec<u32> = (0..labels.len() as u32).collect();
+        fn find(p: &mut [u32], mut x: u32) -> u32 {
+            while p[x as usize] != x {
+                p[x as usize] = p[p[x as usize] as usize];
+                x = p[x as usize];
+            }
+            x
+        }
+        for u in 0..labels.len() as u32 {
+            for &v in g.out_edges().neighbors(u).iter().filter(|&&v| labels[v as usize] == labels[u as usize]) {
+                let (a, b) = (find(&mut parent, u), find(&mut parent, v));
+                parent[a.max(b) as usize] = a.min(b);
+            }
+        }
+        if let Some(v) = (0..labels.len() as u32).find(|&v| find(&mut parent, v) != find(&mut parent, labels[v as usize])) {
+            return Err(Error::Mismatch(format!("community {} is not connected: vertex {v} is cut off", labels[v as usize])));
+        }
+    }
+    Ok(())
+}
