@@ -66,7 +66,8 @@ impl PathCounts {
     }
 }
 
-fn add_f64(cell: &AtomicU64, x: f64) {
+/// Adds `x` to an f64 held as bits, from any thread (compare-and-swap).
+pub(crate) fn add_f64(cell: &AtomicU64, x: f64) {
     let mut old = cell.load(Relaxed);
     loop {
         let new = (f64::from_bits(old) + x).to_bits();

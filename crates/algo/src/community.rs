@@ -37,10 +37,10 @@
 //! [4] Vincent Traag, Ludo Waltman, Nees Jan van Eck. "From Louvain to Leiden:
 //!     guaranteeing well-connected communities." Scientific Reports 9, 5233, 2019.
 
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
@@ -89,6 +89,10 @@ impl Method {
 /// Sweeps of local moving on one level before it contracts anyway (networkit's PLM
 /// stops at 32; a sequential sweep always stops, a parallel one could cycle).
 const MAX_SWEEPS: usize = 32;
+/// A level has settled once a sweep moves no more than one vertex in this many: in
+/// blocks decided in parallel, a few neighbours can keep trading places (road-NE's
+/// first level moved 291 vertices in every sweep from the twelfth to the 32nd).
+const SETTLED: usize = 1000;
 /// Levels before the run stops (each level at least halves the vertices; 64 would
 /// need more vertices than there are ids).
 const MAX_LEVELS: u32 = 64;
@@ -152,7 +156,8 @@ impl Level {
                     }
                 }
             }
-            row.inside = out.neighbors(u).iter().zip(out.range(u)).filter(|&(&v, _)| v == u).map(|(_, e)| loop_weight * out.weight_f64(e)).sum();
+            row.inside =
+                out.neighbors(u).iter().zip(out.range(u)).filter(|&(&v, _)| v == u).map(|(_, e)| loop_weight * out.weight_f64(e)).sum();
             row.merged()
         });
         Ok(Level::from_rows(rows.collect()))
@@ -192,7 +197,8 @@ impl Level {
         if self.m == 0.0 {
             return 0.0;
         }
-        let terms: Vec<f64> = (0..self.num_vertices()).into_par_iter().map(|u| self.inside[u] - resolution * self.k_out[u] * self.k_in[u] / self.m).collect();
+        let terms: Vec<f64> =
+            (0..self.num_vertices()).into_par_iter().map(|u| self.inside[u] - resolution * self.k_out[u] * self.k_in[u] / self.m).collect();
         ordered_sum(&terms) / self.m
     }
 
@@ -254,89 +260,127 @@ fn group(group_of: &[u32], count: usize) -> (Vec<usize>, Vec<u32>) {
     (start, members)
 }
 
-/// Each community's out- and in-weight and vertex count, kept as vertices move.
-struct Totals {
-    out: Vec<f64>,
-    inw: Vec<f64>,
-    size: Vec<u32>,
+/// Each community's out- and in-weight and vertex count, kept as vertices move
+/// (weights as f64 bits: added from every thread, exactly where weights are
+/// integers, so the answer does not depend on the order of the additions). One
+/// community's three share a cache line: a vertex reads them at random.
+#[derive(Default)]
+struct Total {
+    out: AtomicU64,
+    inw: AtomicU64,
+    size: AtomicU64,
 }
 
-impl Totals {
-    fn of(l: &Level, comm: &[u32]) -> Totals {
-        let n = l.num_vertices();
-        let mut t = Totals { out: vec![0.0; n], inw: vec![0.0; n], size: vec![0; n] };
-        for (u, &c) in comm.iter().enumerate() {
-            t.add(l, u, c as usize, 1.0);
-        }
-        t
+impl Total {
+    fn add(&self, l: &Level, u: usize, sign: f64) {
+        crate::bc::add_f64(&self.out, sign * l.k_out[u]);
+        crate::bc::add_f64(&self.inw, sign * l.k_in[u]);
+        match sign > 0.0 {
+            true => self.size.fetch_add(1, Relaxed),
+            false => self.size.fetch_sub(1, Relaxed),
+        };
     }
 
-    fn add(&mut self, l: &Level, u: usize, c: usize, sign: f64) {
-        self.out[c] += sign * l.k_out[u];
-        self.inw[c] += sign * l.k_in[u];
-        self.size[c] = (self.size[c] as f64 + sign) as u32;
+    fn weights(&self) -> (f64, f64) {
+        (f64::from_bits(self.out.load(Relaxed)), f64::from_bits(self.inw.load(Relaxed)))
     }
+
+    fn alone(&self) -> bool {
+        self.size.load(Relaxed) == 1
+    }
+}
+
+/// Every community's [`Total`].
+fn totals(l: &Level, comm: &[AtomicU32]) -> Vec<Total> {
+    let t: Vec<Total> = (0..l.num_vertices()).into_par_iter().map(|_| Total::default()).collect();
+    (0..l.num_vertices()).into_par_iter().for_each(|u| t[comm[u].load(Relaxed) as usize].add(l, u, 1.0));
+    t
 }
 
 /// Vertices per block of decisions taken from one state: one (networkx's sequential
 /// sweep) on small graphs, up to 4,096 on large ones, where a block's work pays for
-/// its parallel call.
+/// its parallel calls.
 fn block_size(n: usize) -> usize {
     (n / 256).clamp(1, 4096)
 }
 
 /// The community `u` gains most by joining, if not its own (`scratch` holds its
 /// neighbours' communities).
-fn best_move(l: &Level, comm: &[u32], t: &Totals, resolution: f64, u: usize, scratch: &mut Vec<(u32, f64)>) -> Option<(u32, u32)> {
-    let own = comm[u];
+fn best_move(l: &Level, comm: &[AtomicU32], t: &[Total], resolution: f64, u: usize, scratch: &mut Vec<(u32, f64)>) -> Option<(u32, u32)> {
+    let own = comm[u].load(Relaxed);
     scratch.clear();
-    scratch.extend(l.edges(u).map(|(v, w)| (comm[v as usize], w)));
+    scratch.extend(l.edges(u).map(|(v, w)| (comm[v as usize].load(Relaxed), w)));
     scratch.sort_unstable_by_key(|e| e.0);
     let (k_out, k_in) = (l.k_out[u], l.k_in[u]);
-    let score = |w: f64, out: f64, inw: f64| w - resolution * (k_out * inw + k_in * out) / l.m;
+    let score = |w: f64, (out, inw): (f64, f64)| w - resolution * (k_out * inw + k_in * out) / l.m;
     let to_own: f64 = scratch.iter().filter(|e| e.0 == own).map(|e| e.1).sum();
-    let mut best = score(to_own, t.out[own as usize] - k_out, t.inw[own as usize] - k_in);
+    let (own_out, own_in) = t[own as usize].weights();
+    let mut best = score(to_own, (own_out - k_out, own_in - k_in));
     let mut best_c = own;
     // Gains within rounding of each other are ties, which keep the vertex where it is.
     let tie = 1e-12 * (k_out + k_in);
     for run in scratch.chunk_by(|a, b| a.0 == b.0).filter(|run| run[0].0 != own) {
         let c = run[0].0;
-        let s = score(run.iter().map(|e| e.1).sum(), t.out[c as usize], t.inw[c as usize]);
+        let s = score(run.iter().map(|e| e.1).sum(), t[c as usize].weights());
         if s > best + tie {
             (best, best_c) = (s, c);
         }
     }
-    let swap = t.size[own as usize] == 1 && t.size[best_c as usize] == 1 && best_c > own;
+    let swap = t[own as usize].alone() && t[best_c as usize].alone() && best_c > own;
     (best_c != own && !swap).then_some((u as u32, best_c))
 }
 
 /// Moves vertices of `l` between the communities `comm` while that raises modularity;
 /// returns how many moves were made.
 fn move_vertices(l: &Level, comm: &mut [u32], resolution: f64, rng: &mut Xoshiro256PlusPlus) -> u64 {
-    let mut t = Totals::of(l, comm);
-    let mut order: Vec<u32> = (0..l.num_vertices() as u32).collect();
-    order.shuffle(rng);
+    let n = l.num_vertices();
+    let cells: Vec<AtomicU32> = comm.par_iter().map(|&c| AtomicU32::new(c)).collect();
+    let t = totals(l, &cells);
+    let mut base: Vec<u32> = (0..n as u32).collect();
+    base.shuffle(rng);
     let mut moves = 0;
     for _ in 0..MAX_SWEEPS {
-        let mut moved = 0;
-        for block in order.chunks(block_size(order.len())) {
-            let decided: Vec<(u32, u32)> = {
-                let (comm, t) = (&*comm, &t);
-                block.par_iter().with_min_len(64).map_init(Vec::new, |s, &u| best_move(l, comm, t, resolution, u as usize, s)).flatten().collect()
-            };
-            for &(u, c) in &decided {
-                t.add(l, u as usize, comm[u as usize] as usize, -1.0);
-                t.add(l, u as usize, c as usize, 1.0);
-                comm[u as usize] = c;
+        // The blocks regrouped every sweep (position i takes the base order's a·i + b,
+        // a prime to n), so neighbours that trade places when decided in one block
+        // rarely meet in one again.
+        let a = loop {
+            let a = rng.random_range(1..n.max(2)) as u64;
+            if gcd(a, n as u64) == 1 || n < 2 {
+                break a;
             }
+        };
+        let b = rng.random_range(0..n.max(1)) as u64;
+        let order: Vec<u32> = (0..n as u64).into_par_iter().map(|i| base[((a * i + b) % n as u64) as usize]).collect();
+        let mut moved = 0;
+        for block in order.chunks(block_size(n)) {
+            let decided: Vec<(u32, u32)> = block
+                .par_iter()
+                .with_min_len(64)
+                .map_init(Vec::new, |s, &u| best_move(l, &cells, &t, resolution, u as usize, s))
+                .flatten()
+                .collect();
+            decided.par_iter().with_min_len(64).for_each(|&(u, c)| {
+                t[cells[u as usize].load(Relaxed) as usize].add(l, u as usize, -1.0);
+                t[c as usize].add(l, u as usize, 1.0);
+                cells[u as usize].store(c, Relaxed);
+            });
             moved += decided.len() as u64;
         }
         moves += moved;
-        if moved == 0 {
+        if moved <= (n / SETTLED) as u64 {
             break;
         }
     }
+    comm.par_iter_mut().zip(&cells).for_each(|(c, cell)| *c = cell.load(Relaxed));
     moves
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// Leiden's refinement: each community of `comm` split into well-connected

@@ -530,6 +530,15 @@ pub fn check_scalar_params(p: &Params) -> Result<()> {
             return Err(Error::Parameter { name, problem: format!("must be finite, not {value}") });
         }
     }
+    if !(p.community.resolution >= 0.0 && p.community.resolution.is_finite()) {
+        return Err(Error::Parameter {
+            name: "resolution",
+            problem: format!("must be non-negative and finite, not {}", p.community.resolution),
+        });
+    }
+    if !p.community.threshold.is_finite() {
+        return Err(Error::Parameter { name: "threshold", problem: format!("must be finite, not {}", p.community.threshold) });
+    }
     if !(p.pr.damping > 0.0 && p.pr.damping < 1.0) {
         let problem = format!("(networkx's alpha) lies between 0 and 1, exclusive, not {}", p.pr.damping);
         return Err(Error::Parameter { name: "damping", problem });

@@ -29,6 +29,7 @@ pub mod policy;
 pub mod process;
 mod spec;
 
+pub use chatty_algo::community::CommunityParams;
 pub use chatty_algo::{
     harness, Algorithm, BcSources, DegreeKind, Direction, Distances, Engine, KatzParams, Output, Params, PrMethod, PrParams,
 };

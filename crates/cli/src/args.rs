@@ -40,6 +40,8 @@ fn algorithm() -> impl TypedValueParser<Value = Algorithm> {
         Algorithm::Katz => &["katz-centrality"],
         Algorithm::Degree => &["degree-centrality"],
         Algorithm::Closeness => &["closeness-centrality"],
+        Algorithm::Louvain => &["louvain-communities"],
+        Algorithm::Leiden => &["leiden-communities"],
         _ => &[],
     })
 }
@@ -184,7 +186,7 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Print a graph's size, degrees, self-loops; `--check` verifies a .cgr file.
     Info(InfoArgs),
-    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz, degree, closeness) on a graph.
+    /// Run a kernel (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz, degree, closeness, louvain, leiden) on a graph.
     Run(Box<RunArgs>),
     /// One shortest path between two vertices (by weight, or hops with --hops);
     /// exit code 1 when there is none.
@@ -471,7 +473,7 @@ pub struct RunArgs {
     /// How many of the largest values (pr, bc, spmv) or components (wcc) the summary lists (at least 1).
     #[arg(long, default_value_t = 10, value_parser = at_least_one)]
     pub top: usize,
-    /// Seed for picking random sources.
+    /// Seed for picking random sources, and for Louvain's and Leiden's vertex orders.
     #[arg(long, default_value_t = 27491095)]
     pub seed: u64,
     /// SSSP bucket width (default: the mean edge weight).
@@ -509,6 +511,18 @@ pub struct RunArgs {
     /// reach each one (networkx's wf_improved=False).
     #[arg(long)]
     pub no_wf_improved: bool,
+    /// Louvain, Leiden: modularity's resolution (networkx's resolution: above 1
+    /// favours smaller communities, below 1 larger ones).
+    #[arg(long, default_value_t = 1.0)]
+    pub resolution: f64,
+    /// Louvain: stop once a level raises modularity by no more than this (networkx's
+    /// threshold).
+    #[arg(long, default_value_t = 1e-7)]
+    pub threshold: f64,
+    /// Louvain, Leiden: at most this many levels (networkx's max_level; default: until
+    /// no gain).
+    #[arg(long, value_parser = at_least_one)]
+    pub max_level: Option<usize>,
     /// PageRank: jacobi (networkx's iteration: each reads the last one's scores) or
     /// gauss-seidel (scores updated in place: fewer iterations to the same tolerance,
     /// as GAPBS's pr; CPU engine; the SSD engine iterates it as jacobi).

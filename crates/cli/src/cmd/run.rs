@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use chatty::{
-    harness, process, Algorithm, BcSources, Distances, Engine, EngineKind, EngineSpec, GpuCount, GpuSpec, GraphSource, KatzParams, MpiSpec,
-    Output, Params, PrParams, SsdSpec, Workload,
+    harness, process, Algorithm, BcSources, CommunityParams, Distances, Engine, EngineKind, EngineSpec, GpuCount, GpuSpec, GraphSource,
+    KatzParams, MpiSpec, Output, Params, PrParams, SsdSpec, Workload,
 };
 use chatty_graph::file::AtomicFile;
 use chatty_graph::{Naming, VertexNames};
@@ -55,6 +55,11 @@ fn params(a: &RunArgs) -> Result<Params> {
         katz: KatzParams { alpha: a.katz_alpha, beta: a.katz_beta, normalized: !a.katz_raw },
         degree: a.degree,
         wf_improved: !a.no_wf_improved,
+        community: CommunityParams {
+            resolution: a.resolution,
+            threshold: a.threshold,
+            max_level: a.max_level.map(|l| l.min(u32::MAX as usize) as u32),
+        },
         bc_sources,
         x: None,
         personalization: None,
@@ -493,7 +498,9 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, parents: Opt
             }
             Output::Values(s) => s.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
             // Labels are vertex ids too.
-            Output::Labels(l) => l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{}", naming.name(x)))),
+            Output::Labels(l) | Output::Communities { labels: l, .. } => {
+                l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{}", naming.name(x))))
+            }
             Output::Triangles(t) => t.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
             Output::Cores(c) => c.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
         }
@@ -505,8 +512,8 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, parents: Opt
 /// Writes columns `vertex` (as `naming` names them: u32 numbers, the input's u64 ids or
 /// its labels as strings) and the kernel's value column (named as in `.csv` outputs)
 /// as Parquet (uncompressed), into a temporary file the caller commits: BFS depths as
-/// i64 (-1 unreachable), SSSP distances as f64 (inf unreachable), WCC and SCC labels as
-/// vertices, triangles as u64, core numbers as u32, the rest as f64. With `parents`,
+/// i64 (-1 unreachable), SSSP distances as f64 (inf unreachable), WCC, SCC and community
+/// labels as vertices, triangles as u64, core numbers as u32, the rest as f64. With `parents`,
 /// a `parent` column of vertices (null for none).
 fn write_parquet(path: &Path, alg: Algorithm, o: &Output, parents: Option<&[u32]>, naming: &Naming) -> Result<AtomicFile> {
     use std::sync::Arc;
@@ -533,7 +540,7 @@ fn write_parquet(path: &Path, alg: Algorithm, o: &Output, parents: Option<&[u32]
         }
         Output::Distances(Distances::Float(d)) => Arc::new(Float64Array::from_iter_values(d.iter().copied())),
         Output::Values(v) => Arc::new(Float64Array::from_iter_values(v.iter().copied())),
-        Output::Labels(l) => vertices(&mut l.iter().map(|&x| Some(x))),
+        Output::Labels(l) | Output::Communities { labels: l, .. } => vertices(&mut l.iter().map(|&x| Some(x))),
         Output::Triangles(t) => Arc::new(UInt64Array::from_iter_values(t.iter().copied())),
         Output::Cores(c) => Arc::new(UInt32Array::from_iter_values(c.iter().copied())),
     };
@@ -561,7 +568,7 @@ fn value_name(alg: Algorithm) -> &'static str {
         Algorithm::Clustering => "clustering",
         Algorithm::Kcore => "core_number",
         Algorithm::Scc => "component",
-        Algorithm::Lpa => "community",
+        Algorithm::Lpa | Algorithm::Louvain | Algorithm::Leiden => "community",
         Algorithm::Eigenvector => "eigenvector",
         Algorithm::Katz => "katz",
         Algorithm::Degree => "degree_centrality",
