@@ -47,6 +47,8 @@ __all__ = [
     "closeness_centrality",
     "gpu_count",
     "label_propagation",
+    "leiden",
+    "louvain",
     "pagerank",
     "predecessors",
     "read",
@@ -252,7 +254,7 @@ def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize
 
 
 def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:
-    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz, degree, closeness) and returns (answer, report):
+    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz, degree, closeness, louvain, leiden) and returns (answer, report):
     the report is ``chatty run --json``'s object. ``engine``: auto (the SSD engine for
     an SSD layout; else a GPU when one is usable and either this process has started it
     or the work is over 16 M edges, BC's counted once per source, since a GPU's start
@@ -433,6 +435,29 @@ def label_propagation(g: Graph, *, engine: str = "auto", threads: Optional[int] 
     ``label_propagation_communities`` (semi-synchronous, over its greedy colouring)
     vertex for vertex: each vertex labelled with its community's smallest id."""
     return run(g, "lpa", engine, threads)[0]
+
+
+def louvain(g: Graph, resolution: float = 1.0, threshold: float = 1e-7, max_level: Optional[int] = None,
+            seed: Optional[int] = None, *, engine: str = "auto", threads: Optional[int] = None) -> tuple[np.ndarray, float]:
+    """Louvain communities (networkx's ``louvain_communities``, directed graphs by
+    directed modularity, weights summed over parallel edges): returns each vertex's
+    community, labelled by its smallest id, and the partition's modularity at
+    ``resolution``. Levels stop once one gains no more than ``threshold``, or after
+    ``max_level``. Moves are decided in parallel over blocks of a ``seed``ed random
+    order: the same seed gives the same partition on any thread count (where weights are
+    integers), not networkx's."""
+    labels, report = run(g, "louvain", engine, threads, resolution=resolution, threshold=threshold, max_level=max_level,
+                         seed=seed)
+    return labels, report["result"]["modularity"]
+
+
+def leiden(g: Graph, resolution: float = 1.0, max_level: Optional[int] = None, seed: Optional[int] = None, *,
+           engine: str = "auto", threads: Optional[int] = None) -> tuple[np.ndarray, float]:
+    """Leiden communities (networkx's ``leiden_communities``, which networkx leaves to
+    backends): Louvain with Traag's refinement, so every community is connected.
+    Returns labels and modularity as ``louvain``."""
+    labels, report = run(g, "leiden", engine, threads, resolution=resolution, max_level=max_level, seed=seed)
+    return labels, report["result"]["modularity"]
 
 
 def eigenvector_centrality(g: Graph, max_iter: int = 100, tol: float = 1e-6, *, engine: str = "auto",

@@ -51,6 +51,8 @@ FUNCTIONS = (
     "number_strongly_connected_components",
     "is_strongly_connected",
     "label_propagation_communities",
+    "louvain_communities",
+    "leiden_communities",
     "eigenvector_centrality",
     "eigenvector_centrality_numpy",
     "katz_centrality",
@@ -171,6 +173,26 @@ class BackendInterface:
                 weight=obj.weight or "weight",
             )
         return out
+
+    @staticmethod
+    def on_start_tests(items: list) -> None:
+        """Marks networkx's tests that assert networkx's own random partition, list
+        order included, as expected to differ (what they check is networkx's random
+        sequence, not Louvain's contract); the rest of its Louvain tests run as they are."""
+        import pytest
+
+        reasons = {
+            "test_karate_club_partition": "networkx's seed=2 partition (modularity 0.4188) in its list order; chatty's "
+                                          "Louvain finds 0.4198 on this graph and lists communities by first node",
+            "test_undirected_selfloops": "networkx's seed=2 partition of the karate club, as test_karate_club_partition",
+            "test_none_weight_param": "networkx's seed=2 partition of the karate club, as test_karate_club_partition",
+            "test_directed_partition": "the same communities as networkx's, listed by first node, not networkx's order",
+            "test_multigraph": "compares networkx's partition of a multigraph (multigraphs stay in networkx) with "
+                               "chatty's of the simple graph",
+        }
+        for item in items:
+            if item.path.name == "test_louvain.py" and item.name in reasons:
+                item.add_marker(pytest.mark.xfail(reason=reasons[item.name]))
 
     @staticmethod
     def can_run(name: str, args: tuple, kwargs: dict) -> bool | str:
@@ -467,6 +489,21 @@ class BackendInterface:
         return _members(G, _labels(G, "lpa")).values()
 
     @staticmethod
+    def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, max_level=None, seed=None):
+        if max_level is not None:
+            if max_level <= 0:
+                raise ValueError("max_level argument must be a positive integer or None")
+            # networkx's levels are its own sequential passes, level by level.
+            _decline("max_level stays in networkx")
+        return _communities(G, "louvain", weight, seed, resolution=resolution, threshold=threshold)
+
+    @staticmethod
+    def leiden_communities(G, weight="weight", resolution=1, max_level=None, seed=None):
+        if max_level is not None and max_level <= 0:
+            raise ValueError("max_level argument must be a positive integer or None")
+        return _communities(G, "leiden", weight, seed, resolution=resolution, max_level=max_level)
+
+    @staticmethod
     def strongly_connected_components(G) -> Iterator[set]:
         if not G.is_directed():
             raise nx.NetworkXNotImplemented("not implemented for undirected type")
@@ -659,6 +696,20 @@ def _strong_components(G: ChattyNxGraph) -> Iterator[set]:
     members = _members(G, labels)
     for label in G.cg._g.sinks_first(labels).tolist():
         yield members[label]
+
+
+def _communities(G: ChattyNxGraph, kernel: str, weight: Any, seed: Any, **params: Any) -> list[set]:
+    """Louvain's or Leiden's partition as networkx returns it: a list of sets, in the
+    order of their first node. networkx hands ``seed`` over as a ``random.Random``."""
+    if weight is None and G.weight is not None:
+        # A graph converted with weights (networkx's cache) asked for without them.
+        _decline("communities of a weighted graph's unweighted view stay in networkx")
+    seed = seed.getrandbits(63) if hasattr(seed, "getrandbits") else seed
+    try:
+        labels = cg.run(G.cg, kernel, ENGINE, seed=seed, **params)[0]
+    except cg.UnsupportedError as err:  # negative or non-finite weights
+        _decline(str(err))
+    return list(_members(G, labels).values())
 
 
 def _count_components(G: ChattyNxGraph, kernel: str = "wcc") -> int:

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use chatty::{harness, Algorithm, BcSources, Distances, EngineKind, EngineSpec, ErrorKind, DegreeKind, GraphSource, KatzParams, Output, Params, PrParams, Workload};
+use chatty::{harness, Algorithm, BcSources, Distances, EngineKind, EngineSpec, ErrorKind, DegreeKind, GraphSource, KatzParams, CommunityParams, Output, Params, PrParams, Workload};
 use chatty_algo::{Engine, GraphInfo};
 use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, Naming, NoProgress, ReadOptions, VertexNames, WeightType};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -429,7 +429,7 @@ fn answer(py: Python<'_>, o: Output) -> Bound<'_, PyAny> {
         }
         Output::Distances(Distances::Float(d)) => d.into_pyarray(py).into_any(),
         Output::Values(v) => v.into_pyarray(py).into_any(),
-        Output::Labels(l) | Output::Cores(l) => l.into_par_iter().map(i64::from).collect::<Vec<_>>().into_pyarray(py).into_any(),
+        Output::Labels(l) | Output::Cores(l) | Output::Communities { labels: l, .. } => l.into_par_iter().map(i64::from).collect::<Vec<_>>().into_pyarray(py).into_any(),
         Output::Triangles(t) => t.into_par_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py).into_any(),
     }
 }
@@ -445,7 +445,8 @@ type RunAnswer<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Option<Bound<'py, P
 #[pyfunction]
 #[pyo3(signature = (graph, algorithm_name, engine="auto", threads=None, source=None, seed=None, delta=None,
                     damping=0.85, tol=1e-6, max_iter=100, personalization=None, sources=None, x=None, top=10, parents=false,
-                    katz_alpha=0.1, katz_beta=1.0, normalized=true, degree="total", wf_improved=true))]
+                    katz_alpha=0.1, katz_beta=1.0, normalized=true, degree="total", wf_improved=true, resolution=1.0,
+                    threshold=1e-7, max_level=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -469,6 +470,9 @@ fn run<'py>(
     normalized: bool,
     degree: &str,
     wf_improved: bool,
+    resolution: f64,
+    threshold: f64,
+    max_level: Option<u32>,
 ) -> PyResult<RunAnswer<'py>> {
     let alg = algorithm(algorithm_name)?;
     let kind = EngineKind::from_name(engine)
@@ -491,6 +495,7 @@ fn run<'py>(
         katz: KatzParams { alpha: katz_alpha, beta: katz_beta, normalized },
         degree: DegreeKind::from_name(degree).ok_or_else(|| bad(format!("degree `{degree}`: expected in, out or total")))?,
         wf_improved,
+        community: CommunityParams { resolution, threshold, max_level },
         bc_sources,
         x: x.map(|x| x.as_slice().map(<[f64]>::to_vec)).transpose()?,
         personalization: personalization.map(|p| p.as_slice().map(<[f64]>::to_vec)).transpose()?,

@@ -683,3 +683,57 @@ def test_iterations_on_an_empty_graph_converge_at_once():
     empty = cg.Graph.from_edges([], [], n=0)
     assert len(cg.eigenvector_centrality(empty, engine="cpu")) == 0
     assert len(cg.katz_centrality(empty, engine="cpu")) == 0
+
+
+def _community_graphs():
+    """Graphs with known community structure, undirected and directed, weighted, with
+    isolated vertices and self-loops."""
+    lfr = nx.LFR_benchmark_graph(250, 3, 1.5, 0.009, average_degree=5, min_community=20, seed=10)
+    lfr = nx.Graph(lfr)
+    planted = nx.planted_partition_graph(8, 40, 0.3, 0.02, seed=3)
+    weighted = nx.karate_club_graph()
+    weighted.add_nodes_from(range(34, 40))  # isolated
+    weighted.add_edge(5, 5, weight=3)
+    directed = nx.DiGraph(nx.gn_graph(300, seed=1234))
+    caveman = nx.relaxed_caveman_graph(20, 8, 0.1, seed=7).to_directed()
+    return [("lfr", lfr, None), ("planted", planted, None), ("karate weighted", weighted, "weight"),
+            ("gn directed", directed, None), ("caveman directed", caveman, None)]
+
+
+@pytest.mark.parametrize("method", ["louvain", "leiden"])
+def test_communities_reach_networkx_modularity(method):
+    for name, G, weight in _community_graphs():
+        if method == "leiden" and G.is_directed():
+            continue
+        g = cg.Graph.from_networkx(G, weight=weight)
+        ours = sorted(getattr(cg, method)(g, seed=s)[1] for s in range(5))
+        labels, q = getattr(cg, method)(g, seed=5)
+        members: dict = {}
+        for node, label in zip(G.nodes, labels.tolist()):
+            members.setdefault(label, set()).add(node)
+        partition = list(members.values())
+        assert nx.community.is_partition(G, partition)
+        assert q == pytest.approx(nx.community.modularity(G, partition, weight=weight), rel=1e-9, abs=1e-12), name
+        if method == "leiden":
+            assert all(nx.is_connected(G.subgraph(c)) for c in partition), name
+        # Both are randomised: the medians of five seeds.
+        theirs = sorted(nx.community.modularity(G, nx.community.louvain_communities(G, weight=weight, seed=s), weight=weight)
+                        for s in range(5))
+        assert ours[2] >= theirs[2] - 1e-9, f"{name}: {ours} against networkx's {theirs}"
+
+
+def test_communities_parameters_and_determinism():
+    G = nx.planted_partition_graph(8, 40, 0.3, 0.02, seed=3)
+    g = cg.Graph.from_networkx(G)
+    one, q1 = cg.louvain(g, seed=11, threads=1)
+    two, q2 = cg.louvain(g, seed=11, threads=2)
+    assert (one == two).all() and q1 == q2
+    coarse = len(set(cg.louvain(g, resolution=0.2, seed=1)[0].tolist()))
+    fine = len(set(cg.louvain(g, resolution=5.0, seed=1)[0].tolist()))
+    assert coarse < fine
+    with pytest.raises(cg.ParameterError):
+        cg.louvain(g, max_level=0)
+    with pytest.raises(cg.ParameterError):
+        cg.leiden(g, resolution=-1.0)
+    labels, q = cg.louvain(cg.Graph.from_edges([], [], n=5))
+    assert labels.tolist() == [0, 1, 2, 3, 4] and q == 0.0

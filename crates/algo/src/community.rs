@@ -457,21 +457,24 @@ fn refine_community(l: &Level, of: &[u32], slot: &[u32], c: u32, mine: &[u32], r
 pub fn communities(g: &Graph, method: Method, p: CommunityParams, seed: u64, progress: &dyn Progress) -> Result<(Vec<u32>, f64)> {
     let n = g.num_vertices();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut level = Level::from_graph(g)?;
-    let mut modularity = level.modularity(p.resolution);
+    let first = Level::from_graph(g)?;
+    let mut coarse: Option<Level> = None;
+    let mut contracted = false;
+    let mut modularity = first.modularity(p.resolution);
     // Each input vertex's vertex in the current level, and that level's communities.
     let mut at: Vec<u32> = (0..n as u32).collect();
     let mut comm: Vec<u32> = at.clone();
     let max_level = p.max_level.unwrap_or(MAX_LEVELS).min(MAX_LEVELS);
     progress.start(&format!("{}: levels", method.name()), 0);
     for depth in 1..=max_level {
-        if move_vertices(&level, &mut comm, p.resolution, &mut rng) == 0 {
+        let level = coarse.as_ref().unwrap_or(&first);
+        if move_vertices(level, &mut comm, p.resolution, &mut rng) == 0 {
             break;
         }
         let unrefined = comm.clone();
         let (mut next, mut new_of) = match method {
             Method::Louvain => level.contract(&comm),
-            Method::Leiden => level.contract(&refine(&level, &comm, p.resolution, seed.wrapping_add(depth as u64))),
+            Method::Leiden => level.contract(&refine(level, &comm, p.resolution, seed.wrapping_add(depth as u64))),
         };
         if next.num_vertices() == level.num_vertices() {
             // Refinement merged nothing: contract the communities themselves.
@@ -488,21 +491,28 @@ pub fn communities(g: &Graph, method: Method, p: CommunityParams, seed: u64, pro
             Method::Louvain => next.modularity(p.resolution),
             Method::Leiden => next.contract(&comm).0.modularity(p.resolution),
         } - modularity;
-        level = next;
+        coarse = Some(next);
+        contracted = true;
         modularity += gained;
         if gained <= p.threshold && method == Method::Louvain {
             break;
         }
     }
+    drop(coarse);
     let labels: Vec<u32> = at.par_iter().map(|&x| comm[x as usize]).collect();
-    Ok(match method {
-        Method::Louvain => (crate::renumber::smallest_members(&labels), modularity),
-        Method::Leiden => {
-            let labels = connected_pieces(g, &labels);
-            let modularity = Level::from_graph(g)?.contract(&labels).0.modularity(p.resolution);
-            (labels, modularity)
-        }
-    })
+    let mut labels = crate::renumber::smallest_members(&labels);
+    // A last round of moves of single vertices between the communities found
+    // (networkit's PLM refinement): a level's moves are of whole communities of the
+    // level below, which a vertex may fit better outside.
+    if contracted && move_vertices(&first, &mut labels, p.resolution, &mut rng) > 0 {
+        labels = crate::renumber::smallest_members(&labels);
+    }
+    let labels = match method {
+        Method::Louvain => labels,
+        Method::Leiden => connected_pieces(g, &labels),
+    };
+    let modularity = first.contract(&labels).0.modularity(p.resolution);
+    Ok((labels, modularity))
 }
 
 /// `labels` with each community split into its weakly connected pieces, each

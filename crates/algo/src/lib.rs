@@ -536,6 +536,9 @@ pub fn check_scalar_params(p: &Params) -> Result<()> {
             problem: format!("must be non-negative and finite, not {}", p.community.resolution),
         });
     }
+    if p.community.max_level == Some(0) {
+        return Err(Error::Parameter { name: "max_level", problem: "must be a positive integer".into() });
+    }
     if !p.community.threshold.is_finite() {
         return Err(Error::Parameter { name: "threshold", problem: format!("must be finite, not {}", p.community.threshold) });
     }
