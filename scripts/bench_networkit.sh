@@ -2,7 +2,8 @@
 # The CPU engine against networkit on the same host, same graphs, same run: k-core
 # (CoreDecomposition), strong components (StronglyConnectedComponents), label
 # propagation (PLP: networkit's own variant, so the communities differ), degree and
-# closeness centrality (exact). networkit is installed from a wheel carried in (the
+# closeness centrality (exact), Louvain (PLM) and Leiden (ParallelLeiden) with the
+# modularity each finds (both sides on the unweighted .sg). networkit is installed from a wheel carried in (the
 # GPU machine has no network; where SciPy is absent a stand-in lets it import, since
 # nothing here converts to SciPy). Both sides read the same simple graph: GAPBS's .sg
 # of scripts/gapbs_graphs.sh, loaded into networkit from NumPy arrays. Times are the
@@ -34,7 +35,10 @@ rows=$OUT/rows.tsv
 for pair in $ROWS; do
     g=${pair%%:*} k=${pair#*:}
     make_graph "$g" 2>> "$WORK/generate.log"
-    ours=$("$CHATTY" run "$k" "$g.cgr" --engine cpu -n "$TRIALS" --json 2> "$OUT/$g-$k.err" |
+    # Communities on the unweighted simple graph networkit reads (the .cgr may be weighted).
+    input=$g.cgr
+    case $k in louvain | leiden) input=$g.sg ;; esac
+    ours=$("$CHATTY" run "$k" "$input" --engine cpu -n "$TRIALS" --json 2> "$OUT/$g-$k.err" |
         python3 -c 'import json, statistics, sys; j = json.load(sys.stdin); print("%.4f" % statistics.median(j["trial_seconds"]), json.dumps(j["result"]))')
     theirs=$(PYTHONPATH=$WORK/site python3 - "$g.sg" "$k" "$TRIALS" <<'PY' 2>> "$OUT/networkit.err"
 import importlib.abc, importlib.machinery, json, statistics, sys, time, types
@@ -84,6 +88,10 @@ def make():
         return nk.centrality.DegreeCentrality(G, normalized=True)
     if kernel == "closeness":
         return nk.centrality.Closeness(G, True, nk.centrality.ClosenessVariant.GENERALIZED)
+    if kernel == "louvain":
+        return nk.community.PLM(G, refine=False)
+    if kernel == "leiden":
+        return nk.community.ParallelLeiden(G)
     raise SystemExit(f"no networkit kernel for {kernel}")
 times = []
 for _ in range(trials):
@@ -97,6 +105,9 @@ elif kernel == "scc":
     result = {"count": a.numberOfComponents()}
 elif kernel == "lpa":
     result = {"count": a.getPartition().numberOfSubsets()}
+elif kernel in ("louvain", "leiden"):
+    partition = a.getPartition()
+    result = {"count": partition.numberOfSubsets(), "modularity": nk.community.Modularity().getQuality(partition, G)}
 else:
     result = {"max": max(a.scores())}
 print("%.4f" % statistics.median(times), json.dumps(result), nk.getMaxNumberOfThreads())
@@ -119,6 +130,7 @@ for g, k, ours, theirs in csv.reader(open(sys.argv[1]), delimiter="\t"):
         d = json.loads(j)
         if "top" in d:
             d["max"] = d["top"][0][1]
-        return ", ".join(f"{key} {d[key]:.6g}" if key == "max" else f"{key} {d[key]}" for key in ("degeneracy", "count", "max") if key in d)
+        return ", ".join(f"{key} {d[key]:.6g}" if key in ("max", "modularity") else f"{key} {d[key]}"
+                         for key in ("degeneracy", "count", "modularity", "max") if key in d)
     print(f"| {g} | {k} | {ot} | {tt} | {ratio} | {brief(oj)} | {brief(tj)} |")
 PY

@@ -17,6 +17,9 @@ make_graph() {
         path5k) "$CHATTY" generate grid --width 5000 --height 1 -o raw.cgr -q ;;
         road | moscow) "$CHATTY" convert "$DATASETS/road/moscow-osm.gr.gz" -o raw.cgr -q ;;
         roadNE) "$CHATTY" convert "$DATASETS/road/USA-road-NE.pace.gr.gz" -o raw.cgr -q ;;
+        roadNEsym) "$CHATTY" convert "$DATASETS/road/USA-road-NE.pace.gr.gz" -o raw.cgr --symmetrize -q ;;
+        twittersym) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o raw.cgr --symmetrize -q ;;
+        slashdot) "$CHATTY" convert "$DATASETS/social/soc-Slashdot0902.el.gz" -o raw.cgr --symmetrize -q ;;
         social | twitter) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o raw.cgr -q ;;
         enron) "$CHATTY" convert "$DATASETS/social/email-Enron.el.gz" -o raw.cgr -q ;;
         web) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o raw.cgr -q ;;
