@@ -374,14 +374,17 @@ mod tests {
                 Summary::Distances { reached: finite.len() as u64, max: finite.iter().copied().fold(0.0, f64::max), mean }
             }
             Output::Distances(Distances::Float(_)) => unreachable!("not generated"),
-            Output::Labels(l) => {
+            Output::Labels(l) | Output::Communities { labels: l, .. } => {
                 let mut sizes: HashMap<u32, u64> = HashMap::new();
                 l.iter().for_each(|&c| *sizes.entry(c).or_default() += 1);
                 let count = sizes.len() as u64;
                 let mut largest: Vec<(u32, u64)> = sizes.into_iter().collect();
                 largest.sort_unstable_by_key(|&(c, s)| (Reverse(s), c));
                 largest.truncate(k);
-                Summary::Components { count, largest }
+                match o {
+                    Output::Communities { modularity, .. } => Summary::Communities { count, modularity: *modularity, largest },
+                    _ => Summary::Components { count, largest },
+                }
             }
             Output::Values(v) => {
                 let mut top: Vec<(u32, f64)> = v.iter().enumerate().map(|(i, &x)| (i as u32, x)).collect();
@@ -440,6 +443,7 @@ mod tests {
                 Output::Values(values),
                 Output::Labels(labels),
                 Output::Labels(far_labels),
+                Output::Communities { labels: (0..n).map(|_| next(n.max(1) as u64 / 5 + 1) as u32).collect(), modularity: 0.25 },
                 Output::Triangles(triangles),
                 Output::Cores(cores),
             ];
