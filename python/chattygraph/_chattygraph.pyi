@@ -75,6 +75,9 @@ def run(
     normalized: bool = True,
     degree: str = "total",
     wf_improved: bool = True,
+    resolution: float = 1.0,
+    threshold: float = 1e-7,
+    max_level: Optional[int] = None,
 ) -> tuple[np.ndarray, dict[str, Any], Optional[np.ndarray]]: ...
 def gpu_count() -> int: ...
 def edges_from_adjacency(
