@@ -91,7 +91,13 @@ impl Engine for CpuEngine {
         let (n, m) = (self.graph.num_vertices() as u64, self.graph.num_edges());
         // TC's oriented lists hold each undirected edge once: half the stored edges, or
         // all of a directed graph's.
-        let edges = if matches!(alg, Algorithm::Tc | Algorithm::Clustering) { 4 * m } else { 0 };
+        let edges = match alg {
+            Algorithm::Tc | Algorithm::Clustering => 4 * m,
+            // Level 0's lists (a directed graph's out- and in-edges merged), 12 bytes an
+            // entry, and the 16-byte rows they are built from, alive together.
+            Algorithm::Louvain | Algorithm::Leiden => 28 * if self.graph.is_directed() { 2 * m } else { m },
+            _ => 0,
+        };
         check_memory(&format!("{}'s arrays over {n} vertices", alg.name()), n * vertex_bytes(alg) + edges)?;
         if alg == Algorithm::Sssp {
             sssp::check_weights(&self.graph)?;

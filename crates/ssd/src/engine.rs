@@ -27,15 +27,9 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Bc => 33,
         // Labels, live in- and out-counts, colours, two bitmaps, frontier ids.
         Algorithm::Scc => 21,
-        // Refused by `prepare`: they intersect or count neighbour lists in memory.
-        Algorithm::Tc
-        | Algorithm::Clustering
-        | Algorithm::Kcore
-        | Algorithm::Lpa
-        | Algorithm::Degree
-        | Algorithm::Closeness
-        | Algorithm::Louvain
-        | Algorithm::Leiden => 0,
+        // Refused by `prepare` (`Algorithm::reads_lists`): they intersect or count
+        // neighbour lists in memory.
+        _ => 0,
     }
 }
 
