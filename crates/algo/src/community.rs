@@ -141,33 +141,33 @@ impl Level {
     /// The input graph as level 0.
     fn from_graph(g: &Graph) -> Result<Level> {
         let out = g.out_edges();
-        let inc = if g.is_directed() { g.in_edges() } else { out };
         let bad = (0..out.num_edges() as usize).into_par_iter().map(|e| out.weight_f64(e)).find_any(|w| !(w.is_finite() && *w >= 0.0));
         if let Some(w) = bad {
             return Err(Error::Unsupported(format!("communities need finite non-negative edge weights; this graph has {w}")));
         }
-        if !g.is_directed() {
-            return Ok(Level::from_rows((0..g.num_vertices() as u32).into_par_iter().map(|u| Level::undirected_row(out, u)).collect()));
-        }
-        let loop_weight = 1.0;
-        let rows = (0..g.num_vertices() as u32).into_par_iter().map(|u| {
-            let mut row = Row { edges: Vec::with_capacity(out.degree(u) + inc.degree(u)), k_out: 0.0, k_in: 0.0, inside: 0.0 };
-            for (adj, k) in [(out, &mut row.k_out), (inc, &mut row.k_in)] {
-                for e in adj.range(u) {
-                    let (v, w) = (adj.targets()[e], adj.weight_f64(e));
-                    if v == u {
-                        *k += loop_weight * w;
-                    } else {
-                        row.edges.push((v, w));
-                        *k += w;
-                    }
+        let row = |u| if g.is_directed() { Level::directed_row(out, g.in_edges(), u) } else { Level::undirected_row(out, u) };
+        Ok(Level::from_rows((0..g.num_vertices() as u32).into_par_iter().map(row).collect()))
+    }
+
+    /// A vertex of a directed graph: its out- and in-arcs merged, a self-loop counted
+    /// once each way.
+    fn directed_row(out: &chatty_graph::Adjacency, inc: &chatty_graph::Adjacency, u: u32) -> Row {
+        let mut row = Row { edges: Vec::with_capacity(out.degree(u) + inc.degree(u)), k_out: 0.0, k_in: 0.0, inside: 0.0 };
+        for (adj, outgoing) in [(out, true), (inc, false)] {
+            for e in adj.range(u) {
+                let (v, w) = (adj.targets()[e], adj.weight_f64(e));
+                match outgoing {
+                    true => row.k_out += w,
+                    false => row.k_in += w,
+                }
+                match v == u {
+                    true if outgoing => row.inside += w,
+                    true => {}
+                    false => row.edges.push((v, w)),
                 }
             }
-            row.inside =
-                out.neighbors(u).iter().zip(out.range(u)).filter(|&(&v, _)| v == u).map(|(_, e)| loop_weight * out.weight_f64(e)).sum();
-            row.merged()
-        });
-        Ok(Level::from_rows(rows.collect()))
+        }
+        row.merged()
     }
 
     /// A vertex of an undirected graph, whose list is both its out- and in-arcs: each
