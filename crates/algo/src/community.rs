@@ -523,14 +523,15 @@ pub fn communities(g: &Graph, method: Method, p: CommunityParams, seed: u64, pro
         new_of.iter().zip(&parent).for_each(|(&a, &c)| comm[a as usize] = c);
         at.par_iter_mut().for_each(|x| *x = new_of[*x as usize]);
         progress.advance(1);
-        let gained = match method {
-            Method::Louvain => next.modularity(p.resolution),
-            Method::Leiden => next.contract(&comm).0.modularity(p.resolution),
-        } - modularity;
+        // Louvain's levels stop by networkx's threshold; Leiden's once nothing moves.
+        let settled = method == Method::Louvain && {
+            let gained = next.modularity(p.resolution) - modularity;
+            modularity += gained;
+            gained <= p.threshold
+        };
         coarse = Some(next);
         contracted = true;
-        modularity += gained;
-        if gained <= p.threshold && method == Method::Louvain {
+        if settled {
             break;
         }
     }
