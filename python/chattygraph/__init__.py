@@ -321,12 +321,15 @@ def shortest_path(g: Graph, source: Hashable, target: Hashable, *, weighted: boo
 
 
 def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
-             personalization: Any = None, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
-    """PageRank as networkx defines it (unweighted): stops when the L1 change is
-    below n * tol, or after max_iter iterations, when it raises ``ConvergenceError``
-    as networkx does (a ``RuntimeWarning`` says when the rule stopped it early while
-    the scores still moved). ``personalization``: teleport weights, an array of n
-    values or a dict keyed by node."""
+             personalization: Any = None, weighted: bool = False, *, engine: str = "auto",
+             threads: Optional[int] = None) -> np.ndarray:
+    """PageRank as networkx defines it: stops when the L1 change is below n * tol, or
+    after max_iter iterations, when it raises ``ConvergenceError`` as networkx does (a
+    ``RuntimeWarning`` says when the rule stopped it early while the scores still
+    moved). ``personalization``: teleport weights, an array of n values or a dict
+    keyed by node. ``weighted``: each vertex hands its score out in proportion to its
+    out-edges' weights (networkx's ``weight='weight'``; CPU and SSD engines; weights
+    must be non-negative)."""
     if isinstance(personalization, dict):
         p = np.zeros(g.n)
         for node, value in personalization.items():
@@ -334,7 +337,8 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 1
         personalization = p
     if personalization is not None:
         personalization = np.ascontiguousarray(personalization, dtype=np.float64)
-    scores, report = run(g, "pr", engine, threads, damping=alpha, tol=tol, max_iter=max_iter, personalization=personalization)
+    scores, report = run(g, "pr", engine, threads, damping=alpha, tol=tol, max_iter=max_iter, personalization=personalization,
+                         weighted=weighted)
     if not report["result"].get("converged", True):
         raise ConvergenceError(report["caveat"])
     if report["caveat"]:

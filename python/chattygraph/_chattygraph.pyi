@@ -78,6 +78,7 @@ def run(
     resolution: float = 1.0,
     threshold: float = 1e-7,
     max_level: Optional[int] = None,
+    weighted: bool = False,
 ) -> tuple[np.ndarray, dict[str, Any], Optional[np.ndarray]]: ...
 def gpu_count() -> int: ...
 def edges_from_adjacency(

@@ -3,8 +3,8 @@ call with ``NETWORKX_BACKEND_PRIORITY=chatty``.
 
 A networkx graph is converted once (the adjacency read in Rust; networkx caches the
 converted graph on ``G``), then the kernels run through the same engines as the CLI.
-Arguments the kernels do not support (weighted PageRank, float or negative Dijkstra
-weights, endpoint betweenness, ``nstart``, ``dangling``...) are declined
+Arguments the kernels do not support (negative PageRank weights, float or negative
+Dijkstra weights, endpoint betweenness, ``nstart``, ``dangling``...) are declined
 by raising ``NotImplementedError``, so networkx runs its own code instead of a
 different answer being returned. Small graphs stay in networkx (``should_run``).
 """
@@ -215,8 +215,6 @@ class BackendInterface:
                  dangling=None):
         if nstart is not None or dangling is not None:
             _decline("nstart and dangling stay in networkx")
-        if weight is not None and G.weight is not None:
-            _decline("weighted PageRank stays in networkx")
         n = G.cg.n
         if n == 0:
             return {}
@@ -230,7 +228,12 @@ class BackendInterface:
                     p[G.cg.vertex(node)] = value
             if p.sum() == 0:
                 raise ZeroDivisionError("the personalization weights sum to zero")
-        values, report = cg.run(G.cg, "pr", ENGINE, damping=alpha, tol=tol, max_iter=max_iter, personalization=p)
+        weighted = weight is not None and G.weight is not None
+        try:
+            values, report = cg.run(G.cg, "pr", ENGINE, damping=alpha, tol=tol, max_iter=max_iter, personalization=p,
+                                    weighted=weighted)
+        except cg.UnsupportedError as err:  # negative or non-finite weights
+            _decline(str(err))
         if not report["result"].get("converged", True):
             raise nx.PowerIterationFailedConvergence(max_iter)
         return G.cg.to_dict(values)

@@ -446,7 +446,7 @@ type RunAnswer<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Option<Bound<'py, P
 #[pyo3(signature = (graph, algorithm_name, engine="auto", threads=None, source=None, seed=None, delta=None,
                     damping=0.85, tol=1e-6, max_iter=100, personalization=None, sources=None, x=None, top=10, parents=false,
                     katz_alpha=0.1, katz_beta=1.0, normalized=true, degree="total", wf_improved=true, resolution=1.0,
-                    threshold=1e-7, max_level=None))]
+                    threshold=1e-7, max_level=None, weighted=false))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -473,6 +473,7 @@ fn run<'py>(
     resolution: f64,
     threshold: f64,
     max_level: Option<u32>,
+    weighted: bool,
 ) -> PyResult<RunAnswer<'py>> {
     let alg = algorithm(algorithm_name)?;
     let kind = EngineKind::from_name(engine)
@@ -491,7 +492,7 @@ fn run<'py>(
         source,
         seed: seed.unwrap_or(defaults.seed),
         delta,
-        pr: PrParams { damping, tolerance: tol, max_iters: max_iter, ..PrParams::default() },
+        pr: PrParams { damping, tolerance: tol, max_iters: max_iter, weighted, ..PrParams::default() },
         katz: KatzParams { alpha: katz_alpha, beta: katz_beta, normalized },
         degree: DegreeKind::from_name(degree).ok_or_else(|| bad(format!("degree `{degree}`: expected in, out or total")))?,
         wf_improved,
@@ -503,7 +504,7 @@ fn run<'py>(
         parents,
     };
     let spec = EngineSpec { threads: threads.map(|t| checked_threads(py, t)).transpose()?, ..EngineSpec::new(kind) };
-    let work = Workload { kernels: vec![alg], bc_sources: p.bc_sources.clone() };
+    let work = Workload::new(vec![alg], &p);
     let mut slot = graph.holder.lock().map_err(|_| bad("the graph was poisoned by an earlier panic"))?;
     engine_for(&mut slot, &spec, &work)?;
     let Some(Holder::Open { engine, .. }) = slot.as_mut() else { unreachable!("engine_for opened an engine") };

@@ -97,6 +97,27 @@ def test_personalized_pagerank_and_spmv():
     assert np.allclose(y, a @ x)
 
 
+def test_weighted_pagerank_matches_networkx():
+    # Integer weights, float weights (as f32: relative 6e-8 each), zero-weight edges
+    # (their source dangles) and vertices without edges; directed and undirected. The
+    # contributions are gathered as f32 (as unweighted): L1 within about 1e-8.
+    g = weighted_digraph()
+    floats = nx.gnp_random_graph(400, 0.02, seed=3)
+    rng = np.random.default_rng(3)
+    for a, b in floats.edges:
+        floats[a][b]["weight"] = float(rng.choice([0.0, 0.25, 1.5, 3.75]))
+    floats.add_nodes_from(range(400, 410))
+    for graph, bound in ((g, 1e-7), (floats, 1e-6)):
+        want = nx.pagerank(graph, tol=1e-12, max_iter=1000)
+        h = cg.Graph.from_networkx(graph)
+        got = by_node(h, cg.pagerank(h, tol=1e-12, max_iter=1000, weighted=True, engine="cpu"))
+        assert sum(abs(got[v] - want[v]) for v in graph) < bound
+        got = nx.pagerank(graph, tol=1e-12, max_iter=1000, backend="chatty")
+        assert sum(abs(got[v] - want[v]) for v in graph) < bound
+        unweighted = nx.pagerank(graph, weight=None, tol=1e-12, max_iter=1000)
+        assert sum(abs(unweighted[v] - want[v]) for v in graph) > 1e-3
+
+
 def test_a_networkx_graph_scipy_and_arrays_build_the_same_graph():
     g = weighted_digraph()
     h = cg.Graph.from_networkx(g)
@@ -211,8 +232,9 @@ def test_the_networkx_backend_answers_as_networkx_and_declines_what_it_cannot():
     from chattygraph.nx import BackendInterface as B
 
     converted = B.convert_from_nx(g, edge_attrs={"weight": 1})
-    with pytest.raises(NotImplementedError, match="weighted PageRank"):
-        B.pagerank(converted)
+    negative = nx.DiGraph([(0, 1, {"weight": 0.5}), (1, 0, {"weight": -1.0})])
+    with pytest.raises(NotImplementedError, match="non-negative"):
+        B.pagerank(B.convert_from_nx(negative, edge_attrs={"weight": 1}))
     # weight=None answers in hops on any conversion networkx hands over (it caches them).
     want = nx.single_source_dijkstra_path_length(g, 0, weight=None)
     for conversion in (converted, B.convert_from_nx(g)):

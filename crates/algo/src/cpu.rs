@@ -14,7 +14,7 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
     match alg {
         Algorithm::Bfs => 13,  // depths, a sparse frontier and its successor, a bitmap
         Algorithm::Sssp => 20, // distances, bucket entries
-        Algorithm::Pr => 12,   // scores, f32 contributions
+        Algorithm::Pr => 20,   // scores, f32 contributions, out-weights (weighted)
         Algorithm::Wcc => 4,
         Algorithm::Bc => 25, // depth, σ (then δ's coefficient), scores, level lists, two level bitmaps
         Algorithm::Spmv => 16,

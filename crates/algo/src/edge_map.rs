@@ -85,6 +85,12 @@ pub struct EdgeMapOptions {
     pub dedup: bool,
 }
 
+impl EdgeMapOptions {
+    /// Push from every frontier vertex, whatever the frontier's size: for passes that
+    /// visit every edge once (counts, sums), where pulling would gain nothing.
+    pub const PUSH: EdgeMapOptions = EdgeMapOptions { direction: Direction::Push, pull_divisor: 20, push_divisor: 18, dedup: false };
+}
+
 impl Default for EdgeMapOptions {
     fn default() -> Self {
         EdgeMapOptions { direction: Direction::Auto, pull_divisor: 20, push_divisor: 18, dedup: false }

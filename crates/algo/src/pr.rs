@@ -19,15 +19,21 @@
 //! [3] GAPBS `src/pr.cc`, `PageRankPullGS`.
 //! [4] Gianna Del Corso, Antonio Gullì, Francesco Romani. "Fast PageRank Computation
 //!     via a Sparse Linear System." Internet Mathematics 2(3), 2005.
+//!
+//! Weighted ([`PrParams::weighted`], networkx's `weight='weight'`): a vertex hands its
+//! score out in proportion to its out-edges' weights, `score · w / out-weight` along
+//! each, and a vertex whose out-edges weigh 0 in all is dangling, as networkx's
+//! row-normalised adjacency has it.
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use chatty_graph::{Graph, Progress};
+use chatty_graph::{Graph, Progress, WeightType};
 
-use crate::edge_map::{EdgeMapGraph, SumOptions};
-use crate::Result;
+use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges, SumOptions};
+use crate::frontier::Frontier;
+use crate::{Error, Result};
 
 /// How an iteration uses the scores computed before it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
@@ -67,6 +73,9 @@ pub struct PrParams {
     pub max_iters: u32,
     /// Jacobi (the default) or Gauss–Seidel.
     pub method: PrMethod,
+    /// Hand scores out in proportion to the out-edges' weights (networkx's
+    /// `weight='weight'`); an unweighted graph's edges weigh 1 either way.
+    pub weighted: bool,
 }
 
 impl PrParams {
@@ -117,7 +126,7 @@ impl PrParams {
 
 impl Default for PrParams {
     fn default() -> Self {
-        PrParams { damping: 0.85, tolerance: 1e-6, max_iters: 100, method: PrMethod::Jacobi }
+        PrParams { damping: 0.85, tolerance: 1e-6, max_iters: 100, method: PrMethod::Jacobi, weighted: false }
     }
 }
 
@@ -189,6 +198,70 @@ fn contribution(out_degree: u64, score: f64) -> f32 {
     ((1.0 / out_degree as i64 as f64) * score) as f32
 }
 
+/// What a vertex's score is shared out by: its out-degree (the out-edge offsets), or
+/// its out-weight (weighted PageRank), where a zero makes it dangling. A weighted
+/// contribution is read times the edge's weight.
+#[derive(Copy, Clone)]
+enum OutShare<'a> {
+    Degrees(&'a [u64]),
+    Weights(&'a [f64]),
+}
+
+impl OutShare<'_> {
+    /// `v`'s contribution at `score` (Gauss–Seidel's, as each vertex finishes).
+    #[inline]
+    fn contribution(self, v: usize, score: f64) -> f32 {
+        match self {
+            OutShare::Degrees(offsets) => contribution(offsets[v + 1] - offsets[v], score),
+            OutShare::Weights(weights) => weighted_contribution(weights[v], score),
+        }
+    }
+}
+
+/// A vertex's contribution per unit of weight. A dangling vertex's edges (if any) weigh
+/// 0, and its contribution is read times 0: 0, not infinite, so that the product is 0
+/// rather than NaN.
+#[inline]
+fn weighted_contribution(out_weight: f64, score: f64) -> f32 {
+    match out_weight > 0.0 {
+        true => ((1.0 / out_weight) * score) as f32,
+        false => 0.0,
+    }
+}
+
+/// Each vertex's out-weight, by one pass over every edge; refuses a negative or
+/// non-finite weight, with which networkx's shares would not be a distribution.
+/// Integer and single-precision weights add up exactly in f64 (up to 2^53 / 2^29 of
+/// their unit), so the order the threads add them in does not show.
+fn out_weights<G: EdgeMapGraph + ?Sized>(g: &G) -> Result<Vec<f64>> {
+    struct AddWeight<'a> {
+        sums: &'a [AtomicU64],
+        kind: WeightType,
+        bad: &'a AtomicBool,
+    }
+    impl EdgeOp for AddWeight<'_> {
+        fn update(&self, src: u32, dst: u32, w: u32) -> bool {
+            self.update_atomic(src, dst, w)
+        }
+        fn update_atomic(&self, src: u32, _dst: u32, w: u32) -> bool {
+            let w = self.kind.value(w);
+            if !(w >= 0.0 && w.is_finite()) {
+                self.bad.store(true, Relaxed);
+            }
+            crate::bc::add_f64(&self.sums[src as usize], w);
+            false
+        }
+    }
+    let n = g.num_vertices();
+    let sums: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    let bad = AtomicBool::new(false);
+    g.edge_map(Edges::Out, Frontier::all(n), &AddWeight { sums: &sums, kind: g.weight_type(), bad: &bad }, EdgeMapOptions::PUSH)?;
+    if bad.into_inner() {
+        return Err(Error::Unsupported("weighted PageRank needs non-negative, finite edge weights (as networkx's shares)".into()));
+    }
+    Ok(sums.into_par_iter().map(|s| f64::from_bits(s.into_inner())).collect())
+}
+
 /// PageRank by pull iterations; returns (scores, iterations, the L1 change of the
 /// last iteration).
 pub fn pagerank<G: EdgeMapGraph + ?Sized>(
@@ -201,22 +274,46 @@ pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     if n == 0 {
         return Ok((Vec::new(), 0, 0.0));
     }
+    let weights = (p.weighted && g.weight_type() != WeightType::None).then(|| out_weights(g)).transpose()?;
+    let share = match &weights {
+        Some(w) => OutShare::Weights(w),
+        None => OutShare::Degrees(g.out_offsets()),
+    };
     // The teleport as a closure the compiler sees through: matching the enum per
     // vertex and iteration cost 4 of moscow's 89 instructions a vertex.
     match Teleport::new(personalization, n) {
-        Teleport::Uniform(share) => run_iterations(g, p, move |_| share, progress),
+        Teleport::Uniform(share_at) => by_weight(g, p, share, move |_| share_at, progress),
         Teleport::Weighted(shares) => {
             let shares: &[f64] = &shares;
-            run_iterations(g, p, move |v| shares[v], progress)
+            by_weight(g, p, share, move |v| shares[v], progress)
         }
     }
 }
 
-/// [`pagerank`]'s iterations on a non-empty graph, `teleport(v)` the teleport's share at v.
+/// [`run_iterations`] with the gather's reading of an edge for `share`: one closure
+/// per weight type, so that each inner loop knows its conversion (as SpMV's).
+fn by_weight<G: EdgeMapGraph + ?Sized>(
+    g: &G,
+    p: PrParams,
+    share: OutShare,
+    teleport: impl Fn(usize) -> f64 + Sync + Copy,
+    progress: &dyn Progress,
+) -> Result<(Vec<f64>, u32, f64)> {
+    match (share, g.weight_type()) {
+        (OutShare::Degrees(_), _) | (_, WeightType::None) => run_iterations(g, p, share, teleport, |c, _| c as f64, progress),
+        (_, WeightType::Int) => run_iterations(g, p, share, teleport, |c, w| c as f64 * WeightType::Int.value(w), progress),
+        (_, WeightType::Float) => run_iterations(g, p, share, teleport, |c, w| c as f64 * WeightType::Float.value(w), progress),
+    }
+}
+
+/// [`pagerank`]'s iterations on a non-empty graph, `teleport(v)` the teleport's share at
+/// v, `along(c, w)` what a contribution `c` brings along an edge of weight word `w`.
 fn run_iterations<G: EdgeMapGraph + ?Sized>(
     g: &G,
     p: PrParams,
+    share: OutShare,
     teleport: impl Fn(usize) -> f64 + Sync + Copy,
+    along: impl Fn(f32, u32) -> f64 + Sync + Copy,
     progress: &dyn Progress,
 ) -> Result<(Vec<f64>, u32, f64)> {
     let n = g.num_vertices();
@@ -231,14 +328,14 @@ fn run_iterations<G: EdgeMapGraph + ?Sized>(
     // soon as its score is known, while other threads read it: atomics, which cost
     // the plain gather an instruction per edge.
     let mut plain: Vec<f32> = crate::zeroed_vec(n);
-    let out_offsets = g.out_offsets();
     let mut dangling: Vec<Vec<u32>> = vec![Vec::new(); n.div_ceil(CONTRIBUTION_CHUNK)];
-    let mut contribute = |c: &mut [f32], score: &[f64], list_now: bool| contribute(c, score, out_offsets, &mut dangling, list_now);
+    let mut contribute = |c: &mut [f32], score: &[f64], list_now: bool| contribute(c, score, share, &mut dangling, list_now);
     let shared: Option<Vec<AtomicU32>> = (p.method == PrMethod::GaussSeidel).then(|| {
         contribute(&mut plain, &score, false);
         std::mem::take(&mut plain).into_par_iter().map(|c| AtomicU32::new(c.to_bits())).collect()
     });
     let settle = |old: &mut f64, x: f64| Totals { change: (x - std::mem::replace(old, x)).abs(), total: x };
+    let weighted = matches!(share, OutShare::Weights(_));
     let (iters, residual) = p.iterate(n, progress, |iter| {
         // Teleport and dangling mass, both spread like the teleport. Gauss–Seidel,
         // whose in-place updates would lag a global dangling mass (measured: 24
@@ -252,20 +349,19 @@ fn run_iterations<G: EdgeMapGraph + ?Sized>(
         // Closures that copy what they read (here and below): `sum_in` copies them
         // into each chunk's frame, where their captures stay in registers.
         let score_of = move |v: u32, sum: f64| spread * teleport(v as usize) + p.damping * sum;
-        let options = SumOptions { weighted: false, fresh: shared.is_some() };
+        let options = SumOptions { weighted, fresh: shared.is_some() };
         let totals = match &shared {
-            None => g.sum_in(&mut score, options, &plain, |&c, _| c as f64, move |v, sum, old| settle(old, score_of(v, sum)))?,
+            None => g.sum_in(&mut score, options, &plain, move |&c, w| along(c, w), move |v, sum, old| settle(old, score_of(v, sum)))?,
             Some(shared) => {
                 let shared: &[AtomicU32] = shared;
                 g.sum_in(
                     &mut score,
                     options,
                     shared,
-                    |c, _| f32::from_bits(c.load(Relaxed)) as f64,
+                    move |c, w| along(f32::from_bits(c.load(Relaxed)), w),
                     move |v, sum, old| {
                         let x = score_of(v, sum);
-                        let degree = out_offsets[v as usize + 1] - out_offsets[v as usize];
-                        shared[v as usize].store(contribution(degree, x).to_bits(), Relaxed);
+                        shared[v as usize].store(share.contribution(v as usize, x).to_bits(), Relaxed);
                         settle(old, x)
                     },
                 )?
@@ -283,8 +379,8 @@ fn run_iterations<G: EdgeMapGraph + ?Sized>(
 /// Vertices a chunk of [`contribute`]'s pass.
 const CONTRIBUTION_CHUNK: usize = 4096;
 
-/// Fills `c` with each vertex's contribution (its score over its out-degree, from
-/// `out_offsets`), returning the dangling vertices' total score (their lists in
+/// Fills `c` with each vertex's contribution (its score over its out-degree or
+/// out-weight, `share`), returning the dangling vertices' total score (their lists in
 /// `dangling` made first when `list_now`).
 ///
 /// The dangling mass is summed over lists of the dangling vertices made once: summed
@@ -298,50 +394,64 @@ const CONTRIBUTION_CHUNK: usize = 4096;
 /// in cache: a pass of its own read them all again (the 2048² grid's trial, one
 /// thread, dev VM: 75-77 ms then, 71-73 now). Gauss–Seidel spreads no dangling mass
 /// (`run_iterations`), so it lists none.
-fn contribute(c: &mut [f32], score: &[f64], out_offsets: &[u64], dangling: &mut [Vec<u32>], list_now: bool) -> f64 {
+fn contribute(c: &mut [f32], score: &[f64], share: OutShare, dangling: &mut [Vec<u32>], list_now: bool) -> f64 {
     const CHUNK: usize = CONTRIBUTION_CHUNK;
     let n = score.len();
-    let chunk_ends = |i: usize| &out_offsets[i * CHUNK..=n.min((i + 1) * CHUNK)];
     (c.par_chunks_mut(CHUNK).zip(score.par_chunks(CHUNK)).zip(dangling.par_iter_mut()).enumerate())
         .map(|(i, ((c, s), list))| {
-            let ends = chunk_ends(i);
-            for ((c, &s), (&a, &b)) in c.iter_mut().zip(s).zip(ends.iter().zip(&ends[1..])) {
-                *c = contribution(b - a, s);
-            }
-            if list_now {
-                list_dangling(ends, list);
+            match share {
+                OutShare::Degrees(offsets) => {
+                    let ends = &offsets[i * CHUNK..=n.min((i + 1) * CHUNK)];
+                    for ((c, &s), (&a, &b)) in c.iter_mut().zip(s).zip(ends.iter().zip(&ends[1..])) {
+                        *c = contribution(b - a, s);
+                    }
+                    if list_now {
+                        list_dangling(ends.windows(2).map(|ab| ab[0] == ab[1]), list);
+                    }
+                }
+                OutShare::Weights(weights) => {
+                    let weights = &weights[i * CHUNK..n.min((i + 1) * CHUNK)];
+                    for ((c, &s), &w) in c.iter_mut().zip(s).zip(weights) {
+                        *c = weighted_contribution(w, s);
+                    }
+                    if list_now {
+                        list_dangling(weights.iter().map(|&w| w == 0.0), list);
+                    }
+                }
             }
             list.iter().map(|&k| s[k as usize]).sum::<f64>()
         })
         .sum()
 }
 
-/// Appends to `list` the vertices (numbered from the first of `ends`' window of
-/// offsets) with no out-edges. Out of line: inlined into the contribution pass, whose
-/// later iterations skip it, it slowed those iterations on cnr-2000 by 3-4%.
+/// Appends to `list` the places (numbered from 0) where `dangles` holds. Out of line:
+/// inlined into the contribution pass, whose later iterations skip it, it slowed
+/// those iterations on cnr-2000 by 3-4%.
 #[cold]
 #[inline(never)]
-fn list_dangling(ends: &[u64], list: &mut Vec<u32>) {
-    list.extend((ends.windows(2).enumerate()).filter(|(_, ab)| ab[0] == ab[1]).map(|(k, _)| k as u32));
+fn list_dangling(dangles: impl Iterator<Item = bool>, list: &mut Vec<u32>) {
+    list.extend(dangles.enumerate().filter(|&(_, d)| d).map(|(k, _)| k as u32));
 }
 
 /// The reference: the same iteration written sequentially in push form, with the
-/// same stopping rule.
+/// same stopping rule (weights as `p.weighted` says).
 pub fn reference(g: &Graph, p: PrParams, personalization: Option<&[f64]>) -> Vec<f64> {
     let n = g.num_vertices();
     let teleport = Teleport::new(personalization, n);
     let out = g.out_edges();
+    let weight = |e: usize| if p.weighted { out.weight_f64(e) } else { 1.0 };
+    let out_weight: Vec<f64> = (0..n as u32).map(|u| out.range(u).map(weight).sum()).collect();
     let mut score = vec![1.0 / n.max(1) as f64; n];
     for _ in 0..p.max_iters {
         let mut next = vec![0.0; n];
         let mut dangling = 0.0;
         for u in 0..n as u32 {
-            let nb = out.neighbors(u);
-            if nb.is_empty() {
+            if out_weight[u as usize] == 0.0 {
                 dangling += score[u as usize];
+                continue;
             }
-            for &v in nb {
-                next[v as usize] += score[u as usize] / nb.len() as f64;
+            for e in out.range(u) {
+                next[out.targets()[e] as usize] += score[u as usize] * weight(e) / out_weight[u as usize];
             }
         }
         let mut change = 0.0;

@@ -30,13 +30,10 @@ use chatty_graph::{Graph, Progress};
 
 use crate::edge_map::{EdgeMapGraph, EdgeMapOptions, EdgeOp, Edges};
 use crate::frontier::{Bitmap, Frontier};
-use crate::{Direction, Result};
+use crate::Result;
 
 /// The label of a vertex whose component is not known yet.
 const LIVE: u32 = u32::MAX;
-
-/// Push, one report per vertex: every op below claims a vertex once.
-const PUSH: EdgeMapOptions = EdgeMapOptions { direction: Direction::Push, pull_divisor: 20, push_divisor: 18, dedup: false };
 
 /// Components' smallest ids, by Multistep on a directed graph, by WCC on an undirected one.
 pub fn scc<G: EdgeMapGraph + ?Sized>(g: &G, progress: &dyn Progress) -> Result<Vec<u32>> {
@@ -89,7 +86,7 @@ fn counts<G: EdgeMapGraph + ?Sized>(g: &G, edges: Edges) -> Result<Vec<AtomicU32
         }
     }
     let c: Vec<AtomicU32> = (0..g.num_vertices()).into_par_iter().map(|_| AtomicU32::new(0)).collect();
-    g.edge_map(edges, Frontier::all(g.num_vertices()), &Count(&c), PUSH)?;
+    g.edge_map(edges, Frontier::all(g.num_vertices()), &Count(&c), EdgeMapOptions::PUSH)?;
     Ok(c)
 }
 
@@ -120,8 +117,8 @@ impl State {
         while !placed.is_empty() {
             let n = placed.universe();
             // Out-edges lower their targets' in-counts; in-edges their sources' out-counts.
-            let mut via_out = g.edge_map(Edges::Out, placed.clone(), &Strand { state: self, count: &self.ins }, PUSH)?;
-            let mut via_in = g.edge_map(Edges::In, placed, &Strand { state: self, count: &self.outs }, PUSH)?;
+            let mut via_out = g.edge_map(Edges::Out, placed.clone(), &Strand { state: self, count: &self.ins }, EdgeMapOptions::PUSH)?;
+            let mut via_in = g.edge_map(Edges::In, placed, &Strand { state: self, count: &self.outs }, EdgeMapOptions::PUSH)?;
             let mut ids = via_out.ids().to_vec();
             ids.extend_from_slice(via_in.ids());
             progress.advance(ids.len() as u64);
@@ -139,7 +136,7 @@ impl State {
             seen.set(pivot as usize);
             let mut frontier = Frontier::single(n, pivot);
             while !frontier.is_empty() {
-                frontier = g.edge_map(edges, frontier, &Reach { state: self, seen: &seen }, PUSH)?;
+                frontier = g.edge_map(edges, frontier, &Reach { state: self, seen: &seen }, EdgeMapOptions::PUSH)?;
             }
             Ok(seen)
         };
@@ -159,7 +156,7 @@ impl State {
         let mut frontier = Frontier::Sparse { n, ids: left.clone() };
         let spread = Spread { state: self, colour: &colour };
         while !frontier.is_empty() {
-            frontier = g.edge_map(Edges::Out, frontier, &spread, EdgeMapOptions { dedup: true, ..PUSH })?;
+            frontier = g.edge_map(Edges::Out, frontier, &spread, EdgeMapOptions { dedup: true, ..EdgeMapOptions::PUSH })?;
         }
         let roots: Vec<u32> = left.into_par_iter().filter(|&v| colour[v as usize].load(Relaxed) == v).collect();
         roots.par_iter().for_each(|&r| self.label[r as usize].store(r, Relaxed));
@@ -167,7 +164,7 @@ impl State {
         let mut frontier = Frontier::Sparse { n, ids: roots };
         let gather = Gather { state: self, colour: &colour };
         while !frontier.is_empty() {
-            frontier = g.edge_map(Edges::In, frontier, &gather, PUSH)?;
+            frontier = g.edge_map(Edges::In, frontier, &gather, EdgeMapOptions::PUSH)?;
             placed.extend_from_slice(frontier.ids());
         }
         Ok(Frontier::Sparse { n, ids: placed })

@@ -647,6 +647,49 @@ fn extreme_personalizations_normalise_and_nan_never_verifies() {
 /// Gauss–Seidel PageRank reaches the reference's fixed point (within the bound its
 /// stopping rule allows) and sums to 1 on the datasets and generated graphs, in fewer
 /// iterations than Jacobi on those without dangling vertices.
+/// Weighted PageRank (networkx's `weight='weight'`): a vertex's score goes out in
+/// proportion to its out-edges' weights, on integer and float weights, by both
+/// iterations and through the streaming strategy; out-edges of weight 0 leave a
+/// vertex dangling; a negative weight is refused.
+#[test]
+fn weighted_pagerank() {
+    let weighted = Params { pr: PrParams { weighted: true, tolerance: 1e-12, ..PrParams::default() }, ..Params::default() };
+    // 0 → 1 weighs 3, 0 → 2 weighs 1: 1 gains three times what 2 gains over 0's score.
+    let fork = from_weighted_edges(3, &[(0, 1, 3), (0, 2, 1)], true).unwrap().with_in_edges();
+    let (Output::Values(x), _) = run(Algorithm::Pr, &fork, &weighted, 0).unwrap() else { panic!() };
+    assert!(((x[1] - x[0]) - 3.0 * (x[2] - x[0])).abs() < 1e-12, "{x:?}");
+    let (Output::Values(plain), _) = run(Algorithm::Pr, &fork, &Params::default(), 0).unwrap() else { panic!() };
+    assert!((plain[1] - plain[2]).abs() < 1e-12, "{plain:?}");
+    // 0's only out-edge weighs 0: it dangles, and the scores are uniform.
+    let zero = from_weighted_edges(2, &[(0, 1, 0)], true).unwrap().with_in_edges();
+    let (Output::Values(x), _) = run(Algorithm::Pr, &zero, &weighted, 0).unwrap() else { panic!() };
+    assert!((x[0] - 0.5).abs() < 1e-9 && (x[1] - 0.5).abs() < 1e-9, "{x:?}");
+    let d = tempfile::tempdir().unwrap();
+    let floats = d.path().join("f.wel");
+    std::fs::write(&floats, "0 1 0.5\n1 2 0.25\n0 2 1.5\n2 3 2.5\n3 0 0.1\n3 1 4\n").unwrap();
+    let negative = d.path().join("n.mtx");
+    std::fs::write(&negative, "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 0.5\n2 1 -1\n").unwrap();
+    let rmat = generate::rmat(10, 8, GenOptions { seed: 5, max_weight: Some(9), undirected: false }, &NoProgress).unwrap();
+    let grid = generate::grid(20, 20, GenOptions { seed: 6, max_weight: Some(40), undirected: true }, &NoProgress).unwrap();
+    for (label, g) in [("floats", read_graph(&floats, ReadOptions::default(), &NoProgress).unwrap()), ("rmat", rmat), ("grid", grid)] {
+        let g = g.with_in_edges();
+        let gs = Params { pr: PrParams { method: PrMethod::GaussSeidel, ..weighted.pr }, ..Params::default() };
+        for p in [&weighted, &gs] {
+            let (x, _) = run(Algorithm::Pr, &g, p, 0).unwrap();
+            verify(Algorithm::Pr, &g, p, &[], &x).unwrap_or_else(|e| panic!("{label} {:?}: {e}", p.pr.method));
+        }
+        let (x, _) = run_on(Algorithm::Pr, &Streaming(&g), &weighted, 0).unwrap();
+        verify(Algorithm::Pr, &g, &weighted, &[], &x).unwrap_or_else(|e| panic!("{label} streaming: {e}"));
+        // The unweighted answer is another one (the weights differ).
+        assert!(
+            verify(Algorithm::Pr, &g, &Params { pr: PrParams { weighted: false, ..weighted.pr }, ..Params::default() }, &[], &x).is_err()
+        );
+    }
+    let g = read_graph(&negative, ReadOptions::default(), &NoProgress).unwrap().with_in_edges();
+    let e = run(Algorithm::Pr, &g, &weighted, 0).unwrap_err();
+    assert!(e.to_string().contains("non-negative"), "{e}");
+}
+
 #[test]
 fn gauss_seidel_pagerank_converges_to_the_same_scores_sooner() {
     let mut graphs: Vec<(String, Graph)> = vec![

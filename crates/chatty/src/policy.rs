@@ -5,8 +5,8 @@
 //! disk), and under `mpirun` the MPI engine runs (every rank holds its rows). For a
 //! graph in memory, [`choose`]:
 //!
-//! 1. No usable GPU, or a kernel the GPU engine lacks (triangles, clustering, cores,
-//!    strong components): the CPU.
+//! 1. No usable GPU, or a kernel or option the GPU engine lacks (label propagation,
+//!    communities, most centralities; personalized or weighted PageRank): the CPU.
 //! 2. BC from so many sources on so deep a graph that the GPU's per-level round trips
 //!    would cost more than the CPU's whole run, as the two engines' models predict
 //!    (the depth from one BFS on the CPU): the CPU.
@@ -19,7 +19,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use chatty_algo::{Algorithm, BcSources};
+use chatty_algo::{Algorithm, BcSources, Params};
 use chatty_graph::Graph;
 
 use crate::EngineKind;
@@ -35,12 +35,20 @@ pub struct Workload {
     pub kernels: Vec<Algorithm>,
     /// BC's sources, when BC is among them.
     pub bc_sources: BcSources,
+    /// Why the GPU engine would refuse the parameters, if it would.
+    pub gpu_refuses: Option<String>,
 }
 
 impl Workload {
     /// One kernel with its defaults (BC from one source).
     pub fn one(alg: Algorithm) -> Workload {
-        Workload { kernels: vec![alg], bc_sources: BcSources::One }
+        Workload { kernels: vec![alg], bc_sources: BcSources::One, gpu_refuses: None }
+    }
+
+    /// The kernels with the parameters they will run with.
+    pub fn new(kernels: Vec<Algorithm>, p: &Params) -> Workload {
+        let gpu_refuses = kernels.iter().find_map(|&a| chatty_gpu::refuse_options(a, p).err().map(|e| e.to_string()));
+        Workload { kernels, bc_sources: p.bc_sources.clone(), gpu_refuses }
     }
 
     /// Edges the run streams on `g`, counting BC once per source.
@@ -109,6 +117,9 @@ pub fn choose(g: &Graph, work: &Workload, gpu: &GpuState) -> Choice {
     if let Some(alg) = work.kernels.iter().find(|&&a| !chatty_gpu::has_kernel(a)) {
         return cpu(format!("the GPU engine has no {} kernel yet", alg.name()));
     }
+    if let Some(why) = &work.gpu_refuses {
+        return cpu(why.clone());
+    }
     if let Some(why) = bc_prefers_cpu(g, work) {
         return cpu(why);
     }
@@ -169,11 +180,16 @@ mod tests {
         for alg in [Algorithm::Tc, Algorithm::Kcore, Algorithm::Scc] {
             assert_eq!(choose(&g, &Workload::one(alg), &GpuState::Started).engine, EngineKind::Gpu);
         }
+        let weighted = Params { pr: chatty_algo::PrParams { weighted: true, ..Default::default() }, ..Params::default() };
+        let c = choose(&g, &Workload::new(vec![Algorithm::Pr], &weighted), &GpuState::Started);
+        assert_eq!(c.engine, EngineKind::Cpu);
+        assert!(c.why.contains("weighted PageRank runs on the CPU and SSD engines"), "{c}");
     }
 
     #[test]
     fn deep_bc_from_many_sources_prefers_the_cpu() {
-        let work = Workload { kernels: vec![Algorithm::Bc], bc_sources: BcSources::Random(64) };
+        let p = Params { bc_sources: BcSources::Random(64), ..Params::default() };
+        let work = Workload::new(vec![Algorithm::Bc], &p);
         let c = choose(&path(5000), &work, &GpuState::Started);
         assert_eq!(c.engine, EngineKind::Cpu, "{c}");
         assert!(c.why.starts_with("bc from 64 source(s) about 4999 levels deep"), "{c}");
@@ -182,7 +198,8 @@ mod tests {
     #[test]
     fn work_counts_bc_once_per_source() {
         let g = path(100);
-        let work = Workload { kernels: vec![Algorithm::Pr, Algorithm::Bc], bc_sources: BcSources::Random(10) };
+        let p = Params { bc_sources: BcSources::Random(10), ..Params::default() };
+        let work = Workload::new(vec![Algorithm::Pr, Algorithm::Bc], &p);
         assert_eq!(work.edges(&g), g.num_edges() * 11);
     }
 }

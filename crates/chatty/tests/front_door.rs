@@ -19,7 +19,7 @@ fn verified(engine: &mut dyn chatty::Engine, alg: Algorithm, p: &Params) -> harn
 #[test]
 fn every_kernel_through_auto_and_cpu_on_its_threads() {
     for spec in [EngineSpec::auto(), EngineSpec::cpu(Some(3)), EngineSpec::cpu(None)] {
-        let work = Workload { kernels: Algorithm::ALL.to_vec(), bc_sources: chatty::BcSources::One };
+        let work = Workload::new(Algorithm::ALL.to_vec(), &Params::default());
         let mut opened = open(&spec, GraphSource::Memory(rmat()), &work, &NoProgress).unwrap();
         assert!(opened.speaks);
         if spec.kind == EngineKind::Auto {

@@ -490,6 +490,10 @@ pub struct RunArgs {
     /// them; vertices not listed weigh 0; normalised), networkx's personalization.
     #[arg(long, value_name = "FILE")]
     pub personalization: Option<PathBuf>,
+    /// PageRank: hand each vertex's score out in proportion to its out-edges' weights
+    /// (networkx's weight='weight'; CPU and SSD engines).
+    #[arg(long)]
+    pub weighted: bool,
     /// PageRank: the damping factor (networkx's alpha).
     #[arg(long, alias = "alpha", default_value_t = 0.85)]
     pub damping: f64,

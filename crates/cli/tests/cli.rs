@@ -1003,6 +1003,25 @@ fn personalized_pagerank_from_a_file() {
     assert!(t.contains("weighted") && !t.contains("none weights"), "{t}");
 }
 
+/// `--weighted` PageRank: the heavier out-edge carries more of a vertex's score, the
+/// run verifies, `auto` runs it on the CPU, and other kernels refuse the flag.
+#[test]
+fn weighted_pagerank_on_the_command_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    std::fs::write(d.path().join("g.wel"), "0 1 9\n0 2 1\n1 0 1\n2 0 1\n").unwrap();
+    let o = chatty(&["run", "pr", &p("g.wel"), "--weighted", "--verify", "--json", "--top", "3"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((j["engine"].as_str(), j["parameters"]["weighted"].as_bool()), (Some("cpu"), Some(true)), "{j}");
+    let top: Vec<u64> = j["result"]["top"].as_array().unwrap().iter().map(|t| t[0].as_u64().unwrap()).collect();
+    assert_eq!(top, [0, 1, 2], "{}", j["result"]);
+    let o = chatty(&["run", "pr", &p("g.wel"), "--json", "--top", "3"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["result"]["top"][1][1], j["result"]["top"][2][1], "unweighted, 1 and 2 tie: {}", j["result"]);
+    fails(&["run", "bfs", &p("g.wel"), "--weighted"], "--weighted applies to pr");
+}
+
 /// On a terminal (a pseudo-terminal from `script`), long kernels draw a progress bar
 /// over their sources; piped, the same run prints none.
 #[test]

@@ -441,6 +441,11 @@ impl Engine for DistEngine {
     }
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<Trial> {
+        if alg == Algorithm::Pr && p.pr.weighted {
+            return Err(Error::Unsupported(
+                "weighted PageRank runs on the CPU and SSD engines (the MPI engine shares by out-degree)".into(),
+            ));
+        }
         if alg == Algorithm::Pr && p.pr.method != PrMethod::Jacobi {
             return Err(Error::Unsupported(format!(
                 "--pr-method {} runs on the CPU engine (the MPI engine iterates as jacobi)",

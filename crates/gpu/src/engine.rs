@@ -166,13 +166,17 @@ pub fn default_delta(g: &Graph) -> f64 {
     (if degree < 8.0 { w * 1024.0 / degree.max(1.0) } else { w / 16.0 }).max(1.0)
 }
 
-/// The PageRank options the GPU kernels do not have.
-fn refuse_pr_options(alg: Algorithm, p: &Params) -> Result<(), Error> {
+/// Refuses the PageRank options the GPU kernels do not have (the auto policy asks
+/// too, and runs such work on the CPU).
+pub fn refuse_options(alg: Algorithm, p: &Params) -> Result<(), Error> {
     if alg != Algorithm::Pr {
         return Ok(());
     }
     if p.personalization.is_some() {
         return Err(Error::Unsupported("--personalization runs on the CPU and SSD engines (the GPU kernels teleport uniformly)".into()));
+    }
+    if p.pr.weighted {
+        return Err(Error::Unsupported("weighted PageRank runs on the CPU and SSD engines (the GPU kernels share by out-degree)".into()));
     }
     if p.pr.method != PrMethod::Jacobi {
         return Err(Error::Unsupported(format!(
@@ -271,7 +275,7 @@ impl Engine for GpuEngine {
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn chatty_graph::Progress) -> Result<Trial, Error> {
         let unprepared = || Error::Unsupported("the GPU engine was not prepared".into());
-        refuse_pr_options(alg, p)?;
+        refuse_options(alg, p)?;
         let trial = |output, iterations, seconds, breakdown, residual, transfers, detail| Trial {
             output,
             sources: sources.to_vec(),

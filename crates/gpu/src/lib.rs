@@ -38,7 +38,7 @@ mod transfer;
 pub use chatty_comm::{Comm, Transport};
 pub use context::Gpu;
 pub use device_graph::DeviceGraph;
-pub use engine::GpuEngine;
+pub use engine::{refuse_options, GpuEngine};
 pub use messaging::{JobRanks, Messaging, MessagingConfig, MessagingRow};
 pub use multi::{choose_gpus, choose_mode, choose_order, CommStats, Control, GpuChoice, Mode, MultiGpu, MultiOptions, MultiRun};
 pub use renumber::Order;

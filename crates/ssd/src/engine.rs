@@ -19,7 +19,7 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
     match alg {
         Algorithm::Bfs => 5,
         Algorithm::Sssp => 9,
-        Algorithm::Pr => 37,
+        Algorithm::Pr => 45, // 8 of them the out-weights of weighted PageRank
         // Two score vectors and the gathered sums.
         Algorithm::Eigenvector | Algorithm::Katz => 25,
         Algorithm::Wcc => 6,

@@ -53,6 +53,12 @@ fn check_all(name: &str, g: &Graph, stripes: usize, cfg: EngineConfig, dir: &Pat
         assert!(r.detail["bytes_read"].as_u64().unwrap() > 0 || g.num_edges() == 0);
         assert_eq!(r.detail["per_file_bytes"].as_array().unwrap().len(), stripes);
     }
+    // Weighted PageRank: out-weights by one push, the weights read along the gather.
+    let weighted = Params { pr: chatty_algo::PrParams { weighted: true, ..Default::default() }, ..Params::default() };
+    match (chatty_algo::sssp::check_weights(g), harness::run(&mut ssd, Algorithm::Pr, &weighted, &opts, |_| {})) {
+        (Ok(()), r) => assert_eq!(r.unwrap_or_else(|e| panic!("{name} weighted pr: {e}")).verification, Some(Ok(())), "{name}"),
+        (Err(_), r) => assert!(r.is_err(), "{name}: weighted pr on negative weights"),
+    }
     // The kernels that read adjacency lists at random are refused, with the way out.
     for alg in Algorithm::ALL.into_iter().filter(|a| a.reads_lists()) {
         let e = harness::run(&mut ssd, alg, &Params::default(), &opts, |_| {}).err().unwrap_or_else(|| panic!("{name}: {alg:?} ran"));

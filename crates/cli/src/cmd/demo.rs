@@ -58,7 +58,7 @@ pub fn run(dir: Option<&Path>, quiet: bool) -> Result<i32> {
         // Katz converges below 1/λ_max: the power-law graph's hubs need a small alpha.
         let params = Params { source: Some(0), katz: KatzParams { alpha: 0.0005, ..KatzParams::default() }, ..Params::default() };
         let kernels: Vec<Algorithm> = Algorithm::ALL.into_iter().filter(|&a| a != Algorithm::Closeness).collect();
-        let work = Workload { kernels: kernels.clone(), bc_sources: params.bc_sources.clone() };
+        let work = Workload::new(kernels.clone(), &params);
         let opened = chatty::open(&EngineSpec::auto(), GraphSource::Memory(g), &work, &chatty_graph::NoProgress)?;
         if let Some(choice) = &opened.choice {
             println!("  {choice}");

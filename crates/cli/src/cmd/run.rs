@@ -41,6 +41,9 @@ fn params(a: &RunArgs) -> Result<Params> {
     if a.sources.is_some() && !a.algorithm.contains(&Algorithm::Bc) {
         bail!("--sources applies to bc only; use --source for {}", a.algorithm[0].name());
     }
+    if a.weighted && !a.algorithm.contains(&Algorithm::Pr) {
+        bail!("--weighted applies to pr; {} reads the weights it needs by itself", a.algorithm[0].name());
+    }
     if a.trials == 0 {
         bail!("--trials must be at least 1");
     }
@@ -51,7 +54,7 @@ fn params(a: &RunArgs) -> Result<Params> {
         source: None, // the user names it: read once the graph is (vertex_inputs)
         seed: a.seed,
         delta: a.delta,
-        pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping, method: a.pr_method },
+        pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping, method: a.pr_method, weighted: a.weighted },
         katz: KatzParams { alpha: a.katz_alpha, beta: a.katz_beta, normalized: !a.katz_raw },
         degree: a.degree,
         wf_improved: !a.no_wf_improved,
@@ -227,7 +230,7 @@ fn check_outputs(a: &RunArgs, outputs: &[Option<PathBuf>]) -> Result<()> {
 /// for the run (rank 0 of an MPI job; the others print nothing). Prints the auto
 /// policy's choice and the notes.
 fn open_engine(a: &RunArgs, spec: &EngineSpec, p: &Params, quiet: bool) -> Result<(Box<dyn Engine>, bool)> {
-    let work = Workload { kernels: a.algorithm.clone(), bc_sources: p.bc_sources.clone() };
+    let work = Workload::new(a.algorithm.clone(), p);
     let read = a.open.load.read_options();
     let bar = Bar::new(quiet || (process::under_mpirun() && !process::under_rank_0()));
     let opened = chatty::open(spec, GraphSource::File { path: &a.graph, read }, &work, &bar)?;
