@@ -46,6 +46,7 @@ __all__ = [
     "degree_centrality",
     "closeness_centrality",
     "gpu_count",
+    "hits",
     "label_propagation",
     "leiden",
     "louvain",
@@ -254,7 +255,7 @@ def read(path: Union[str, os.PathLike], format: Optional[str] = None, symmetrize
 
 
 def run(g: Graph, algorithm: str, engine: str = "auto", threads: Optional[int] = None, **params: Any) -> tuple[np.ndarray, dict]:
-    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz, degree, closeness, louvain, leiden) and returns (answer, report):
+    """Runs ``algorithm`` (bfs, sssp, pr, wcc, bc, spmv, tc, clustering, kcore, scc, lpa, eigenvector, katz, hits, degree, closeness, louvain, leiden) and returns (answer, report), hits's answer a tuple (hubs, authorities):
     the report is ``chatty run --json``'s object. ``engine``: auto (the SSD engine for
     an SSD layout; else a GPU when one is usable and either this process has started it
     or the work is over 16 M edges, BC's counted once per source, since a GPU's start
@@ -488,6 +489,20 @@ def katz_centrality(g: Graph, alpha: float = 0.1, beta: float = 1.0, max_iter: i
     if not report["result"].get("converged", True):
         raise ConvergenceError(report["caveat"])
     return scores
+
+
+def hits(g: Graph, max_iter: int = 100, tol: float = 1e-8, weighted: bool = False, *, engine: str = "auto",
+         threads: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+    """HITS hubs and authorities as networkx's ``hits``, each summing to 1: power
+    iteration on A^T A (``weighted``: A holds the edge weights, as networkx's adjacency
+    matrix does) until the L1 change of the authorities scaled to a largest of 1 is
+    below ``tol`` (networkx's ``_hits_scipy`` rule; ``hits`` itself runs ARPACK);
+    raises ``ConvergenceError`` after max_iter iterations without. CPU."""
+    (hubs, authorities), report = run(g, "hits", engine, threads, tol=tol / max(g.n, 1), max_iter=max_iter,
+                                      weighted=weighted)
+    if not report["result"].get("converged", True):
+        raise ConvergenceError(report["caveat"])
+    return hubs, authorities
 
 
 def degree_centrality(g: Graph, kind: str = "total", *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:

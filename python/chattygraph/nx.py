@@ -57,6 +57,7 @@ FUNCTIONS = (
     "eigenvector_centrality_numpy",
     "katz_centrality",
     "katz_centrality_numpy",
+    "hits",
     "degree_centrality",
     "in_degree_centrality",
     "out_degree_centrality",
@@ -463,6 +464,25 @@ class BackendInterface:
             norm = np.sign(values.sum()) * np.linalg.norm(values)
             values = values / norm
         return G.cg.to_dict(values)
+
+    @staticmethod
+    def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
+        if nstart is not None or not normalized:
+            _decline("nstart and normalized=False stay in networkx")
+        if G.cg.n == 0:
+            return {}, {}
+        if max_iter <= 0:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        try:
+            (hubs, authorities), report = cg.run(G.cg, "hits", ENGINE, tol=tol / G.cg.n, max_iter=max_iter,
+                                                 weighted=G.weight is not None)
+        except cg.UnsupportedError as err:  # negative or non-finite weights
+            _decline(str(err))
+        if not report["result"].get("converged", True) or G.cg.m == 0:
+            # networkx's ARPACK converges where power iteration may not, and answers
+            # an edgeless graph as it does.
+            _decline("HITS did not converge by power iteration in max_iter steps")
+        return G.cg.to_dict(hubs), G.cg.to_dict(authorities)
 
     @staticmethod
     def degree_centrality(G):

@@ -16,7 +16,7 @@ use chatty_algo::{Engine, GraphInfo};
 use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, Naming, NoProgress, ReadOptions, VertexNames, WeightType};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFloat, PyList};
+use pyo3::types::{PyDict, PyFloat, PyList, PyTuple};
 use rayon::prelude::*;
 
 /// The exception classes (`chattygraph/_errors.py`): `ChattyError` and its subclasses
@@ -415,9 +415,9 @@ fn algorithm(name: &str) -> PyResult<Algorithm> {
 
 /// The answer as a NumPy array: BFS depths as int64 (-1 unreached), SSSP distances
 /// as float64 (inf unreached), labels, triangles and core numbers as int64, values as
-/// float64.
-fn answer(py: Python<'_>, o: Output) -> Bound<'_, PyAny> {
-    match o {
+/// float64; HITS's as a tuple (hubs, authorities) of float64 arrays.
+fn answer(py: Python<'_>, o: Output) -> PyResult<Bound<'_, PyAny>> {
+    Ok(match o {
         Output::Depths(d) => d
             .into_par_iter()
             .map(|x| if x == chatty_algo::bfs::UNREACHED { -1i64 } else { x as i64 })
@@ -431,7 +431,8 @@ fn answer(py: Python<'_>, o: Output) -> Bound<'_, PyAny> {
         Output::Values(v) => v.into_pyarray(py).into_any(),
         Output::Labels(l) | Output::Cores(l) | Output::Communities { labels: l, .. } => l.into_par_iter().map(i64::from).collect::<Vec<_>>().into_pyarray(py).into_any(),
         Output::Triangles(t) => t.into_par_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py).into_any(),
-    }
+        Output::Hits { hubs, authorities } => PyTuple::new(py, [hubs.into_pyarray(py), authorities.into_pyarray(py)])?.into_any(),
+    })
 }
 
 /// What [`run`] returns: the answer, the report, and the parents where asked for.
@@ -526,7 +527,7 @@ fn run<'py>(
     let parents = report.parents.map(|p| {
         p.into_par_iter().map(|v| if v == chatty_algo::paths::NO_PARENT { -1 } else { i64::from(v) }).collect::<Vec<_>>().into_pyarray(py)
     });
-    Ok((answer(py, report.last.output), report_dict, parents))
+    Ok((answer(py, report.last.output)?, report_dict, parents))
 }
 
 /// A `threads=` count as the front door caps it, warning where it was capped.

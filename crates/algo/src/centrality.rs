@@ -16,6 +16,15 @@
 //! `n × tolerance`; the converged scores are scaled to unit L2 norm unless `normalized`
 //! is off. Unweighted, over the same [`EdgeMapGraph::sum_in`].
 //!
+//! HITS, networkx's `hits` (Kleinberg's hubs and authorities): power iteration on
+//! `AᵀA` from authorities `1/n`, each step a hub step `h = A·a` (a vertex gathers
+//! what its out-neighbours hold) and an authority step `a = Aᵀ·h` (what its
+//! in-neighbours hold), scaled to a largest score of 1, stopping once the L1 change
+//! falls below `n × tolerance` (networkx's `_hits_scipy` rule with `tol` per vertex)
+//! or after `max_iters` steps; then `h = A·a`, and both scaled to sum 1. Weighted by
+//! the edges' weights as networkx's adjacency matrix is, with [`PrParams::weighted`].
+//! networkx's `hits` finds the same singular vectors by ARPACK instead.
+//!
 //! Degree centrality, networkx's `degree_centrality` (and `in_`/`out_`): a vertex's
 //! degree in the simple graph networkx holds over `n - 1`; a self-loop adds 2 to an
 //! undirected degree and 1 to each directed one, as networkx counts it.
@@ -35,14 +44,18 @@
 //!     Social Networks 1(3), 1979 (degree and closeness).
 //! [4] Stanley Wasserman, Katherine Faust. "Social Network Analysis: Methods and
 //!     Applications." Cambridge University Press, 1994 (closeness on disconnected graphs).
+//! [5] Jon M. Kleinberg. "Authoritative sources in a hyperlinked environment." Journal
+//!     of the ACM 46(5), 1999 (HITS).
 
 use rayon::prelude::*;
 
 use chatty_graph::{Graph, Progress};
 
-use crate::edge_map::{EdgeMapGraph, SumOptions};
+use chatty_graph::{Adjacency, WeightType};
+
+use crate::edge_map::{sum_along, EdgeMapGraph, SumOptions};
 use crate::simple::each_distinct;
-use crate::{DegreeKind, KatzParams, PrParams, Result};
+use crate::{DegreeKind, Error, KatzParams, PrParams, Result};
 
 /// The scores, the iterations run, and the L1 change of the last one.
 pub fn eigenvector<G: EdgeMapGraph + ?Sized>(g: &G, p: PrParams, progress: &dyn Progress) -> Result<(Vec<f64>, u32, f64)> {
@@ -180,6 +193,118 @@ pub fn verify_katz(g: &Graph, p: PrParams, k: KatzParams, x: &[f64]) -> Result<(
     let want = katz_reference(g, p, k);
     let scale = want.iter().fold(0.0f64, |m, &a| m.max(a.abs())).max(f64::MIN_POSITIVE);
     crate::first_mismatch(&want, x, |&a, &b| crate::same_value(a, b, 1e-9 * scale))
+}
+
+/// HITS hubs and authorities, the iterations run, and the L1 change of the last one.
+pub fn hits(g: &Graph, p: PrParams, progress: &dyn Progress) -> Result<(Vec<f64>, Vec<f64>, u32, f64)> {
+    if g.is_directed() {
+        crate::simple::need_in_edges(g, "hits")?;
+    }
+    let n = g.num_vertices();
+    if n == 0 {
+        return Ok((Vec::new(), Vec::new(), 0, 0.0));
+    }
+    let kind = if p.weighted { g.weight_type() } else { WeightType::None };
+    if kind == WeightType::Float && crate::sssp::check_weights(g).is_err() {
+        return Err(Error::Unsupported("weighted hits needs non-negative, finite edge weights".into()));
+    }
+    let (out, into) = (g.out_edges(), g.in_edges());
+    let mut a = vec![1.0 / n as f64; n];
+    let mut h: Vec<f64> = crate::zeroed_vec(n);
+    let mut next: Vec<f64> = crate::zeroed_vec(n);
+    let mut change = f64::INFINITY;
+    let mut iterations = 0;
+    progress.start("hits: iterations", p.max_iters as u64);
+    while iterations < p.max_iters {
+        iterations += 1;
+        gather(out, kind, &mut h, &a);
+        gather(into, kind, &mut next, &h);
+        let largest = next.par_iter().copied().reduce(|| 0.0, f64::max);
+        if largest > 0.0 {
+            next.par_iter_mut().for_each(|x| *x /= largest);
+        }
+        change = a.par_iter().zip(&next).map(|(x, y)| (x - y).abs()).sum();
+        std::mem::swap(&mut a, &mut next);
+        progress.advance(1);
+        if change < p.stop(n) {
+            break;
+        }
+    }
+    gather(out, kind, &mut h, &a);
+    scale_to_sum_one(&mut h);
+    scale_to_sum_one(&mut a);
+    Ok((h, a, iterations, change))
+}
+
+/// `y[v] = Σ w · x[u]` over `u` in `v`'s list of `adj`, weighted by `kind` (one
+/// closure per weight type, so each inner loop knows its conversion).
+fn gather(adj: &Adjacency, kind: WeightType, y: &mut [f64], x: &[f64]) {
+    // The pass's total is unused: a sum of the sums.
+    let store = |_, sum, y: &mut f64| {
+        *y = sum;
+        sum
+    };
+    let weighted = SumOptions { weighted: true, fresh: false };
+    match kind {
+        WeightType::None => _ = sum_along(adj, y, SumOptions::default(), x, |&x, _| x, store),
+        WeightType::Int => _ = sum_along(adj, y, weighted, x, |&x, w| WeightType::Int.value(w) * x, store),
+        WeightType::Float => _ = sum_along(adj, y, weighted, x, |&x, w| WeightType::Float.value(w) * x, store),
+    }
+}
+
+/// Scales `x` to sum 1 (a zero vector stays).
+fn scale_to_sum_one(x: &mut [f64]) {
+    let sum: f64 = x.par_iter().sum();
+    if sum > 0.0 {
+        x.par_iter_mut().for_each(|a| *a /= sum);
+    }
+}
+
+/// The reference for [`hits`]: the same iteration, sequential, in push form over the
+/// out-lists alone.
+pub fn hits_reference(g: &Graph, p: PrParams) -> (Vec<f64>, Vec<f64>) {
+    let n = g.num_vertices();
+    let out = g.out_edges();
+    let weight = |e: usize| if p.weighted { out.weight_f64(e) } else { 1.0 };
+    let hubs =
+        |a: &[f64]| -> Vec<f64> { (0..n as u32).map(|u| out.range(u).map(|e| weight(e) * a[out.targets()[e] as usize]).sum()).collect() };
+    let mut a = vec![1.0 / n.max(1) as f64; n];
+    for _ in 0..p.max_iters {
+        let h = hubs(&a);
+        let mut next = vec![0.0; n];
+        for u in 0..n as u32 {
+            for e in out.range(u) {
+                next[out.targets()[e] as usize] += weight(e) * h[u as usize];
+            }
+        }
+        let largest = next.iter().copied().fold(0.0, f64::max);
+        if largest > 0.0 {
+            next.iter_mut().for_each(|x| *x /= largest);
+        }
+        let change: f64 = a.iter().zip(&next).map(|(x, y)| (x - y).abs()).sum();
+        a = next;
+        if change < p.stop(n) {
+            break;
+        }
+    }
+    let mut h = hubs(&a);
+    for x in [&mut h, &mut a] {
+        let sum: f64 = x.iter().sum();
+        if sum > 0.0 {
+            x.iter_mut().for_each(|v| *v /= sum);
+        }
+    }
+    (h, a)
+}
+
+/// Checks hubs and authorities against [`hits_reference`] to 1e-9, relative to the largest.
+pub fn verify_hits(g: &Graph, p: PrParams, hubs: &[f64], authorities: &[f64]) -> Result<()> {
+    let (want_h, want_a) = hits_reference(g, p);
+    for (want, got) in [(want_h, hubs), (want_a, authorities)] {
+        let scale = want.iter().fold(0.0f64, |m, &a| m.max(a.abs())).max(f64::MIN_POSITIVE);
+        crate::first_mismatch(&want, got, |&a, &b| crate::same_value(a, b, 1e-9 * scale))?;
+    }
+    Ok(())
 }
 
 /// A vertex's degree as networkx counts it in its simple graph.

@@ -23,6 +23,7 @@ fn vertex_bytes(alg: Algorithm) -> u64 {
         Algorithm::Scc => 24,                        // labels, two counts, colours, two bitmaps, frontiers
         Algorithm::Lpa => 20,                        // degrees, order, colours, labels, colour classes
         Algorithm::Eigenvector | Algorithm::Katz => 16, // two score vectors
+        Algorithm::Hits => 24,                       // authorities, hubs and the next authorities
         Algorithm::Degree => 8,
         // A level's weights, offsets, communities and totals, the input's place in it
         // and the random order; a level's edge lists on top.

@@ -202,30 +202,44 @@ impl EdgeMapGraph for Graph {
         F: Fn(&S, u32) -> f64 + Sync + Copy,
         A: Fn(u32, f64, &mut T) -> R + Sync + Copy,
     {
-        let inc = self.in_edges();
-        let n = inc.num_vertices();
-        assert!(source.len() == n && out.len() == n, "sum_in: {} sources and {} outputs for {n} vertices", source.len(), out.len());
-        // SAFETY: every target of an `Adjacency` is below its vertex count (checked by
-        // each constructor), and `source` has that many entries. The gather is bound
-        // by load latency; a bounds check per edge was a fifth of its instructions.
-        let at = move |u: u32| unsafe { source.get_unchecked(u as usize) };
-        let (offsets, targets) = (inc.offsets(), inc.targets());
-        // SAFETY: an `Adjacency`'s offsets rise from 0 to its target count (checked by
-        // each constructor), so every list `a..b` lies within `targets`.
-        let list = move |a: usize, b: usize| unsafe { targets.get_unchecked(a..b) };
-        Ok(match inc.raw_weights().filter(|_| opts.weighted) {
-            None => sum_chunks(offsets, out, opts.fresh, move |a, b| two_sums(list(a, b), |_, u| value(at(u), 0)), finish),
-            Some(w) => sum_chunks(
-                offsets,
-                out,
-                opts.fresh,
-                move |a, b| {
-                    let w = &w[a..b];
-                    two_sums(list(a, b), |k, u| value(at(u), w[k]))
-                },
-                finish,
-            ),
-        })
+        Ok(sum_along(self.in_edges(), out, opts, source, value, finish))
+    }
+}
+
+/// [`EdgeMapGraph::sum_in`] along the lists of `adj`: for every vertex `v`, the sum of
+/// `value(&source[u], weight)` over `u` in `v`'s list, then `finish`. Over the in-edges
+/// it is the in-memory CSR's `sum_in`; over the out-edges it gathers what each
+/// vertex's out-neighbours hold (HITS's hub step).
+pub fn sum_along<S, T, R, F, A>(adj: &Adjacency, out: &mut [T], opts: SumOptions, source: &[S], value: F, finish: A) -> R
+where
+    S: Sync,
+    T: Send,
+    R: Send + std::iter::Sum<R>,
+    F: Fn(&S, u32) -> f64 + Sync + Copy,
+    A: Fn(u32, f64, &mut T) -> R + Sync + Copy,
+{
+    let n = adj.num_vertices();
+    assert!(source.len() == n && out.len() == n, "sum_along: {} sources and {} outputs for {n} vertices", source.len(), out.len());
+    // SAFETY: every target of an `Adjacency` is below its vertex count (checked by
+    // each constructor), and `source` has that many entries. The gather is bound
+    // by load latency; a bounds check per edge was a fifth of its instructions.
+    let at = move |u: u32| unsafe { source.get_unchecked(u as usize) };
+    let (offsets, targets) = (adj.offsets(), adj.targets());
+    // SAFETY: an `Adjacency`'s offsets rise from 0 to its target count (checked by
+    // each constructor), so every list `a..b` lies within `targets`.
+    let list = move |a: usize, b: usize| unsafe { targets.get_unchecked(a..b) };
+    match adj.raw_weights().filter(|_| opts.weighted) {
+        None => sum_chunks(offsets, out, opts.fresh, move |a, b| two_sums(list(a, b), |_, u| value(at(u), 0)), finish),
+        Some(w) => sum_chunks(
+            offsets,
+            out,
+            opts.fresh,
+            move |a, b| {
+                let w = &w[a..b];
+                two_sums(list(a, b), |k, u| value(at(u), w[k]))
+            },
+            finish,
+        ),
     }
 }
 

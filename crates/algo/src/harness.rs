@@ -446,7 +446,7 @@ impl Report {
         result
     }
 
-    /// Whether an iteration's last change (PageRank's, eigenvector's, Katz's), `residual`, says
+    /// Whether an iteration's last change (PageRank's, eigenvector's, Katz's, HITS's), `residual`, says
     /// it converged: below the stop, or (PageRank) below the rounding of its f32
     /// contributions ([`PRECISION_FLOOR`]), which no further iteration removes. An
     /// empty graph has nothing to converge.
@@ -467,6 +467,7 @@ impl Report {
         let what = match self.algorithm {
             Algorithm::Pr => "PageRank",
             Algorithm::Katz => "Katz centrality",
+            Algorithm::Hits => "HITS",
             _ => "eigenvector centrality",
         };
         if n == 0 || pr.tolerance == 0.0 {
@@ -480,9 +481,10 @@ impl Report {
                 "{what} did not converge in {iterations} iterations (its last changed the scores by {residual:.1e}, \
                  the stop is below {stop:.1e}): the scores are not final; {way_out}"
             ))
-        } else if residual > LOOSE_RESIDUAL && self.algorithm != Algorithm::Katz {
-            // Katz's scores are not a distribution (each is beta or more): the loose
-            // stop's scale does not apply.
+        } else if residual > LOOSE_RESIDUAL && !matches!(self.algorithm, Algorithm::Katz | Algorithm::Hits) {
+            // Katz's scores are not a distribution (each is beta or more), nor are
+            // HITS's as it iterates (the largest is 1): the loose stop's scale does
+            // not apply.
             Some(format!(
                 "{what} stopped after {iterations} iterations by networkx's rule (L1 change below n × tolerance = \
                  {stop:.1e}) while its scores still moved by {residual:.1e}: a tolerance of {:.0e} converges",

@@ -97,6 +97,8 @@ pub enum Algorithm {
     Eigenvector,
     /// Katz centrality.
     Katz,
+    /// HITS hubs and authorities.
+    Hits,
     /// Degree centrality.
     Degree,
     /// Closeness centrality.
@@ -109,7 +111,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every kernel, in the order the docs list them.
-    pub const ALL: [Algorithm; 17] = [
+    pub const ALL: [Algorithm; 18] = [
         Algorithm::Bfs,
         Algorithm::Sssp,
         Algorithm::Pr,
@@ -123,6 +125,7 @@ impl Algorithm {
         Algorithm::Lpa,
         Algorithm::Eigenvector,
         Algorithm::Katz,
+        Algorithm::Hits,
         Algorithm::Degree,
         Algorithm::Closeness,
         Algorithm::Louvain,
@@ -145,6 +148,7 @@ impl Algorithm {
             Algorithm::Lpa => "lpa",
             Algorithm::Eigenvector => "eigenvector",
             Algorithm::Katz => "katz",
+            Algorithm::Hits => "hits",
             Algorithm::Degree => "degree",
             Algorithm::Closeness => "closeness",
             Algorithm::Louvain => "louvain",
@@ -175,7 +179,8 @@ impl Algorithm {
     }
 
     /// The kernels that read whole neighbour lists at random (intersect or count
-    /// them), which need the adjacency in memory: an engine that streams refuses them.
+    /// them, or gather along out-edges as HITS's hub step does), which need the
+    /// adjacency in memory: an engine that streams refuses them.
     pub fn reads_lists(self) -> bool {
         matches!(
             self,
@@ -183,6 +188,7 @@ impl Algorithm {
                 | Algorithm::Clustering
                 | Algorithm::Kcore
                 | Algorithm::Lpa
+                | Algorithm::Hits
                 | Algorithm::Degree
                 | Algorithm::Closeness
                 | Algorithm::Louvain
@@ -221,6 +227,7 @@ impl Algorithm {
             Algorithm::Lpa => "label propagation communities, networkx's semi-synchronous ones: the smallest id in each",
             Algorithm::Eigenvector => "eigenvector centrality (networkx's, unweighted; --tolerance and --max-iters as PageRank's)",
             Algorithm::Katz => "Katz centrality (networkx's, unweighted; --katz-alpha, --katz-beta, --tolerance, --max-iters)",
+            Algorithm::Hits => "HITS hubs and authorities (networkx's hits; --weighted, --tolerance, --max-iters)",
             Algorithm::Degree => "degree centrality (networkx's; --degree in, out or total)",
             Algorithm::Closeness => "closeness centrality (networkx's, hop distances into each vertex; --no-wf-improved)",
             Algorithm::Louvain => "Louvain communities, parallel: the smallest id in each, and the modularity (--resolution, --threshold, --max-level, --seed)",
@@ -371,6 +378,13 @@ pub enum Output {
     Triangles(Vec<u64>),
     /// Core numbers.
     Cores(Vec<u32>),
+    /// HITS: each vertex's hub and authority scores.
+    Hits {
+        /// Hub scores (summing to 1).
+        hubs: Vec<f64>,
+        /// Authority scores (summing to 1).
+        authorities: Vec<f64>,
+    },
     /// Louvain's and Leiden's communities and their modularity.
     Communities {
         /// Each vertex's community, labelled by its smallest member.
@@ -387,7 +401,7 @@ impl Output {
             Output::Depths(d) => d.len(),
             Output::Distances(Distances::Int(d)) => d.len(),
             Output::Distances(Distances::Float(d)) => d.len(),
-            Output::Values(v) => v.len(),
+            Output::Values(v) | Output::Hits { hubs: v, .. } => v.len(),
             Output::Labels(l) | Output::Communities { labels: l, .. } => l.len(),
             Output::Triangles(t) => t.len(),
             Output::Cores(c) => c.len(),
@@ -603,6 +617,10 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
             let (x, iters, change) = centrality::katz(g, p.pr, p.katz, progress)?;
             (Output::Values(x), iters as u64, Some(change))
         }
+        Algorithm::Hits => {
+            let (hubs, authorities, iters, change) = centrality::hits(in_memory(g, alg)?, p.pr, progress)?;
+            (Output::Hits { hubs, authorities }, iters as u64, Some(change))
+        }
         Algorithm::Degree => (Output::Values(centrality::degree(in_memory(g, alg)?, p.degree)?), 1, None),
         Algorithm::Closeness => (Output::Values(centrality::closeness(in_memory(g, alg)?, p.wf_improved, progress)?), 1, None),
         Algorithm::Louvain | Algorithm::Leiden => {
@@ -632,6 +650,9 @@ fn in_memory<G: EdgeMapGraph + ?Sized>(g: &G, alg: Algorithm) -> Result<&Graph> 
 fn numbers_only(output: &Output) -> Result<()> {
     let bad = match output {
         Output::Values(v) => v.par_iter().position_first(|x| !x.is_finite()).map(|i| (i, v[i])),
+        Output::Hits { hubs, authorities } => {
+            [hubs, authorities].into_iter().find_map(|v| v.par_iter().position_first(|x| !x.is_finite()).map(|i| (i, v[i])))
+        }
         Output::Distances(Distances::Float(d)) => d.par_iter().position_first(|x| x.is_nan() || *x == f64::NEG_INFINITY).map(|i| (i, d[i])),
         _ => None,
     };
@@ -660,6 +681,7 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Lpa, Output::Labels(l)) => lpa::verify(g, l),
         (Algorithm::Eigenvector, Output::Values(x)) => centrality::verify_eigenvector(g, p.pr, x),
         (Algorithm::Katz, Output::Values(x)) => centrality::verify_katz(g, p.pr, p.katz, x),
+        (Algorithm::Hits, Output::Hits { hubs, authorities }) => centrality::verify_hits(g, p.pr, hubs, authorities),
         (Algorithm::Degree, Output::Values(x)) => centrality::verify_degree(g, p.degree, x),
         (Algorithm::Closeness, Output::Values(x)) => centrality::verify_closeness(g, p.wf_improved, x),
         (Algorithm::Louvain | Algorithm::Leiden, Output::Communities { labels, modularity }) => {

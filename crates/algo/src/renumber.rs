@@ -25,6 +25,7 @@ pub fn output_to_caller(new_id: &[u32], o: Output) -> Output {
         Output::Distances(Distances::Int(d)) => Output::Distances(Distances::Int(back(new_id, &d))),
         Output::Distances(Distances::Float(d)) => Output::Distances(Distances::Float(back(new_id, &d))),
         Output::Values(v) => Output::Values(back(new_id, &v)),
+        Output::Hits { hubs, authorities } => Output::Hits { hubs: back(new_id, &hubs), authorities: back(new_id, &authorities) },
         Output::Labels(l) => Output::Labels(smallest_members(&back(new_id, &l))),
         Output::Triangles(t) => Output::Triangles(back(new_id, &t)),
         Output::Cores(c) => Output::Cores(back(new_id, &c)),

@@ -52,6 +52,13 @@ pub enum Summary<V = u32> {
         /// `(vertex, value)`, largest first.
         top: Vec<(V, f64)>,
     },
+    /// HITS: the largest hub and authority scores.
+    Hits {
+        /// `(vertex, hub score)`, largest first.
+        top_hubs: Vec<(V, f64)>,
+        /// `(vertex, authority score)`, largest first.
+        top_authorities: Vec<(V, f64)>,
+    },
     /// TC: the graph's triangles and the vertices on most.
     Triangles {
         /// Triangles in the graph (a third of the per-vertex sum).
@@ -95,6 +102,9 @@ impl Output {
                 Summary::Components { count, largest }
             }
             Output::Values(v) => values_summary(v, k),
+            Output::Hits { hubs, authorities } => {
+                Summary::Hits { top_hubs: top_values(hubs, k), top_authorities: top_values(authorities, k) }
+            }
             Output::Triangles(t) => triangles_summary(t, k),
             Output::Cores(c) => cores_summary(c),
             Output::Communities { labels, modularity } => {
@@ -198,6 +208,14 @@ fn values_summary(v: &[f64], k: usize) -> Summary {
     }
 }
 
+/// The `k` largest values, with their vertices.
+fn top_values(v: &[f64], k: usize) -> Vec<(u32, f64)> {
+    match values_summary(v, k) {
+        Summary::Values { top, .. } => top,
+        _ => unreachable!("values_summary summarises values"),
+    }
+}
+
 /// The total and the `k` vertices on most triangles.
 fn triangles_summary(t: &[u64], k: usize) -> Summary {
     let parts: Vec<_> = (t.par_chunks(CHUNK).enumerate())
@@ -272,6 +290,10 @@ impl Summary {
             Summary::Triangles { triangles, top } => {
                 Summary::Triangles { triangles, top: top.into_iter().map(|(v, x)| (naming.name(v), x)).collect() }
             }
+            Summary::Hits { top_hubs, top_authorities } => Summary::Hits {
+                top_hubs: top_hubs.into_iter().map(|(v, x)| (naming.name(v), x)).collect(),
+                top_authorities: top_authorities.into_iter().map(|(v, x)| (naming.name(v), x)).collect(),
+            },
             Summary::Communities { count, modularity, largest } => {
                 Summary::Communities { count, modularity, largest: largest.into_iter().map(|(c, s)| (naming.name(c), s)).collect() }
             }
@@ -315,6 +337,14 @@ impl<V: fmt::Display> Summary<V> {
                     out += &format!("  vertex {v}: {x} triangles\n");
                 }
             }
+            Summary::Hits { top_hubs, top_authorities } => {
+                for (v, x) in top_hubs {
+                    out += &format!("  hub {v}: {x:.6e}\n");
+                }
+                for (v, x) in top_authorities {
+                    out += &format!("  authority {v}: {x:.6e}\n");
+                }
+            }
             Summary::Cores { .. } => {}
         }
         out
@@ -349,6 +379,10 @@ impl<V: fmt::Display> fmt::Display for Summary<V> {
             Summary::Values { top, .. } => match top.first() {
                 Some((v, x)) => write!(f, "Largest value:       {x:.6e} at vertex {v}"),
                 None => write!(f, "Largest value:       none (no vertices)"),
+            },
+            Summary::Hits { top_hubs, top_authorities } => match (top_hubs.first(), top_authorities.first()) {
+                (Some((h, x)), Some((a, y))) => write!(f, "Top hub, authority:  vertex {h} ({x:.6e}), vertex {a} ({y:.6e})"),
+                _ => write!(f, "Top hub, authority:  none (no vertices)"),
             },
         }
     }
@@ -392,6 +426,13 @@ mod tests {
                 top.truncate(k);
                 let mean = if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
                 Summary::Values { sum: v.iter().sum(), mean, norm: v.iter().map(|x| x * x).sum::<f64>().sqrt(), top }
+            }
+            Output::Hits { hubs, authorities } => {
+                let top = |v: &[f64]| match by_sorting(&Output::Values(v.to_vec()), k) {
+                    Summary::Values { top, .. } => top,
+                    _ => unreachable!(),
+                };
+                Summary::Hits { top_hubs: top(hubs), top_authorities: top(authorities) }
             }
             Output::Triangles(t) => {
                 let mut top: Vec<(u32, u64)> = t.iter().enumerate().map(|(i, &x)| (i as u32, x)).collect();
@@ -440,10 +481,11 @@ mod tests {
             let outputs = [
                 Output::Depths(depths),
                 Output::Distances(Distances::Int(distances)),
-                Output::Values(values),
                 Output::Labels(labels),
                 Output::Labels(far_labels),
                 Output::Communities { labels: (0..n).map(|_| next(n.max(1) as u64 / 5 + 1) as u32).collect(), modularity: 0.25 },
+                Output::Hits { hubs: values.iter().map(|x| x / 3.0).collect(), authorities: values.iter().rev().copied().collect() },
+                Output::Values(values),
                 Output::Triangles(triangles),
                 Output::Cores(cores),
             ];

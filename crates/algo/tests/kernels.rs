@@ -304,6 +304,31 @@ fn known_answers() {
     assert_eq!(run(Algorithm::Sssp, &w, &p, 0).unwrap().0, Output::Distances(chatty_algo::Distances::Int(vec![0, 3, 7])));
 }
 
+/// HITS on Langville and Meyer's example (networkx's test_hits: nodes 1..6 as 0..5),
+/// weighted or not (unit weights), and its weights read when asked for.
+#[test]
+fn hits_known_answers() {
+    let edges = [(1, 3), (1, 5), (2, 1), (3, 5), (5, 4), (5, 3), (6, 5)];
+    let plain = from_edges(6, &edges.map(|(u, v)| (u - 1, v - 1)), true).unwrap().with_in_edges();
+    let unit = from_weighted_edges(6, &edges.map(|(u, v)| (u - 1, v - 1, 1)), true).unwrap().with_in_edges();
+    let p = Params { pr: PrParams { tolerance: 1e-12, weighted: true, ..PrParams::default() }, ..Params::default() };
+    let want_a = [0.0, 0.0, 0.366025, 0.133975, 0.5, 0.0];
+    let want_h = [0.366025, 0.0, 0.211325, 0.0, 0.211325, 0.211325];
+    for g in [&plain, &unit] {
+        let (Output::Hits { hubs, authorities }, _) = run(Algorithm::Hits, g, &p, 0).unwrap() else { panic!() };
+        assert!(hubs.iter().zip(want_h).all(|(x, y)| (x - y).abs() < 1e-6), "{hubs:?}");
+        assert!(authorities.iter().zip(want_a).all(|(x, y)| (x - y).abs() < 1e-6), "{authorities:?}");
+    }
+    // Doubling the edge 5 → 4 raises 4's authority when weighted, not otherwise.
+    let heavy =
+        from_weighted_edges(6, &edges.map(|(u, v)| (u - 1, v - 1, if (u, v) == (5, 4) { 2 } else { 1 })), true).unwrap().with_in_edges();
+    let (Output::Hits { authorities, .. }, _) = run(Algorithm::Hits, &heavy, &p, 0).unwrap() else { panic!() };
+    assert!(authorities[3] > want_a[3] + 0.01, "{authorities:?}");
+    let unweighted = Params { pr: PrParams { weighted: false, ..p.pr }, ..Params::default() };
+    let (Output::Hits { authorities, .. }, _) = run(Algorithm::Hits, &heavy, &unweighted, 0).unwrap() else { panic!() };
+    assert!((authorities[3] - want_a[3]).abs() < 1e-6, "{authorities:?}");
+}
+
 #[test]
 fn structural_kernels_known_answers() {
     let answer = |alg, g: &Graph| run(alg, g, &Params::default(), 0).unwrap().0;

@@ -38,6 +38,7 @@ fn algorithm() -> impl TypedValueParser<Value = Algorithm> {
         Algorithm::Lpa => &["label-propagation"],
         Algorithm::Eigenvector => &["eigenvector-centrality"],
         Algorithm::Katz => &["katz-centrality"],
+        Algorithm::Hits => &["hubs", "authorities"],
         Algorithm::Degree => &["degree-centrality"],
         Algorithm::Closeness => &["closeness-centrality"],
         Algorithm::Louvain => &["louvain-communities"],
@@ -479,11 +480,12 @@ pub struct RunArgs {
     /// SSSP bucket width (default: the mean edge weight).
     #[arg(long, short = 'd')]
     pub delta: Option<f64>,
-    /// PageRank, eigenvector, katz: stop when the L1 change between iterations is
-    /// below N times this (networkx's `tol`: 1e-6 per vertex).
+    /// PageRank, eigenvector, katz, hits: stop when the L1 change between iterations is
+    /// below N times this (networkx's `tol`: 1e-6 per vertex; hits: of its authorities
+    /// scaled to a largest of 1).
     #[arg(long, default_value_t = 1e-6)]
     pub tolerance: f64,
-    /// PageRank, eigenvector, katz: at most this many iterations.
+    /// PageRank, eigenvector, katz, hits: at most this many iterations.
     #[arg(long, default_value_t = 100)]
     pub max_iters: u32,
     /// PageRank: teleport weights, `vertex weight` per line (ids as the input numbers
@@ -491,7 +493,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub personalization: Option<PathBuf>,
     /// PageRank: hand each vertex's score out in proportion to its out-edges' weights
-    /// (networkx's weight='weight'; CPU and SSD engines).
+    /// (networkx's weight='weight'; CPU and SSD engines). HITS: weigh the adjacency
+    /// matrix by the weights (networkx's hits always does).
     #[arg(long)]
     pub weighted: bool,
     /// PageRank: the damping factor (networkx's alpha).

@@ -923,7 +923,7 @@ fn a_renumbered_graph_answers_like_its_input() {
 }
 
 /// `.parquet` outputs read back with the Arrow reader: `vertex` and the kernel's
-/// column (named as in `.csv`), one row per vertex, ids in the input's numbering.
+/// columns (named as in `.csv`), one row per vertex, ids in the input's numbering.
 #[test]
 fn parquet_outputs_read_back() {
     use arrow_array::{Array, Float64Array, Int64Array, UInt32Array};
@@ -953,6 +953,17 @@ fn parquet_outputs_read_back() {
     let scores = pr.column(1).as_any().downcast_ref::<Float64Array>().unwrap();
     assert_eq!(scores.len(), 4);
     assert!((scores.values().iter().sum::<f64>() - 1.0).abs() < 1e-6);
+    // HITS writes two value columns, `hub` and `authority`, as its `.csv` header names them.
+    assert!(chatty(&["run", "hits", &p("g.gr"), "-o", &p("h.parquet")]).status.success());
+    let f = std::fs::File::open(d.path().join("h.parquet")).unwrap();
+    let batch =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap().build().unwrap().next().unwrap().unwrap();
+    assert_eq!(batch.schema().fields().iter().map(|f| f.name().as_str()).collect::<Vec<_>>(), ["vertex", "hub", "authority"]);
+    let column = |i: usize| batch.column(i).as_any().downcast_ref::<Float64Array>().unwrap().values().to_vec();
+    assert_eq!((column(1), column(2)), (vec![0.5, 0.5, 0.0, 0.0], vec![0.0, 0.5, 0.5, 0.0]));
+    assert!(chatty(&["run", "hits", &p("g.gr"), "-o", &p("h.csv")]).status.success());
+    let csv = std::fs::read_to_string(d.path().join("h.csv")).unwrap();
+    assert_eq!(csv.lines().take(3).collect::<Vec<_>>(), ["vertex,hub,authority", "1,0.5,0", "2,0.5,0.5"]);
 }
 
 /// Outputs go where the user asked, all or none: a directory gets a file per kernel
@@ -1019,7 +1030,7 @@ fn weighted_pagerank_on_the_command_line() {
     let o = chatty(&["run", "pr", &p("g.wel"), "--json", "--top", "3"]);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["result"]["top"][1][1], j["result"]["top"][2][1], "unweighted, 1 and 2 tie: {}", j["result"]);
-    fails(&["run", "bfs", &p("g.wel"), "--weighted"], "--weighted applies to pr");
+    fails(&["run", "bfs", &p("g.wel"), "--weighted"], "--weighted applies to pr and hits");
 }
 
 /// On a terminal (a pseudo-terminal from `script`), long kernels draw a progress bar

@@ -300,6 +300,7 @@ impl DistEngine {
             | Algorithm::Degree
             | Algorithm::Closeness
             | Algorithm::Katz
+            | Algorithm::Hits
             | Algorithm::Louvain
             | Algorithm::Leiden => {
                 unreachable!("refused by prepare")
@@ -368,6 +369,7 @@ impl DistEngine {
             Output::Distances(chatty_algo::Distances::Int(d)) => Output::Distances(chatty_algo::Distances::Int(back(ids, &d))),
             Output::Distances(chatty_algo::Distances::Float(d)) => Output::Distances(chatty_algo::Distances::Float(back(ids, &d))),
             Output::Values(v) => Output::Values(back(ids, &v)),
+            Output::Hits { hubs, authorities } => Output::Hits { hubs: back(ids, &hubs), authorities: back(ids, &authorities) },
             Output::Triangles(t) => Output::Triangles(back(ids, &t)),
             Output::Cores(c) => Output::Cores(back(ids, &c)),
             Output::Labels(l) => Output::Labels(smallest_file_ids(ids, &l)),

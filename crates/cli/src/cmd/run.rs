@@ -41,8 +41,8 @@ fn params(a: &RunArgs) -> Result<Params> {
     if a.sources.is_some() && !a.algorithm.contains(&Algorithm::Bc) {
         bail!("--sources applies to bc only; use --source for {}", a.algorithm[0].name());
     }
-    if a.weighted && !a.algorithm.contains(&Algorithm::Pr) {
-        bail!("--weighted applies to pr; {} reads the weights it needs by itself", a.algorithm[0].name());
+    if a.weighted && !a.algorithm.iter().any(|a| matches!(a, Algorithm::Pr | Algorithm::Hits)) {
+        bail!("--weighted applies to pr and hits; {} reads the weights it needs by itself", a.algorithm[0].name());
     }
     if a.trials == 0 {
         bail!("--trials must be at least 1");
@@ -456,7 +456,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Writes one row per vertex through a temporary file: `.csv` and `.tsv` with a
-/// header naming the value (`vertex,distance`), anything else `vertex value` lines;
+/// header naming the values (`vertex,distance`; HITS's `vertex,hub,authority`),
+/// anything else `vertex value` lines;
 /// vertices (and WCC labels) as `naming` names them. With `parents`, a third column
 /// `parent` (`-1` for none). Unreachable is `-1` (BFS) and `inf` (SSSP).
 pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, parents: Option<&[u32]>, naming: &Naming) -> Result<AtomicFile> {
@@ -473,7 +474,7 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, parents: Opt
     let written = (|| -> std::io::Result<()> {
         if let Some(sep) = sep {
             let parent = if parents.is_some() { format!("{sep}parent") } else { String::new() };
-            writeln!(f, "vertex{sep}{}{parent}", value_name(alg))?;
+            writeln!(f, "vertex{sep}{}{parent}", value_names(alg).join(&sep.to_string()))?;
         }
         let sep = sep.unwrap_or(' ');
         let mut line = |v: usize, value: std::fmt::Arguments| match parents.map(|p| p[v]) {
@@ -500,6 +501,9 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, parents: Opt
                     .try_for_each(|(v, &x)| if x.is_infinite() { line(v, format_args!("inf")) } else { line(v, format_args!("{x}")) })
             }
             Output::Values(s) => s.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{x}"))),
+            Output::Hits { hubs, authorities } => {
+                hubs.iter().zip(authorities).enumerate().try_for_each(|(v, (&h, &a))| line(v, format_args!("{h}{sep}{a}")))
+            }
             // Labels are vertex ids too.
             Output::Labels(l) | Output::Communities { labels: l, .. } => {
                 l.iter().enumerate().try_for_each(|(v, &x)| line(v, format_args!("{}", naming.name(x))))
@@ -516,7 +520,8 @@ pub(crate) fn write_output(path: &Path, alg: Algorithm, o: &Output, parents: Opt
 /// its labels as strings) and the kernel's value column (named as in `.csv` outputs)
 /// as Parquet (uncompressed), into a temporary file the caller commits: BFS depths as
 /// i64 (-1 unreachable), SSSP distances as f64 (inf unreachable), WCC, SCC and community
-/// labels as vertices, triangles as u64, core numbers as u32, the rest as f64. With `parents`,
+/// labels as vertices, triangles as u64, core numbers as u32, the rest (HITS's two
+/// columns too) as f64. With `parents`,
 /// a `parent` column of vertices (null for none).
 fn write_parquet(path: &Path, alg: Algorithm, o: &Output, parents: Option<&[u32]>, naming: &Naming) -> Result<AtomicFile> {
     use std::sync::Arc;
@@ -535,6 +540,7 @@ fn write_parquet(path: &Path, alg: Algorithm, o: &Output, parents: Option<&[u32]
 
     let vertex = vertices(&mut (0..o.len() as u32).map(Some));
     let value: ArrayRef = match o {
+        Output::Hits { hubs, .. } => Arc::new(Float64Array::from_iter_values(hubs.iter().copied())),
         Output::Depths(d) => {
             Arc::new(Int64Array::from_iter_values(d.iter().map(|&x| if x == chatty_algo::bfs::UNREACHED { -1 } else { x as i64 })))
         }
@@ -547,7 +553,10 @@ fn write_parquet(path: &Path, alg: Algorithm, o: &Output, parents: Option<&[u32]
         Output::Triangles(t) => Arc::new(UInt64Array::from_iter_values(t.iter().copied())),
         Output::Cores(c) => Arc::new(UInt32Array::from_iter_values(c.iter().copied())),
     };
-    let mut columns = vec![("vertex", vertex), (value_name(alg), value)];
+    let mut columns = vec![("vertex", vertex), (value_names(alg)[0], value)];
+    if let Output::Hits { authorities, .. } = o {
+        columns.push((value_names(alg)[1], Arc::new(Float64Array::from_iter_values(authorities.iter().copied()))));
+    }
     if let Some(p) = parents {
         columns.push(("parent", vertices(&mut p.iter().map(|&p| (p != chatty_algo::paths::NO_PARENT).then_some(p)))));
     }
@@ -558,23 +567,24 @@ fn write_parquet(path: &Path, alg: Algorithm, o: &Output, parents: Option<&[u32]
     writer.into_inner().with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// The value column's name in `.csv`, `.tsv` and `.parquet` outputs.
-fn value_name(alg: Algorithm) -> &'static str {
+/// The value columns' names in `.csv`, `.tsv` and `.parquet` outputs: one, but HITS's two.
+fn value_names(alg: Algorithm) -> &'static [&'static str] {
     match alg {
-        Algorithm::Bfs => "depth",
-        Algorithm::Sssp => "distance",
-        Algorithm::Pr => "pagerank",
-        Algorithm::Wcc => "component",
-        Algorithm::Bc => "betweenness",
-        Algorithm::Spmv => "y",
-        Algorithm::Tc => "triangles",
-        Algorithm::Clustering => "clustering",
-        Algorithm::Kcore => "core_number",
-        Algorithm::Scc => "component",
-        Algorithm::Lpa | Algorithm::Louvain | Algorithm::Leiden => "community",
-        Algorithm::Eigenvector => "eigenvector",
-        Algorithm::Katz => "katz",
-        Algorithm::Degree => "degree_centrality",
-        Algorithm::Closeness => "closeness",
+        Algorithm::Bfs => &["depth"],
+        Algorithm::Sssp => &["distance"],
+        Algorithm::Pr => &["pagerank"],
+        Algorithm::Wcc => &["component"],
+        Algorithm::Bc => &["betweenness"],
+        Algorithm::Spmv => &["y"],
+        Algorithm::Tc => &["triangles"],
+        Algorithm::Clustering => &["clustering"],
+        Algorithm::Kcore => &["core_number"],
+        Algorithm::Scc => &["component"],
+        Algorithm::Lpa | Algorithm::Louvain | Algorithm::Leiden => &["community"],
+        Algorithm::Eigenvector => &["eigenvector"],
+        Algorithm::Katz => &["katz"],
+        Algorithm::Hits => &["hub", "authority"],
+        Algorithm::Degree => &["degree_centrality"],
+        Algorithm::Closeness => &["closeness"],
     }
 }

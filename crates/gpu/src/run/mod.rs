@@ -140,6 +140,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         Algorithm::Lpa
         | Algorithm::Eigenvector
         | Algorithm::Katz
+        | Algorithm::Hits
         | Algorithm::Degree
         | Algorithm::Closeness
         | Algorithm::Louvain
