@@ -114,6 +114,11 @@ class Graph:
         self.weight_kind = weight_kind if native.weighted else None
         # Whether networkx held a weight as a float, so that sums of them are floats.
         self._float_weights = False
+        # Whether every weight is non-negative and stored exactly (integers, or floats a
+        # 32-bit float holds exactly): then a path's f64 length is networkx's, bit for bit.
+        self._exact_weights = True
+        # Whether every weight is above 0 (weighted BC's Dijkstra needs it).
+        self._positive_weights = True
         # networkx's neighbour order as CSR (offsets, targets), where it differs from
         # ours (sorted by id): traversal orders (bfs_edges) follow it.
         self._neighbor_order: Optional[tuple[np.ndarray, np.ndarray]] = None
@@ -174,6 +179,10 @@ class Graph:
         native = _native.Graph.from_arrays(src, dst, len(nodes), directed, wt, kind, dedup=not directed)
         graph = cls(native, nodes, kind)
         graph._float_weights = floats
+        if kind == "float":
+            graph._exact_weights = bool(np.all(w >= 0) and np.array_equal(wt.view(np.float32).astype(np.float64), w))
+        if w is not None:
+            graph._positive_weights = bool(np.all(w > 0))
         # The adjacency comes grouped by source in id order; keep networkx's order of
         # each group only where it is not ours.
         if np.any((np.diff(dst.astype(np.int64)) < 0) & (np.diff(src) == 0)):
@@ -353,12 +362,14 @@ def wcc(g: Graph, *, engine: str = "auto", threads: Optional[int] = None) -> np.
 
 
 def betweenness(g: Graph, sources: Union[None, int, str, Sequence[int]] = None, seed: Optional[int] = None,
-                normalized: bool = False, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
-    """Betweenness centrality (Brandes, unweighted), scaled as networkx's
-    ``betweenness_centrality`` (endpoints excluded): from every vertex (``sources``
-    None or "all"), from ``sources`` vertices drawn at random from ``seed``, or from
-    the vertices listed; undirected scores count each pair once; ``normalized``
-    divides by the (s, t) pairs. Sampled scores are rescaled as networkx 3.6 does."""
+                normalized: bool = False, weighted: bool = False, *, engine: str = "auto",
+                threads: Optional[int] = None) -> np.ndarray:
+    """Betweenness centrality (Brandes), scaled as networkx's ``betweenness_centrality``
+    (endpoints excluded): from every vertex (``sources`` None or "all"), from
+    ``sources`` vertices drawn at random from ``seed``, or from the vertices listed;
+    undirected scores count each pair once; ``normalized`` divides by the (s, t)
+    pairs. Sampled scores are rescaled as networkx 3.6 does. ``weighted``: shortest
+    paths by weight, Dijkstra's (networkx's ``weight='weight'``; positive weights; CPU)."""
     n = g.n
     if sources is None or isinstance(sources, str):
         if sources not in (None, "all"):
@@ -372,7 +383,7 @@ def betweenness(g: Graph, sources: Union[None, int, str, Sequence[int]] = None, 
         listed = _ids(sources, "sources")
         if np.unique(listed).size != listed.size:
             raise ParameterError("sources: each vertex at most once")
-    values = run(g, "bc", engine, threads, sources="all" if listed is None else listed)[0]
+    values = run(g, "bc", engine, threads, sources="all" if listed is None else listed, weighted=weighted)[0]
     return _rescale(values, n, normalized=normalized, directed=g.directed, sampled=listed)
 
 

@@ -3,8 +3,8 @@ call with ``NETWORKX_BACKEND_PRIORITY=chatty``.
 
 A networkx graph is converted once (the adjacency read in Rust; networkx caches the
 converted graph on ``G``), then the kernels run through the same engines as the CLI.
-Arguments the kernels do not support (negative PageRank weights, float or negative
-Dijkstra weights, endpoint betweenness, ``nstart``, ``dangling``...) are declined
+Arguments the kernels do not support (negative PageRank weights, negative Dijkstra
+weights or float ones a 32-bit float does not hold exactly, endpoint betweenness, ``nstart``, ``dangling``...) are declined
 by raising ``NotImplementedError``, so networkx runs its own code instead of a
 different answer being returned. Small graphs stay in networkx (``should_run``).
 """
@@ -359,8 +359,10 @@ class BackendInterface:
 
     @staticmethod
     def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
-        if weight is not None and G.weight is not None:
-            _decline("weighted betweenness stays in networkx")
+        weighted = weight is not None and G.weight is not None
+        if weighted and not (G.cg._exact_weights and G.cg._positive_weights):
+            _decline("weighted betweenness on zero or negative weights, or floats a 32-bit float does not hold "
+                     "exactly, stays in networkx")
         if endpoints:
             _decline("endpoints=True stays in networkx")
         sources = None
@@ -368,7 +370,7 @@ class BackendInterface:
             # networkx's own sample, drawn the way it draws it, so the answer is its answer.
             seed = nx.utils.create_py_random_state(seed)
             sources = [G.cg.vertex(v) for v in seed.sample(list(G.cg.nodes), k)]
-        values = cg.betweenness(G.cg, sources=sources, normalized=normalized, engine=ENGINE)
+        values = cg.betweenness(G.cg, sources=sources, normalized=normalized, weighted=weighted, engine=ENGINE)
         return G.cg.to_dict(values)
 
 
@@ -559,8 +561,8 @@ def _dijkstra(G: ChattyNxGraph, source: Any, cutoff: Any, weight: Any) -> tuple[
         depths = cg.run(G.cg, "bfs", ENGINE, source=s)[0]
         dist = np.where(depths >= 0, depths, np.inf).astype(np.float64)
     else:
-        if G.cg.weight_kind == "float":
-            _decline("non-integer or negative weights stay in networkx (ours are 32-bit)")
+        if not G.cg._exact_weights:
+            _decline("negative weights, and float weights a 32-bit float does not hold exactly, stay in networkx")
         _plain_cutoff(cutoff)
         dist = cg.run(G.cg, "sssp", ENGINE, source=s)[0]
     reached = np.isfinite(dist)
@@ -570,8 +572,8 @@ def _dijkstra(G: ChattyNxGraph, source: Any, cutoff: Any, weight: Any) -> tuple[
 
 
 def _distance_dict(G: ChattyNxGraph, source: Any, dist: np.ndarray, reached: np.ndarray) -> dict:
-    """networkx's distances: integral weights (others are declined) give exact sums,
-    ints, or floats where networkx's weights were, but for the source's own 0."""
+    """networkx's distances: exactly stored weights (others are declined) give networkx's
+    sums, ints, or floats where networkx's weights were, but for the source's own 0."""
     if not G.cg._float_weights:
         return _select(G, np.where(reached, dist, 0).astype(np.int64), reached)
     found = _select(G, np.where(reached, dist, 0.0), reached)

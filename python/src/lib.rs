@@ -493,7 +493,7 @@ fn run<'py>(
         source,
         seed: seed.unwrap_or(defaults.seed),
         delta,
-        pr: PrParams { damping, tolerance: tol, max_iters: max_iter, weighted, ..PrParams::default() },
+        pr: PrParams { damping, tolerance: tol, max_iters: max_iter, ..PrParams::default() },
         katz: KatzParams { alpha: katz_alpha, beta: katz_beta, normalized },
         degree: DegreeKind::from_name(degree).ok_or_else(|| bad(format!("degree `{degree}`: expected in, out or total")))?,
         wf_improved,
@@ -503,6 +503,7 @@ fn run<'py>(
         personalization: personalization.map(|p| p.as_slice().map(<[f64]>::to_vec)).transpose()?,
         direction: defaults.direction,
         parents,
+        weighted,
     };
     let spec = EngineSpec { threads: threads.map(|t| checked_threads(py, t)).transpose()?, ..EngineSpec::new(kind) };
     let work = Workload::new(vec![alg], &p);

@@ -118,6 +118,56 @@ def test_weighted_pagerank_matches_networkx():
         assert sum(abs(unweighted[v] - want[v]) for v in graph) > 1e-3
 
 
+def test_float_weight_dijkstra_through_the_backend():
+    # Float weights a 32-bit float holds exactly sum to networkx's f64 distances, bit
+    # for bit; others (0.1) are declined, so networkx answers them itself.
+    from chattygraph.nx import BackendInterface as B
+
+    rng = np.random.default_rng(11)
+    g = nx.gnp_random_graph(1500, 0.004, seed=11, directed=True)
+    for u, v in g.edges:
+        g[u][v]["weight"] = float(rng.choice([0.5, 0.25, 1.75, 3.125, 2.0 ** -20]))
+    converted = B.convert_from_nx(g, edge_attrs={"weight": 1})
+    assert converted.cg._exact_weights
+    got = B.single_source_dijkstra_path_length(converted, 0)
+    assert got == nx.single_source_dijkstra_path_length(g, 0)
+    assert [type(got[v]) for v in sorted(got)] == [type(x) for _, x in sorted(nx.single_source_dijkstra_path_length(g, 0).items())]
+    assert nx.single_source_dijkstra_path_length(g, 0, backend="chatty") == nx.single_source_dijkstra_path_length(g, 0)
+    g[0][next(iter(g[0]))]["weight"] = 0.1
+    inexact = B.convert_from_nx(g, edge_attrs={"weight": 1})
+    with pytest.raises(NotImplementedError, match="32-bit float does not hold exactly"):
+        B.single_source_dijkstra_path_length(inexact, 0)
+
+
+def test_weighted_betweenness_matches_networkx():
+    # Dijkstra's paths with ties (small integer weights make many), directed and
+    # undirected, every source and networkx's own sample of k; float weights held
+    # exactly; zero weights stay in networkx.
+    g = weighted_digraph(n=400, p=0.015)
+    for u, v in g.edges:
+        g[u][v]["weight"] = g[u][v]["weight"] % 3 + 1
+    u = g.to_undirected()
+    for graph in (g, u):
+        want = nx.betweenness_centrality(graph, weight="weight")
+        got = by_node(cg.Graph.from_networkx(graph), cg.betweenness(cg.Graph.from_networkx(graph), normalized=True,
+                                                                    weighted=True, engine="cpu"))
+        assert all(math.isclose(got[v], want[v], rel_tol=1e-9, abs_tol=1e-12) for v in graph)
+        got = nx.betweenness_centrality(graph, weight="weight", k=40, seed=5, backend="chatty")
+        want = nx.betweenness_centrality(graph, weight="weight", k=40, seed=5)
+        assert all(math.isclose(got[v], want[v], rel_tol=1e-9, abs_tol=1e-12) for v in graph)
+    halves = nx.DiGraph(g)
+    for a, b in halves.edges:
+        halves[a][b]["weight"] = halves[a][b]["weight"] / 2
+    got = nx.betweenness_centrality(halves, weight="weight", backend="chatty")
+    want = nx.betweenness_centrality(halves, weight="weight")
+    assert all(math.isclose(got[v], want[v], rel_tol=1e-9, abs_tol=1e-12) for v in g)
+    from chattygraph.nx import BackendInterface as B
+
+    halves[0][next(iter(halves[0]))]["weight"] = 0.0
+    with pytest.raises(NotImplementedError, match="zero or negative"):
+        B.betweenness_centrality(B.convert_from_nx(halves, edge_attrs={"weight": 1}), weight="weight")
+
+
 def test_hits_matches_networkx():
     # networkx's hits finds the singular vectors by ARPACK; ours by power iteration
     # to a tighter stop: the same scores, weighted (networkx's default) or not.

@@ -22,7 +22,7 @@
 //! in-neighbours hold), scaled to a largest score of 1, stopping once the L1 change
 //! falls below `n × tolerance` (networkx's `_hits_scipy` rule with `tol` per vertex)
 //! or after `max_iters` steps; then `h = A·a`, and both scaled to sum 1. Weighted by
-//! the edges' weights as networkx's adjacency matrix is, with [`PrParams::weighted`].
+//! the edges' weights as networkx's adjacency matrix is where `weighted`.
 //! networkx's `hits` finds the same singular vectors by ARPACK instead.
 //!
 //! Degree centrality, networkx's `degree_centrality` (and `in_`/`out_`): a vertex's
@@ -196,7 +196,7 @@ pub fn verify_katz(g: &Graph, p: PrParams, k: KatzParams, x: &[f64]) -> Result<(
 }
 
 /// HITS hubs and authorities, the iterations run, and the L1 change of the last one.
-pub fn hits(g: &Graph, p: PrParams, progress: &dyn Progress) -> Result<(Vec<f64>, Vec<f64>, u32, f64)> {
+pub fn hits(g: &Graph, p: PrParams, weighted: bool, progress: &dyn Progress) -> Result<(Vec<f64>, Vec<f64>, u32, f64)> {
     if g.is_directed() {
         crate::simple::need_in_edges(g, "hits")?;
     }
@@ -204,7 +204,7 @@ pub fn hits(g: &Graph, p: PrParams, progress: &dyn Progress) -> Result<(Vec<f64>
     if n == 0 {
         return Ok((Vec::new(), Vec::new(), 0, 0.0));
     }
-    let kind = if p.weighted { g.weight_type() } else { WeightType::None };
+    let kind = if weighted { g.weight_type() } else { WeightType::None };
     if kind == WeightType::Float && crate::sssp::check_weights(g).is_err() {
         return Err(Error::Unsupported("weighted hits needs non-negative, finite edge weights".into()));
     }
@@ -262,10 +262,10 @@ fn scale_to_sum_one(x: &mut [f64]) {
 
 /// The reference for [`hits`]: the same iteration, sequential, in push form over the
 /// out-lists alone.
-pub fn hits_reference(g: &Graph, p: PrParams) -> (Vec<f64>, Vec<f64>) {
+pub fn hits_reference(g: &Graph, p: PrParams, weighted: bool) -> (Vec<f64>, Vec<f64>) {
     let n = g.num_vertices();
     let out = g.out_edges();
-    let weight = |e: usize| if p.weighted { out.weight_f64(e) } else { 1.0 };
+    let weight = |e: usize| if weighted { out.weight_f64(e) } else { 1.0 };
     let hubs =
         |a: &[f64]| -> Vec<f64> { (0..n as u32).map(|u| out.range(u).map(|e| weight(e) * a[out.targets()[e] as usize]).sum()).collect() };
     let mut a = vec![1.0 / n.max(1) as f64; n];
@@ -298,8 +298,8 @@ pub fn hits_reference(g: &Graph, p: PrParams) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// Checks hubs and authorities against [`hits_reference`] to 1e-9, relative to the largest.
-pub fn verify_hits(g: &Graph, p: PrParams, hubs: &[f64], authorities: &[f64]) -> Result<()> {
-    let (want_h, want_a) = hits_reference(g, p);
+pub fn verify_hits(g: &Graph, p: PrParams, weighted: bool, hubs: &[f64], authorities: &[f64]) -> Result<()> {
+    let (want_h, want_a) = hits_reference(g, p, weighted);
     for (want, got) in [(want_h, hubs), (want_a, authorities)] {
         let scale = want.iter().fold(0.0f64, |m, &a| m.max(a.abs())).max(f64::MIN_POSITIVE);
         crate::first_mismatch(&want, got, |&a, &b| crate::same_value(a, b, 1e-9 * scale))?;

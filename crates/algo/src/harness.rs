@@ -525,7 +525,7 @@ impl Report {
                 "max_iters": p.pr.max_iters,
                 "damping": p.pr.damping,
                 "pr_method": p.pr.method.name(),
-                "weighted": p.pr.weighted,
+                "weighted": p.weighted,
                 "seed": p.seed,
                 "direction": p.direction.name(),
                 "parents": p.parents,

@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 pub mod bc;
+pub mod bc_weighted;
 pub mod bfs;
 pub mod centrality;
 pub mod community;
@@ -293,6 +294,10 @@ pub struct Params {
     /// BFS and SSSP: also find each vertex's parent on a shortest path
     /// ([`paths::parents`]), returned in the report.
     pub parents: bool,
+    /// Read the edge weights where networkx's `weight='weight'` does: PageRank shares
+    /// a score by out-weight, HITS weighs its matrix, BC takes shortest paths by weight
+    /// (Dijkstra). An unweighted graph's edges weigh 1 either way.
+    pub weighted: bool,
 }
 
 impl Default for Params {
@@ -311,6 +316,7 @@ impl Default for Params {
             personalization: None,
             direction: Direction::Auto,
             parents: false,
+            weighted: false,
         }
     }
 }
@@ -598,10 +604,13 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
             (Output::Distances(d), rounds, None)
         }
         Algorithm::Pr => {
-            let (s, iters, residual) = pr::pagerank(g, p.pr, p.personalization.as_deref(), progress)?;
+            let (s, iters, residual) = pr::pagerank(g, p.pr, p.personalization.as_deref(), p.weighted, progress)?;
             (Output::Values(s), iters as u64, Some(residual))
         }
         Algorithm::Wcc => (Output::Labels(wcc::wcc(g)?), 1, None),
+        Algorithm::Bc if weighs(g, p) => {
+            (Output::Values(bc_weighted::bc(in_memory(g, alg)?, sources, progress)?), sources.len() as u64, None)
+        }
         Algorithm::Bc => (Output::Values(bc::bc(g, sources, progress)?), sources.len() as u64, None),
         Algorithm::Spmv => (Output::Values(spmv::spmv(g, &spmv_x(g.num_vertices(), p))?), 1, None),
         Algorithm::Tc => (Output::Triangles(tc::triangles(in_memory(g, alg)?, progress)?.0), 1, None),
@@ -618,7 +627,7 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
             (Output::Values(x), iters as u64, Some(change))
         }
         Algorithm::Hits => {
-            let (hubs, authorities, iters, change) = centrality::hits(in_memory(g, alg)?, p.pr, progress)?;
+            let (hubs, authorities, iters, change) = centrality::hits(in_memory(g, alg)?, p.pr, p.weighted, progress)?;
             (Output::Hits { hubs, authorities }, iters as u64, Some(change))
         }
         Algorithm::Degree => (Output::Values(centrality::degree(in_memory(g, alg)?, p.degree)?), 1, None),
@@ -629,6 +638,11 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
             (Output::Communities { labels, modularity }, 1, None)
         }
     })
+}
+
+/// Whether the run reads `g`'s weights: asked to, and it has some.
+fn weighs<G: EdgeMapGraph + ?Sized>(g: &G, p: &Params) -> bool {
+    p.weighted && g.weight_type() != chatty_graph::WeightType::None
 }
 
 /// The community method a kernel names.
@@ -670,8 +684,9 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
     match (alg, output) {
         (Algorithm::Bfs, Output::Depths(d)) => bfs::verify(g, sources[0], d),
         (Algorithm::Sssp, Output::Distances(d)) => sssp::verify(g, sources[0], d),
-        (Algorithm::Pr, Output::Values(s)) => pr::verify(g, p.pr, p.personalization.as_deref(), s),
+        (Algorithm::Pr, Output::Values(s)) => pr::verify(g, p.pr, p.personalization.as_deref(), p.weighted, s),
         (Algorithm::Wcc, Output::Labels(l)) => wcc::verify(g, l),
+        (Algorithm::Bc, Output::Values(s)) if weighs(g, p) => bc_weighted::verify(g, sources, s),
         (Algorithm::Bc, Output::Values(s)) => bc::verify(g, sources, s),
         (Algorithm::Spmv, Output::Values(y)) => spmv::verify(g, &spmv_x(g.num_vertices(), p), y),
         (Algorithm::Tc, Output::Triangles(t)) => tc::verify(g, t),
@@ -681,7 +696,7 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Lpa, Output::Labels(l)) => lpa::verify(g, l),
         (Algorithm::Eigenvector, Output::Values(x)) => centrality::verify_eigenvector(g, p.pr, x),
         (Algorithm::Katz, Output::Values(x)) => centrality::verify_katz(g, p.pr, p.katz, x),
-        (Algorithm::Hits, Output::Hits { hubs, authorities }) => centrality::verify_hits(g, p.pr, hubs, authorities),
+        (Algorithm::Hits, Output::Hits { hubs, authorities }) => centrality::verify_hits(g, p.pr, p.weighted, hubs, authorities),
         (Algorithm::Degree, Output::Values(x)) => centrality::verify_degree(g, p.degree, x),
         (Algorithm::Closeness, Output::Values(x)) => centrality::verify_closeness(g, p.wf_improved, x),
         (Algorithm::Louvain | Algorithm::Leiden, Output::Communities { labels, modularity }) => {

@@ -20,7 +20,7 @@
 //! [4] Gianna Del Corso, Antonio Gullì, Francesco Romani. "Fast PageRank Computation
 //!     via a Sparse Linear System." Internet Mathematics 2(3), 2005.
 //!
-//! Weighted ([`PrParams::weighted`], networkx's `weight='weight'`): a vertex hands its
+//! Weighted (`weighted`, [`crate::Params::weighted`]; networkx's `weight='weight'`): a vertex hands its
 //! score out in proportion to its out-edges' weights, `score · w / out-weight` along
 //! each, and a vertex whose out-edges weigh 0 in all is dangling, as networkx's
 //! row-normalised adjacency has it.
@@ -73,9 +73,6 @@ pub struct PrParams {
     pub max_iters: u32,
     /// Jacobi (the default) or Gauss–Seidel.
     pub method: PrMethod,
-    /// Hand scores out in proportion to the out-edges' weights (networkx's
-    /// `weight='weight'`); an unweighted graph's edges weigh 1 either way.
-    pub weighted: bool,
 }
 
 impl PrParams {
@@ -126,7 +123,7 @@ impl PrParams {
 
 impl Default for PrParams {
     fn default() -> Self {
-        PrParams { damping: 0.85, tolerance: 1e-6, max_iters: 100, method: PrMethod::Jacobi, weighted: false }
+        PrParams { damping: 0.85, tolerance: 1e-6, max_iters: 100, method: PrMethod::Jacobi }
     }
 }
 
@@ -262,19 +259,20 @@ fn out_weights<G: EdgeMapGraph + ?Sized>(g: &G) -> Result<Vec<f64>> {
     Ok(sums.into_par_iter().map(|s| f64::from_bits(s.into_inner())).collect())
 }
 
-/// PageRank by pull iterations; returns (scores, iterations, the L1 change of the
-/// last iteration).
+/// PageRank by pull iterations, scores shared by out-weight where `weighted`; returns
+/// (scores, iterations, the L1 change of the last iteration).
 pub fn pagerank<G: EdgeMapGraph + ?Sized>(
     g: &G,
     p: PrParams,
     personalization: Option<&[f64]>,
+    weighted: bool,
     progress: &dyn Progress,
 ) -> Result<(Vec<f64>, u32, f64)> {
     let n = g.num_vertices();
     if n == 0 {
         return Ok((Vec::new(), 0, 0.0));
     }
-    let weights = (p.weighted && g.weight_type() != WeightType::None).then(|| out_weights(g)).transpose()?;
+    let weights = (weighted && g.weight_type() != WeightType::None).then(|| out_weights(g)).transpose()?;
     let share = match &weights {
         Some(w) => OutShare::Weights(w),
         None => OutShare::Degrees(g.out_offsets()),
@@ -434,12 +432,12 @@ fn list_dangling(dangles: impl Iterator<Item = bool>, list: &mut Vec<u32>) {
 }
 
 /// The reference: the same iteration written sequentially in push form, with the
-/// same stopping rule (weights as `p.weighted` says).
-pub fn reference(g: &Graph, p: PrParams, personalization: Option<&[f64]>) -> Vec<f64> {
+/// same stopping rule (shared by out-weight where `weighted`).
+pub fn reference(g: &Graph, p: PrParams, personalization: Option<&[f64]>, weighted: bool) -> Vec<f64> {
     let n = g.num_vertices();
     let teleport = Teleport::new(personalization, n);
     let out = g.out_edges();
-    let weight = |e: usize| if p.weighted { out.weight_f64(e) } else { 1.0 };
+    let weight = |e: usize| if weighted { out.weight_f64(e) } else { 1.0 };
     let out_weight: Vec<f64> = (0..n as u32).map(|u| out.range(u).map(weight).sum()).collect();
     let mut score = vec![1.0 / n.max(1) as f64; n];
     for _ in 0..p.max_iters {
@@ -471,8 +469,8 @@ pub fn reference(g: &Graph, p: PrParams, personalization: Option<&[f64]>) -> Vec
 /// stops at another iteration than the (Jacobi) reference: each is within
 /// `change · d / (1 - d)` of the fixed point (both iterations contract the L1 error
 /// by the damping factor d), so the two may differ by twice that.
-pub fn verify(g: &Graph, p: PrParams, personalization: Option<&[f64]>, got: &[f64]) -> Result<()> {
-    let want = reference(g, p, personalization);
+pub fn verify(g: &Graph, p: PrParams, personalization: Option<&[f64]>, weighted: bool, got: &[f64]) -> Result<()> {
+    let want = reference(g, p, personalization, weighted);
     let l1: f64 = want.iter().zip(got).map(|(a, b)| (a - b).abs()).sum();
     let sum: f64 = got.iter().sum();
     let bound = match p.method {

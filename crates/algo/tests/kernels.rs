@@ -311,7 +311,7 @@ fn hits_known_answers() {
     let edges = [(1, 3), (1, 5), (2, 1), (3, 5), (5, 4), (5, 3), (6, 5)];
     let plain = from_edges(6, &edges.map(|(u, v)| (u - 1, v - 1)), true).unwrap().with_in_edges();
     let unit = from_weighted_edges(6, &edges.map(|(u, v)| (u - 1, v - 1, 1)), true).unwrap().with_in_edges();
-    let p = Params { pr: PrParams { tolerance: 1e-12, weighted: true, ..PrParams::default() }, ..Params::default() };
+    let p = Params { pr: PrParams { tolerance: 1e-12, ..PrParams::default() }, weighted: true, ..Params::default() };
     let want_a = [0.0, 0.0, 0.366025, 0.133975, 0.5, 0.0];
     let want_h = [0.366025, 0.0, 0.211325, 0.0, 0.211325, 0.211325];
     for g in [&plain, &unit] {
@@ -324,7 +324,7 @@ fn hits_known_answers() {
         from_weighted_edges(6, &edges.map(|(u, v)| (u - 1, v - 1, if (u, v) == (5, 4) { 2 } else { 1 })), true).unwrap().with_in_edges();
     let (Output::Hits { authorities, .. }, _) = run(Algorithm::Hits, &heavy, &p, 0).unwrap() else { panic!() };
     assert!(authorities[3] > want_a[3] + 0.01, "{authorities:?}");
-    let unweighted = Params { pr: PrParams { weighted: false, ..p.pr }, ..Params::default() };
+    let unweighted = Params { weighted: false, ..p.clone() };
     let (Output::Hits { authorities, .. }, _) = run(Algorithm::Hits, &heavy, &unweighted, 0).unwrap() else { panic!() };
     assert!((authorities[3] - want_a[3]).abs() < 1e-6, "{authorities:?}");
 }
@@ -678,7 +678,7 @@ fn extreme_personalizations_normalise_and_nan_never_verifies() {
 /// vertex dangling; a negative weight is refused.
 #[test]
 fn weighted_pagerank() {
-    let weighted = Params { pr: PrParams { weighted: true, tolerance: 1e-12, ..PrParams::default() }, ..Params::default() };
+    let weighted = Params { pr: PrParams { tolerance: 1e-12, ..PrParams::default() }, weighted: true, ..Params::default() };
     // 0 → 1 weighs 3, 0 → 2 weighs 1: 1 gains three times what 2 gains over 0's score.
     let fork = from_weighted_edges(3, &[(0, 1, 3), (0, 2, 1)], true).unwrap().with_in_edges();
     let (Output::Values(x), _) = run(Algorithm::Pr, &fork, &weighted, 0).unwrap() else { panic!() };
@@ -698,7 +698,7 @@ fn weighted_pagerank() {
     let grid = generate::grid(20, 20, GenOptions { seed: 6, max_weight: Some(40), undirected: true }, &NoProgress).unwrap();
     for (label, g) in [("floats", read_graph(&floats, ReadOptions::default(), &NoProgress).unwrap()), ("rmat", rmat), ("grid", grid)] {
         let g = g.with_in_edges();
-        let gs = Params { pr: PrParams { method: PrMethod::GaussSeidel, ..weighted.pr }, ..Params::default() };
+        let gs = Params { pr: PrParams { method: PrMethod::GaussSeidel, ..weighted.pr }, ..weighted.clone() };
         for p in [&weighted, &gs] {
             let (x, _) = run(Algorithm::Pr, &g, p, 0).unwrap();
             verify(Algorithm::Pr, &g, p, &[], &x).unwrap_or_else(|e| panic!("{label} {:?}: {e}", p.pr.method));
@@ -706,13 +706,53 @@ fn weighted_pagerank() {
         let (x, _) = run_on(Algorithm::Pr, &Streaming(&g), &weighted, 0).unwrap();
         verify(Algorithm::Pr, &g, &weighted, &[], &x).unwrap_or_else(|e| panic!("{label} streaming: {e}"));
         // The unweighted answer is another one (the weights differ).
-        assert!(
-            verify(Algorithm::Pr, &g, &Params { pr: PrParams { weighted: false, ..weighted.pr }, ..Params::default() }, &[], &x).is_err()
-        );
+        assert!(verify(Algorithm::Pr, &g, &Params { weighted: false, ..weighted.clone() }, &[], &x).is_err());
     }
     let g = read_graph(&negative, ReadOptions::default(), &NoProgress).unwrap().with_in_edges();
     let e = run(Algorithm::Pr, &g, &weighted, 0).unwrap_err();
     assert!(e.to_string().contains("non-negative"), "{e}");
+}
+
+/// Weighted BC (Dijkstra's paths): a heavy direct edge sends the paths through the
+/// middle vertex; every source and a few against networkx's procedure on integer and
+/// float weights, directed and undirected; zero and negative weights are refused.
+#[test]
+fn weighted_bc() {
+    let weighted = |sources| Params { bc_sources: sources, weighted: true, ..Params::default() };
+    let triangle = from_weighted_edges(3, &[(0, 1, 1), (1, 2, 1), (0, 2, 5)], false).unwrap();
+    let (Output::Values(x), _) = run(Algorithm::Bc, &triangle, &weighted(BcSources::All), 0).unwrap() else { panic!() };
+    assert_eq!(x, [0.0, 2.0, 0.0]);
+    let (Output::Values(x), _) = run(Algorithm::Bc, &triangle, &Params { weighted: false, ..weighted(BcSources::All) }, 0).unwrap() else {
+        panic!()
+    };
+    assert_eq!(x, [0.0, 0.0, 0.0]);
+    let d = tempfile::tempdir().unwrap();
+    let floats = d.path().join("f.wel");
+    // Two paths of 1.0 from 0 to 3 (0.5 + 0.5 and 0.25 + 0.75): ties counted as networkx counts them.
+    std::fs::write(&floats, "0 1 0.5\n1 3 0.5\n0 2 0.25\n2 3 0.75\n3 4 1.5\n0 4 2.5\n4 0 0.125\n").unwrap();
+    let o = |seed, w: Option<u32>, undirected| GenOptions { seed, max_weight: w, undirected };
+    let graphs = [
+        ("floats", read_graph(&floats, ReadOptions::default(), &NoProgress).unwrap()),
+        ("rmat directed", generate::rmat(9, 8, o(3, Some(5), false), &NoProgress).unwrap()),
+        ("rmat undirected", generate::rmat(9, 8, o(4, Some(3), true), &NoProgress).unwrap()),
+        ("grid", generate::grid(12, 10, o(5, Some(4), true), &NoProgress).unwrap()),
+    ];
+    for (label, g) in graphs {
+        for sources in [BcSources::All, BcSources::Random(5)] {
+            let p = weighted(sources);
+            let (x, picked) = run(Algorithm::Bc, &g, &p, 0).unwrap();
+            verify(Algorithm::Bc, &g, &p, &picked, &x).unwrap_or_else(|e| panic!("{label}: {e}"));
+        }
+    }
+    for (weights, what) in
+        [("0 1 0\n1 2 1\n", "zero"), ("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 -1\n2 3 1\n", "negative")]
+    {
+        let f = d.path().join(if what == "zero" { "z.wel" } else { "n.mtx" });
+        std::fs::write(&f, weights).unwrap();
+        let g = read_graph(&f, ReadOptions::default(), &NoProgress).unwrap();
+        let e = run(Algorithm::Bc, &g, &weighted(BcSources::All), 0).unwrap_err();
+        assert!(e.to_string().contains("positive, finite edge weights"), "{what}: {e}");
+    }
 }
 
 #[test]

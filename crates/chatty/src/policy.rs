@@ -180,7 +180,7 @@ mod tests {
         for alg in [Algorithm::Tc, Algorithm::Kcore, Algorithm::Scc] {
             assert_eq!(choose(&g, &Workload::one(alg), &GpuState::Started).engine, EngineKind::Gpu);
         }
-        let weighted = Params { pr: chatty_algo::PrParams { weighted: true, ..Default::default() }, ..Params::default() };
+        let weighted = Params { weighted: true, ..Params::default() };
         let c = choose(&g, &Workload::new(vec![Algorithm::Pr], &weighted), &GpuState::Started);
         assert_eq!(c.engine, EngineKind::Cpu);
         assert!(c.why.contains("weighted PageRank runs on the CPU and SSD engines"), "{c}");

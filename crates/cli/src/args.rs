@@ -492,9 +492,10 @@ pub struct RunArgs {
     /// them; vertices not listed weigh 0; normalised), networkx's personalization.
     #[arg(long, value_name = "FILE")]
     pub personalization: Option<PathBuf>,
-    /// PageRank: hand each vertex's score out in proportion to its out-edges' weights
-    /// (networkx's weight='weight'; CPU and SSD engines). HITS: weigh the adjacency
-    /// matrix by the weights (networkx's hits always does).
+    /// Read the edge weights as networkx's weight='weight' does. PageRank: hand each
+    /// vertex's score out in proportion to its out-edges' weights (CPU and SSD
+    /// engines). HITS: weigh the adjacency matrix (networkx's hits always does). BC:
+    /// shortest paths by weight, Dijkstra's (positive weights; CPU engine).
     #[arg(long)]
     pub weighted: bool,
     /// PageRank: the damping factor (networkx's alpha).

@@ -1030,7 +1030,7 @@ fn weighted_pagerank_on_the_command_line() {
     let o = chatty(&["run", "pr", &p("g.wel"), "--json", "--top", "3"]);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["result"]["top"][1][1], j["result"]["top"][2][1], "unweighted, 1 and 2 tie: {}", j["result"]);
-    fails(&["run", "bfs", &p("g.wel"), "--weighted"], "--weighted applies to pr and hits");
+    fails(&["run", "bfs", &p("g.wel"), "--weighted"], "--weighted applies to pr, hits and bc");
 }
 
 /// On a terminal (a pseudo-terminal from `script`), long kernels draw a progress bar

@@ -443,10 +443,8 @@ impl Engine for DistEngine {
     }
 
     fn run(&self, alg: Algorithm, p: &Params, sources: &[u32], progress: &dyn Progress) -> Result<Trial> {
-        if alg == Algorithm::Pr && p.pr.weighted {
-            return Err(Error::Unsupported(
-                "weighted PageRank runs on the CPU and SSD engines (the MPI engine shares by out-degree)".into(),
-            ));
+        if matches!(alg, Algorithm::Pr | Algorithm::Bc) && p.weighted {
+            return Err(Error::Unsupported(format!("weighted {} runs on one machine's CPU engine", alg.name())));
         }
         if alg == Algorithm::Pr && p.pr.method != PrMethod::Jacobi {
             return Err(Error::Unsupported(format!(

@@ -166,16 +166,19 @@ pub fn default_delta(g: &Graph) -> f64 {
     (if degree < 8.0 { w * 1024.0 / degree.max(1.0) } else { w / 16.0 }).max(1.0)
 }
 
-/// Refuses the PageRank options the GPU kernels do not have (the auto policy asks
-/// too, and runs such work on the CPU).
+/// Refuses the PageRank and BC options the GPU kernels do not have (the auto policy
+/// asks too, and runs such work on the CPU).
 pub fn refuse_options(alg: Algorithm, p: &Params) -> Result<(), Error> {
+    if alg == Algorithm::Bc && p.weighted {
+        return Err(Error::Unsupported("weighted bc runs on the CPU engine (the GPU kernels count hops)".into()));
+    }
     if alg != Algorithm::Pr {
         return Ok(());
     }
     if p.personalization.is_some() {
         return Err(Error::Unsupported("--personalization runs on the CPU and SSD engines (the GPU kernels teleport uniformly)".into()));
     }
-    if p.pr.weighted {
+    if p.weighted {
         return Err(Error::Unsupported("weighted PageRank runs on the CPU and SSD engines (the GPU kernels share by out-degree)".into()));
     }
     if p.pr.method != PrMethod::Jacobi {

@@ -54,7 +54,7 @@ fn check_all(name: &str, g: &Graph, stripes: usize, cfg: EngineConfig, dir: &Pat
         assert_eq!(r.detail["per_file_bytes"].as_array().unwrap().len(), stripes);
     }
     // Weighted PageRank: out-weights by one push, the weights read along the gather.
-    let weighted = Params { pr: chatty_algo::PrParams { weighted: true, ..Default::default() }, ..Params::default() };
+    let weighted = Params { weighted: true, ..Params::default() };
     match (chatty_algo::sssp::check_weights(g), harness::run(&mut ssd, Algorithm::Pr, &weighted, &opts, |_| {})) {
         (Ok(()), r) => assert_eq!(r.unwrap_or_else(|e| panic!("{name} weighted pr: {e}")).verification, Some(Ok(())), "{name}"),
         (Err(_), r) => assert!(r.is_err(), "{name}: weighted pr on negative weights"),

@@ -41,8 +41,8 @@ fn params(a: &RunArgs) -> Result<Params> {
     if a.sources.is_some() && !a.algorithm.contains(&Algorithm::Bc) {
         bail!("--sources applies to bc only; use --source for {}", a.algorithm[0].name());
     }
-    if a.weighted && !a.algorithm.iter().any(|a| matches!(a, Algorithm::Pr | Algorithm::Hits)) {
-        bail!("--weighted applies to pr and hits; {} reads the weights it needs by itself", a.algorithm[0].name());
+    if a.weighted && !a.algorithm.iter().any(|a| matches!(a, Algorithm::Pr | Algorithm::Hits | Algorithm::Bc)) {
+        bail!("--weighted applies to pr, hits and bc; {} reads the weights it needs by itself", a.algorithm[0].name());
     }
     if a.trials == 0 {
         bail!("--trials must be at least 1");
@@ -54,7 +54,7 @@ fn params(a: &RunArgs) -> Result<Params> {
         source: None, // the user names it: read once the graph is (vertex_inputs)
         seed: a.seed,
         delta: a.delta,
-        pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping, method: a.pr_method, weighted: a.weighted },
+        pr: PrParams { tolerance: a.tolerance, max_iters: a.max_iters, damping: a.damping, method: a.pr_method },
         katz: KatzParams { alpha: a.katz_alpha, beta: a.katz_beta, normalized: !a.katz_raw },
         degree: a.degree,
         wf_improved: !a.no_wf_improved,
@@ -68,6 +68,7 @@ fn params(a: &RunArgs) -> Result<Params> {
         personalization: None,
         direction: a.direction,
         parents: a.parents,
+        weighted: a.weighted,
     };
     // What can be checked before the graph is read; the rest once it is (the harness).
     chatty_algo::check_scalar_params(&p).map_err(chatty::Error::from)?;
