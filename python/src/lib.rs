@@ -480,14 +480,6 @@ fn run<'py>(
     let kind = EngineKind::from_name(engine)
         .filter(|&k| k != EngineKind::Mpi)
         .ok_or_else(|| bad(format!("engine `{engine}`: expected auto, cpu, gpu or ssd")))?;
-    let bc_sources = match &sources {
-        None => BcSources::One,
-        Some(s) if s.extract::<String>().is_ok_and(|s| s == "all") => BcSources::All,
-        Some(s) => match s.extract::<usize>() {
-            Ok(k) => BcSources::Random(k),
-            Err(_) => BcSources::List(s.extract::<Vec<u32>>().map_err(|_| bad("sources: a count of random sources, vertex ids, or \"all\""))?),
-        },
-    };
     let defaults = Params::default();
     let p = Params {
         source,
@@ -498,7 +490,7 @@ fn run<'py>(
         degree: DegreeKind::from_name(degree).ok_or_else(|| bad(format!("degree `{degree}`: expected in, out or total")))?,
         wf_improved,
         community: CommunityParams { resolution, threshold, max_level },
-        bc_sources,
+        bc_sources: bc_sources(sources.as_ref())?,
         x: x.map(|x| x.as_slice().map(<[f64]>::to_vec)).transpose()?,
         personalization: personalization.map(|p| p.as_slice().map(<[f64]>::to_vec)).transpose()?,
         direction: defaults.direction,
@@ -529,6 +521,18 @@ fn run<'py>(
         p.into_par_iter().map(|v| if v == chatty_algo::paths::NO_PARENT { -1 } else { i64::from(v) }).collect::<Vec<_>>().into_pyarray(py)
     });
     Ok((answer(py, report.last.output)?, report_dict, parents))
+}
+
+/// BC's sources from Python: `None` one source, a count, `"all"`, or vertex ids.
+fn bc_sources(sources: Option<&Bound<'_, PyAny>>) -> PyResult<BcSources> {
+    Ok(match sources {
+        None => BcSources::One,
+        Some(s) if s.extract::<String>().is_ok_and(|s| s == "all") => BcSources::All,
+        Some(s) => match s.extract::<usize>() {
+            Ok(k) => BcSources::Random(k),
+            Err(_) => BcSources::List(s.extract::<Vec<u32>>().map_err(|_| bad("sources: a count of random sources, vertex ids, or \"all\""))?),
+        },
+    })
 }
 
 /// A `threads=` count as the front door caps it, warning where it was capped.
