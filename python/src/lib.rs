@@ -11,7 +11,10 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use chatty::{harness, Algorithm, BcSources, Distances, EngineKind, EngineSpec, ErrorKind, DegreeKind, GraphSource, KatzParams, CommunityParams, Output, Params, PrParams, Workload};
+use chatty::{
+    harness, Algorithm, BcSources, CommunityParams, DegreeKind, Distances, EngineKind, EngineSpec, ErrorKind, GraphSource, KatzParams,
+    Output, Params, PrParams, Workload,
+};
 use chatty_algo::{Engine, GraphInfo};
 use chatty_graph::{BuildOptions, EdgeArrays, Format, Graph, Naming, NoProgress, ReadOptions, VertexNames, WeightType};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -171,7 +174,10 @@ impl PyGraph {
                     "an SSD layout is read as it was written: format, symmetrize, dedup, drop_self_loops, keep_id_range and header do not apply",
                 ));
             }
-            let spec = EngineSpec { ssd: chatty::SsdSpec { budget: mem_budget, ..chatty::SsdSpec::default() }, ..EngineSpec::new(EngineKind::Ssd) };
+            let spec = EngineSpec {
+                ssd: chatty::SsdSpec { budget: mem_budget, ..chatty::SsdSpec::default() },
+                ..EngineSpec::new(EngineKind::Ssd)
+            };
             let opened =
                 py.detach(|| chatty::open(&spec, GraphSource::file(&path), &Workload::one(Algorithm::Pr), &NoProgress)).map_err(error)?;
             let info = opened.engine.graph_info();
@@ -198,7 +204,9 @@ impl PyGraph {
     fn write(&self, py: Python<'_>, path: PathBuf, layout: Option<&str>, stripes: usize) -> PyResult<()> {
         match layout {
             None => py.detach(|| self.with_graph(|g| chatty_graph::write_graph(g, &path, &NoProgress).map_err(layer_error)))?,
-            Some("ssd") => py.detach(|| self.with_graph(|g| chatty_ssd::layout::write(g, &path, stripes, &[]).map(drop).map_err(layer_error)))?,
+            Some("ssd") => {
+                py.detach(|| self.with_graph(|g| chatty_ssd::layout::write(g, &path, stripes, &[]).map(drop).map_err(layer_error)))?
+            }
             Some(other) => Err(bad(format!("layout `{other}`: expected ssd (or none for the format the name says)"))),
         }
     }
@@ -321,7 +329,11 @@ impl PyGraph {
     fn sinks_first<'py>(&self, py: Python<'py>, labels: PyReadonlyArray1<'py, i64>) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let n = self.info.n;
         let labels = labels.as_slice()?;
-        let labels: Vec<u32> = labels.iter().map(|&l| u32::try_from(l).ok().filter(|&l| (l as usize) < n)).collect::<Option<_>>().ok_or_else(|| bad("labels name vertices of the graph"))?;
+        let labels: Vec<u32> = labels
+            .iter()
+            .map(|&l| u32::try_from(l).ok().filter(|&l| (l as usize) < n))
+            .collect::<Option<_>>()
+            .ok_or_else(|| bad("labels name vertices of the graph"))?;
         if labels.len() != n {
             return Err(bad(format!("{} labels for a graph of {n} vertices", labels.len())));
         }
@@ -341,7 +353,11 @@ impl PyGraph {
     ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>)> {
         let dist = dist.as_slice()?;
         if dist.len() != self.info.n || dist.iter().any(|&d| d.is_nan() || d < 0.0) {
-            return Err(bad(format!("{} distances for a graph of {} vertices (each a number at least 0, or inf)", dist.len(), self.info.n)));
+            return Err(bad(format!(
+                "{} distances for a graph of {} vertices (each a number at least 0, or inf)",
+                dist.len(),
+                self.info.n
+            )));
         }
         let whole = |d: f64| if d.is_finite() { d as u64 } else { u64::MAX };
         let output = match (hops, self.info.weight_type) {
@@ -429,7 +445,9 @@ fn answer(py: Python<'_>, o: Output) -> PyResult<Bound<'_, PyAny>> {
         }
         Output::Distances(Distances::Float(d)) => d.into_pyarray(py).into_any(),
         Output::Values(v) => v.into_pyarray(py).into_any(),
-        Output::Labels(l) | Output::Cores(l) | Output::Communities { labels: l, .. } => l.into_par_iter().map(i64::from).collect::<Vec<_>>().into_pyarray(py).into_any(),
+        Output::Labels(l) | Output::Cores(l) | Output::Communities { labels: l, .. } => {
+            l.into_par_iter().map(i64::from).collect::<Vec<_>>().into_pyarray(py).into_any()
+        }
         Output::Triangles(t) => t.into_par_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py).into_any(),
         Output::Hits { hubs, authorities } => PyTuple::new(py, [hubs.into_pyarray(py), authorities.into_pyarray(py)])?.into_any(),
     })
@@ -511,7 +529,14 @@ fn run<'py>(
                 Some(names) => Naming::Names(names.clone()),
                 None => Naming::From(0),
             };
-            let ctx = harness::Context { path: &graph.path, load_seconds: 0.0, started: None, commit: env!("CARGO_PKG_VERSION"), top, naming: &naming };
+            let ctx = harness::Context {
+                path: &graph.path,
+                load_seconds: 0.0,
+                started: None,
+                commit: env!("CARGO_PKG_VERSION"),
+                top,
+                naming: &naming,
+            };
             let json = report.json(&ctx).to_string();
             Ok((report, json))
         })
@@ -530,7 +555,9 @@ fn bc_sources(sources: Option<&Bound<'_, PyAny>>) -> PyResult<BcSources> {
         Some(s) if s.extract::<String>().is_ok_and(|s| s == "all") => BcSources::All,
         Some(s) => match s.extract::<usize>() {
             Ok(k) => BcSources::Random(k),
-            Err(_) => BcSources::List(s.extract::<Vec<u32>>().map_err(|_| bad("sources: a count of random sources, vertex ids, or \"all\""))?),
+            Err(_) => {
+                BcSources::List(s.extract::<Vec<u32>>().map_err(|_| bad("sources: a count of random sources, vertex ids, or \"all\""))?)
+            }
         },
     })
 }
