@@ -22,6 +22,7 @@ make_graph() {
         slashdot) "$CHATTY" convert "$DATASETS/social/soc-Slashdot0902.el.gz" -o raw.cgr --symmetrize -q ;;
         social | twitter) "$CHATTY" convert "$DATASETS/social/ego-Twitter.undirected.el.gz" -o raw.cgr -q ;;
         enron) "$CHATTY" convert "$DATASETS/social/email-Enron.el.gz" -o raw.cgr -q ;;
+        wikivote) "$CHATTY" convert "$DATASETS/social/wiki-Vote.txt.gz" -o raw.cgr -q ;;
         web) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o raw.cgr -q ;;
         websym) "$CHATTY" convert "$DATASETS/web/cnr-2000.el.gz" -o raw.cgr --symmetrize -q ;;
     esac

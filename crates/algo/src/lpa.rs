@@ -40,6 +40,9 @@ use crate::{Error, Result};
 /// never end).
 pub const MAX_SWEEPS: u32 = 10_000;
 
+/// Neighbour labels from which a vertex's are sorted in parallel.
+const PARALLEL_SORT: usize = 1 << 14;
+
 /// Refuses a directed graph, as networkx does.
 pub fn defined(directed: bool) -> Result<()> {
     match directed {
@@ -126,7 +129,12 @@ fn colour_classes(g: &Graph) -> Vec<Vec<u32>> {
 fn most_frequent(list: &[u32], labels: &[AtomicU32], scratch: &mut Vec<u32>, best: &mut Vec<u32>) {
     scratch.clear();
     scratch.extend(neighbours(list).map(|v| labels[v as usize].load(Relaxed)));
-    scratch.sort_unstable();
+    // A hub's labels are sorted by every idle thread: the largest degrees come first in
+    // the colouring, and one thread sorting a hub's list held up its whole colour.
+    match scratch.len() >= PARALLEL_SORT {
+        true => scratch.par_sort_unstable(),
+        false => scratch.sort_unstable(),
+    }
     best.clear();
     let mut top = 0;
     for run in scratch.chunk_by(|a, b| a == b) {
