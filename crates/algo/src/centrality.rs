@@ -309,17 +309,22 @@ pub fn verify_hits(g: &Graph, p: PrParams, weighted: bool, hubs: &[f64], authori
 
 /// A vertex's degree as networkx counts it in its simple graph.
 fn simple_degree(g: &Graph, kind: DegreeKind, u: u32) -> u64 {
+    // Distinct neighbours other than u, and whether u has a self-loop.
     let count = |list: &[u32]| {
         let mut d = 0;
         each_distinct(list, u, |_| d += 1);
-        d + list.binary_search(&u).is_ok() as u64
+        (d, list.binary_search(&u).is_ok() as u64)
     };
-    let out = count(g.out_edges().neighbors(u));
+    let (out, out_loop) = count(g.out_edges().neighbors(u));
+    let all_in = || {
+        let (d, self_loop) = count(g.in_edges().neighbors(u));
+        d + self_loop
+    };
     match (g.is_directed(), kind) {
-        (false, _) => out + g.out_edges().neighbors(u).binary_search(&u).is_ok() as u64,
-        (true, DegreeKind::Out) => out,
-        (true, DegreeKind::In) => count(g.in_edges().neighbors(u)),
-        (true, DegreeKind::Total) => out + count(g.in_edges().neighbors(u)),
+        (false, _) => out + 2 * out_loop,
+        (true, DegreeKind::Out) => out + out_loop,
+        (true, DegreeKind::In) => all_in(),
+        (true, DegreeKind::Total) => out + out_loop + all_in(),
     }
 }
 
@@ -329,8 +334,11 @@ pub fn degree(g: &Graph, kind: DegreeKind) -> Result<Vec<f64>> {
         crate::simple::need_in_edges(g, "degree")?;
     }
     let n = g.num_vertices();
-    let scale = if n > 1 { 1.0 / (n - 1) as f64 } else { 1.0 };
-    Ok((0..n as u32).into_par_iter().map(|u| if n > 1 { simple_degree(g, kind, u) as f64 * scale } else { 1.0 }).collect())
+    if n <= 1 {
+        return Ok(vec![1.0; n]);
+    }
+    let scale = 1.0 / (n - 1) as f64;
+    Ok((0..n as u32).into_par_iter().map(|u| simple_degree(g, kind, u) as f64 * scale).collect())
 }
 
 /// The reference for [`degree`]: networkx's counts, from the out-lists alone.
