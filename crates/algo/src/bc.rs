@@ -893,9 +893,7 @@ pub fn reference(g: &Graph, sources: &[u32]) -> Vec<f64> {
 
 /// Checks scores against [`reference`] within 1e-9 relative to the largest score.
 pub fn verify(g: &Graph, sources: &[u32], got: &[f64]) -> Result<()> {
-    let want = reference(g, sources);
-    let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-    crate::first_mismatch(&want, got, |&a, &b| crate::same_value(a, b, 1e-9 * scale))
+    crate::close_to_largest(&reference(g, sources), got, 1e-9, 1.0)
 }
 
 #[cfg(test)]

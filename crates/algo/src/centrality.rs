@@ -118,9 +118,7 @@ pub fn eigenvector_reference(g: &Graph, p: PrParams) -> Vec<f64> {
 
 /// Checks scores against [`eigenvector_reference`] to 1e-9, relative to the largest.
 pub fn verify_eigenvector(g: &Graph, p: PrParams, x: &[f64]) -> Result<()> {
-    let want = eigenvector_reference(g, p);
-    let scale = want.iter().fold(0.0f64, |m, &a| m.max(a.abs())).max(f64::MIN_POSITIVE);
-    crate::first_mismatch(&want, x, |&a, &b| crate::same_value(a, b, 1e-9 * scale))
+    crate::close_to_largest(&eigenvector_reference(g, p), x, 1e-9, f64::MIN_POSITIVE)
 }
 
 /// Katz scores, the iterations run, and the L1 change of the last one (scaled to unit
@@ -190,9 +188,7 @@ pub fn katz_reference(g: &Graph, p: PrParams, k: KatzParams) -> Vec<f64> {
 
 /// Checks scores against [`katz_reference`] to 1e-9, relative to the largest.
 pub fn verify_katz(g: &Graph, p: PrParams, k: KatzParams, x: &[f64]) -> Result<()> {
-    let want = katz_reference(g, p, k);
-    let scale = want.iter().fold(0.0f64, |m, &a| m.max(a.abs())).max(f64::MIN_POSITIVE);
-    crate::first_mismatch(&want, x, |&a, &b| crate::same_value(a, b, 1e-9 * scale))
+    crate::close_to_largest(&katz_reference(g, p, k), x, 1e-9, f64::MIN_POSITIVE)
 }
 
 /// HITS hubs and authorities, the iterations run, and the L1 change of the last one.
@@ -300,11 +296,8 @@ pub fn hits_reference(g: &Graph, p: PrParams, weighted: bool) -> (Vec<f64>, Vec<
 /// Checks hubs and authorities against [`hits_reference`] to 1e-9, relative to the largest.
 pub fn verify_hits(g: &Graph, p: PrParams, weighted: bool, hubs: &[f64], authorities: &[f64]) -> Result<()> {
     let (want_h, want_a) = hits_reference(g, p, weighted);
-    for (want, got) in [(want_h, hubs), (want_a, authorities)] {
-        let scale = want.iter().fold(0.0f64, |m, &a| m.max(a.abs())).max(f64::MIN_POSITIVE);
-        crate::first_mismatch(&want, got, |&a, &b| crate::same_value(a, b, 1e-9 * scale))?;
-    }
-    Ok(())
+    crate::close_to_largest(&want_h, hubs, 1e-9, f64::MIN_POSITIVE)?;
+    crate::close_to_largest(&want_a, authorities, 1e-9, f64::MIN_POSITIVE)
 }
 
 /// A vertex's degree as networkx counts it in its simple graph.

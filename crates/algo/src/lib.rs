@@ -733,6 +733,14 @@ pub(crate) fn same_value(a: f64, b: f64, tolerance: f64) -> bool {
     a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= tolerance
 }
 
+/// The first index where `got` is farther from `want` than `relative` times the largest
+/// of `want`'s finite magnitudes and `floor`, as an error.
+pub(crate) fn close_to_largest(want: &[f64], got: &[f64], relative: f64, floor: f64) -> Result<()> {
+    // The scale of the finite values: an overflow to inf must not widen the tolerance.
+    let scale = want.iter().filter(|v| v.is_finite()).fold(floor, |m, v| m.max(v.abs()));
+    first_mismatch(want, got, |&a, &b| same_value(a, b, relative * scale))
+}
+
 /// The first index where `want` and `got` disagree under `same`, as an error.
 pub(crate) fn first_mismatch<T: PartialEq + std::fmt::Debug + Sync>(
     want: &[T],
