@@ -230,11 +230,7 @@ class BackendInterface:
             if p.sum() == 0:
                 raise ZeroDivisionError("the personalization weights sum to zero")
         weighted = weight is not None and G.weight is not None
-        try:
-            values, report = cg.run(G.cg, "pr", ENGINE, damping=alpha, tol=tol, max_iter=max_iter, personalization=p,
-                                    weighted=weighted)
-        except cg.UnsupportedError as err:  # negative or non-finite weights
-            _decline(str(err))
+        values, report = _run(G, "pr", damping=alpha, tol=tol, max_iter=max_iter, personalization=p, weighted=weighted)
         if not report["result"].get("converged", True):
             raise nx.PowerIterationFailedConvergence(max_iter)
         return G.cg.to_dict(values)
@@ -475,11 +471,7 @@ class BackendInterface:
             return {}, {}
         if max_iter <= 0:
             raise nx.PowerIterationFailedConvergence(max_iter)
-        try:
-            (hubs, authorities), report = cg.run(G.cg, "hits", ENGINE, tol=tol / G.cg.n, max_iter=max_iter,
-                                                 weighted=G.weight is not None)
-        except cg.UnsupportedError as err:  # negative or non-finite weights
-            _decline(str(err))
+        (hubs, authorities), report = _run(G, "hits", tol=tol / G.cg.n, max_iter=max_iter, weighted=G.weight is not None)
         if not report["result"].get("converged", True) or G.cg.m == 0:
             # networkx's ARPACK converges where power iteration may not, and answers
             # an edgeless graph as it does.
@@ -730,11 +722,17 @@ def _communities(G: ChattyNxGraph, kernel: str, weight: Any, seed: Any, **params
         # A graph converted with weights (networkx's cache) asked for without them.
         _decline("communities of a weighted graph's unweighted view stay in networkx")
     seed = seed.getrandbits(63) if hasattr(seed, "getrandbits") else seed
-    try:
-        labels = cg.run(G.cg, kernel, ENGINE, seed=seed, **params)[0]
-    except cg.UnsupportedError as err:  # negative or non-finite weights
-        _decline(str(err))
+    labels = _run(G, kernel, seed=seed, **params)[0]
     return list(_members(G, labels).values())
+
+
+def _run(G: ChattyNxGraph, kernel: str, **params: Any) -> tuple:
+    """``cg.run`` on the backend's engine; what the kernel refuses (negative or
+    non-finite weights) is declined, so networkx answers it."""
+    try:
+        return cg.run(G.cg, kernel, ENGINE, **params)
+    except cg.UnsupportedError as err:
+        _decline(str(err))
 
 
 def _count_components(G: ChattyNxGraph, kernel: str = "wcc") -> int:
