@@ -12,7 +12,7 @@
 # .device-data/datasets), OUT (the table and an archive of the logs), WORK (graphs and
 # logs, default /tmp/structure-graphs), GRAPHS (names in scripts/gapbs_graphs.sh,
 # default "kron22 urand22 roadNE twitter websym web"), KERNELS (default "tc kcore
-# scc"), TRIALS (default 3; tc's CPU and GAPBS rows take 2 on kron22, seconds each).
+# scc"; louvain runs on the unweighted .sg and compares modularity), TRIALS (default 3; tc's CPU and GAPBS rows take 2 on kron22, seconds each).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,9 +35,11 @@ rows="$LOGS/rows.tsv"
 : > "$rows"
 
 ours() { # label graph kernel trials args... -> median kernel ms
-    local label=$1 g=$2 a=$3 n=$4
+    local label=$1 g=$2 a=$3 n=$4 input=$2.cgr
     shift 4
-    "$CHATTY" run "$a" "$g.cgr" -n "$n" --json -o "$label.out" "$@" > "$LOGS/$label.json" 2> "$LOGS/$label.err" || { echo nan; return; }
+    # Communities on the unweighted simple graph, as bench_networkit.sh runs them.
+    [ "$a" = louvain ] && input=$g.sg
+    "$CHATTY" run "$a" "$input" -n "$n" --json -o "$label.out" "$@" > "$LOGS/$label.json" 2> "$LOGS/$label.err" || { echo nan; return; }
     python3 -c 'import json, statistics, sys; print("%.3f" % (statistics.median(json.load(open(sys.argv[1]))["trial_seconds"]) * 1e3))' "$LOGS/$label.json"
 }
 
@@ -51,6 +53,9 @@ for g in $GRAPHS; do
         gpu=$(ours "$g-$k-gpu" "$g" "$k" "$n" --engine gpu --gpus 1)
         cpu=$(ours "$g-$k-cpu" "$g" "$k" "$n" --engine cpu)
         same=$(cmp -s "$g-$k-gpu.out" "$g-$k-cpu.out" && echo "same answer" || echo "ANSWERS DIFFER")
+        if [ "$k" = louvain ]; then # partitions differ; their modularity is compared
+            same=$(python3 -c 'import json, sys; q = [json.load(open(f))["result"]["modularity"] for f in sys.argv[1:]]; print(f"modularity {q[0]:.6f} / {q[1]:.6f}")' "$LOGS/$g-$k-gpu.json" "$LOGS/$g-$k-cpu.json" 2> /dev/null || echo "no answer")
+        fi
         peer=n/a
         if [ "$k" = tc ]; then
             "$GAPBS/tc" -f "$g.sg" -n "$n" > "$LOGS/$g-tc-gapbs.log" 2>&1
@@ -59,7 +64,9 @@ for g in $GRAPHS; do
         summary=$(python3 - "$LOGS/$g-$k-cpu.json" <<'PY' 2> /dev/null
 import json, sys
 r = json.load(open(sys.argv[1]))["result"]
-if "triangles" in r:
+if "modularity" in r:
+    print(f'{r["count"]:,} communities')
+elif "triangles" in r:
     print(f'{r["triangles"]:,} triangles')
 elif "degeneracy" in r:
     print(f'degeneracy {r["degeneracy"]}')

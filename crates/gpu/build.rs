@@ -10,7 +10,7 @@ use std::path::Path;
 /// The kernel files, in dependency order: the one translation unit NVRTC compiles is
 /// their concatenation (`source.rs`, which `kernels.rs` includes).
 const FILES: &[&str] =
-    &["common.cuh", "bfs.cu", "sssp.cu", "pull.cu", "wcc.cu", "tc.cu", "kcore.cu", "scc.cu", "bc.cu", "gmpi.cuh", "multi.cu"];
+    &["common.cuh", "bfs.cu", "sssp.cu", "pull.cu", "wcc.cu", "tc.cu", "kcore.cu", "louvain.cu", "scc.cu", "bc.cu", "gmpi.cuh", "multi.cu"];
 
 fn main() {
     let dir = Path::new("src/kernels");

@@ -88,7 +88,7 @@ impl Method {
 
 /// Sweeps of local moving on one level before it contracts anyway (networkit's PLM
 /// stops at 32; a sequential sweep always stops, a parallel one could cycle).
-const MAX_SWEEPS: usize = 32;
+pub const MAX_SWEEPS: usize = 32;
 /// A level has settled once a sweep moves no more than one vertex in this many: in
 /// blocks decided in parallel, a few neighbours can keep trading places (road-NE's
 /// first level moved 291 vertices in every sweep from the twelfth to the 32nd).
@@ -99,7 +99,15 @@ const SETTLED: usize = 1000;
 const SWEEP_GAIN: f64 = 1e-5;
 /// Levels before the run stops (each level at least halves the vertices; 64 would
 /// need more vertices than there are ids).
-const MAX_LEVELS: u32 = 64;
+pub const MAX_LEVELS: u32 = 64;
+
+/// The generator of a run's sweep orders, seeded by `--seed`.
+pub type SweepRng = Xoshiro256PlusPlus;
+
+/// The generator of the sweep orders of a run with `seed`.
+pub fn sweep_rng(seed: u64) -> SweepRng {
+    Xoshiro256PlusPlus::seed_from_u64(seed)
+}
 
 /// One level: its vertices are the last level's communities. `targets`/`weights`
 /// list each vertex's other vertices with the arcs between them, both directions
@@ -140,11 +148,8 @@ impl Row {
 impl Level {
     /// The input graph as level 0.
     fn from_graph(g: &Graph) -> Result<Level> {
+        check_weights(g)?;
         let out = g.out_edges();
-        let bad = (0..out.num_edges() as usize).into_par_iter().map(|e| out.weight_f64(e)).find_any(|w| !(w.is_finite() && *w >= 0.0));
-        if let Some(w) = bad {
-            return Err(Error::Unsupported(format!("communities need finite non-negative edge weights; this graph has {w}")));
-        }
         let row = |u| if g.is_directed() { Level::directed_row(out, g.in_edges(), u) } else { Level::undirected_row(out, u) };
         Ok(Level::from_rows((0..g.num_vertices() as u32).into_par_iter().map(row).collect()))
     }
@@ -323,12 +328,42 @@ fn totals(l: &Level, comm: &[AtomicU32]) -> Vec<Total> {
     t
 }
 
+/// Refuses weights that modularity has no meaning for: negative or not finite.
+pub fn check_weights(g: &Graph) -> Result<()> {
+    let out = g.out_edges();
+    let bad = (0..out.num_edges() as usize).into_par_iter().map(|e| out.weight_f64(e)).find_any(|w| !(w.is_finite() && *w >= 0.0));
+    match bad {
+        Some(w) => Err(Error::Unsupported(format!("communities need finite non-negative edge weights; this graph has {w}"))),
+        None => Ok(()),
+    }
+}
+
+/// A sweep's order of the `n` vertices: position i takes the base order's
+/// `(a·i + b) mod n`, with `a` prime to `n`, so that the blocks are regrouped every
+/// sweep and neighbours that trade places when decided in one block rarely meet in
+/// one again.
+pub fn sweep_order(rng: &mut SweepRng, n: usize) -> (u64, u64) {
+    let a = loop {
+        let a = rng.random_range(1..n.max(2)) as u64;
+        if gcd(a, n as u64) == 1 || n < 2 {
+            break a;
+        }
+    };
+    (a, rng.random_range(0..n.max(1)) as u64)
+}
+
+/// Whether a level has settled after a sweep that made `moved` moves among `n`
+/// vertices, expecting to gain `gained` modularity.
+pub fn sweep_settled(moved: u64, n: usize, gained: f64) -> bool {
+    moved <= (n / SETTLED) as u64 || gained < SWEEP_GAIN
+}
+
 /// Vertices per block of decisions taken from one state: a 32nd of the level, so that
 /// a sweep is 32 parallel steps whatever the thread count (one vertex, networkx's
 /// sequential sweep, below 64 vertices). On 16 cores, blocks of at most 4,096 vertices
 /// left ego-Twitter 4x slower than networkit's PLM; a 32nd moved modularity by under
 /// 0.001 on Slashdot, ego-Twitter, cnr-2000 and road-NE.
-fn block_size(n: usize) -> usize {
+pub fn block_size(n: usize) -> usize {
     (n / 32).max(1)
 }
 
@@ -375,16 +410,7 @@ fn move_vertices(l: &Level, comm: &mut [u32], resolution: f64, rng: &mut Xoshiro
     base.shuffle(rng);
     let mut moves = 0;
     for _ in 0..MAX_SWEEPS {
-        // The blocks regrouped every sweep (position i takes the base order's a·i + b,
-        // a prime to n), so neighbours that trade places when decided in one block
-        // rarely meet in one again.
-        let a = loop {
-            let a = rng.random_range(1..n.max(2)) as u64;
-            if gcd(a, n as u64) == 1 || n < 2 {
-                break a;
-            }
-        };
-        let b = rng.random_range(0..n.max(1)) as u64;
+        let (a, b) = sweep_order(rng, n);
         let order: Vec<u32> = (0..n as u64).into_par_iter().map(|i| base[((a * i + b) % n as u64) as usize]).collect();
         let (mut moved, mut gained) = (0, 0.0);
         for block in order.chunks(block_size(n)) {
@@ -403,7 +429,7 @@ fn move_vertices(l: &Level, comm: &mut [u32], resolution: f64, rng: &mut Xoshiro
             gained += decided.iter().map(|d| d.2).sum::<f64>();
         }
         moves += moved;
-        if moved <= (n / SETTLED) as u64 || gained < SWEEP_GAIN {
+        if sweep_settled(moved, n, gained) {
             break;
         }
     }
@@ -492,7 +518,7 @@ fn refine_community(l: &Level, of: &[u32], slot: &[u32], c: u32, mine: &[u32], r
 /// modularity.
 pub fn communities(g: &Graph, method: Method, p: CommunityParams, seed: u64, progress: &dyn Progress) -> Result<(Vec<u32>, f64)> {
     let n = g.num_vertices();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut rng = sweep_rng(seed);
     let first = Level::from_graph(g)?;
     let mut coarse: Option<Level> = None;
     let mut contracted = false;

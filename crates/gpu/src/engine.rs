@@ -229,6 +229,9 @@ impl Engine for GpuEngine {
         if alg == Algorithm::Clustering {
             chatty_algo::tc::clustering_defined(self.graph.is_directed())?;
         }
+        if alg == Algorithm::Louvain {
+            chatty_algo::community::check_weights(&self.graph)?;
+        }
         match &mut self.devices {
             Devices::One { gpu, device, order, new_id, reorder_seconds } => {
                 // Upload again where the host graph has gained in-edges since (built for

@@ -158,6 +158,37 @@ pub(crate) struct GmpiCtx {
     pub rank: u32,
 }
 
+/// `LouvainLevel` in louvain.cu: a level's arrays, passed by value.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct LouvainLevel {
+    pub off: u64,
+    pub adj: u64,
+    pub off2: u64,
+    pub adj2: u64,
+    pub w: u64,
+    pub k_out: u64,
+    pub k_in: u64,
+    pub inside: u64,
+    pub m1: u64,
+    pub n: u32,
+    pub pad: u32,
+}
+
+// SAFETY: plain device addresses and integers, laid out as the kernel's struct.
+unsafe impl DeviceRepr for LouvainLevel {}
+
+/// `LouvainCtl` in louvain.cu.
+#[repr(C, align(8))]
+#[derive(Copy, Clone, Pod, Zeroable, Default, Debug)]
+pub(crate) struct LouvainCtl {
+    pub moves: u32,
+    pub blocks_done: u32,
+    pub moved: u64,
+    pub gained: f64,
+    pub sum: f64,
+}
+
 /// Parts of an async run, at most (`MG_PARTS_MAX` in multi.cu).
 pub(crate) const PARTS_MAX: usize = 8;
 
@@ -220,6 +251,8 @@ mod tests {
         assert_eq!(std::mem::size_of::<BfsPull>(), 32);
         assert_eq!((std::mem::size_of::<QueueCtl>(), std::mem::offset_of!(QueueCtl, best)), (48, 40));
         assert_eq!((std::mem::size_of::<BcCtl>(), std::mem::size_of::<BcArrays>(), std::mem::offset_of!(BcArrays, n)), (48, 120, 96));
+        assert_eq!((std::mem::size_of::<LouvainLevel>(), std::mem::offset_of!(LouvainLevel, n)), (80, 72));
+        assert_eq!((std::mem::size_of::<LouvainCtl>(), std::mem::offset_of!(LouvainCtl, sum)), (32, 24));
     }
 
     #[test]

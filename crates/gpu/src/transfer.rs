@@ -86,7 +86,10 @@ impl ReadyArray {
     /// labels, 8-byte distances and values.
     pub(crate) fn for_answer(alg: chatty_algo::Algorithm, n: usize) -> ReadyArray {
         use chatty_algo::Algorithm;
-        ReadyArray::start(n, if matches!(alg, Algorithm::Bfs | Algorithm::Wcc | Algorithm::Kcore | Algorithm::Scc) { 4 } else { 8 })
+        ReadyArray::start(
+            n,
+            if matches!(alg, Algorithm::Bfs | Algorithm::Wcc | Algorithm::Kcore | Algorithm::Scc | Algorithm::Louvain) { 4 } else { 8 },
+        )
     }
 
     /// Starts making an array of `len` elements of `elem` bytes (4 or 8).

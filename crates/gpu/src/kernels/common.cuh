@@ -156,3 +156,80 @@ __device__ __forceinline__ u32 warp_sum_u32(u32 x) {
     for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(FULL_MASK, x, o);
     return x;
 }
+
+// Exclusive prefix sums of u64 arrays in place, in three launches (scan_tiles,
+// scan_tile_sums, scan_apply) over tiles of SCAN_TILE items, blocks of 256 threads.
+#define SCAN_TILE 1024
+#define SCAN_ITEMS (SCAN_TILE / 256)
+
+// The exclusive prefix of x over the block's threads, in thread order; `total`
+// receives the block's sum. Every thread of the block must call it.
+__device__ __forceinline__ u64 block_exclusive_scan(u64 x, u64* total) {
+    __shared__ u64 warp_sums[32];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    u64 inclusive = x;
+    for (int o = 1; o < 32; o <<= 1) {
+        const u64 y = __shfl_up_sync(FULL_MASK, inclusive, o);
+        if (lane >= o) inclusive += y;
+    }
+    if (lane == 31) warp_sums[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+        u64 s = lane < warps ? warp_sums[lane] : 0;
+        for (int o = 1; o < 32; o <<= 1) {
+            const u64 y = __shfl_up_sync(FULL_MASK, s, o);
+            if (lane >= o) s += y;
+        }
+        warp_sums[lane] = s;
+    }
+    __syncthreads();
+    const u64 before = warp ? warp_sums[warp - 1] : 0;
+    *total = warp_sums[warps - 1];
+    __syncthreads();
+    return before + inclusive - x;
+}
+
+// Each tile's sum of a[0..len).
+extern "C" __global__ void scan_tiles(const u64* a, u64 len, u64* tile_sums) {
+    for (u64 t = blockIdx.x; t * SCAN_TILE < len; t += gridDim.x) {
+        const u64 base = t * SCAN_TILE + threadIdx.x * SCAN_ITEMS;
+        u64 s = 0;
+        for (u32 j = 0; j < SCAN_ITEMS; j++) s += base + j < len ? a[base + j] : 0;
+        u64 total;
+        block_exclusive_scan(s, &total);
+        if (threadIdx.x == 0) tile_sums[t] = total;
+    }
+}
+
+// The tiles' sums made exclusive prefixes, by one block.
+extern "C" __global__ void scan_tile_sums(u64* tile_sums, u64 tiles) {
+    const u64 chunk = (tiles + blockDim.x - 1) / blockDim.x;
+    const u64 lo = min(tiles, threadIdx.x * chunk), hi = min(tiles, lo + chunk);
+    u64 s = 0;
+    for (u64 i = lo; i < hi; i++) s += tile_sums[i];
+    u64 total;
+    u64 before = block_exclusive_scan(s, &total);
+    for (u64 i = lo; i < hi; i++) {
+        const u64 x = tile_sums[i];
+        tile_sums[i] = before;
+        before += x;
+    }
+}
+
+// a[0..len) replaced by its exclusive prefix sums, each tile offset by its prefix.
+extern "C" __global__ void scan_apply(u64* a, u64 len, const u64* tile_sums) {
+    for (u64 t = blockIdx.x; t * SCAN_TILE < len; t += gridDim.x) {
+        const u64 base = t * SCAN_TILE + threadIdx.x * SCAN_ITEMS;
+        u64 x[SCAN_ITEMS], s = 0;
+        for (u32 j = 0; j < SCAN_ITEMS; j++) {
+            x[j] = base + j < len ? a[base + j] : 0;
+            s += x[j];
+        }
+        u64 total;
+        u64 before = tile_sums[t] + block_exclusive_scan(s, &total);
+        for (u32 j = 0; j < SCAN_ITEMS; j++) {
+            if (base + j < len) a[base + j] = before;
+            before += x[j];
+        }
+    }
+}

@@ -10,6 +10,7 @@
 pub(crate) mod bc;
 mod bfs;
 mod kcore;
+mod louvain;
 pub(crate) mod near_far;
 pub(crate) mod pull;
 mod scc;
@@ -90,14 +91,13 @@ fn device_loop<C: Pod + std::fmt::Debug>(
 }
 
 /// Whether the GPU engine has a kernel for `alg`: the six every engine has, and tc,
-/// clustering, kcore and scc (the others run on the CPU engine for now; the auto policy
+/// clustering, kcore, scc and louvain (the others run on the CPU engine for now; the auto policy
 /// opens the CPU for them).
 pub fn has_kernel(alg: Algorithm) -> bool {
-    alg.on_every_engine() || matches!(alg, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc)
+    alg.on_every_engine() || matches!(alg, Algorithm::Tc | Algorithm::Clustering | Algorithm::Kcore | Algorithm::Scc | Algorithm::Louvain)
 }
 
-/// Whether the multi-GPU engine splits `alg` over its GPUs (tc, clustering, kcore and
-/// scc run on one).
+/// Whether the multi-GPU engine splits `alg` over its GPUs (the others run on one).
 pub fn splits(alg: Algorithm) -> bool {
     alg.on_every_engine()
 }
@@ -114,7 +114,7 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
     if !has_kernel(alg) {
         return Err(GpuError::unsupported(no_kernel(alg)));
     }
-    if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv | Algorithm::Kcore | Algorithm::Scc)
+    if matches!(alg, Algorithm::Bfs | Algorithm::Pr | Algorithm::Spmv | Algorithm::Kcore | Algorithm::Scc | Algorithm::Louvain)
         && dg.directed
         && dg.inc.is_none()
     {
@@ -137,13 +137,13 @@ pub fn run(gpu: &Gpu, dg: &DeviceGraph, alg: Algorithm, p: &Params, sources: &[u
         Algorithm::Clustering => tc::clustering(gpu, dg, &mut peak)?,
         Algorithm::Kcore => kcore::kcore(gpu, dg, &mut peak)?,
         Algorithm::Scc => scc::scc(gpu, dg, &mut peak)?,
+        Algorithm::Louvain => louvain::louvain(gpu, dg, p, progress, &mut peak)?,
         Algorithm::Lpa
         | Algorithm::Eigenvector
         | Algorithm::Katz
         | Algorithm::Hits
         | Algorithm::Degree
         | Algorithm::Closeness
-        | Algorithm::Louvain
         | Algorithm::Leiden => {
             unreachable!("refused above")
         }
@@ -178,6 +178,11 @@ pub(super) enum Pending {
     },
     Triangles(CudaSlice<u64>),
     Cores(CudaSlice<u32>),
+    /// Louvain's labels and the partition's modularity.
+    Communities {
+        labels: CudaSlice<u32>,
+        modularity: f64,
+    },
     /// Triangles and degrees in the simple graph, divided on the host.
     Clustering {
         triangles: CudaSlice<u64>,
@@ -199,6 +204,9 @@ impl Pending {
             Pending::Labels(l) => (Output::Labels(gpu.download_answer(&l, n, answer, "labels")?), None),
             Pending::Triangles(t) => (Output::Triangles(gpu.download_answer(&t, n, answer, "triangles")?), None),
             Pending::Cores(c) => (Output::Cores(gpu.download_answer(&c, n, answer, "core numbers")?), None),
+            Pending::Communities { labels, modularity } => {
+                (Output::Communities { labels: gpu.download_answer(&labels, n, answer, "labels")?, modularity }, None)
+            }
             Pending::Clustering { triangles, degrees } => {
                 let t = gpu.download(&triangles, n, "triangles")?;
                 let d = gpu.download(&degrees, n, "degrees")?;
