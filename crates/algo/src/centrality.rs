@@ -34,7 +34,8 @@
 //! undirected graph's either way) reaching `r` vertices at total distance `d` gives
 //! `(r - 1) / d`, times `(r - 1) / (n - 1)` with Wasserman and Faust's improvement
 //! (`wf_improved`, on), and 0 for a vertex nothing reaches. Exact: a BFS per vertex, in
-//! parallel over the vertices.
+//! parallel over the vertices; or estimated from a sample of sources (`--sources K`,
+//! [`closeness_sampled`]).
 //!
 //! [1] Phillip Bonacich. "Factoring and weighting approaches to status scores and
 //!     clique identification." Journal of Mathematical Sociology 2(1), 1972.
@@ -46,6 +47,10 @@
 //!     Applications." Cambridge University Press, 1994 (closeness on disconnected graphs).
 //! [5] Jon M. Kleinberg. "Authoritative sources in a hyperlinked environment." Journal
 //!     of the ACM 46(5), 1999 (HITS).
+//! [6] David Eppstein, Joseph Wang. "Fast approximation of centrality." Journal of
+//!     Graph Algorithms and Applications 8(1), 2004 (sampled closeness).
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -367,6 +372,36 @@ pub fn verify_degree(g: &Graph, kind: DegreeKind, x: &[f64]) -> Result<()> {
     crate::first_mismatch(&degree_reference(g, kind), x, |a, b| a == b)
 }
 
+/// A BFS from `v` along `adj`, with a thread's `seen` marks (`seen[x] == stamp`:
+/// reached in this search) and queue: `visit(x, depth)` for each vertex reached, `v`
+/// at depth 0.
+fn search(adj: &Adjacency, v: u32, stamp: u32, seen: &mut [u32], queue: &mut Vec<u32>, mut visit: impl FnMut(u32, u64)) {
+    seen[v as usize] = stamp;
+    queue.clear();
+    queue.push(v);
+    let (mut head, mut level_end, mut depth) = (0, 1, 0u64);
+    while head < queue.len() {
+        if head == level_end {
+            depth += 1;
+            level_end = queue.len();
+        }
+        let u = queue[head];
+        head += 1;
+        visit(u, depth);
+        for &w in adj.neighbors(u) {
+            if seen[w as usize] != stamp {
+                seen[w as usize] = stamp;
+                queue.push(w);
+            }
+        }
+    }
+}
+
+/// Per thread: a search's marks and queue.
+fn search_space(n: usize) -> impl Fn() -> (Vec<u32>, Vec<u32>) + Sync + Send {
+    move || (vec![u32::MAX; n], Vec::with_capacity(n))
+}
+
 /// Closeness centrality of every vertex (see the module's header).
 pub fn closeness(g: &Graph, wf_improved: bool, progress: &dyn Progress) -> Result<Vec<f64>> {
     if g.is_directed() {
@@ -375,30 +410,11 @@ pub fn closeness(g: &Graph, wf_improved: bool, progress: &dyn Progress) -> Resul
     let n = g.num_vertices();
     let into = if g.is_directed() { g.in_edges() } else { g.out_edges() };
     progress.start("closeness: searches", n as u64);
-    // Per thread: the search's queue and, per vertex, the last search that reached it.
-    let fresh = || (vec![u32::MAX; n], Vec::with_capacity(n));
     let scores = (0..n as u32)
         .into_par_iter()
-        .map_init(fresh, |(seen, queue), v| {
-            seen[v as usize] = v;
-            queue.clear();
-            queue.push(v);
-            let (mut head, mut level_end, mut depth, mut total) = (0, 1, 0u64, 0u64);
-            while head < queue.len() {
-                if head == level_end {
-                    depth += 1;
-                    level_end = queue.len();
-                }
-                let u = queue[head];
-                head += 1;
-                total += depth;
-                for &w in into.neighbors(u) {
-                    if seen[w as usize] != v {
-                        seen[w as usize] = v;
-                        queue.push(w);
-                    }
-                }
-            }
+        .map_init(search_space(n), |(seen, queue), v| {
+            let mut total = 0;
+            search(into, v, v, seen, queue, |_, depth| total += depth);
             if v % 4096 == 0 {
                 progress.advance(4096.min(n as u64 - v as u64));
             }
@@ -406,6 +422,53 @@ pub fn closeness(g: &Graph, wf_improved: bool, progress: &dyn Progress) -> Resul
         })
         .collect();
     Ok(scores)
+}
+
+/// Closeness estimated from the searches out of `pivots` (Eppstein and Wang [6]), the
+/// sources drawn among the vertices with out-edges (only they reach others): a vertex
+/// that R of the K pivots other than itself reach, at total distance S, gets R / S,
+/// times R·E / (K (n − 1)) with `wf_improved`, E being the vertices with out-edges
+/// other than itself: the exact value, with R·E / K in place of the vertices that
+/// reach it, when the pivots are all E.
+pub fn closeness_sampled(g: &Graph, pivots: &[u32], wf_improved: bool, progress: &dyn Progress) -> Vec<f64> {
+    let n = g.num_vertices();
+    let out = g.out_edges();
+    let (total, reached): (Vec<AtomicU64>, Vec<AtomicU32>) = (0..n).into_par_iter().map(|_| Default::default()).unzip();
+    progress.start("closeness: sampled searches", pivots.len() as u64);
+    pivots.par_iter().enumerate().for_each_init(search_space(n), |(seen, queue), (i, &p)| {
+        search(out, p, i as u32, seen, queue, |x, depth| {
+            if x != p {
+                total[x as usize].fetch_add(depth, Relaxed);
+                reached[x as usize].fetch_add(1, Relaxed);
+            }
+        });
+        progress.advance(1);
+    });
+    let mut pivot = vec![false; n];
+    pivots.iter().for_each(|&p| pivot[p as usize] = true);
+    let with_edges = (0..n as u32).into_par_iter().filter(|&v| out.degree(v) > 0).count();
+    (0..n)
+        .into_par_iter()
+        .map(|v| {
+            let k = pivots.len() - pivot[v] as usize;
+            let e = with_edges - (out.degree(v as u32) > 0) as usize;
+            sampled_closeness_of(reached[v].load(Relaxed) as u64, total[v].load(Relaxed), k, e, n, wf_improved)
+        })
+        .collect()
+}
+
+/// [`closeness_sampled`]'s estimate for a vertex that `r` of `k` pivots reach at total
+/// distance `total`, `e` being the vertices the pivots were drawn from.
+fn sampled_closeness_of(r: u64, total: u64, k: usize, e: usize, n: usize, wf_improved: bool) -> f64 {
+    if total == 0 || n <= 1 || k == 0 {
+        return 0.0;
+    }
+    let c = r as f64 / total as f64;
+    if wf_improved {
+        c * ((r as f64 * e as f64 / k as f64) / (n as f64 - 1.0))
+    } else {
+        c
+    }
 }
 
 /// networkx's closeness from a search that reached `reached` vertices (itself
@@ -456,7 +519,44 @@ pub fn closeness_reference(g: &Graph, wf_improved: bool) -> Vec<f64> {
         .collect()
 }
 
-/// Checks closeness centralities against [`closeness_reference`], exactly.
-pub fn verify_closeness(g: &Graph, wf_improved: bool, x: &[f64]) -> Result<()> {
-    crate::first_mismatch(&closeness_reference(g, wf_improved), x, |a, b| a == b)
+/// The reference for [`closeness_sampled`]: a sequential BFS from each pivot.
+pub fn closeness_sampled_reference(g: &Graph, pivots: &[u32], wf_improved: bool) -> Vec<f64> {
+    let n = g.num_vertices();
+    let out = g.out_edges();
+    let (mut total, mut reached) = (vec![0u64; n], vec![0u64; n]);
+    for &p in pivots {
+        let mut dist = vec![u64::MAX; n];
+        dist[p as usize] = 0;
+        let mut queue = std::collections::VecDeque::from([p]);
+        while let Some(u) = queue.pop_front() {
+            if u != p {
+                total[u as usize] += dist[u as usize];
+                reached[u as usize] += 1;
+            }
+            for &w in out.neighbors(u) {
+                if dist[w as usize] == u64::MAX {
+                    dist[w as usize] = dist[u as usize] + 1;
+                    queue.push_back(w);
+                }
+            }
+        }
+    }
+    let with_edges = (0..n as u32).filter(|&v| out.degree(v) > 0).count();
+    (0..n)
+        .map(|v| {
+            let k = pivots.iter().filter(|&&p| p as usize != v).count();
+            let e = with_edges - (out.degree(v as u32) > 0) as usize;
+            sampled_closeness_of(reached[v], total[v], k, e, n, wf_improved)
+        })
+        .collect()
+}
+
+/// Checks closeness centralities against [`closeness_reference`] (exact) or, with
+/// `pivots`, [`closeness_sampled_reference`], exactly.
+pub fn verify_closeness(g: &Graph, wf_improved: bool, pivots: Option<&[u32]>, x: &[f64]) -> Result<()> {
+    let want = match pivots {
+        Some(p) => closeness_sampled_reference(g, p, wf_improved),
+        None => closeness_reference(g, wf_improved),
+    };
+    crate::first_mismatch(&want, x, |a, b| a == b)
 }

@@ -132,7 +132,7 @@ pub fn run_with_progress(
     let degree = |v: u32| engine.out_degree(order.map_or(v, |o| o.stored_ids()[v as usize]));
     let has_edges = graph.m > 0;
     let sources = |trial: u64| -> Result<Vec<u32>> {
-        if alg.has_source() {
+        if alg.starts_from_sources(&p) {
             Ok(to_engine(pick_sources(alg, graph.n, degree, has_edges, &p, trial)?))
         } else {
             Ok(Vec::new())
@@ -419,6 +419,9 @@ impl Report {
     /// What the run did that the kernel's name alone does not say, for the user
     /// (triangles of a directed graph's undirected one, WCC answering SCC).
     pub fn kernel_note(&self) -> Option<&'static str> {
+        if self.algorithm == Algorithm::Closeness && self.algorithm.starts_from_sources(&self.params) {
+            return Some("closeness: estimated from the sampled sources' searches (Eppstein and Wang), not exact; --sources all gives the exact values");
+        }
         match self.graph.directed {
             true => self.algorithm.directed_note(),
             false => self.algorithm.undirected_note(),

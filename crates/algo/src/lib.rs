@@ -167,6 +167,12 @@ impl Algorithm {
         matches!(self, Algorithm::Bfs | Algorithm::Sssp | Algorithm::Bc)
     }
 
+    /// Whether runs of the kernel with `p` start from sources: those that take one,
+    /// and closeness estimated from a sample.
+    pub fn starts_from_sources(self, p: &Params) -> bool {
+        self.has_source() || (self == Algorithm::Closeness && matches!(p.bc_sources, BcSources::Random(_) | BcSources::List(_)))
+    }
+
     /// Whether the kernel reads in-edges (pull), so a directed graph needs its transpose.
     pub fn wants_in_edges(self) -> bool {
         !matches!(self, Algorithm::Sssp | Algorithm::Bc)
@@ -424,7 +430,7 @@ impl Output {
 /// out-edges of every reached vertex, for PR m per iteration, for BC m per source,
 /// for WCC and SpMV m. Computed after the timed run, from its output.
 pub const EDGES_COUNTING: &str = "stored directed edges examined: out-edges of reached vertices per source (bfs, sssp, bc), m per \
-                                  iteration (pr, eigenvector, katz), m (wcc, spmv, tc, clustering, kcore, scc, lpa, degree, louvain, leiden), m per vertex (closeness)";
+                                  iteration (pr, eigenvector, katz), m (wcc, spmv, tc, clustering, kcore, scc, lpa, degree, louvain, leiden), m per search (closeness: one from each vertex, or each sampled source)";
 
 /// [`EDGES_COUNTING`]'s count for a trial on a graph of `m` edges and out-degrees `degree`.
 pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Sync, t: &Trial) -> u64 {
@@ -436,7 +442,6 @@ pub fn edges_traversed(alg: Algorithm, m: u64, degree: impl Fn(u32) -> u64 + Syn
         Output::Distances(Distances::Int(d)) => reached_edges(d.len(), &|v| d[v] != u64::MAX),
         Output::Distances(Distances::Float(d)) => reached_edges(d.len(), &|v| d[v].is_finite()),
         _ if alg == Algorithm::Bc => m * t.sources.len() as u64,
-        _ if alg == Algorithm::Closeness => m * t.output.len() as u64,
         _ => m * t.iterations,
     }
 }
@@ -450,8 +455,9 @@ pub fn pick_sources(alg: Algorithm, n: usize, degree: impl Fn(u32) -> u64, has_e
     if n == 0 {
         return Err(Error::NoVertices);
     }
-    // `bc_sources` is BC's alone: every other kernel has one source.
-    let bc_sources = if alg == Algorithm::Bc { &p.bc_sources } else { &BcSources::One };
+    // `bc_sources` is BC's and closeness's (its sample) alone: every other kernel has
+    // one source.
+    let bc_sources = if matches!(alg, Algorithm::Bc | Algorithm::Closeness) { &p.bc_sources } else { &BcSources::One };
     if let Some(s) = p.source {
         if s as usize >= n {
             return Err(Error::NotAVertex { vertex: s, n });
@@ -631,7 +637,14 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
             (Output::Hits { hubs, authorities }, iters as u64, Some(change))
         }
         Algorithm::Degree => (Output::Values(centrality::degree(in_memory(g, alg)?, p.degree)?), 1, None),
-        Algorithm::Closeness => (Output::Values(centrality::closeness(in_memory(g, alg)?, p.wf_improved, progress)?), 1, None),
+        // One iteration a search.
+        Algorithm::Closeness => match closeness_pivots(p, sources) {
+            Some(pivots) => {
+                let x = centrality::closeness_sampled(in_memory(g, alg)?, pivots, p.wf_improved, progress);
+                (Output::Values(x), pivots.len() as u64, None)
+            }
+            None => (Output::Values(centrality::closeness(in_memory(g, alg)?, p.wf_improved, progress)?), g.num_vertices() as u64, None),
+        },
         Algorithm::Louvain | Algorithm::Leiden => {
             let method = community_method(alg);
             let (labels, modularity) = community::communities(in_memory(g, alg)?, method, p.community, p.seed, progress)?;
@@ -643,6 +656,12 @@ pub fn run_kernel<G: EdgeMapGraph + ?Sized>(
 /// Whether the run reads `g`'s weights: asked to, and it has some.
 fn weighs<G: EdgeMapGraph + ?Sized>(g: &G, p: &Params) -> bool {
     p.weighted && g.weight_type() != chatty_graph::WeightType::None
+}
+
+/// Closeness's sources where it is estimated from a sample (`--sources K` or a
+/// list); `None`: exact, from every vertex.
+fn closeness_pivots<'a>(p: &Params, sources: &'a [u32]) -> Option<&'a [u32]> {
+    Algorithm::Closeness.starts_from_sources(p).then_some(sources)
 }
 
 /// The community method a kernel names.
@@ -698,7 +717,7 @@ pub fn verify(alg: Algorithm, g: &Graph, p: &Params, sources: &[u32], output: &O
         (Algorithm::Katz, Output::Values(x)) => centrality::verify_katz(g, p.pr, p.katz, x),
         (Algorithm::Hits, Output::Hits { hubs, authorities }) => centrality::verify_hits(g, p.pr, p.weighted, hubs, authorities),
         (Algorithm::Degree, Output::Values(x)) => centrality::verify_degree(g, p.degree, x),
-        (Algorithm::Closeness, Output::Values(x)) => centrality::verify_closeness(g, p.wf_improved, x),
+        (Algorithm::Closeness, Output::Values(x)) => centrality::verify_closeness(g, p.wf_improved, closeness_pivots(p, sources), x),
         (Algorithm::Louvain | Algorithm::Leiden, Output::Communities { labels, modularity }) => {
             community::verify(g, community_method(alg), p.community, labels, *modularity)
         }

@@ -538,7 +538,8 @@ pub struct RunArgs {
     pub pr_method: PrMethod,
     /// BC sources: a count of random sources, `all`, or vertex ids separated by commas
     /// (`3,17,42`, or `3,` for one; numbered as --source; a repeated id counts each
-    /// time) (default: one, as --source).
+    /// time) (default: one, as --source). Closeness: a count or list estimates it from
+    /// those sources' searches (default: exact, from every vertex).
     #[arg(long)]
     pub sources: Option<String>,
     /// With --engine mpi, BC: split the sources across ranks, each holding the whole

@@ -38,8 +38,8 @@ fn params(a: &RunArgs) -> Result<Params> {
             _ => bail!("--sources takes a positive count, `all` or a list of vertex ids (`3,17,42`), not `{k}`"),
         },
     };
-    if a.sources.is_some() && !a.algorithm.contains(&Algorithm::Bc) {
-        bail!("--sources applies to bc only; use --source for {}", a.algorithm[0].name());
+    if a.sources.is_some() && !a.algorithm.iter().any(|a| matches!(a, Algorithm::Bc | Algorithm::Closeness)) {
+        bail!("--sources applies to bc and closeness only; use --source for {}", a.algorithm[0].name());
     }
     if a.weighted && !a.algorithm.iter().any(|a| matches!(a, Algorithm::Pr | Algorithm::Hits | Algorithm::Bc)) {
         bail!("--weighted applies to pr, hits and bc; {} reads the weights it needs by itself", a.algorithm[0].name());
@@ -260,7 +260,7 @@ fn vertex_inputs(a: &RunArgs, p: &mut Params, n: usize, naming: &Naming) -> Resu
     }
     if let BcSources::Random(k) = p.bc_sources {
         if k >= n {
-            eprintln!("note: --sources {k}: the graph has {n} vertices; bc runs from every one with out-edges");
+            eprintln!("note: --sources {k}: the graph has {n} vertices; the searches start from every one with out-edges");
         }
     }
     if let Some(x) = &a.x {

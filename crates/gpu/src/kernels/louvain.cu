@@ -41,13 +41,12 @@ struct __align__(8) LouvainCtl {
 #define LV_WARPS 8
 #define LV_LOWEST (-1.7976931348623157e308)
 
-// Calls f(v, w) for each arc of u, a lane an arc.
+// Calls f(v, w) for thread `rank` of `group`'s share of u's arcs.
 template <typename F>
-__device__ __forceinline__ void lv_arcs(const LouvainLevel& lv, u32 u, F f) {
-    const u32 lane = threadIdx.x & 31;
-    for (u64 e = lv.off[u] + lane; e < lv.off[u + 1]; e += 32) f(lv.adj[e], lv.w[e]);
+__device__ __forceinline__ void lv_arcs(const LouvainLevel& lv, u32 u, u32 rank, u32 group, F f) {
+    for (u64 e = lv.off[u] + rank; e < lv.off[u + 1]; e += group) f(lv.adj[e], lv.w[e]);
     if (lv.off2)
-        for (u64 e = lv.off2[u] + lane; e < lv.off2[u + 1]; e += 32) f(lv.adj2[e], lv.w[lv.m1 + e]);
+        for (u64 e = lv.off2[u] + rank; e < lv.off2[u + 1]; e += group) f(lv.adj2[e], lv.w[lv.m1 + e]);
 }
 
 // Adds x to key c's slot of a table of `cap` slots (open addressing, linear probing).
@@ -139,11 +138,71 @@ __device__ __forceinline__ void lv_warp_best(double& score, u32& c) {
     }
 }
 
-// Decides the moves of the vertices at positions lo..hi of the sweep's order
-// (position i is vertex (a i + b) mod n), each from the state before the block: the
-// community u gains most by joining, if that beats staying by more than rounding,
-// and is not a singleton swap (a singleton joins another only if that one's label is
-// smaller). Appends (u, community) to movers/targets.
+// Vertices of more arcs than this are decided by a block (louvain_decide_heavy), the
+// others by a warp: a hub of kron22 took a warp tens of milliseconds.
+#define LV_HEAVY 1024
+
+// Thread `rank` of the `group` deciding u: the table tk/tv of `cap` slots cleared, u's
+// arcs summed into it by community (`sync` waits for the group), then, over the
+// thread's share of the slots, the weight to u's own community and the best other.
+template <typename Sync>
+__device__ __forceinline__ void lv_tally(const LouvainLevel& lv, u32 u, const u32* comm, const double* tot_out, const double* tot_in,
+                                         double resolution, double m, u32* tk, double* tv, u64 cap, u32 rank, u32 group, Sync sync,
+                                         double& to_own, double& best, u32& best_c) {
+    for (u64 s = rank; s < cap; s += group) {
+        tk[s] = INF32;
+        tv[s] = 0;
+    }
+    sync();
+    lv_arcs(lv, u, rank, group, [&](u32 v, double x) { lv_add(tk, tv, cap, comm[v], x); });
+    sync();
+    const u32 own = comm[u];
+    const double ko = lv.k_out[u], ki = lv.k_in[u];
+    to_own = 0;
+    best = LV_LOWEST;
+    best_c = INF32;
+    for (u64 s = rank; s < cap; s += group) {
+        const u32 c = tk[s];
+        if (c == own) to_own += tv[s];
+        if (c == INF32 || c == own) continue;
+        const double score = tv[s] - resolution * (ko * tot_in[c] + ki * tot_out[c]) / m;
+        if (score > best || (score == best && c < best_c)) {
+            best = score;
+            best_c = c;
+        }
+    }
+}
+
+// u's move from its group's tally: to best_c if that beats staying by more than
+// rounding and is not a singleton swap (a singleton joins another only if that one's
+// label is smaller), appended to movers/targets. Returns the gain (times m).
+__device__ __forceinline__ double lv_decide(const LouvainLevel& lv, u32 u, const u32* comm, const double* tot_out, const double* tot_in,
+                                           const u32* size, double resolution, double m, double to_own, double best, u32 best_c,
+                                           u32* movers, u32* targets, LouvainCtl* ctl) {
+    const u32 own = comm[u];
+    const double ko = lv.k_out[u], ki = lv.k_in[u];
+    const double stay = to_own - resolution * (ko * (tot_in[own] - ki) + ki * (tot_out[own] - ko)) / m;
+    if (best_c == INF32 || best <= stay + 1e-12 * (ko + ki) || (size[own] == 1 && size[best_c] == 1 && best_c > own)) return 0;
+    const u32 at = atomicAdd(&ctl->moves, 1);
+    movers[at] = u;
+    targets[at] = best_c;
+    return best - stay;
+}
+
+// Vertex u at position i of a sweep's order ((a i + b) mod n), and its arcs' count
+// and first index among both lists.
+__device__ __forceinline__ u32 lv_at(const LouvainLevel& lv, u64 a, u64 b, u32 i, u64& deg, u64& first) {
+    const u32 u = (u32)((a * i + b) % lv.n);
+    const u64 s1 = lv.off[u], s2 = lv.off2 ? lv.off2[u] : 0;
+    deg = lv.off[u + 1] - s1 + (lv.off2 ? lv.off2[u + 1] - s2 : 0);
+    first = s1 + s2;
+    return u;
+}
+
+// Decides, a warp a vertex, the moves of the vertices of at most LV_HEAVY arcs at
+// positions lo..hi of the sweep's order, each from the state before the block of
+// positions: its table in shared memory for small degrees, else in its slice of
+// keys/vals (twice its arcs, from twice its first arc's index).
 extern "C" __global__ void louvain_decide(LouvainLevel lv, const u32* comm, const double* tot_out, const double* tot_in,
                                           const u32* size, double resolution, double m, u64 a, u64 b, u32 lo, u32 hi, u32* keys,
                                           double* vals, u32* movers, u32* targets, LouvainCtl* ctl) {
@@ -152,48 +211,60 @@ extern "C" __global__ void louvain_decide(LouvainLevel lv, const u32* comm, cons
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x / 32, warps = gridDim.x * blockDim.x / 32;
     double gained = 0;
     for (u32 i = lo + (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < hi; i += warps) {
-        const u32 u = (u32)((a * i + b) % lv.n);
-        const u64 s1 = lv.off[u], s2 = lv.off2 ? lv.off2[u] : 0;
-        const u64 deg = lv.off[u + 1] - s1 + (lv.off2 ? lv.off2[u + 1] - s2 : 0);
-        if (deg == 0) continue;
+        u64 deg, first;
+        const u32 u = lv_at(lv, a, b, i, deg, first);
+        if (deg == 0 || deg > LV_HEAVY) continue;
         const bool small = 2 * deg <= LV_SLOTS;
         const u64 cap = small ? LV_SLOTS : 2 * deg;
-        u32* tk = small ? shared_keys[warp] : keys + 2 * (s1 + s2);
-        double* tv = small ? shared_vals[warp] : vals + 2 * (s1 + s2);
-        for (u64 s = lane; s < cap; s += 32) {
-            tk[s] = INF32;
-            tv[s] = 0;
-        }
-        __syncwarp();
-        lv_arcs(lv, u, [&](u32 v, double x) { lv_add(tk, tv, cap, comm[v], x); });
-        __syncwarp();
-        const u32 own = comm[u];
-        const double ko = lv.k_out[u], ki = lv.k_in[u];
-        double to_own = 0, best = LV_LOWEST;
-        u32 best_c = INF32;
-        for (u64 s = lane; s < cap; s += 32) {
-            const u32 c = tk[s];
-            if (c == own) to_own += tv[s];
-            if (c == INF32 || c == own) continue;
-            const double score = tv[s] - resolution * (ko * tot_in[c] + ki * tot_out[c]) / m;
-            if (score > best || (score == best && c < best_c)) {
-                best = score;
-                best_c = c;
-            }
-        }
+        u32* tk = small ? shared_keys[warp] : keys + 2 * first;
+        double* tv = small ? shared_vals[warp] : vals + 2 * first;
+        double to_own, best;
+        u32 best_c;
+        lv_tally(lv, u, comm, tot_out, tot_in, resolution, m, tk, tv, cap, lane, 32, [] { __syncwarp(); }, to_own, best, best_c);
         to_own = __shfl_sync(FULL_MASK, warp_sum(to_own), 0);
         lv_warp_best(best, best_c);
-        const double stay = to_own - resolution * (ko * (tot_in[own] - ki) + ki * (tot_out[own] - ko)) / m;
-        const bool swap = best_c != INF32 && size[own] == 1 && size[best_c] == 1 && best_c > own;
-        if (lane == 0 && best_c != INF32 && best > stay + 1e-12 * (ko + ki) && !swap) {
-            const u32 at = atomicAdd(&ctl->moves, 1);
-            movers[at] = u;
-            targets[at] = best_c;
-            gained += best - stay;
-        }
+        if (lane == 0) gained += lv_decide(lv, u, comm, tot_out, tot_in, size, resolution, m, to_own, best, best_c, movers, targets, ctl);
         __syncwarp();
     }
     if (lane == 0 && gained != 0) atomicAdd(&ctl->gained, gained / m);
+}
+
+// louvain_decide for the vertices of more than LV_HEAVY arcs, a block a vertex.
+extern "C" __global__ void louvain_decide_heavy(LouvainLevel lv, const u32* comm, const double* tot_out, const double* tot_in,
+                                                const u32* size, double resolution, double m, u64 a, u64 b, u32 lo, u32 hi,
+                                                u32* keys, double* vals, u32* movers, u32* targets, LouvainCtl* ctl) {
+    __shared__ double warp_own[LV_WARPS], warp_best[LV_WARPS];
+    __shared__ u32 warp_c[LV_WARPS];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+    double gained = 0;
+    for (u32 i = lo + blockIdx.x; i < hi; i += gridDim.x) {
+        u64 deg, first;
+        const u32 u = lv_at(lv, a, b, i, deg, first);
+        if (deg <= LV_HEAVY) continue;
+        double to_own, best;
+        u32 best_c;
+        lv_tally(lv, u, comm, tot_out, tot_in, resolution, m, keys + 2 * first, vals + 2 * first, 2 * deg, threadIdx.x, blockDim.x,
+                 [] { __syncthreads(); }, to_own, best, best_c);
+        to_own = warp_sum(to_own);
+        lv_warp_best(best, best_c);
+        if (lane == 0) {
+            warp_own[warp] = to_own;
+            warp_best[warp] = best;
+            warp_c[warp] = best_c;
+        }
+        __syncthreads();
+        if (warp == 0) {
+            const bool mine = lane < blockDim.x / 32;
+            to_own = warp_sum(mine ? warp_own[lane] : 0);
+            best = mine ? warp_best[lane] : LV_LOWEST;
+            best_c = mine ? warp_c[lane] : INF32;
+            to_own = __shfl_sync(FULL_MASK, to_own, 0);
+            lv_warp_best(best, best_c);
+            if (lane == 0) gained += lv_decide(lv, u, comm, tot_out, tot_in, size, resolution, m, to_own, best, best_c, movers, targets, ctl);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0 && gained != 0) atomicAdd(&ctl->gained, gained / m);
 }
 
 // Applies the block's moves to the communities and their totals.
@@ -226,7 +297,7 @@ extern "C" __global__ void louvain_quality(LouvainLevel lv, const u32* comm, con
     for (u32 u = (blockIdx.x * blockDim.x + threadIdx.x) / 32; u < lv.n; u += warps) {
         const u32 own = comm[u];
         double inner = 0;
-        lv_arcs(lv, u, [&](u32 v, double x) { inner += comm[v] == own ? x / 2 : 0; });
+        lv_arcs(lv, u, lane, 32, [&](u32 v, double x) { inner += comm[v] == own ? x / 2 : 0; });
         if (lane == 0) inner += lv.inside[u] - resolution * tot_out[u] * tot_in[u] / m;
         sum += inner;
     }
@@ -262,7 +333,7 @@ extern "C" __global__ void louvain_coarsen_arcs(LouvainLevel lv, const u32* coar
     for (u32 u = (blockIdx.x * blockDim.x + threadIdx.x) / 32; u < lv.n; u += warps) {
         const u32 cu = coarse[u];
         double self = 0;
-        lv_arcs(lv, u, [&](u32 v, double x) {
+        lv_arcs(lv, u, lane, 32, [&](u32 v, double x) {
             const u32 cv = coarse[v];
             if (cv == cu) {
                 self += x / 2;

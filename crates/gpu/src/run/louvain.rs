@@ -4,7 +4,7 @@
 //! control block once per sweep and a count once per contraction.
 
 use chatty_algo::community::{self, CommunityParams};
-use chatty_comm::cuda::{addr, Launch};
+use chatty_comm::cuda::{addr, Dev, Launch};
 use chatty_graph::{Progress, WeightType};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 
@@ -177,26 +177,28 @@ fn move_vertices(gpu: &Gpu, l: &Level, s: &Scratch, cp: CommunityParams, m: f64,
             // SAFETY: the level's arrays hold n vertices; the tables twice its arcs;
             // movers and targets n; a block's moves are applied before the next's.
             unsafe {
-                launch::louvain_decide(
-                    gpu,
-                    Launch::Grid(gpu.cfg()),
-                    l.view,
-                    &s.comm,
-                    &s.tot_out,
-                    &s.tot_in,
-                    &s.size,
-                    cp.resolution,
-                    m,
-                    a,
-                    b,
-                    lo as u32,
-                    hi as u32,
-                    &s.keys,
-                    &s.vals,
-                    &s.movers,
-                    &s.targets,
-                    &s.ctl,
-                )?;
+                for decide in [launch::louvain_decide, launch::louvain_decide_heavy] {
+                    decide(
+                        gpu,
+                        Launch::Grid(gpu.cfg()),
+                        l.view,
+                        Dev::from(&s.comm),
+                        Dev::from(&s.tot_out),
+                        Dev::from(&s.tot_in),
+                        Dev::from(&s.size),
+                        cp.resolution,
+                        m,
+                        a,
+                        b,
+                        lo as u32,
+                        hi as u32,
+                        Dev::from(&s.keys),
+                        Dev::from(&s.vals),
+                        Dev::from(&s.movers),
+                        Dev::from(&s.targets),
+                        Dev::from(&s.ctl),
+                    )?;
+                }
                 launch::louvain_apply(
                     gpu,
                     Launch::Grid(gpu.cfg()),
