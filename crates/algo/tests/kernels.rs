@@ -50,8 +50,11 @@ impl EdgeMapGraph for Streaming<'_> {
 
 /// One trial on `g` (sources picked as the harness does); returns the output and sources.
 fn run_on<G: EdgeMapGraph + ?Sized>(alg: Algorithm, g: &G, p: &Params, trial: u64) -> Result<(Output, Vec<u32>), Error> {
-    let sources =
-        if alg.has_source() { pick_sources(alg, g.num_vertices(), |v| g.out_degree(v), g.num_edges() > 0, p, trial)? } else { Vec::new() };
+    let sources = if alg.starts_from_sources(p) {
+        pick_sources(alg, g.num_vertices(), |v| g.out_degree(v), g.num_edges() > 0, p, trial)?
+    } else {
+        Vec::new()
+    };
     let (output, _, _) = run_kernel(g, alg, p, &sources, &NoProgress)?;
     Ok((output, sources))
 }
@@ -1026,4 +1029,31 @@ fn parents_on_known_graphs_and_trees_the_verifier_refuses() {
     assert_eq!(report.parents.as_deref(), Some(&tree[..]));
     let pr = harness::run(&mut cpu, Algorithm::Pr, &Params { parents: true, ..Params::default() }, &opts, |_| {});
     assert!(matches!(pr, Err(Error::Parameter { name: "parents", .. })));
+}
+
+/// Closeness estimated from sampled sources matches its sequential reference, and
+/// from every vertex with out-edges it is the exact closeness, bit for bit.
+#[test]
+fn sampled_closeness() {
+    let o = |seed, undirected| GenOptions { seed, max_weight: None, undirected };
+    let graphs = [
+        ("rmat-11 directed", generate::rmat(11, 4, o(31, false), &NoProgress).unwrap().with_in_edges()),
+        ("rmat-11", generate::rmat(11, 8, o(32, true), &NoProgress).unwrap()),
+        ("grid 40x30", generate::grid(40, 30, o(33, true), &NoProgress).unwrap()),
+    ];
+    for (label, g) in &graphs {
+        for wf_improved in [true, false] {
+            let exact = Params { wf_improved, ..Params::default() };
+            let (Output::Values(want), _) = run(Algorithm::Closeness, g, &exact, 0).unwrap() else { panic!("closeness answers values") };
+            for k in [1, 16, 100] {
+                let p = Params { bc_sources: BcSources::Random(k), ..exact.clone() };
+                let (output, chosen) = run(Algorithm::Closeness, g, &p, 0).unwrap();
+                assert_eq!(chosen.len(), k, "{label}: {k} sources");
+                verify(Algorithm::Closeness, g, &p, &chosen, &output).unwrap_or_else(|e| panic!("{label}, {k} sources: {e}"));
+            }
+            let every = Params { bc_sources: BcSources::Random(g.num_vertices()), ..exact.clone() };
+            let (Output::Values(got), _) = run(Algorithm::Closeness, g, &every, 0).unwrap() else { panic!("closeness answers values") };
+            assert_eq!(got, want, "{label}: sampled from every vertex with out-edges is exact");
+        }
+    }
 }
