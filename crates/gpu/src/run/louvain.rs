@@ -14,29 +14,27 @@ use crate::device_graph::DeviceGraph;
 use crate::layouts::{LouvainCtl, LouvainLevel};
 use crate::{launch, GpuError, Result};
 
-/// A level on the device: the input's rows (the first level) or its own, its arcs'
-/// weights and its vertices' weights; `view` is what the kernels read.
+/// A level's arrays: its own rows (none on the first level, which reads the input's),
+/// its arcs' weights, and its vertices' out-, in- and self-weights.
+struct Arrays {
+    _rows: Option<(CudaSlice<u64>, CudaSlice<u32>)>,
+    w: CudaSlice<f64>,
+    k: [CudaSlice<f64>; 3],
+}
+
+/// A level on the device: `view` is what the kernels read, `_arrays` what it points into.
 struct Level {
     n: u32,
     /// Arcs listed (both lists on the first level of a directed graph).
     arcs: u64,
-    _rows: Option<(CudaSlice<u64>, CudaSlice<u32>)>,
-    _w: CudaSlice<f64>,
-    _weights: [CudaSlice<f64>; 3],
     view: LouvainLevel,
+    _arrays: Arrays,
 }
 
 impl Level {
-    fn new(
-        n: u32,
-        arcs: u64,
-        rows: Option<(CudaSlice<u64>, CudaSlice<u32>)>,
-        w: CudaSlice<f64>,
-        k: [CudaSlice<f64>; 3],
-        view: LouvainLevel,
-    ) -> Level {
-        let view = LouvainLevel { w: addr(&w), k_out: addr(&k[0]), k_in: addr(&k[1]), inside: addr(&k[2]), n, ..view };
-        Level { n, arcs, _rows: rows, _w: w, _weights: k, view }
+    fn new(n: u32, arcs: u64, a: Arrays, rows: LouvainLevel) -> Level {
+        let view = LouvainLevel { w: addr(&a.w), k_out: addr(&a.k[0]), k_in: addr(&a.k[1]), inside: addr(&a.k[2]), n, ..rows };
+        Level { n, arcs, view, _arrays: a }
     }
 
     /// The input graph as the first level (louvain_first_level).
@@ -75,7 +73,7 @@ impl Level {
             m1: dg.m,
             ..Default::default()
         };
-        Ok(Level::new(n, arcs, None, w, k, view))
+        Ok(Level::new(n, arcs, Arrays { _rows: None, w, k }, view))
     }
 }
 
@@ -261,7 +259,7 @@ fn contract(gpu: &Gpu, l: &Level, s: &mut Scratch) -> Result<Level> {
     // SAFETY: off holds each row's start among `arcs`, which adj and w hold.
     unsafe { launch::louvain_fill_rows(gpu, cfg, slots, &s.pair_keys, &s.pair_vals, &off, &cursor, &adj, &w) }?;
     let view = LouvainLevel { off: addr(&off), adj: addr(&adj), ..Default::default() };
-    Ok(Level::new(count as u32, arcs, Some((off, adj)), w, k, view))
+    Ok(Level::new(count as u32, arcs, Arrays { _rows: Some((off, adj)), w, k }, view))
 }
 
 /// Louvain on the device graph: each vertex's community labelled by its smallest
