@@ -523,8 +523,22 @@ def degree_centrality(g: Graph, kind: str = "total", *, engine: str = "auto", th
     return run(g, "degree", engine, threads, degree=kind)[0]
 
 
-def closeness_centrality(g: Graph, wf_improved: bool = True, *, engine: str = "auto",
-                         threads: Optional[int] = None) -> np.ndarray:
+def closeness_centrality(g: Graph, wf_improved: bool = True, sources: Union[None, int, Sequence[int]] = None,
+                         seed: Optional[int] = None, *, engine: str = "auto", threads: Optional[int] = None) -> np.ndarray:
     """Closeness centrality as networkx's ``closeness_centrality`` (hop distances into
-    each vertex on a directed graph), exact: a BFS from every vertex."""
-    return run(g, "closeness", engine, threads, wf_improved=wf_improved)[0]
+    each vertex on a directed graph), exact: a BFS from every vertex. With ``sources``
+    (a count drawn at random from ``seed`` among the vertices with out-edges, or vertex
+    ids) it is estimated from their searches alone (Eppstein and Wang): a vertex that R
+    of the K sources reach at total distance S gets R / S, times R·E / (K (n - 1)) with
+    ``wf_improved`` (E the vertices with out-edges), exact when they are all E."""
+    sampled = {}
+    if sources is not None:
+        if isinstance(sources, (int, np.integer)):
+            if not 0 < sources:
+                raise ParameterError("sources: a positive count")
+            sampled["sources"] = int(sources)
+        else:
+            sampled["sources"] = _ids(sources, "sources")
+    if seed is not None:
+        sampled["seed"] = seed
+    return run(g, "closeness", engine, threads, wf_improved=wf_improved, **sampled)[0]

@@ -757,6 +757,21 @@ def test_degree_and_closeness_centrality_match_networkx():
         cg.degree_centrality(cg.Graph.from_networkx(nx.path_graph(3)), "sideways")
 
 
+def test_sampled_closeness_estimates_networkx():
+    g = nx.connected_watts_strogatz_graph(400, 6, 0.1, seed=3)
+    G = cg.Graph.from_networkx(g)
+    exact = nx.closeness_centrality(g)
+    want = np.array([exact[v] for v in range(400)])
+    # From every vertex: the exact values.
+    assert np.array_equal(cg.closeness_centrality(G, sources=400), want)
+    # From 64: an estimate, close to them, the same for a seed.
+    estimate = cg.closeness_centrality(G, sources=64, seed=5)
+    assert np.median(np.abs(estimate - want) / want) < 0.05
+    assert np.array_equal(estimate, cg.closeness_centrality(G, sources=64, seed=5))
+    with pytest.raises(cg.ParameterError, match="positive count"):
+        cg.closeness_centrality(G, sources=0)
+
+
 def test_eigenvector_centrality_numpy_matches_networkx():
     from chattygraph.nx import BackendInterface as B
 

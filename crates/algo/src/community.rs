@@ -97,6 +97,9 @@ const SETTLED: usize = 1000;
 /// its moves expected): the last round of moves on kron 2^19 went on for 29 sweeps
 /// of 1e-6 to 1e-8 each, a third of the run.
 const SWEEP_GAIN: f64 = 1e-5;
+/// Vertices from which a level's sweeps decide only the vertices whose neighbourhood
+/// changed.
+const PRUNE_FROM: usize = 1 << 16;
 /// Levels before the run stops (each level at least halves the vertices; 64 would
 /// need more vertices than there are ids).
 pub const MAX_LEVELS: u32 = 64;
@@ -444,8 +447,11 @@ fn move_vertices(l: &Level, comm: &mut [u32], resolution: f64, rng: &mut Xoshiro
     let mut base: Vec<u32> = (0..n as u32).collect();
     base.shuffle(rng);
     let mut moves = 0;
-    // A vertex is decided again only once it or a neighbour has moved (every vertex in
-    // the first sweep).
+    // On large levels a vertex is decided again only once it or a neighbour has moved
+    // (every vertex in the first sweep): 1.2-1.8x faster from road-NE to kron 2^19 at
+    // the same modularity; small levels, cheap either way, sweep every vertex, which
+    // found better partitions of networkx's small test graphs.
+    let prune = n >= PRUNE_FROM;
     let mut active: Vec<AtomicBool> = (0..n).into_par_iter().map(|_| AtomicBool::new(true)).collect();
     let mut touched: Vec<AtomicBool> = (0..n).into_par_iter().map(|_| AtomicBool::new(false)).collect();
     for _ in 0..MAX_SWEEPS {
@@ -477,8 +483,10 @@ fn move_vertices(l: &Level, comm: &mut [u32], resolution: f64, rng: &mut Xoshiro
         if sweep_settled(moved, n, gained) {
             break;
         }
-        std::mem::swap(&mut active, &mut touched);
-        touched.par_iter().for_each(|x| x.store(false, Relaxed));
+        if prune {
+            std::mem::swap(&mut active, &mut touched);
+            touched.par_iter().for_each(|x| x.store(false, Relaxed));
+        }
     }
     comm.par_iter_mut().zip(&cells).for_each(|(c, cell)| *c = cell.load(Relaxed));
     moves
