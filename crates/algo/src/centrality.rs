@@ -444,13 +444,14 @@ pub fn closeness_sampled(g: &Graph, pivots: &[u32], wf_improved: bool, progress:
         });
         progress.advance(1);
     });
-    let mut pivot = vec![false; n];
-    pivots.iter().for_each(|&p| pivot[p as usize] = true);
+    // Each vertex's times among the pivots (a listed sample may repeat one).
+    let mut times = vec![0usize; n];
+    pivots.iter().for_each(|&p| times[p as usize] += 1);
     let with_edges = (0..n as u32).into_par_iter().filter(|&v| out.degree(v) > 0).count();
     (0..n)
         .into_par_iter()
         .map(|v| {
-            let k = pivots.len() - pivot[v] as usize;
+            let k = pivots.len() - times[v];
             let e = with_edges - (out.degree(v as u32) > 0) as usize;
             sampled_closeness_of(reached[v].load(Relaxed) as u64, total[v].load(Relaxed), k, e, n, wf_improved)
         })

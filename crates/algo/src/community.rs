@@ -375,7 +375,8 @@ pub fn block_size(n: usize) -> usize {
 /// quarter of the time on rmat graphs, whose hubs have thousands).
 #[derive(Default)]
 struct Affinity {
-    /// Each slot's entry plus one (0: empty); the first `mask + 1` are in use.
+    /// Each slot's entry plus one (0: empty); the current vertex uses the first
+    /// power of two at least twice its degree (16 at least).
     slots: Vec<u32>,
     /// (community, weight, slot), in the order the communities were met.
     entries: Vec<(u32, f64, u32)>,
@@ -473,8 +474,10 @@ fn move_vertices(l: &Level, comm: &mut [u32], resolution: f64, rng: &mut Xoshiro
                 t[cells[u as usize].load(Relaxed) as usize].add(l, u as usize, -1.0);
                 t[c as usize].add(l, u as usize, 1.0);
                 cells[u as usize].store(c, Relaxed);
-                touched[u as usize].store(true, Relaxed);
-                l.edges(u as usize).for_each(|(v, _)| touched[v as usize].store(true, Relaxed));
+                if prune {
+                    touched[u as usize].store(true, Relaxed);
+                    l.edges(u as usize).for_each(|(v, _)| touched[v as usize].store(true, Relaxed));
+                }
             });
             moved += decided.len() as u64;
             gained += decided.iter().map(|d| d.2).sum::<f64>();

@@ -323,14 +323,13 @@ pub(super) fn louvain(gpu: &Gpu, dg: &DeviceGraph, p: &chatty_algo::Params, prog
             modularity = quality(gpu, &first, &s, cp.resolution, m)?;
         }
     }
-    let labels = gpu.zeros::<u32>(n, "labels")?;
-    // SAFETY: every array holds the input's n vertices; `size` (no longer needed)
-    // takes each community's smallest member.
+    // SAFETY: every array holds the input's n vertices; `size` and `at` (no longer
+    // needed) take each community's smallest member and each vertex's label.
     unsafe {
         launch::fill_u32(gpu, Launch::Grid(gpu.cfg()), &s.size, n as u32, u32::MAX)?;
         launch::louvain_smallest(gpu, Launch::Grid(gpu.cfg()), n as u32, &s.comm, &s.size)?;
-        launch::louvain_label(gpu, Launch::Grid(gpu.cfg()), n as u32, &s.comm, &s.size, &labels)?;
+        launch::louvain_label(gpu, Launch::Grid(gpu.cfg()), n as u32, &s.comm, &s.size, &at)?;
     }
     *peak = (*peak).max(gpu.used_bytes());
-    Ok((Pending::Communities { labels, modularity }, levels, start, gpu.timer()?))
+    Ok((Pending::Communities { labels: at, modularity }, levels, start, gpu.timer()?))
 }
